@@ -1,0 +1,152 @@
+// Params from and to text: parsing with clear notes, clamping to Limits, the URL-hash encoding.
+#include "app/params.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace rv {
+
+bool Params::operator==(const Params& o) const {
+  return position == o.position && key_position == o.key_position && max_position == o.max_position &&
+         d_head == o.d_head && heads == o.heads && batch == o.batch && seq_len == o.seq_len && vocab == o.vocab &&
+         base == o.base && pairing == o.pairing && seed == o.seed && offsets == o.offsets;
+}
+
+namespace {
+
+std::string quoted(std::string_view s) {
+  std::string out(s.substr(0, 40));
+  if (s.size() > 40) out += "...";
+  return "'" + out + "'";
+}
+
+// Parses a finite number (integers may be written as 1e6); rejects trailing junk, NaN and inf.
+std::optional<double> parse_number(std::string_view text) {
+  if (text.empty() || text.size() > 64) return std::nullopt;
+  std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+template <class Int>
+bool set_int(Int& field, std::string_view key, std::string_view text, long long lo, long long hi,
+             std::vector<std::string>& notes) {
+  auto v = parse_number(text);
+  if (!v || *v != std::floor(*v)) {
+    notes.push_back(std::string(key) + "=" + quoted(text) + " is not a whole number; kept " + std::to_string(field));
+    return false;
+  }
+  double clamped = std::fmin(std::fmax(*v, double(lo)), double(hi));
+  if (clamped != *v)
+    notes.push_back(std::string(key) + "=" + quoted(text) + " is outside [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "]; using " + std::to_string((long long)clamped));
+  field = static_cast<Int>(clamped);
+  return true;
+}
+
+std::string format_double(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
+  if (key == "position") return set_int(p.position, key, value, 0, Limits::position_max, notes);
+  if (key == "key_position") return set_int(p.key_position, key, value, 0, Limits::position_max, notes);
+  if (key == "max_position") return set_int(p.max_position, key, value, 1, Limits::max_position_max, notes);
+  if (key == "heads") return set_int(p.heads, key, value, 1, Limits::heads_max, notes);
+  if (key == "batch") return set_int(p.batch, key, value, 1, Limits::batch_max, notes);
+  if (key == "seq_len") return set_int(p.seq_len, key, value, 1, Limits::seq_len_max, notes);
+  if (key == "vocab") return set_int(p.vocab, key, value, 1, Limits::vocab_max, notes);
+  if (key == "offsets") return set_int(p.offsets, key, value, 1, Limits::offsets_max, notes);
+  if (key == "seed") {
+    unsigned long long seed = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), seed);
+    if (ec != std::errc() || ptr != value.data() + value.size()) {
+      notes.push_back("seed=" + quoted(value) + " is not a non-negative whole number; kept " + std::to_string(p.seed));
+      return false;
+    }
+    p.seed = seed;
+    return true;
+  }
+  if (key == "d_head") {
+    int d = p.d_head;
+    if (!set_int(d, key, value, 2, Limits::d_head_max, notes)) return false;
+    if (d % 2 != 0) {
+      notes.push_back("d_head=" + quoted(value) + " is odd: RoPE rotates pairs; using " + std::to_string(d + 1));
+      d += 1;
+    }
+    p.d_head = d;
+    return true;
+  }
+  if (key == "base") {
+    auto v = parse_number(value);
+    if (!v || *v <= 1.0) {
+      notes.push_back("base=" + quoted(value) + " must be a number greater than 1; kept " + format_double(p.base));
+      return false;
+    }
+    if (*v > Limits::base_max) {
+      notes.push_back("base=" + quoted(value) + " is above " + format_double(Limits::base_max) + "; using that");
+      *v = Limits::base_max;
+    }
+    p.base = *v;
+    return true;
+  }
+  if (key == "pairing") {
+    auto pairing = parse_pairing(value);
+    if (!pairing) {
+      notes.push_back("pairing=" + quoted(value) + " is not 'interleaved' or 'half_split'; kept " +
+                      pairing_name(p.pairing));
+      return false;
+    }
+    p.pairing = *pairing;
+    return true;
+  }
+  return true;  // unknown keys are ignored, as links from newer versions may carry more
+}
+
+void enforce_limits(Params& p, std::vector<std::string>& notes) {
+  long long entries = (long long)p.max_position * p.d_model();
+  if (entries > Limits::table_entries_max) {
+    int fit = int(Limits::table_entries_max / p.d_model());
+    notes.push_back("max_position " + std::to_string(p.max_position) + " x d " + std::to_string(p.d_model()) +
+                    " exceeds the " + std::to_string(Limits::table_entries_max) + "-entry table limit; using " +
+                    std::to_string(fit));
+    p.max_position = fit;
+  }
+}
+
+void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes) {
+  if (!query.empty() && query.front() == '#') query.remove_prefix(1);
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) {
+      notes.push_back("ignored " + quoted(pair) + ": expected key=value");
+      continue;
+    }
+    set_param(p, pair.substr(0, eq), pair.substr(eq + 1), notes);
+  }
+  enforce_limits(p, notes);
+}
+
+std::string encode_query(const Params& p) {
+  std::ostringstream os;
+  os << "position=" << p.position << "&key_position=" << p.key_position << "&max_position=" << p.max_position
+     << "&d_head=" << p.d_head << "&heads=" << p.heads << "&batch=" << p.batch << "&seq_len=" << p.seq_len
+     << "&vocab=" << p.vocab << "&base=" << format_double(p.base) << "&pairing=" << pairing_name(p.pairing)
+     << "&seed=" << p.seed << "&offsets=" << p.offsets;
+  return os.str();
+}
+
+}  // namespace rv

@@ -1,0 +1,95 @@
+// Custom widgets: position slider with table marker, rect recording, tooltips, error box.
+#include "app/widgets.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/theme.hpp"
+#include "imgui_internal.h"
+
+namespace rv {
+
+PositionScale PositionScale::for_table(int max_position) {
+  double lin_end = std::max(20.0, 2.0 * max_position);
+  double reach = std::max(1e6, 20.0 * max_position);
+  return {lin_end, reach};
+}
+
+double PositionScale::to_u(double position) const {
+  if (position <= lin_end) return 0.5 * std::max(0.0, position) / lin_end;
+  return 0.5 + 0.5 * std::log(std::min(position, reach) / lin_end) / std::log(reach / lin_end);
+}
+
+long long PositionScale::to_position(double u) const {
+  u = std::clamp(u, 0.0, 1.0);
+  if (u <= 0.5) return std::llround(2.0 * u * lin_end);
+  return std::llround(lin_end * std::pow(reach / lin_end, 2.0 * u - 1.0));
+}
+
+bool position_slider(const char* id, long long* position, int max_position, float width, ImU32 accent) {
+  const PositionScale scale = PositionScale::for_table(max_position);
+  const float height = ImGui::GetFrameHeight() * 1.6f;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(id, ImVec2(width, height));
+  const bool active = ImGui::IsItemActive();
+  const float pad = height * 0.3f;
+  const float x0 = p0.x + pad, x1 = p0.x + width - pad, yc = p0.y + height * 0.5f;
+  bool changed = false;
+  if (active && x1 > x0) {
+    const double u = (ImGui::GetIO().MousePos.x - x0) / (x1 - x0);
+    const long long next = scale.to_position(u);
+    if (next != *position) {
+      *position = next;
+      changed = true;
+    }
+  }
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float thick = std::max(2.0f, height * 0.12f);
+  const float table_x = x0 + float(scale.to_u(max_position)) * (x1 - x0);
+  dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(x1, yc + thick), ImGui::GetColorU32(ImGuiCol_FrameBg), thick);
+  dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(table_x, yc + thick), theme::learned & 0x80FFFFFF, thick);
+  dl->AddLine(ImVec2(table_x, p0.y + 2), ImVec2(table_x, p0.y + height - 2), theme::learned, 2.0f);
+  dl->AddLine(ImVec2(x0 + 0.5f * (x1 - x0), yc + thick), ImVec2(x0 + 0.5f * (x1 - x0), yc + 3 * thick), theme::muted);
+  const float knob_x = x0 + float(scale.to_u(double(*position))) * (x1 - x0);
+  const bool past = *position >= max_position;
+  dl->AddCircleFilled(ImVec2(knob_x, yc), height * 0.32f, past ? theme::error : accent);
+  if (ImGui::IsItemHovered() || active)
+    ImGui::SetTooltip("m = %lld   (learned table ends at max_position = %d; linear to %.0f, then log to %.0e)",
+                      *position, max_position, scale.lin_end, scale.reach);
+  return changed;
+}
+
+void record_rect(Ui& ui, const std::string& name) {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  ui.rects[name] = Rect{a.x, a.y, b.x - a.x, b.y - a.y};
+}
+
+void formula_tip(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+void error_box(const char* title, const std::string& message) {
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(70, 20, 24, 255));
+  ImGui::PushStyleColor(ImGuiCol_Border, theme::error);
+  ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, 2.0f);
+  const float h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
+  ImGui::BeginChild(title, ImVec2(0, h), true, ImGuiWindowFlags_NoScrollbar);
+  ImGui::TextColored(theme::vec(theme::error), "%s", title);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(message.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
+  ImGui::PopStyleColor(2);
+}
+
+}  // namespace rv

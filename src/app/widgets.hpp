@@ -1,0 +1,30 @@
+// Small custom widgets shared by the panels: the position slider with its table marker, named
+// control rectangles for the test hook, formula tooltips, the error box.
+#pragma once
+#include <string>
+
+#include "app/state.hpp"
+#include "imgui.h"
+
+namespace rv {
+
+// The position slider maps u in [0, 1] onto positions: linear up to lin_end (fine steps around the
+// table), then logarithmic up to reach (10^6 or more). Pure functions, so tests can aim at a value.
+struct PositionScale {
+  double lin_end;  // position at u = 0.5
+  double reach;    // position at u = 1
+  static PositionScale for_table(int max_position);
+  double to_u(double position) const;
+  long long to_position(double u) const;
+};
+
+// Slider for a position, with max_position marked on the track. Returns true when changed.
+bool position_slider(const char* id, long long* position, int max_position, float width, ImU32 accent);
+// Stores the last item's rectangle under `name` (device pixels) for window.ropeviz.rect().
+void record_rect(Ui& ui, const std::string& name);
+// "(?)" marker whose tooltip states a formula.
+void formula_tip(const char* text);
+// An unmistakable error block: red frame, bold title line, the full message.
+void error_box(const char* title, const std::string& message);
+
+}  // namespace rv

@@ -1,0 +1,48 @@
+// Learned absolute position embeddings (GPT-2 wpe): a seeded [max_position, d] table, bounds-checked lookup, E + P.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/tensor.hpp"
+
+namespace rv {
+
+struct LearnedTable {
+    Eigen::MatrixXd P;  // [max_position, d]
+    int max_position() const { return static_cast<int>(P.rows()); }
+    int d() const { return static_cast<int>(P.cols()); }
+};
+
+// Deterministic, platform-independent normal(0, stddev) draws: splitmix64 + Marsaglia polar with our own log.
+class NormalRng {
+public:
+    explicit NormalRng(std::uint64_t seed) : state_(seed) {}
+    std::uint64_t next_u64();
+    double uniform();  // in [0, 1), 53 random bits
+    double normal();   // N(0, 1)
+
+private:
+    std::uint64_t state_;
+    bool has_spare_ = false;
+    double spare_ = 0.0;
+};
+double portable_log(double x);  // ln(x) for x > 0 using only + - * / (bit-identical on every IEEE platform)
+
+// P[t, j] ~ N(0, stddev^2), GPT-2 init std 0.02                                    # [max_position, d]
+LearnedTable learned_table(int max_position, int d, std::uint64_t seed, double stddev = 0.02);
+// P[position] or IndexError "index 100 is out of bounds for dimension 0 with size 10" (negatives rejected)  # [d]
+Expected<Eigen::RowVectorXd> learned_lookup(const LearnedTable& table, long long position);
+// P[positions] for several positions; the first bad position decides the error     # [n, d]
+Expected<Eigen::MatrixXd> learned_lookup_rows(const LearnedTable& table, const std::vector<long long>& positions);
+// max_position * d
+long long learned_param_count(int max_position, int d);
+
+// h[b, t] = E[token_ids[b, t]] + P[pos0 + t]: [B, T, d] + [T, d] -> [B, T, d] (broadcast over B).
+// token_ids is [B, T] row-major; E is [V, d]. Bad token id or position -> IndexError.
+Expected<Tensor3d> learned_embed(const Eigen::MatrixXd& E, const LearnedTable& table,
+                                 const std::vector<long long>& token_ids, int B, int T, long long pos0 = 0);
+
+}  // namespace rv

@@ -1,0 +1,119 @@
+// Desktop seam: GLFW + OpenGL 3.3 core loop, with --frames, --screenshot and --state for
+// smoke tests and scripted captures.
+#include <GLFW/glfw3.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "app/params.hpp"
+#include "platform/screenshot.hpp"
+#include "platform/window.hpp"
+
+namespace {
+
+struct Options {
+  long long frames = -1;  // -1: run until the window closes
+  std::string screenshot;
+  std::string state;
+  int width = 1280, height = 800;
+};
+
+const char* usage =
+    "usage: ropeviz [--frames N] [--screenshot FILE.png] [--state 'position=100&max_position=10&...'] "
+    "[--size WxH]\n"
+    "  --frames N        render N frames, then exit 0\n"
+    "  --screenshot F    write the last frame to F (PNG)\n"
+    "  --state S         start from this state (same keys as the web app's URL hash)\n"
+    "  --size WxH        window size in pixels (default 1280x800)\n";
+
+bool parse_options(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "ropeviz: %s needs a value\n%s", name, usage);
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    } else if (a == "--frames") {
+      const char* v = next("--frames");
+      char* end = nullptr;
+      if (!v || (o.frames = std::strtoll(v, &end, 10), *end != '\0') || o.frames < 1) {
+        std::fprintf(stderr, "ropeviz: --frames needs a positive whole number\n");
+        return false;
+      }
+    } else if (a == "--screenshot") {
+      const char* v = next("--screenshot");
+      if (!v) return false;
+      o.screenshot = v;
+    } else if (a == "--state") {
+      const char* v = next("--state");
+      if (!v) return false;
+      o.state = v;
+    } else if (a == "--size") {
+      const char* v = next("--size");
+      if (!v || std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64 ||
+          o.width > 8192 || o.height > 8192) {
+        std::fprintf(stderr, "ropeviz: --size needs WxH between 64 and 8192\n");
+        return false;
+      }
+    } else {
+      std::fprintf(stderr, "ropeviz: unknown option '%s'\n%s", a.c_str(), usage);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Device pixels per logical pixel: the monitor's content scale, over what GLFW already scales.
+float display_scale(GLFWwindow* window) {
+  float sx = 1.0f, sy = 1.0f;
+  glfwGetWindowContentScale(window, &sx, &sy);
+  int w = 0, h = 0, fw = 0, fh = 0;
+  glfwGetWindowSize(window, &w, &h);
+  glfwGetFramebufferSize(window, &fw, &fh);
+  const float already = (w > 0 && fw > 0) ? float(fw) / float(w) : 1.0f;
+  const float scale = sx / already;
+  return scale > 0.5f && scale < 8.0f ? scale : 1.0f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!parse_options(argc, argv, options)) return 2;
+  rv::App app;
+  rv::apply_query(app.params, options.state, app.ui.notes);
+  for (const std::string& note : app.ui.notes) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());
+
+  rv::Window window;
+  std::string error = rv::open_window(window, "ropeviz", options.width, options.height, "#version 330 core");
+  if (!error.empty()) {
+    std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
+    return 1;
+  }
+  for (long long n = 0; options.frames < 0 || n < options.frames; ++n) {
+    if (glfwWindowShouldClose(window.handle)) break;
+    glfwPollEvents();
+    app.ui.scale = display_scale(window.handle);
+    rv::render_frame(window, app);
+    const bool last = options.frames > 0 && n + 1 == options.frames;
+    if (last && !options.screenshot.empty()) {
+      int fw = 0, fh = 0;
+      glfwGetFramebufferSize(window.handle, &fw, &fh);
+      error = rv::save_screenshot(options.screenshot, fw, fh);
+      if (!error.empty()) std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
+    }
+    glfwSwapBuffers(window.handle);
+  }
+  if (options.frames > 0)
+    std::printf("ropeviz: %lld frames, last frame %.3f ms CPU\n", app.ui.frames, app.ui.frame_ms);
+  rv::close_window(window);
+  return error.empty() ? 0 : 1;
+}

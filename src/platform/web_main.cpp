@@ -1,0 +1,106 @@
+// Browser seam: Emscripten main loop, and the C functions behind window.ropeviz (web/page.js).
+// JS holds the Web pointer and passes it back, so no C++ global holds app state.
+#include <GLFW/glfw3.h>
+#include <emscripten/emscripten.h>
+
+#include <cmath>
+#include <string>
+
+#include "app/model.hpp"
+#include "app/params.hpp"
+#include "app/report.hpp"
+#include "platform/window.hpp"
+
+namespace {
+
+struct Web {
+  rv::App app;
+  rv::Window window;
+  std::string last_hash;  // what the page's URL hash says now
+  std::string reply;      // storage for strings returned to JS
+};
+
+// Tells the page what changed: the new hash (for history.replaceState) and the #a11y text.
+EM_JS(void, rv_js_state_changed, (const char* hash, const char* text), {
+  Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text));
+});
+EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); });
+
+void publish_if_changed(Web& web) {
+  rv::update_model(web.app.params, web.app.model);
+  std::string hash = rv::encode_query(web.app.params);
+  if (hash == web.last_hash) return;
+  web.last_hash = hash;
+  rv_js_state_changed(hash.c_str(), rv::describe(web.app).c_str());
+}
+
+void loop(void* arg) {
+  Web& web = *static_cast<Web*>(arg);
+  glfwPollEvents();
+  rv::render_frame(web.window, web.app);
+  publish_if_changed(web);
+  rv_js_frame_drawn(double(web.app.ui.frames));
+}
+
+}  // namespace
+
+extern "C" {
+
+// Applies a URL hash (on load and on hashchange); returns the notes as one string, "" if none.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_apply_hash(Web* web, const char* hash) {
+  std::vector<std::string> notes;
+  rv::apply_query(web->app.params, hash, notes);
+  web->app.ui.notes.insert(web->app.ui.notes.end(), notes.begin(), notes.end());
+  publish_if_changed(*web);
+  web->reply.clear();
+  for (const std::string& n : notes) web->reply += n + "\n";
+  return web->reply.c_str();
+}
+
+// window.ropeviz.set(partial): returns "" or why the argument was not an object.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_set(Web* web, const char* json) {
+  web->reply = rv::apply_json(web->app, json);
+  publish_if_changed(*web);
+  return web->reply.c_str();
+}
+
+EMSCRIPTEN_KEEPALIVE const char* rv_web_state(Web* web) {
+  rv::update_model(web->app.params, web->app.model);
+  web->reply = rv::state_json(web->app);
+  return web->reply.c_str();
+}
+
+// {x, y, w, h} of a named control in CSS pixels, or "null" if it has not been drawn.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_rect(Web* web, const char* id) {
+  auto it = web->app.ui.rects.find(id);
+  if (it == web->app.ui.rects.end()) return "null";
+  const float s = web->app.ui.scale;
+  const rv::Rect& r = it->second;
+  web->reply = "{\"x\":" + std::to_string(r.x / s) + ",\"y\":" + std::to_string(r.y / s) +
+               ",\"w\":" + std::to_string(r.w / s) + ",\"h\":" + std::to_string(r.h / s) + "}";
+  return web->reply.c_str();
+}
+
+// The page's layout size in CSS pixels and its devicePixelRatio: the canvas backing store gets
+// CSS size x ratio so text is crisp; fonts and style scale with it.
+EMSCRIPTEN_KEEPALIVE void rv_web_resize(Web* web, double css_w, double css_h, double ratio) {
+  if (!(ratio >= 0.5 && ratio <= 8.0)) ratio = 1.0;
+  const int w = int(std::lround(std::fmax(0.0, css_w) * ratio));
+  const int h = int(std::lround(std::fmax(0.0, css_h) * ratio));
+  web->app.ui.scale = float(ratio);
+  glfwSetWindowSize(web->window.handle, std::max(w, 1), std::max(h, 1));
+}
+
+}  // extern "C"
+
+int main() {
+  Web* web = new Web();  // lives as long as the page
+  std::string error = rv::open_window(web->window, "ropeviz", 1280, 800, "#version 300 es");
+  if (!error.empty()) {
+    EM_ASM({ Module.rvFatal(UTF8ToString($0)); }, error.c_str());
+    return 1;
+  }
+  EM_ASM({ Module.rvStarted($0); }, web);
+  emscripten_set_main_loop_arg(loop, web, 0, true);
+  return 0;
+}

@@ -1,0 +1,72 @@
+// Shared window plumbing: GLFW context, ImGui backends, theme at the right scale, one frame.
+#include "platform/window.hpp"
+
+#include <GLFW/glfw3.h>
+
+#include <chrono>
+
+#include "app/app.hpp"
+#include "app/theme.hpp"
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "imgui.h"
+#include "platform/gl.hpp"
+
+namespace rv {
+
+std::string open_window(Window& w, const char* title, int width, int height, const char* glsl_version) {
+  if (!glfwInit()) return "could not initialise GLFW (no display?)";
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  w.handle = glfwCreateWindow(width, height, title, nullptr, nullptr);
+  if (!w.handle) {
+    glfwTerminate();
+    return "could not create an OpenGL 3.3 window (is OpenGL 3.3 / WebGL2 available?)";
+  }
+  glfwMakeContextCurrent(w.handle);
+  glfwSwapInterval(1);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // the URL / --state carries what matters, not imgui.ini
+  ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
+  ImGui_ImplOpenGL3_Init(glsl_version);
+  return "";
+}
+
+void close_window(Window& w) {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  if (w.handle) glfwDestroyWindow(w.handle);
+  glfwTerminate();
+  w.handle = nullptr;
+}
+
+void sync_scale(Window& w, const App& app) {
+  if (w.font_scale == app.ui.scale) return;
+  theme::apply(app.ui.scale);
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  w.font_scale = app.ui.scale;
+}
+
+void render_frame(Window& w, App& app) {
+  const auto start = std::chrono::steady_clock::now();
+  sync_scale(w, app);
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  frame(app);
+  ImGui::Render();
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(w.handle, &fb_w, &fb_h);
+  glViewport(0, 0, fb_w, fb_h);
+  glClearColor(0.086f, 0.094f, 0.11f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  app.ui.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace rv

@@ -1,0 +1,24 @@
+// GLFW window + ImGui context + OpenGL3 renderer, shared by the desktop and browser loops.
+#pragma once
+#include <string>
+
+#include "app/state.hpp"
+
+struct GLFWwindow;
+
+namespace rv {
+
+struct Window {
+  GLFWwindow* handle = nullptr;
+  float font_scale = 0.0f;  // the scale the font atlas was built for
+};
+
+// Opens the window and sets up ImGui for it. Returns an error message, or "" on success.
+std::string open_window(Window& w, const char* title, int width, int height, const char* glsl_version);
+void close_window(Window& w);
+// Re-applies theme and fonts when app.ui.scale changed (HiDPI, moving between monitors).
+void sync_scale(Window& w, const App& app);
+// One whole frame: events already polled; times the CPU work into app.ui.frame_ms.
+void render_frame(Window& w, App& app);
+
+}  // namespace rv

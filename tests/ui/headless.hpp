@@ -1,0 +1,35 @@
+// A headless ImGui harness: a context with a built font atlas and a fixed display, no window,
+// no renderer; frames run the real app and synthetic mouse input reaches it as from a backend.
+#pragma once
+#include <string>
+
+#include "app/app.hpp"
+#include "app/state.hpp"
+#include "imgui.h"
+
+namespace rv::test {
+
+class Headless {
+public:
+  explicit Headless(float width = 1280, float height = 800, float scale = 1.0f);
+  ~Headless();
+  Headless(const Headless&) = delete;
+  Headless& operator=(const Headless&) = delete;
+
+  void frame();                      // one full app frame
+  void frames(int n) { for (int i = 0; i < n; ++i) frame(); }
+  void mouse_move(float x, float y);
+  void mouse_down(bool down);
+  void key(int imgui_key, bool shift = false);  // press and release over two frames
+  Rect rect(const std::string& name) const;     // a named control's rectangle
+  // Presses the left button at fraction u across the named control, releases after dragging to v.
+  void drag(const std::string& name, double u_from, double u_to, int steps = 6);
+
+  App app;
+  int asserts = 0;
+
+private:
+  ImGuiContext* context_;
+};
+
+}  // namespace rv::test
