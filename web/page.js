@@ -35,7 +35,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
 
   function applyHash() {
     if (!app) return;
-    var notes = call('rv_web_apply_hash', 'string', ['number', 'string'], [app, decode(location.hash)]);
+    var notes = call('rv_web_apply', 'string', ['number', 'string'], [app, decode(location.hash)]);
     if (notes) console.info('ropeviz: ' + notes.trim().split('\n').join('; '));
   }
 
@@ -87,10 +87,18 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     ready: ready,
     frames: function () { return frames; },
     state: function () { return app ? JSON.parse(call('rv_web_state', 'string', ['number'], [app])) : null; },
+    // Sets parameters as the UI would (same keys, limits and notes as the URL hash); returns state().
     set: function (partial) {
       if (!app) throw new Error('ropeviz is not running yet: await window.ropeviz.ready');
-      var problem = call('rv_web_set', 'string', ['number', 'string'], [app, JSON.stringify(partial)]);
-      if (problem) throw new TypeError(problem);
+      if (partial === null || typeof partial !== 'object' || Array.isArray(partial))
+        throw new TypeError('set() expects an object such as {position: 100}');
+      var pairs = Object.keys(partial).map(function (key) {
+        var v = partial[key];
+        if (typeof v !== 'number' && typeof v !== 'string')
+          throw new TypeError('set(): ' + key + ' must be a number or a string');
+        return key + '=' + String(v).replace(/[&=]/g, '');
+      });
+      call('rv_web_apply', 'string', ['number', 'string'], [app, pairs.join('&')]);
       return window.ropeviz.state();
     },
     rect: function (id) {

@@ -1,10 +1,9 @@
 // Params from and to text: parsing with clear notes, clamping to Limits, the URL-hash encoding.
 #include "app/params.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <sstream>
+#include <cstdio>
 
 namespace rv {
 
@@ -48,12 +47,6 @@ bool set_int(Int& field, std::string_view key, std::string_view text, long long 
   return true;
 }
 
-std::string format_double(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
 
 }  // namespace
 
@@ -66,16 +59,7 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   if (key == "seq_len") return set_int(p.seq_len, key, value, 1, Limits::seq_len_max, notes);
   if (key == "vocab") return set_int(p.vocab, key, value, 1, Limits::vocab_max, notes);
   if (key == "offsets") return set_int(p.offsets, key, value, 1, Limits::offsets_max, notes);
-  if (key == "seed") {
-    unsigned long long seed = 0;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), seed);
-    if (ec != std::errc() || ptr != value.data() + value.size()) {
-      notes.push_back("seed=" + quoted(value) + " is not a non-negative whole number; kept " + std::to_string(p.seed));
-      return false;
-    }
-    p.seed = seed;
-    return true;
-  }
+  if (key == "seed") return set_int(p.seed, key, value, 0, Limits::seed_max, notes);
   if (key == "d_head") {
     int d = p.d_head;
     if (!set_int(d, key, value, 2, Limits::d_head_max, notes)) return false;
@@ -89,11 +73,11 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   if (key == "base") {
     auto v = parse_number(value);
     if (!v || *v <= 1.0) {
-      notes.push_back("base=" + quoted(value) + " must be a number greater than 1; kept " + format_double(p.base));
+      notes.push_back("base=" + quoted(value) + " must be a number greater than 1; kept " + format_number(p.base));
       return false;
     }
     if (*v > Limits::base_max) {
-      notes.push_back("base=" + quoted(value) + " is above " + format_double(Limits::base_max) + "; using that");
+      notes.push_back("base=" + quoted(value) + " is above " + format_number(Limits::base_max) + "; using that");
       *v = Limits::base_max;
     }
     p.base = *v;
@@ -141,12 +125,12 @@ void apply_query(Params& p, std::string_view query, std::vector<std::string>& no
 }
 
 std::string encode_query(const Params& p) {
-  std::ostringstream os;
-  os << "position=" << p.position << "&key_position=" << p.key_position << "&max_position=" << p.max_position
-     << "&d_head=" << p.d_head << "&heads=" << p.heads << "&batch=" << p.batch << "&seq_len=" << p.seq_len
-     << "&vocab=" << p.vocab << "&base=" << format_double(p.base) << "&pairing=" << pairing_name(p.pairing)
-     << "&seed=" << p.seed << "&offsets=" << p.offsets;
-  return os.str();
+  using std::to_string;
+  return "position=" + to_string(p.position) + "&key_position=" + to_string(p.key_position) +
+         "&max_position=" + to_string(p.max_position) + "&d_head=" + to_string(p.d_head) +
+         "&heads=" + to_string(p.heads) + "&batch=" + to_string(p.batch) + "&seq_len=" + to_string(p.seq_len) +
+         "&vocab=" + to_string(p.vocab) + "&base=" + format_number(p.base) + "&pairing=" + pairing_name(p.pairing) +
+         "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets);
 }
 
 }  // namespace rv

@@ -21,6 +21,7 @@ struct Limits {
   static constexpr int vocab_max = 1000000;
   static constexpr double base_max = 1e12;
   static constexpr int offsets_max = 65536;
+  static constexpr long long seed_max = (1LL << 53) - 1;  // exact in JSON and JS numbers
 };
 
 // Sets one parameter from text. Unknown keys are ignored (returns true, no note); a value that

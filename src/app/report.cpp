@@ -2,8 +2,8 @@
 #include "app/report.hpp"
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
+#include "app/json_writer.hpp"
 #include "app/params.hpp"
 
 namespace rv {
@@ -15,7 +15,7 @@ std::vector<double> to_vector(const Eigen::VectorXd& v) { return std::vector<dou
 
 }  // namespace
 
-std::string format_number(double v, int significant) {
+std::string format_sig(double v, int significant) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", significant, v);
   return buf;
@@ -37,61 +37,39 @@ std::string describe(const App& app) {
   const int shown = std::min(pairs, described_pairs_max);
   std::string thetas, angles;
   for (int i = 0; i < shown; ++i) {
-    thetas += (i ? ", " : "") + format_number(m.inv_freq[i]);
-    angles += (i ? ", " : "") + format_number(m.angles[i]);
+    thetas += (i ? ", " : "") + format_sig(m.inv_freq[i]);
+    angles += (i ? ", " : "") + format_sig(m.angles[i]);
   }
   s += "; theta = " + thetas + (shown < pairs ? ", ..." : "") + "; angles in radians = " + angles +
        (shown < pairs ? ", ..." : "") + ". ";
   s += "Score of query at m = " + std::to_string(p.position) + " with key at n = " + std::to_string(p.key_position) +
-       " (offset " + std::to_string(p.position - p.key_position) + "): " + format_number(m.score) + ".";
+       " (offset " + std::to_string(p.position - p.key_position) + "): " + format_sig(m.score) + ".";
   return s;
 }
 
 std::string state_json(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  nlohmann::json j;
-  j["position"] = p.position;
-  j["key_position"] = p.key_position;
-  j["max_position"] = p.max_position;
-  j["d_head"] = p.d_head;
-  j["d_model"] = p.d_model();
-  j["heads"] = p.heads;
-  j["batch"] = p.batch;
-  j["seq_len"] = p.seq_len;
-  j["vocab"] = p.vocab;
-  j["base"] = p.base;
-  j["pairing"] = pairing_name(p.pairing);
-  j["seed"] = p.seed;
-  j["offsets"] = p.offsets;
-  j["absolute"] = {{"ok", !m.lookup_error.has_value()},
-                   {"error", m.lookup_error ? nlohmann::json(m.lookup_error->full()) : nlohmann::json(nullptr)},
-                   {"params", learned_param_count(p.max_position, p.d_model())}};
-  j["rope"] = {{"ok", true}, {"theta", to_vector(m.inv_freq)}, {"angle", to_vector(m.angles)}, {"params", 0}};
-  j["score"] = m.score;
-  j["norm_max_diff"] = m.norm_max_diff;
-  j["frame_ms"] = app.ui.frame_ms;
-  j["frames"] = app.ui.frames;
-  j["notes"] = app.ui.notes;
-  j["hash"] = encode_query(p);
-  return j.dump();
-}
-
-std::string apply_json(App& app, std::string_view json_text) {
-  nlohmann::json j = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return "set() expects an object such as {position: 100}";
-  for (auto& [key, value] : j.items()) {
-    std::string text;
-    if (value.is_string()) text = value.get<std::string>();
-    else if (value.is_number() || value.is_boolean()) text = value.dump();
-    else {
-      app.ui.notes.push_back(key + " must be a number or a string");
-      continue;
-    }
-    set_param(app.params, key, text, app.ui.notes);
-  }
-  enforce_limits(app.params, app.ui.notes);
-  return "";
+  JsonWriter j;
+  j.begin_object();
+  j.key("position").value(p.position).key("key_position").value(p.key_position);
+  j.key("max_position").value(p.max_position).key("d_head").value(p.d_head).key("d_model").value(p.d_model());
+  j.key("heads").value(p.heads).key("batch").value(p.batch).key("seq_len").value(p.seq_len);
+  j.key("vocab").value(p.vocab).key("base").value(p.base).key("pairing").value(pairing_name(p.pairing));
+  j.key("seed").value((long long)p.seed).key("offsets").value(p.offsets);
+  j.key("absolute").begin_object().key("ok").value(!m.lookup_error.has_value()).key("error");
+  if (m.lookup_error) j.value(m.lookup_error->full());
+  else j.null();
+  j.key("params").value(learned_param_count(p.max_position, p.d_model())).end_object();
+  j.key("rope").begin_object().key("ok").value(true);
+  j.key("theta").values(m.inv_freq.data(), int(m.inv_freq.size()));
+  j.key("angle").values(m.angles.data(), int(m.angles.size()));
+  j.key("params").value(0).end_object();
+  j.key("score").value(m.score).key("norm_max_diff").value(m.norm_max_diff);
+  j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
+  j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
+  j.end_object();
+  return j.str();
 }
 
 }  // namespace rv

@@ -2,6 +2,8 @@
 #include "cli/eval.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <sys/types.h>
 #include <functional>
 #include <map>
 
@@ -9,6 +11,7 @@
 #include "core/learned.hpp"
 #include "core/precision.hpp"
 #include "core/rope.hpp"
+#include "core/rope_tensor.hpp"
 #include "core/scaling.hpp"
 #include "core/shape_trace.hpp"
 #include "core/sinusoidal.hpp"
@@ -58,7 +61,7 @@ std::optional<RopeArgs> rope_args(Request& r) {
 
 double non_negative(Request& r, const char* key, std::optional<double> fallback = std::nullopt) {
     const double x = r.number(key, fallback);
-    if (!r.error && x < 0) r.fail(std::string("\"") + key + "\" is a position and must be >= 0, got " + json(x).dump());
+    if (!r.error && x < 0) r.fail(std::string("\"") + key + "\" is a position and must be >= 0, got " + format_number(x));
     return x;
 }
 
@@ -112,9 +115,19 @@ Result op_rotate(Request& r) {
     const double pos = non_negative(r, "position");
     const std::vector<double> x = r.numbers("x", static_cast<std::size_t>(a->d_head), 65536);
     if (r.error) return *r.error;
+    const std::string dtype = r.string("dtype", std::string("float64"));
+    if (r.error) return *r.error;
+    if (dtype != "float64" && dtype != "float32") return bad_request("dtype must be \"float64\" or \"float32\"");
     const Eigen::VectorXd theta = rope_inv_freq(a->d_head, a->base);
-    const Eigen::VectorXd xv = Eigen::Map<const Eigen::VectorXd>(x.data(), a->d_head);
-    return json{{"x_rot", vec_json(apply_rope(xv, pos, theta, a->pairing))}, {"angle", vec_json(rope_angles(pos, theta))}};
+    Eigen::VectorXd rotated;
+    if (dtype == "float32") {  // the fast path: x in float32, double-accurate table, float32 rotation
+        std::vector<float> xf(x.begin(), x.end());
+        apply_rope_f32(xf.data(), 1, 1, 1, a->d_head, rope_table_f32(std::vector<double>{pos}, theta), a->pairing);
+        rotated = Eigen::Map<const Eigen::VectorXf>(xf.data(), a->d_head).cast<double>();
+    } else {
+        rotated = apply_rope(Eigen::Map<const Eigen::VectorXd>(x.data(), a->d_head), pos, theta, a->pairing);
+    }
+    return json{{"x_rot", vec_json(rotated)}, {"angle", vec_json(rope_angles(pos, theta))}};
 }
 
 Result op_score(Request& r) {
@@ -180,7 +193,7 @@ Result op_sinusoidal(Request& r) {
     if (d < 2 || d % 2 != 0 || d > 65536) return bad_request("d must be a positive even integer <= 65536, got " + std::to_string(d));
     if (!(base > 1.0)) return bad_request("base must be a finite number greater than 1");
     for (double p : positions)
-        if (p < 0) return bad_request("positions must be >= 0, got " + json(p).dump());
+        if (p < 0) return bad_request("positions must be >= 0, got " + format_number(p));
     if (static_cast<long long>(positions.size()) * d > kMaxOutput) return bad_request("positions * d must be at most 10000000");
     const Eigen::MatrixXd pe = sinusoidal(static_cast<int>(d), positions, base);
     std::vector<double> flat;
@@ -256,9 +269,16 @@ json error_json(const Error& e) { return json{{"error", {{"type", e.type}, {"mes
 
 std::string eval_line(const std::string& line, bool& ok) {
     json response;
-    const json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (request.is_discarded()) {
-        response = error_json(bad_request(line.find_first_not_of(" \t\r") == std::string::npos ? "empty line" : "malformed JSON"));
+    json request;
+    std::string parse_error;
+    try {
+        request = json::parse(line);
+    } catch (const json::exception& e) {  // keep nlohmann's position information in the message
+        parse_error = e.what();
+    }
+    if (!parse_error.empty()) {
+        const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
+        response = error_json(bad_request(blank ? "empty line: expected one JSON request" : "malformed JSON: " + parse_error));
     } else {
         Result res = dispatch(request);
         if (res && !all_finite(res.value())) res = bad_request("result is not finite (inputs too large)");
@@ -270,10 +290,12 @@ std::string eval_line(const std::string& line, bool& ok) {
 
 int run_eval(std::FILE* in, std::FILE* out) {
     bool all_ok = true;
-    std::string line;
-    int ch;
-    bool pending = false;
-    auto answer = [&]() {
+    char* buf = nullptr;
+    std::size_t cap = 0;
+    ssize_t len;
+    while ((len = ::getline(&buf, &cap, in)) >= 0) {  // POSIX getline: any line length, embedded NULs kept
+        std::string line(buf, static_cast<std::size_t>(len));
+        if (!line.empty() && line.back() == '\n') line.pop_back();
         if (!line.empty() && line.back() == '\r') line.pop_back();
         bool ok = true;
         const std::string resp = eval_line(line, ok);
@@ -281,15 +303,8 @@ int run_eval(std::FILE* in, std::FILE* out) {
         std::fwrite(resp.data(), 1, resp.size(), out);
         std::fputc('\n', out);
         std::fflush(out);  // one response per request, visible immediately
-        line.clear();
-        pending = false;
-    };
-    while ((ch = std::fgetc(in)) != EOF) {
-        if (ch == '\n') { answer(); continue; }
-        line.push_back(static_cast<char>(ch));
-        pending = true;
     }
-    if (pending) answer();  // last line without a newline
+    std::free(buf);
     return all_ok ? 0 : 1;
 }
 

@@ -10,7 +10,7 @@
 
 namespace rv::cli {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;  // keeps keys in insertion order: {"error":{"type":...,"message":...}}
 
 // Usage: read every field, then check `error` once; after an error, getters return harmless defaults.
 class Request {

@@ -21,7 +21,7 @@ std::optional<Error> check_rope_dims(int d_head, double base) {
         return bad_request("d_head must be even (RoPE rotates pairs of coordinates), got " + std::to_string(d_head));
     if (d_head > 65536) return bad_request("d_head must be at most 65536, got " + std::to_string(d_head));
     if (!std::isfinite(base) || !(base > 1.0))
-        return bad_request("base must be a finite number greater than 1, got " + std::to_string(base));
+        return bad_request("base must be a finite number greater than 1, got " + format_number(base));
     return std::nullopt;
 }
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "core/rope.hpp"
@@ -13,11 +12,7 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 bool finite_positive(double x) { return std::isfinite(x) && x > 0.0; }
-std::string num(double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", x);
-    return buf;
-}
+std::string num(double x) { return format_number(x); }
 
 // YaRN's m(scale) = 0.1 * mscale * ln(scale) + 1 (1 when scale <= 1)
 double yarn_get_mscale(double scale, double mscale) { return scale <= 1.0 ? 1.0 : 0.1 * mscale * std::log(scale) + 1.0; }

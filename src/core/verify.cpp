@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "core/learned.hpp"
 #include "core/rope.hpp"
@@ -15,9 +16,10 @@ std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 
     std::snprintf(buf, sizeof buf, f, a, b, c, d);
     return buf;
 }
+std::string shortest(double x) { return format_number(x); }
 std::string vec_str(const Eigen::VectorXd& v) {
     std::string s = "[";
-    for (Eigen::Index i = 0; i < v.size(); ++i) s += (i ? ", " : "") + fmt("%.17g", v[i]);
+    for (Eigen::Index i = 0; i < v.size(); ++i) s += (i ? ", " : "") + shortest(v[i]);
     return s + "]";
 }
 Tensor4d random_tensor(const Dims& k, NormalRng& rng) {
@@ -48,7 +50,7 @@ std::vector<Check> lesson_checks(const VerifyConfig& cfg) {
     }
     {  // exercise 3: angle at m = 3, pair 0 is 3 rad; section 3.1: angles at 100 are [100, 10, 1, 0.1]
         const double a3 = rope_angles(3, theta)[0];
-        out.push_back({"angle at m=3, pair 0", a3 == 3.0 * theta[0], fmt("%.17g rad", a3)});
+        out.push_back({"angle at m=3, pair 0", a3 == 3.0 * theta[0], shortest(a3) + " rad"});
         const Eigen::VectorXd a100 = rope_angles(static_cast<double>(cfg.position_out), theta);
         bool ok = true;
         for (int i = 0; i < dh / 2; ++i) ok = ok && a100[i] == static_cast<double>(cfg.position_out) * theta[i];
@@ -104,7 +106,7 @@ std::vector<Check> lesson_checks(const VerifyConfig& cfg) {
         const double s1 = rope_score(qv, kv, 5, 3, theta, Pairing::Interleaved);
         const double s2 = rope_score(qv, kv, 102, 100, theta, Pairing::Interleaved);
         out.push_back({"score(5, 3) == score(102, 100)", std::abs(s1 - s2) < 1e-12,
-                       fmt("%.17g vs %.17g (diff %.2g)", s1, s2, std::abs(s1 - s2))});
+                       shortest(s1) + " vs " + shortest(s2) + fmt(" (diff %.2g)", std::abs(s1 - s2))});
     }
 
     // Exercises 1 and 2: parameters and a 2048-row table at length 4096

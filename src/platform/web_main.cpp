@@ -9,6 +9,7 @@
 #include "app/model.hpp"
 #include "app/params.hpp"
 #include "app/report.hpp"
+#include "imgui.h"
 #include "platform/window.hpp"
 
 namespace {
@@ -46,21 +47,15 @@ void loop(void* arg) {
 
 extern "C" {
 
-// Applies a URL hash (on load and on hashchange); returns the notes as one string, "" if none.
-EMSCRIPTEN_KEEPALIVE const char* rv_web_apply_hash(Web* web, const char* hash) {
+// Applies "key=value&..." from the URL hash (on load, on hashchange) or from window.ropeviz.set();
+// returns the notes it raised, one per line, "" if none.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_apply(Web* web, const char* hash) {
   std::vector<std::string> notes;
   rv::apply_query(web->app.params, hash, notes);
   web->app.ui.notes.insert(web->app.ui.notes.end(), notes.begin(), notes.end());
   publish_if_changed(*web);
   web->reply.clear();
   for (const std::string& n : notes) web->reply += n + "\n";
-  return web->reply.c_str();
-}
-
-// window.ropeviz.set(partial): returns "" or why the argument was not an object.
-EMSCRIPTEN_KEEPALIVE const char* rv_web_set(Web* web, const char* json) {
-  web->reply = rv::apply_json(web->app, json);
-  publish_if_changed(*web);
   return web->reply.c_str();
 }
 
@@ -100,6 +95,8 @@ int main() {
     EM_ASM({ Module.rvFatal(UTF8ToString($0)); }, error.c_str());
     return 1;
   }
+  // The GLFW port cannot change cursors, and its cursor-mode calls ask for pointer lock.
+  ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;
   EM_ASM({ Module.rvStarted($0); }, web);
   emscripten_set_main_loop_arg(loop, web, 0, true);
   return 0;

@@ -27,7 +27,7 @@ void show_learned_lookup(const App& app) {
   }
   std::string values;
   const int shown = std::min<int>(row_values_shown, int(m.row->size()));
-  for (int j = 0; j < shown; ++j) values += (j ? ", " : "") + format_number((*m.row)[j], 4);
+  for (int j = 0; j < shown; ++j) values += (j ? ", " : "") + format_sig((*m.row)[j], 4);
   ImGui::TextWrapped("P[%lld] = [%s%s]   shape [%d]", p.position, values.c_str(),
                      shown < m.row->size() ? ", ..." : "", p.d_model());
   ImGui::TextColored(theme::vec(theme::ok), "Served: row %lld of %d.", p.position, p.max_position);
@@ -61,13 +61,13 @@ void show_rope_angles(const App& app) {
       ImGui::TableNextColumn();
       ImGui::Text("%d", i);
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_number(m.inv_freq[i]).c_str());
+      ImGui::TextUnformatted(format_sig(m.inv_freq[i]).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_number(m.angles[i], 8).c_str());
+      ImGui::TextUnformatted(format_sig(m.angles[i], 8).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_number(std::fmod(m.angles[i], two_pi), 6).c_str());
+      ImGui::TextUnformatted(format_sig(std::fmod(m.angles[i], two_pi), 6).c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(format_number(two_pi / m.inv_freq[i], 6).c_str());
+      ImGui::TextUnformatted(format_sig(two_pi / m.inv_freq[i], 6).c_str());
     }
   }
   ImGui::EndTable();

@@ -1,0 +1,76 @@
+// ropeviz-cli: the headless engine. `verify` reproduces the lesson's checks; `eval` answers JSON-lines requests.
+#include <cstdio>
+#include <cstring>
+
+#include "cli/eval.hpp"
+#include "cli/verify.hpp"
+
+namespace {
+const char* kHelp = R"(ropeviz-cli: positional encodings (learned absolute vs RoPE) from the command line
+
+Usage:
+  ropeviz-cli verify     reproduce the lesson's section-3 checks; exit 0 when all hold
+  ropeviz-cli eval       read one JSON request per line on stdin, write one JSON response per line
+  ropeviz-cli --help     this text
+
+eval: numbers are float64 written with shortest round-trip precision. A bad line gets
+  {"error":{"type":"BadRequest","message":"..."}} and the next line is still served.
+  Exit status 0 when every line was answered without error, 1 otherwise.
+  "pairing": "interleaved" (x[2i], x[2i+1]; Meta Llama) or "half_split" (x[i], x[i+d/2]; GPT-NeoX/HF). Default interleaved.
+  "base" defaults to 10000. Positions (position, m, n, anchor, positions) must be >= 0.
+
+Ops (one example each):
+  inv_freq     theta_i = base^(-2i/d_head)
+    {"op":"inv_freq","d_head":8,"base":10000.0}
+    -> {"inv_freq":[1.0,0.1,0.01,0.001]}
+  inv_freq with scaling (Hugging Face rope_scaling names): linear | dynamic | yarn | llama3
+    {"op":"inv_freq","d_head":128,"base":500000.0,"scaling":{"type":"llama3","factor":8.0,"low_freq_factor":1.0,
+     "high_freq_factor":4.0,"original_max_position_embeddings":8192}}
+    {"op":"inv_freq","d_head":128,"base":10000.0,"scaling":{"type":"yarn","factor":4.0,"original_max_position_embeddings":4096,
+     "beta_fast":32,"beta_slow":1}}
+    {"op":"inv_freq","d_head":128,"base":10000.0,"scaling":{"type":"dynamic","factor":2.0,"seq_len":8192,"max_position_embeddings":4096}}
+    -> {"inv_freq":[...],"attention_factor":1.0}
+  rotate       x rotated pair-wise by position * theta_i (angles not reduced mod 2 pi)
+    {"op":"rotate","d_head":4,"base":10000.0,"position":100,"x":[1,0,1,0],"pairing":"interleaved"}
+    -> {"x_rot":[...4],"angle":[100.0,1.0]}
+    optional "dtype":"float32" runs the float32 fast path (x rounded to float32; angles still in double)
+  score        <RoPE(q, m), RoPE(k, n)>
+    {"op":"score","d_head":4,"base":10000.0,"q":[1,2,3,4],"k":[4,3,2,1],"m":5,"n":3,"pairing":"half_split"}
+    -> {"score":...}
+  lookup       rows P[positions] of a learned table given row-major (or seeded: "seed" instead of "table")
+    {"op":"lookup","max_position":2,"d":2,"table":[0.1,0.2,0.3,0.4],"positions":[1,0]}
+    -> {"rows":[[0.3,0.4],[0.1,0.2]]}
+    {"op":"lookup","max_position":10,"d":8,"seed":123,"positions":[5,100]}
+    -> {"error":{"type":"IndexError","message":"index 100 is out of bounds for dimension 0 with size 10"}}
+  sinusoidal   PE[pos,2i] = sin(pos/10000^(2i/d)), PE[pos,2i+1] = cos(...), row-major [positions, d]
+    {"op":"sinusoidal","d":4,"positions":[0,1]}
+    -> {"pe":[0.0,1.0,0.0,1.0,0.8414709848078965,0.5403023058681398,0.009999833334166664,0.9999500004166653]}
+  decay_bound  RoFormer 3.4.3: (1/(d/2)) sum_{j=1..d/2} |S_j|, S_j = sum_{k<j} exp(i r theta_k)
+    {"op":"decay_bound","d":128,"base":10000.0,"distances":[0,1,2]}
+    -> {"bound":[64.5,...]}
+  score_curve  scores[j] = <RoPE(q, anchor + r), RoPE(k, anchor)>, r = offset_lo + j
+    {"op":"score_curve","d_head":4,"q":[1,2,3,4],"k":[4,3,2,1],"anchor":0,"offset_lo":0,"offset_hi":3}
+    -> {"scores":[...4]}
+  precision    per-pair angle/rotation error of float32|float16|bfloat16 vs float64, recipe "ours" or "naive" (Llama 2)
+    {"op":"precision","d_head":8,"position":1000000,"format":"float32","recipe":"naive"}
+    -> {"angle_err":[...],"rotation_err":[...],"max_angle_err":...,"max_rotation_err":...,"position_in_format":1000000.0}
+  shape_trace  shapes from token ids to Q_rope/K_rope/V and parameter counts (defaults: the lesson's dims)
+    {"op":"shape_trace","B":2,"T":5,"h":4,"d_head":8,"V":100,"max_position":10}
+    -> {"steps":[{"name":"token_ids","shape":[2,5],"note":"..."},...],"params":{...}}
+
+Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
+malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions) are BadRequest;
+a lookup outside [0, max_position) is IndexError with PyTorch's message.
+)";
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc == 2 && std::strcmp(argv[1], "verify") == 0) return rv::cli::run_verify(stdout);
+    if (argc == 2 && std::strcmp(argv[1], "eval") == 0) return rv::cli::run_eval(stdin, stdout);
+    if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "help") == 0)) {
+        std::fputs(kHelp, stdout);
+        return 0;
+    }
+    std::fputs(kHelp, stderr);
+    return 2;
+}
