@@ -21,7 +21,6 @@ run: web
 
 test: native web
 	@ctest --preset native
-	@tests/desktop/smoke.sh build/native/ropeviz
 	@cd tests/web && node --test --test-concurrency=1 .
 
 test-asan: setup

@@ -27,10 +27,13 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     try { return decodeURIComponent(text); } catch (e) { return text; }
   }
 
+  // Backing store = CSS size x devicePixelRatio, so text is crisp; CSS keeps the layout size.
   function resize() {
     if (!app) return;
-    var w = Math.max(1, window.innerWidth), h = Math.max(1, window.innerHeight);
-    call('rv_web_resize', null, ['number', 'number', 'number', 'number'], [app, w, h, window.devicePixelRatio || 1]);
+    var ratio = window.devicePixelRatio || 1;
+    var w = Math.max(1, Math.round(window.innerWidth * ratio)), h = Math.max(1, Math.round(window.innerHeight * ratio));
+    call('rv_web_set_scale', null, ['number', 'number'], [app, ratio]);
+    if (canvas.width !== w || canvas.height !== h) Module.setCanvasSize(w, h);
   }
 
   function applyHash() {

@@ -1,5 +1,8 @@
-// Layout of the whole canvas: controls on the left, the panels on the right.
+// Layout of the whole canvas: controls on the left (collapsible), then a status strip and two
+// stacked tab bars holding the seven panels, so two panels are visible at once at any size.
 #include "app/app.hpp"
+
+#include <algorithm>
 
 #include "app/model.hpp"
 #include "app/panels.hpp"
@@ -11,11 +14,52 @@ namespace {
 constexpr size_t notes_kept = 6;
 constexpr float controls_width = 300.0f;
 
+const Panel panel_list[panel_count] = {
+    {"Rotations per frequency", show_rotations}, {"Angle field", show_angle_field},
+    {"Shape trace", show_shape_trace},           {"Learned table", show_learned_table},
+    {"Dot product vs offset", show_score_curve}, {"Checks", show_checks},
+    {"Comparison", show_comparison},
+};
+// Which panels each tab bar holds: top [0, 3), bottom [3, 7).
+constexpr int bar_begin[2] = {0, 3};
+constexpr int bar_end[2] = {3, panel_count};
+
 void trim_notes(Ui& ui) {
   if (ui.notes.size() > notes_kept) ui.notes.erase(ui.notes.begin(), ui.notes.end() - notes_kept);
 }
 
+// The tab a link asks for (params.tab_top / tab_bottom) is selected until shown (ImGui applies a
+// selection one frame later); a tab the user clicks is written back, so the hash follows the view.
+void tab_bar(App& app, int bar, float height) {
+  int& wanted = bar == 0 ? app.params.tab_top : app.params.tab_bottom;
+  const int want = bar_begin[bar] + wanted;
+  const int previous = app.ui.shown_tab[bar];
+  int shown = -1;
+  ImGui::PushID(bar);
+  ImGui::BeginChild("bar", ImVec2(0, height), false);
+  if (ImGui::BeginTabBar("tabs")) {
+    for (int i = bar_begin[bar]; i < bar_end[bar]; ++i) {
+      const ImGuiTabItemFlags flags = (i == want && previous != want) ? ImGuiTabItemFlags_SetSelected : 0;
+      if (ImGui::BeginTabItem(panel_list[i].name, nullptr, flags)) {
+        shown = i;
+        ImGui::BeginChild("panel", ImVec2(0, 0), true);
+        update_model(app.params, app.model);  // an earlier panel may have changed params this frame
+        panel_list[i].show(app);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+  ImGui::PopID();
+  if (shown >= 0 && shown != previous && previous >= 0 && shown != want) wanted = shown - bar_begin[bar];
+  app.ui.shown_tab[bar] = shown;
+}
+
 }  // namespace
+
+const Panel* panels() { return panel_list; }
 
 void frame(App& app) {
   update_model(app.params, app.model);
@@ -25,16 +69,22 @@ void frame(App& app) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("ropeviz", nullptr, flags);
-  const float left = std::min(controls_width * app.ui.scale, io.DisplaySize.x * 0.45f);
-  ImGui::BeginChild("controls", ImVec2(left, 0), true);
-  show_controls(app);
-  show_notes(app);
-  ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("panels", ImVec2(0, 0), true);
+  if (app.ui.controls_open) {
+    const float left = std::min(controls_width * app.ui.scale, io.DisplaySize.x * 0.4f);
+    ImGui::BeginChild("controls", ImVec2(left, 0), true);
+    show_controls(app);
+    show_notes(app);
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
+  ImGui::BeginGroup();
   update_model(app.params, app.model);  // controls may have changed params this frame
   show_position_test(app);
-  ImGui::EndChild();
+  const float avail = ImGui::GetContentRegionAvail().y;
+  const float top = std::max(120.0f * app.ui.scale, (avail - ImGui::GetStyle().ItemSpacing.y) * 0.5f);
+  tab_bar(app, 0, top);
+  tab_bar(app, 1, 0);
+  ImGui::EndGroup();
   ImGui::End();
   trim_notes(app.ui);
   update_model(app.params, app.model);

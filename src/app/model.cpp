@@ -1,8 +1,15 @@
-// Model from Params: frequencies, angles, the learned table and its lookup, the seeded Q/K/V.
+// Model from Params: frequencies, angles, the learned table and its lookup, the seeded Q/K/V, and
+// the data each panel plots (score curves, decay bound, heatmap grids, shape trace, checks).
+// [SECTION] helpers  [SECTION] per-panel builders  [SECTION] update_model
 #include "app/model.hpp"
+
+#include <algorithm>
+#include <cmath>
 
 namespace rv {
 namespace {
+
+// [SECTION] helpers
 
 Eigen::VectorXd seeded_normal(std::uint64_t seed, int n) {
   NormalRng rng(seed);
@@ -11,19 +18,151 @@ Eigen::VectorXd seeded_normal(std::uint64_t seed, int n) {
   return v;
 }
 
+// [SECTION] per-panel builders
+
+// score(anchor + r, anchor) at two anchors, the decay bound, and their spread.
+void build_curves(const Params& p, Model& m) {
+  m.anchor_a = double(p.key_position);
+  m.anchor_b = double(p.key_position) + anchor_shift;
+  const long long r = p.offsets;
+  m.curve_a.reserve(size_t(2 * r + 1));
+  m.curve_b.reserve(size_t(2 * r + 1));
+  rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_a, -r, r, m.curve_a);
+  rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_b, -r, r, m.curve_b);
+  m.relative_spread = rope_relative_spread(m.q, m.k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
+  m.curve_version = ++m.versions;
+}
+
+// RoFormer's bound depends on |r| only (S_j(-r) is the conjugate of S_j(r)): sample [0, offsets].
+void build_decay(const Params& p, Model& m) {
+  const int n = int(std::min<long long>(p.offsets + 1, decay_samples_max));
+  m.decay_r.resize(size_t(n));
+  m.decay.resize(size_t(n));
+  for (int j = 0; j < n; ++j) {
+    m.decay_r[j] = n == 1 ? 0.0 : std::round(double(p.offsets) * j / (n - 1));
+    m.decay[j] = rope_decay_bound(m.inv_freq, m.decay_r[j]);
+  }
+}
+
+// P downsampled to at most heatmap_side_max per side: each texel keeps the block's entry of
+// largest magnitude, with its sign, so a single outlier stays visible.
+void build_table_image(Model& m) {
+  const Eigen::MatrixXd& P = m.table.P;
+  const int rows = int(P.rows()), cols = int(P.cols());
+  m.table_row_step = std::max(1, (rows + heatmap_side_max - 1) / heatmap_side_max);
+  m.table_col_step = std::max(1, (cols + heatmap_side_max - 1) / heatmap_side_max);
+  Grid& g = m.table_img;
+  g.rows = (rows + m.table_row_step - 1) / m.table_row_step;
+  g.cols = (cols + m.table_col_step - 1) / m.table_col_step;
+  g.values.assign(size_t(g.rows) * g.cols, 0.0f);
+  double absmax = 0.0;
+  for (int r = 0; r < rows; ++r) {
+    float* out = &g.values[size_t(r / m.table_row_step) * g.cols];
+    for (int c = 0; c < cols; ++c) {
+      const double v = P(r, c);
+      float& cell = out[c / m.table_col_step];
+      if (std::abs(v) > std::abs(double(cell))) cell = float(v);
+      absmax = std::max(absmax, std::abs(v));
+    }
+  }
+  m.table_absmax = absmax;
+  g.version = ++m.versions;
+}
+
+// The token at position m and its embedding row E[token] (seeded like P; E is never built whole,
+// since V x d can be very large).
+void build_token(const Params& p, Model& m) {
+  NormalRng pick(p.seed * 1000003ULL + std::uint64_t(p.position));
+  m.token = std::min<long long>(p.vocab - 1, (long long)(pick.uniform() * p.vocab));
+  NormalRng rng(p.seed * 7919ULL + std::uint64_t(m.token) * 2654435761ULL + 17);
+  m.e_row.resize(p.d_model());
+  for (int j = 0; j < p.d_model(); ++j) m.e_row[j] = 0.02 * rng.normal();
+}
+
+// cos(x * theta_i) for x on field_columns positions in [0, field_x_end], one row per pair.
+void build_field(Model& m, double x_end) {
+  const int pairs = int(m.inv_freq.size());
+  Eigen::VectorXd xs(field_columns);
+  for (int c = 0; c < field_columns; ++c) xs[c] = x_end * c / (field_columns - 1);
+  const Eigen::MatrixXd angles = rope_angle_table(xs, m.inv_freq);  // [columns, pairs]
+  Grid& g = m.field;
+  g.rows = pairs;
+  g.cols = field_columns;
+  g.values.resize(size_t(pairs) * field_columns);
+  for (int i = 0; i < pairs; ++i)
+    for (int c = 0; c < field_columns; ++c) g.values[size_t(i) * field_columns + c] = float(std::cos(angles(c, i)));
+  m.field_x_end = x_end;
+  g.version = ++m.versions;
+}
+
+Dims dims_of(const Params& p) {
+  Dims d;
+  d.B = p.batch;
+  d.T = p.seq_len;
+  d.h = p.heads;
+  d.d_head = p.d_head;
+  d.V = p.vocab;
+  d.max_position = p.max_position;
+  return d;
+}
+
+void build_checks(const Params& p, Model& m) {
+  VerifyConfig cfg;
+  cfg.dims = dims_of(p);
+  cfg.base = p.base;
+  cfg.seed = p.seed;
+  // lesson_checks rotates a whole [B, T, h, d_head] tensor: keep that bounded.
+  m.checks_lesson_dims = (long long)p.batch * p.seq_len * p.heads * p.d_head > (1 << 20);
+  if (m.checks_lesson_dims) {
+    cfg.dims.B = 2;
+    cfg.dims.T = 5;
+    cfg.dims.h = 4;
+  }
+  m.checks = lesson_checks(cfg);
+}
+
+void build_probe(const Params& p, Model& m, Probe& probe, long long position) {
+  probe.position = position;
+  Expected<Eigen::RowVectorXd> r = learned_lookup(m.table, position);
+  probe.learned_ok = r.ok();
+  probe.learned = r.ok() ? "P[" + std::to_string(position) + "]: row of width " + std::to_string(p.d_model())
+                         : r.error().full();
+  probe.angle0 = double(position) * m.inv_freq[0];
+  probe.angle_last = double(position) * m.inv_freq[m.inv_freq.size() - 1];
+}
+
 }  // namespace
 
+double field_extent(long long position, int max_position) {
+  const double need = std::max({64.0, 1.25 * double(max_position), 1.1 * double(position)});
+  double step = std::pow(10.0, std::floor(std::log10(need)));
+  for (double f : {1.0, 2.0, 5.0, 10.0})
+    if (f * step >= need) return f * step;
+  return 10.0 * step;
+}
+
+// [SECTION] update_model
+
 void update_model(const Params& p, Model& m) {
-  const std::optional<Params>& old = m.computed_from;
+  const std::optional<Params> old = m.computed_from;
   if (old && *old == p) return;
   const bool freq_changed = !old || old->d_head != p.d_head || old->base != p.base;
   const bool table_changed = !old || old->max_position != p.max_position || old->d_model() != p.d_model() ||
                              old->seed != p.seed;
   const bool vectors_changed = !old || old->d_head != p.d_head || old->seed != p.seed;
+  const bool curves_changed = freq_changed || vectors_changed || old->pairing != p.pairing ||
+                              old->key_position != p.key_position || old->offsets != p.offsets;
+  const bool decay_changed = freq_changed || old->offsets != p.offsets;
+  const bool dims_changed = table_changed || freq_changed || old->batch != p.batch || old->seq_len != p.seq_len ||
+                            old->heads != p.heads || old->vocab != p.vocab;
+  const bool token_changed = table_changed || old->position != p.position || old->vocab != p.vocab;
 
   if (freq_changed) m.inv_freq = rope_inv_freq(p.d_head, p.base);                  // [d_head/2]
   m.angles = rope_angles(double(p.position), m.inv_freq);                          // [d_head/2]
-  if (table_changed) m.table = learned_table(p.max_position, p.d_model(), p.seed);  // [max_position, d]
+  if (table_changed) {
+    m.table = learned_table(p.max_position, p.d_model(), p.seed);  // [max_position, d]
+    build_table_image(m);
+  }
   if (vectors_changed) {
     m.q = seeded_normal(p.seed * 3 + 1, p.d_head);  // [d_head]
     m.k = seeded_normal(p.seed * 3 + 2, p.d_head);
@@ -38,11 +177,28 @@ void update_model(const Params& p, Model& m) {
     m.row.reset();
     m.lookup_error = looked_up.error();
   }
+  m.lookup_message = m.lookup_error ? m.lookup_error->full() : std::string();
 
   m.q_rot = apply_rope(m.q, double(p.position), m.inv_freq, p.pairing);
   m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
   m.score = m.q_rot.dot(m.k_rot);
   m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
+
+  if (curves_changed) build_curves(p, m);
+  if (decay_changed) build_decay(p, m);
+  if (token_changed) build_token(p, m);
+  const double x_end = field_extent(p.position, p.max_position);
+  if (freq_changed || x_end != m.field_x_end) build_field(m, x_end);
+  if (dims_changed) {
+    m.shapes = shape_trace(dims_of(p));
+    m.counts = param_counts(dims_of(p));
+    build_checks(p, m);
+  }
+  if (table_changed || freq_changed || !old || old->position != p.position) {
+    build_probe(p, m, m.probes[0], 5);
+    build_probe(p, m, m.probes[1], 100);
+    build_probe(p, m, m.probes[2], p.position);
+  }
   m.computed_from = p;
 }
 

@@ -4,7 +4,16 @@
 
 namespace rv {
 
+constexpr double anchor_shift = 1000.0;    // the score curve's second anchor is n + 1000
+constexpr int heatmap_side_max = 1024;     // texture cap per side; larger tables are downsampled
+constexpr int field_columns = 512;         // positions sampled by the angle field
+constexpr int decay_samples_max = 512;     // offsets at which the decay bound is evaluated
+
 // Brings app.model up to date with app.params. Cheap when nothing changed.
 void update_model(const Params& params, Model& model);
+
+// The angle field's x range for a position and table: a 1-2-5 step above both, so dragging the
+// position only rebuilds the field when it crosses a step.
+double field_extent(long long position, int max_position);
 
 }  // namespace rv

@@ -1,11 +1,40 @@
-// The explorer's panels: one function per topic, each drawing into the current ImGui window.
+// The explorer's panels: one function per topic, each drawing into the current ImGui window,
+// plus the small pure functions whose numbers they show (so tests can check them against core).
 #pragma once
+#include <Eigen/Core>
+
 #include "app/state.hpp"
 
 namespace rv {
 
 void show_controls(App& app);        // parameters, position slider, presets
 void show_notes(App& app);           // rejected or clamped inputs
-void show_position_test(App& app);   // the lesson's section 3, live: learned lookup vs RoPE angles
+void show_position_test(App& app);   // status strip: learned lookup at m (or its IndexError) vs RoPE
+
+void show_rotations(App& app);       // 1. Q/K pair i on the unit circle, rotated by m * theta_i; V unchanged
+void show_score_curve(App& app);     // 2. <RoPE(q, m), RoPE(k, n)> against m - n at two anchors, decay bound
+void show_learned_table(App& app);   // 3. P[max_position, d] heatmap, row m, E[token] + P[t], IndexError
+void show_angle_field(App& app);     // 4. cos(x * theta_i) over positions x and pairs i
+void show_shape_trace(App& app);     // 5. the lesson's dims and every step's shape, parameter counts
+void show_checks(App& app);          // 6. norm kept, relative property, section 3 table, core's checks
+void show_comparison(App& app);      // 7. sections 4 and 5 with live values
+
+struct Panel {
+  const char* name;
+  void (*show)(App&);
+};
+constexpr int panel_count = 7;
+const Panel* panels();  // the seven, in the order above
+
+// What the rotations panel draws for pair i.
+struct PairView {
+  double theta = 0, angle = 0, angle_mod = 0, wavelength = 0;  // theta_i, m theta_i, fmod(., 2 pi), 2 pi / theta_i
+  Eigen::Vector2d q, q_rot, k_rot;                              // pair i of q, RoPE(q, m), RoPE(k, n)
+  bool beyond_table = false;                                    // wavelength > max_position
+};
+PairView pair_view(const App& app, int i);
+
+// The score panel's envelope: RoFormer's bound at |r| scaled so bound(0) = max |score| on the curve.
+double decay_envelope_scale(const Model& m);
 
 }  // namespace rv

@@ -10,7 +10,8 @@ namespace rv {
 bool Params::operator==(const Params& o) const {
   return position == o.position && key_position == o.key_position && max_position == o.max_position &&
          d_head == o.d_head && heads == o.heads && batch == o.batch && seq_len == o.seq_len && vocab == o.vocab &&
-         base == o.base && pairing == o.pairing && seed == o.seed && offsets == o.offsets;
+         base == o.base && pairing == o.pairing && seed == o.seed && offsets == o.offsets &&
+         tab_top == o.tab_top && tab_bottom == o.tab_bottom;
 }
 
 namespace {
@@ -59,6 +60,8 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   if (key == "seq_len") return set_int(p.seq_len, key, value, 1, Limits::seq_len_max, notes);
   if (key == "vocab") return set_int(p.vocab, key, value, 1, Limits::vocab_max, notes);
   if (key == "offsets") return set_int(p.offsets, key, value, 1, Limits::offsets_max, notes);
+  if (key == "tab_top") return set_int(p.tab_top, key, value, 0, 2, notes);
+  if (key == "tab_bottom") return set_int(p.tab_bottom, key, value, 0, 3, notes);
   if (key == "seed") return set_int(p.seed, key, value, 0, Limits::seed_max, notes);
   if (key == "d_head") {
     int d = p.d_head;
@@ -130,7 +133,8 @@ std::string encode_query(const Params& p) {
          "&max_position=" + to_string(p.max_position) + "&d_head=" + to_string(p.d_head) +
          "&heads=" + to_string(p.heads) + "&batch=" + to_string(p.batch) + "&seq_len=" + to_string(p.seq_len) +
          "&vocab=" + to_string(p.vocab) + "&base=" + format_number(p.base) + "&pairing=" + pairing_name(p.pairing) +
-         "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets);
+         "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets) +
+         "&tab_top=" + to_string(p.tab_top) + "&tab_bottom=" + to_string(p.tab_bottom);
 }
 
 }  // namespace rv

@@ -11,7 +11,6 @@ namespace {
 
 constexpr int described_pairs_max = 8;
 
-std::vector<double> to_vector(const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
 
 }  // namespace
 
@@ -43,7 +42,28 @@ std::string describe(const App& app) {
   s += "; theta = " + thetas + (shown < pairs ? ", ..." : "") + "; angles in radians = " + angles +
        (shown < pairs ? ", ..." : "") + ". ";
   s += "Score of query at m = " + std::to_string(p.position) + " with key at n = " + std::to_string(p.key_position) +
-       " (offset " + std::to_string(p.position - p.key_position) + "): " + format_sig(m.score) + ".";
+       " (offset " + std::to_string(p.position - p.key_position) + "): " + format_sig(m.score) + ". ";
+  // What the panels show.
+  int long_pairs = 0;
+  for (int i = 0; i < pairs; ++i) long_pairs += 6.283185307179586 / m.inv_freq[i] > double(p.max_position);
+  s += "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
+       std::to_string(long_pairs) + " of " + std::to_string(pairs) +
+       " pairs have a wavelength longer than max_position, so they never complete a turn inside the table; V is not "
+       "rotated. ";
+  s += "Dot product panel: the score against the offset m - n from -" + std::to_string(p.offsets) + " to " +
+       std::to_string(p.offsets) + " at key positions " + format_sig(m.anchor_a) + " and " + format_sig(m.anchor_b) +
+       "; the two curves coincide within " + format_sig(m.relative_spread, 3) +
+       ", because the score depends only on the offset. ";
+  s += "Learned table panel: a heatmap of P with " + std::to_string(p.max_position) + " rows and " +
+       std::to_string(p.d_model()) + " columns, " +
+       (m.lookup_error ? "with the missing row " + std::to_string(p.position) + " marked below the table. "
+                       : "with row " + std::to_string(p.position) + " highlighted. ");
+  s += "Angle field panel: cos of x times theta_i for positions x from 0 to " + format_sig(m.field_x_end) +
+       ", low pairs changing fast, high pairs slowly. ";
+  int holds = 0;
+  for (const Check& c : m.checks) holds += c.ok;
+  s += "Checks panel: rotation keeps the norm within " + format_sig(m.norm_max_diff, 3) + "; " +
+       std::to_string(holds) + " of " + std::to_string(m.checks.size()) + " of the lesson's checks hold for these settings.";
   return s;
 }
 
@@ -66,6 +86,7 @@ std::string state_json(const App& app) {
   j.key("angle").values(m.angles.data(), int(m.angles.size()));
   j.key("params").value(0).end_object();
   j.key("score").value(m.score).key("norm_max_diff").value(m.norm_max_diff);
+  j.key("relative_spread").value(m.relative_spread).key("tab_top").value(p.tab_top).key("tab_bottom").value(p.tab_bottom);
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
   j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
   j.end_object();

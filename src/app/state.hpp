@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,8 +12,12 @@
 #include "core/error.hpp"
 #include "core/learned.hpp"
 #include "core/rope.hpp"
+#include "core/shape_trace.hpp"
+#include "core/verify.hpp"
 
 namespace rv {
+
+class Gpu;  // app/gpu.hpp: the renderer seam for shader heatmaps (null when headless)
 
 // What a link (URL hash, --state, window.ropeviz.set) can set. Defaults are the lesson's.
 struct Params {
@@ -28,28 +33,82 @@ struct Params {
   Pairing pairing = Pairing::Interleaved;
   std::uint64_t seed = 123;
   int offsets = 64;            // the score curve spans m - n in [-offsets, offsets]
+  int tab_top = 0;             // panel shown in the top tab bar (0..2), part of the view a link restores
+  int tab_bottom = 0;          // panel shown in the bottom tab bar (0..3)
 
   int d_model() const { return heads * d_head; }
   bool operator==(const Params& o) const;
   bool operator!=(const Params& o) const { return !(*this == o); }
 };
 
+// A float grid [rows, cols] (row-major) for a heatmap, with a version that changes with its data.
+struct Grid {
+  std::vector<float> values;
+  int rows = 0, cols = 0;
+  std::uint64_t version = 0;
+};
+
+// The lesson's section 3 probe, live: what each method does at one position.
+struct Probe {
+  long long position = 0;
+  bool learned_ok = false;
+  std::string learned;  // "P[5]: row of width 32" or the full IndexError
+  double angle0 = 0.0;  // position * theta_0
+  double angle_last = 0.0;  // position * theta_{d/2-1}
+};
+
 // Everything computed from Params by src/core; recomputed only when its inputs change.
 struct Model {
   std::optional<Params> computed_from;   // nullopt until the first update
+  std::uint64_t versions = 0;            // source of Grid / curve versions
   Eigen::VectorXd inv_freq;               // theta_i                     [d_head/2]
   Eigen::VectorXd angles;                 // m * theta_i                 [d_head/2]
   LearnedTable table;                     // P                           [max_position, d]
   std::optional<Eigen::RowVectorXd> row;  // P[m] when m < max_position  [d]
   std::optional<Error> lookup_error;      // the IndexError otherwise
+  std::string lookup_message;             // lookup_error->full(), or "" (kept, so frames need not build it)
   Eigen::VectorXd q, k, v;                // seeded head vectors         [d_head]
   Eigen::VectorXd q_rot, k_rot;           // RoPE(q, m), RoPE(k, n)      [d_head]
   double score = 0.0;                     // <RoPE(q, m), RoPE(k, n)>
   double norm_max_diff = 0.0;             // | ||RoPE(q)|| - ||q|| | (max over q, k)
+
+  // [SECTION] Dot product against offset: score(anchor + r, anchor) for r in [-offsets, offsets]
+  double anchor_a = 0.0, anchor_b = 0.0;  // n and n + anchor_shift
+  std::vector<double> curve_a, curve_b;   // [2 * offsets + 1]
+  std::vector<double> decay_r, decay;     // RoFormer bound sampled at |r| = decay_r[j]
+  double relative_spread = 0.0;           // max |curve_a - curve_b| (core: rope_relative_spread)
+  std::uint64_t curve_version = 0;
+
+  // [SECTION] Learned table as a heatmap (downsampled by signed block max-abs when large)
+  Grid table_img;                // [ceil(max_position / row_step), ceil(d / col_step)]
+  int table_row_step = 1, table_col_step = 1;
+  double table_absmax = 0.0;     // max |P| over the whole table
+  long long token = 0;           // token id at position m (seeded)
+  Eigen::RowVectorXd e_row;      // E[token]                    [d]
+
+  // [SECTION] Angle field cos(x * theta_i): pairs (rows) x positions 0..field_x_end (cols)
+  Grid field;
+  double field_x_end = 0.0;
+
+  // [SECTION] Shape trace and checks
+  std::vector<ShapeStep> shapes;
+  ParamCounts counts;
+  std::vector<Check> checks;       // core's lesson_checks for the current dims
+  bool checks_lesson_dims = false;  // B, T, h were too large: checks ran with the lesson's 2, 5, 4
+  Probe probes[3];                 // positions 5, 100 and m
 };
 
 struct Rect {
   float x = 0, y = 0, w = 0, h = 0;
+};
+
+// A curve reduced to min/max per pixel column, cached until its data or width changes.
+struct Decimated {
+  std::vector<float> lo, hi;  // [columns]
+  int columns = 0;
+  std::size_t n = 0;          // points in the source curve
+  std::uint64_t version = 0;
+  int recomputes = 0;  // for tests: how often the cache was rebuilt
 };
 
 // The UI's own state: nothing here changes the math.
@@ -60,6 +119,11 @@ struct Ui {
   double frame_ms = 0.0;                     // CPU time of the last frame
   long long frames = 0;
   int curve_capacity = 0;
+  std::shared_ptr<Gpu> gpu;                  // set by the platform; null when headless
+  bool controls_open = true;
+  bool show_decay = true;
+  int shown_tab[2] = {-1, -1};               // panel each tab bar drew last frame
+  Decimated dec_a, dec_b;                    // the score curves at the plot's width
 };
 
 struct App {

@@ -1,6 +1,7 @@
-# Writes each GLSL file of INPUTS as a raw string into OUTPUT, looked up by file stem.
+# Writes each GLSL file of INPUTS (comma-separated) as a raw string into OUTPUT, looked up by file stem.
 set(body "")
-foreach(file IN LISTS INPUTS)
+string(REPLACE "," ";" inputs "${INPUTS}")
+foreach(file IN LISTS inputs)
   get_filename_component(name "${file}" NAME_WE)
   file(READ "${file}" text)
   string(APPEND body "  {\"${name}\", R\"glsl(${text})glsl\"},\n")

@@ -66,7 +66,7 @@ double non_negative(Request& r, const char* key, std::optional<double> fallback 
 }
 
 std::optional<RopeScaling> scaling_args(Request& outer, const json& obj) {
-    Request r(obj);
+    Request r(obj, "scaling.");
     RopeScaling s;
     const std::string type = r.has("type") ? r.string("type") : r.string("rope_type");
     if (r.error) { outer.error = r.error; return std::nullopt; }
@@ -74,7 +74,10 @@ std::optional<RopeScaling> scaling_args(Request& outer, const json& obj) {
     if (!t) { outer.fail("scaling.type must be one of \"linear\", \"dynamic\", \"yarn\", \"llama3\", got \"" + type + "\""); return std::nullopt; }
     s.type = *t;
     const bool llama3 = s.type == ScalingType::Llama3;
-    s.factor = r.number("factor", llama3 || s.type == ScalingType::None ? std::optional<double>(llama3 ? 8.0 : 1.0) : std::nullopt);
+    std::optional<double> default_factor;  // required, except Llama 3.1's published 8 and "none"
+    if (llama3) default_factor = 8.0;
+    if (s.type == ScalingType::None) default_factor = 1.0;
+    s.factor = r.number("factor", default_factor);
     s.original_max_position_embeddings = r.number("original_max_position_embeddings", llama3 ? 8192.0 : 0.0);
     s.beta_fast = r.number("beta_fast", 32.0);
     s.beta_slow = r.number("beta_slow", 1.0);

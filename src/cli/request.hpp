@@ -15,7 +15,8 @@ using json = nlohmann::ordered_json;  // keeps keys in insertion order: {"error"
 // Usage: read every field, then check `error` once; after an error, getters return harmless defaults.
 class Request {
 public:
-    explicit Request(const json& j) : j_(j) {}
+    // prefix names a nested object in messages, e.g. "scaling." -> "missing required field \"scaling.factor\""
+    explicit Request(const json& j, std::string prefix = "") : j_(j), prefix_(std::move(prefix)) {}
 
     bool has(const char* key) const;
     long long integer(const char* key, std::optional<long long> fallback = std::nullopt);
@@ -35,7 +36,9 @@ public:
 
 private:
     const json* find(const char* key) const;
+    std::string q(const char* key) const { return "\"" + prefix_ + key + "\""; }  // quoted field name
     const json& j_;
+    std::string prefix_;
 };
 
 // One finite JSON number as an exact integer, if it is one.

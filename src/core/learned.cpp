@@ -59,11 +59,11 @@ Expected<Eigen::RowVectorXd> learned_lookup(const LearnedTable& table, long long
     return Eigen::RowVectorXd(table.P.row(static_cast<Eigen::Index>(position)));  // P[t]  # [d]
 }
 
-Expected<Eigen::MatrixXd> learned_lookup_rows(const LearnedTable& table, const std::vector<long long>& positions) {
+Expected<RowMatrixXd> learned_lookup_rows(const LearnedTable& table, const std::vector<long long>& positions) {
     const long long size = table.P.rows();
     for (long long pos : positions)
         if (pos < 0 || pos >= size) return index_error(pos, size);
-    Eigen::MatrixXd rows(static_cast<Eigen::Index>(positions.size()), table.P.cols());  // [n, d]
+    RowMatrixXd rows(static_cast<Eigen::Index>(positions.size()), table.P.cols());  // [n, d]
     for (std::size_t r = 0; r < positions.size(); ++r)
         rows.row(static_cast<Eigen::Index>(r)) = table.P.row(static_cast<Eigen::Index>(positions[r]));
     return rows;
@@ -73,7 +73,7 @@ long long learned_param_count(int max_position, int d) {
     return static_cast<long long>(max_position) * static_cast<long long>(d);
 }
 
-Expected<Tensor3d> learned_embed(const Eigen::MatrixXd& E, const LearnedTable& table,
+Expected<Tensor3d> learned_embed(const RowMatrixXd& E, const LearnedTable& table,
                                  const std::vector<long long>& token_ids, int B, int T, long long pos0) {
     if (B < 0 || T < 0 || token_ids.size() != static_cast<std::size_t>(B) * static_cast<std::size_t>(T))
         return bad_request("token_ids must have B*T entries");
@@ -83,14 +83,14 @@ Expected<Tensor3d> learned_embed(const Eigen::MatrixXd& E, const LearnedTable& t
         if (pos0 + t < 0 || pos0 + t >= size) return index_error(pos0 + t, size);
     for (long long id : token_ids)
         if (id < 0 || id >= V) return index_error(id, V);
-    const long long d = E.cols();
-    Tensor3d h({B, T, d});  // [B, T, d]
-    for (int b = 0; b < B; ++b)
-        for (int t = 0; t < T; ++t) {
-            const Eigen::Index tok = static_cast<Eigen::Index>(token_ids[static_cast<std::size_t>(b) * T + t]);
-            const Eigen::Index row = static_cast<Eigen::Index>(pos0 + t);
-            for (long long j = 0; j < d; ++j) h(b, t, j) = E(tok, j) + table.P(row, j);  // E[tok] + P[t]
-        }
+    const std::size_t d = static_cast<std::size_t>(E.cols());
+    Tensor3d h({B, T, static_cast<long long>(d)});  // [B, T, d]
+    double* out = h.ptr();
+    for (std::size_t bt = 0; bt < token_ids.size(); ++bt, out += d) {
+        const double* e = E.data() + static_cast<std::size_t>(token_ids[bt]) * d;                     // E[token]
+        const double* p = table.P.data() + static_cast<std::size_t>(pos0 + static_cast<long long>(bt % static_cast<std::size_t>(T))) * d;  // P[t]
+        for (std::size_t j = 0; j < d; ++j) out[j] = e[j] + p[j];
+    }
     return h;
 }
 

@@ -6,12 +6,13 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/matrix.hpp"
 #include "core/tensor.hpp"
 
 namespace rv {
 
 struct LearnedTable {
-    Eigen::MatrixXd P;  // [max_position, d]
+    RowMatrixXd P;  // [max_position, d], row-major like torch's embedding weight (row t contiguous)
     int max_position() const { return static_cast<int>(P.rows()); }
     int d() const { return static_cast<int>(P.cols()); }
 };
@@ -36,13 +37,13 @@ LearnedTable learned_table(int max_position, int d, std::uint64_t seed, double s
 // P[position] or IndexError "index 100 is out of bounds for dimension 0 with size 10" (negatives rejected)  # [d]
 Expected<Eigen::RowVectorXd> learned_lookup(const LearnedTable& table, long long position);
 // P[positions] for several positions; the first bad position decides the error     # [n, d]
-Expected<Eigen::MatrixXd> learned_lookup_rows(const LearnedTable& table, const std::vector<long long>& positions);
+Expected<RowMatrixXd> learned_lookup_rows(const LearnedTable& table, const std::vector<long long>& positions);
 // max_position * d
 long long learned_param_count(int max_position, int d);
 
 // h[b, t] = E[token_ids[b, t]] + P[pos0 + t]: [B, T, d] + [T, d] -> [B, T, d] (broadcast over B).
 // token_ids is [B, T] row-major; E is [V, d]. Bad token id or position -> IndexError.
-Expected<Tensor3d> learned_embed(const Eigen::MatrixXd& E, const LearnedTable& table,
+Expected<Tensor3d> learned_embed(const RowMatrixXd& E, const LearnedTable& table,
                                  const std::vector<long long>& token_ids, int B, int T, long long pos0 = 0);
 
 }  // namespace rv

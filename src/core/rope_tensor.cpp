@@ -9,21 +9,41 @@ namespace rv {
 namespace {
 constexpr long long kTableReanchor = 32;  // rows between exact sin/cos in the equally spaced table recurrence
 
-// One row (d_head floats) rotated with c[i], s[i] for pair i.
-inline void rotate_row_interleaved(const float* in, float* out, const float* c, const float* s, int half) {
+// One row (d_head floats) rotated with c[i], s[i] for pair i. __restrict: the tables never alias the tensor.
+#if defined(__GNUC__) || defined(__clang__)
+#define RV_RESTRICT __restrict
+#else
+#define RV_RESTRICT
+#endif
+inline void rotate_row_interleaved(float* RV_RESTRICT x, const float* RV_RESTRICT c, const float* RV_RESTRICT s, int half) {
     for (int i = 0; i < half; ++i) {
-        const float a = in[2 * i], b = in[2 * i + 1];
-        out[2 * i] = a * c[i] - b * s[i];      // x' = x cos - y sin
-        out[2 * i + 1] = a * s[i] + b * c[i];  // y' = x sin + y cos
+        const float a = x[2 * i], b = x[2 * i + 1];
+        x[2 * i] = a * c[i] - b * s[i];      // x' = x cos - y sin
+        x[2 * i + 1] = a * s[i] + b * c[i];  // y' = x sin + y cos
     }
 }
-inline void rotate_row_half_split(const float* in, float* out, const float* c, const float* s, int half) {
-    const float* in_b = in + half;
-    float* out_b = out + half;
+inline void rotate_row_half_split(float* RV_RESTRICT x, const float* RV_RESTRICT c, const float* RV_RESTRICT s, int half) {
+    float* RV_RESTRICT xb = x + half;
     for (int i = 0; i < half; ++i) {
-        const float a = in[i], b = in_b[i];
+        const float a = x[i], b = xb[i];
+        x[i] = a * c[i] - b * s[i];
+        xb[i] = a * s[i] + b * c[i];
+    }
+}
+inline void rotate_row_interleaved(const float* RV_RESTRICT in, float* RV_RESTRICT out, const float* RV_RESTRICT c,
+                                   const float* RV_RESTRICT s, int half) {
+    for (int i = 0; i < half; ++i) {
+        const float a = in[2 * i], b = in[2 * i + 1];
+        out[2 * i] = a * c[i] - b * s[i];
+        out[2 * i + 1] = a * s[i] + b * c[i];
+    }
+}
+inline void rotate_row_half_split(const float* RV_RESTRICT in, float* RV_RESTRICT out, const float* RV_RESTRICT c,
+                                  const float* RV_RESTRICT s, int half) {
+    for (int i = 0; i < half; ++i) {
+        const float a = in[i], b = in[i + half];
         out[i] = a * c[i] - b * s[i];
-        out_b[i] = a * s[i] + b * c[i];
+        out[i + half] = a * s[i] + b * c[i];
     }
 }
 }  // namespace
@@ -46,44 +66,67 @@ RopeTableF32 rope_table_f32(const std::vector<double>& positions, const Eigen::V
 
 RopeTableF32 rope_table_f32(double pos0, long long T, const Eigen::VectorXd& inv_freq) {
     RopeTableF32 table;
+    fill_rope_table_f32(table, pos0, T, inv_freq);
+    return table;
+}
+
+void fill_rope_table_f32(RopeTableF32& table, double pos0, long long T, const Eigen::VectorXd& inv_freq) {
     table.T = T;
     table.half = static_cast<int>(inv_freq.size());
-    const int half = table.half;
+    const std::size_t half = static_cast<std::size_t>(table.half);
     table.cos.resize(static_cast<std::size_t>(T) * half);
     table.sin.resize(static_cast<std::size_t>(T) * half);
-    for (int i = 0; i < half; ++i) {
-        const double step_c = std::cos(inv_freq[i]), step_s = std::sin(inv_freq[i]);  // e^{i theta}
-        double c = 0.0, s = 0.0;
-        for (long long t = 0; t < T; ++t) {
-            if (t % kTableReanchor == 0) {  // exact anchor keeps the recurrence error ~1e-15
-                const double angle = (pos0 + static_cast<double>(t)) * inv_freq[i];
-                c = std::cos(angle);
-                s = std::sin(angle);
-            } else {
-                const double cn = c * step_c - s * step_s;  // e^{i(m+1)theta} = e^{i m theta} e^{i theta}
-                s = s * step_c + c * step_s;
-                c = cn;
+    constexpr std::size_t kStack = 256;  // recurrence state on the stack (8 KiB) for d_head <= 512
+    double stack_buf[4 * kStack];
+    std::vector<double> heap_buf(half > kStack ? 4 * half : 0);
+    double* c = half > kStack ? heap_buf.data() : stack_buf;
+    double *s = c + half, *step_c = s + half, *step_s = step_c + half;
+    for (std::size_t i = 0; i < half; ++i) {
+        step_c[i] = std::cos(inv_freq[static_cast<Eigen::Index>(i)]);  // e^{i theta}
+        step_s[i] = std::sin(inv_freq[static_cast<Eigen::Index>(i)]);
+    }
+    for (long long t = 0; t < T; ++t) {
+        float* cr = table.cos.data() + static_cast<std::size_t>(t) * half;
+        float* sr = table.sin.data() + static_cast<std::size_t>(t) * half;
+        if (t % kTableReanchor == 0) {  // exact anchor keeps the recurrence error ~1e-15
+            for (std::size_t i = 0; i < half; ++i) {
+                const double angle = (pos0 + static_cast<double>(t)) * inv_freq[static_cast<Eigen::Index>(i)];
+                c[i] = std::cos(angle);
+                s[i] = std::sin(angle);
             }
-            table.cos[static_cast<std::size_t>(t) * half + i] = static_cast<float>(c);
-            table.sin[static_cast<std::size_t>(t) * half + i] = static_cast<float>(s);
+        } else {
+            for (std::size_t i = 0; i < half; ++i) {
+                const double cn = c[i] * step_c[i] - s[i] * step_s[i];  // e^{i(m+1)theta} = e^{i m theta} e^{i theta}
+                s[i] = s[i] * step_c[i] + c[i] * step_s[i];
+                c[i] = cn;
+            }
+        }
+        for (std::size_t i = 0; i < half; ++i) {
+            cr[i] = static_cast<float>(c[i]);
+            sr[i] = static_cast<float>(s[i]);
         }
     }
-    return table;
 }
 
 void apply_rope_f32(const float* in, float* out, long long B, long long T, long long h, int d_head,
                     const RopeTableF32& table, Pairing p) {
     assert(table.T >= T && table.half == d_head / 2);
     const int half = d_head / 2;
+    const bool inplace = in == out;
     for (long long b = 0; b < B; ++b)
         for (long long t = 0; t < T; ++t) {
             const float* c = table.cos.data() + t * half;  // freqs_cis[t] broadcast over batch and heads
             const float* s = table.sin.data() + t * half;
-            const std::size_t base = static_cast<std::size_t>((b * T + t) * h) * static_cast<std::size_t>(d_head);
+            const std::size_t row0 = static_cast<std::size_t>((b * T + t) * h) * static_cast<std::size_t>(d_head);
             for (long long head = 0; head < h; ++head) {
-                const std::size_t off = base + static_cast<std::size_t>(head) * d_head;
-                if (p == Pairing::Interleaved) rotate_row_interleaved(in + off, out + off, c, s, half);
-                else rotate_row_half_split(in + off, out + off, c, s, half);
+                const std::size_t off = row0 + static_cast<std::size_t>(head) * static_cast<std::size_t>(d_head);
+                if (inplace) {
+                    if (p == Pairing::Interleaved) rotate_row_interleaved(out + off, c, s, half);
+                    else rotate_row_half_split(out + off, c, s, half);
+                } else {
+                    if (p == Pairing::Interleaved) rotate_row_interleaved(in + off, out + off, c, s, half);
+                    else rotate_row_half_split(in + off, out + off, c, s, half);
+                }
             }
         }
 }

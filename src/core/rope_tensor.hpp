@@ -19,10 +19,12 @@ struct RopeTableF32 {
 // Arbitrary positions: one sin/cos per entry. Equally spaced positions: rotation recurrence, re-anchored every 32 rows.
 RopeTableF32 rope_table_f32(const std::vector<double>& positions, const Eigen::VectorXd& inv_freq);
 RopeTableF32 rope_table_f32(double pos0, long long T, const Eigen::VectorXd& inv_freq);  // positions pos0 + t
+// Same, refilling `table` in place: no allocation once its buffers are large enough (per-frame use).
+void fill_rope_table_f32(RopeTableF32& table, double pos0, long long T, const Eigen::VectorXd& inv_freq);
 
 // In-place rotation of x [B, T, h, d_head] (contiguous, row-major) with the table's row t for every (b, t, head).
 void apply_rope_f32(float* x, long long B, long long T, long long h, int d_head, const RopeTableF32& table, Pairing p);
-// Out-of-place variant (out may equal in).
+// Out-of-place variant: out == in is in place; otherwise the two buffers must not overlap.
 void apply_rope_f32(const float* in, float* out, long long B, long long T, long long h, int d_head,
                     const RopeTableF32& table, Pairing p);
 

@@ -5,8 +5,8 @@
 
 namespace rv {
 
-Eigen::MatrixXd sinusoidal(int d, const std::vector<double>& positions, double base) {
-    Eigen::MatrixXd pe(static_cast<Eigen::Index>(positions.size()), d);  // [positions, d]
+RowMatrixXd sinusoidal(int d, const std::vector<double>& positions, double base) {
+    RowMatrixXd pe(static_cast<Eigen::Index>(positions.size()), d);  // [positions, d]
     for (int i = 0; 2 * i < d; ++i) {
         const double denom = std::pow(base, static_cast<double>(2 * i) / d);  // 10000^(2i/d)
         for (std::size_t r = 0; r < positions.size(); ++r) {

@@ -4,9 +4,11 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "core/matrix.hpp"
+
 namespace rv {
 
-// d must be even and > 0                                                   # [positions, d]
-Eigen::MatrixXd sinusoidal(int d, const std::vector<double>& positions, double base = 10000.0);
+// d must be even and > 0; row-major                                       # [positions, d]
+RowMatrixXd sinusoidal(int d, const std::vector<double>& positions, double base = 10000.0);
 
 }  // namespace rv

@@ -117,7 +117,7 @@ std::vector<Check> lesson_checks(const VerifyConfig& cfg) {
                        std::to_string(cfg.exercise_max_position) + " x " + std::to_string(k.d()) + " = " +
                            std::to_string(learned) + " learned; RoPE 0"});
         LearnedTable big;
-        big.P = Eigen::MatrixXd::Zero(cfg.exercise_max_position, 1);
+        big.P = RowMatrixXd::Zero(cfg.exercise_max_position, 1);
         auto fail = learned_lookup(big, 2 * cfg.exercise_max_position - 1);
         const Eigen::VectorXd far = apply_rope(rows.row(0).transpose(), 2.0 * cfg.exercise_max_position - 1, theta, Pairing::Interleaved);
         out.push_back({"exercise 2: length " + std::to_string(2 * cfg.exercise_max_position), !fail.ok() && far.allFinite(),

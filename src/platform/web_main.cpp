@@ -3,7 +3,6 @@
 #include <GLFW/glfw3.h>
 #include <emscripten/emscripten.h>
 
-#include <cmath>
 #include <string>
 
 #include "app/model.hpp"
@@ -76,21 +75,18 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_rect(Web* web, const char* id) {
   return web->reply.c_str();
 }
 
-// The page's layout size in CSS pixels and its devicePixelRatio: the canvas backing store gets
-// CSS size x ratio so text is crisp; fonts and style scale with it.
-EMSCRIPTEN_KEEPALIVE void rv_web_resize(Web* web, double css_w, double css_h, double ratio) {
-  if (!(ratio >= 0.5 && ratio <= 8.0)) ratio = 1.0;
-  const int w = int(std::lround(std::fmax(0.0, css_w) * ratio));
-  const int h = int(std::lround(std::fmax(0.0, css_h) * ratio));
-  web->app.ui.scale = float(ratio);
-  glfwSetWindowSize(web->window.handle, std::max(w, 1), std::max(h, 1));
+// The page's devicePixelRatio: the page sizes the canvas backing store to CSS size x ratio (with
+// Module.setCanvasSize, not glfwSetWindowSize, which asks for fullscreen when the size equals the
+// screen's); fonts and style scale with it here.
+EMSCRIPTEN_KEEPALIVE void rv_web_set_scale(Web* web, double ratio) {
+  web->app.ui.scale = ratio >= 0.5 && ratio <= 8.0 ? float(ratio) : 1.0f;
 }
 
 }  // extern "C"
 
 int main() {
   Web* web = new Web();  // lives as long as the page
-  std::string error = rv::open_window(web->window, "ropeviz", 1280, 800, "#version 300 es");
+  std::string error = rv::open_window(web->window, "ropeviz", 1280, 800);
   if (!error.empty()) {
     EM_ASM({ Module.rvFatal(UTF8ToString($0)); }, error.c_str());
     return 1;

@@ -1,4 +1,4 @@
-// Shared window plumbing: GLFW context, ImGui backends, theme at the right scale, one frame.
+// Shared window plumbing: GLFW context, ImGui input backend + our renderer, theme at the right scale, one frame.
 #include "platform/window.hpp"
 
 #include <GLFW/glfw3.h>
@@ -8,13 +8,14 @@
 #include "app/app.hpp"
 #include "app/theme.hpp"
 #include "backends/imgui_impl_glfw.h"
-#include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "platform/gl.hpp"
+#include "platform/gl_heatmap.hpp"
+#include "platform/gl_renderer.hpp"
 
 namespace rv {
 
-std::string open_window(Window& w, const char* title, int width, int height, const char* glsl_version) {
+std::string open_window(Window& w, const char* title, int width, int height) {
   if (!glfwInit()) return "could not initialise GLFW (no display?)";
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -31,12 +32,11 @@ std::string open_window(Window& w, const char* title, int width, int height, con
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // the URL / --state carries what matters, not imgui.ini
   ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
-  ImGui_ImplOpenGL3_Init(glsl_version);
-  return "";
+  return gl_renderer_init(w.renderer);
 }
 
 void close_window(Window& w) {
-  ImGui_ImplOpenGL3_Shutdown();
+  gl_renderer_shutdown(w.renderer);
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   if (w.handle) glfwDestroyWindow(w.handle);
@@ -47,15 +47,14 @@ void close_window(Window& w) {
 void sync_scale(Window& w, const App& app) {
   if (w.font_scale == app.ui.scale) return;
   theme::apply(app.ui.scale);
-  ImGui_ImplOpenGL3_DestroyFontsTexture();
-  ImGui_ImplOpenGL3_CreateFontsTexture();
+  gl_renderer_upload_fonts(w.renderer);
   w.font_scale = app.ui.scale;
 }
 
 void render_frame(Window& w, App& app) {
   const auto start = std::chrono::steady_clock::now();
   sync_scale(w, app);
-  ImGui_ImplOpenGL3_NewFrame();
+  if (!app.ui.gpu) app.ui.gpu = make_gl_heatmap();  // the App owns it; panels draw heatmaps through it
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   frame(app);
@@ -65,7 +64,7 @@ void render_frame(Window& w, App& app) {
   glViewport(0, 0, fb_w, fb_h);
   glClearColor(0.086f, 0.094f, 0.11f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  gl_renderer_draw(w.renderer, ImGui::GetDrawData());
   app.ui.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "app/state.hpp"
+#include "platform/gl_renderer.hpp"
 
 struct GLFWwindow;
 
@@ -10,11 +11,12 @@ namespace rv {
 
 struct Window {
   GLFWwindow* handle = nullptr;
+  GlRenderer renderer;
   float font_scale = 0.0f;  // the scale the font atlas was built for
 };
 
 // Opens the window and sets up ImGui for it. Returns an error message, or "" on success.
-std::string open_window(Window& w, const char* title, int width, int height, const char* glsl_version);
+std::string open_window(Window& w, const char* title, int width, int height);
 void close_window(Window& w);
 // Re-applies theme and fonts when app.ui.scale changed (HiDPI, moving between monitors).
 void sync_scale(Window& w, const App& app);

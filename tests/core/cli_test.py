@@ -7,6 +7,7 @@ import sys
 
 CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 failures = []
+checks = [0]
 
 
 def strict_loads(s):
@@ -23,6 +24,7 @@ def run(lines):
 
 
 def check(cond, what):
+    checks[0] += 1
     if not cond:
         failures.append(what)
         print("FAIL:", what)
@@ -218,5 +220,5 @@ check(p.returncode == 0 and all(op in p.stdout for op in
 p = subprocess.run([CLI, "frobnicate"], capture_output=True, text=True)
 check(p.returncode != 0, "unknown subcommand fails")
 
-print("%d failures" % len(failures) if failures else "cli_test: all checks passed")
+print("%d checks," % checks[0], "%d failures" % len(failures) if failures else "cli_test: all checks passed")
 sys.exit(1 if failures else 0)

@@ -112,7 +112,7 @@ TEST_CASE("exercise 1: 2048 x 32 = 65,536 learned parameters vs 0 for RoPE") {
 
 TEST_CASE("exercise 2: trained at 2048, run at 4096: learned fails at index 2048, RoPE computes position 4095") {
     LearnedTable P;
-    P.P = Eigen::MatrixXd::Zero(2048, 32);
+    P.P = RowMatrixXd::Zero(2048, 32);
     std::vector<long long> positions;
     for (long long t = 0; t < 4096; ++t) positions.push_back(t);
     auto rows = learned_lookup_rows(P, positions);
@@ -126,7 +126,7 @@ TEST_CASE("exercise 2: trained at 2048, run at 4096: learned fails at index 2048
 TEST_CASE("lesson 1.3: E[token_ids] + P[positions] is [2, 5, 32] and broadcasts P over the batch") {
     const Dims k;
     NormalRng rng(5);
-    Eigen::MatrixXd E(k.V, k.d());
+    RowMatrixXd E(k.V, k.d());
     for (Eigen::Index i = 0; i < E.size(); ++i) E.data()[i] = rng.normal();
     const LearnedTable P = learned_table(k.max_position, k.d(), 9);
     std::vector<long long> ids{1, 2, 3, 4, 5, 99, 0, 7, 7, 7};

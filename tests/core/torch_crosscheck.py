@@ -15,9 +15,11 @@ except Exception as e:  # noqa: BLE001
 CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 torch.set_default_dtype(torch.float64)
 failures = []
+checks = [0]
 
 
 def check(cond, what):
+    checks[0] += 1
     if not cond:
         failures.append(what)
         print("FAIL:", what)
@@ -222,5 +224,5 @@ check(torch_naive > 1e-2, "torch's float32 recipe really loses > 1e-2 rad at 1e6
 check(0.25 * torch_naive < naive.get("max_angle_err", 0) < 4 * torch_naive, "naive emulation matches torch's magnitude")
 check(ours.get("max_angle_err", 1) < 2e-7, "ours stays at float32 rounding")
 
-print("%d failures" % len(failures) if failures else "torch_crosscheck: all checks passed")
+print("%d checks," % checks[0], "%d failures" % len(failures) if failures else "torch_crosscheck: all checks passed")
 sys.exit(1 if failures else 0)

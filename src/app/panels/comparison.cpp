@@ -1,0 +1,94 @@
+// Panel 7, comparison and judgment: the lesson's sections 4 and 5 as tables, with the values that
+// depend on the settings (parameter counts, whether position m is served) filled in live.
+#include <cstdio>
+
+#include "app/panels.hpp"
+#include "app/theme.hpp"
+#include "imgui.h"
+
+namespace rv {
+namespace {
+
+struct Row3 {
+  const char* a;
+  const char* b;
+  const char* c;
+};
+
+void row(const char* a, const char* b, const char* c, ImU32 cb = 0, ImU32 cc = 0) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextWrapped("%s", a);
+  ImGui::TableNextColumn();
+  if (cb) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(cb));
+  ImGui::TextWrapped("%s", b);
+  if (cb) ImGui::PopStyleColor();
+  ImGui::TableNextColumn();
+  if (cc) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(cc));
+  ImGui::TextWrapped("%s", c);
+  if (cc) ImGui::PopStyleColor();
+}
+
+bool begin_table(const char* id, const char* a, const char* b, const char* c, float height) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp |
+                                ImGuiTableFlags_ScrollY;
+  if (!ImGui::BeginTable(id, 3, flags, ImVec2(0, height))) return false;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn(a, ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn(b, ImGuiTableColumnFlags_WidthStretch, 1.6f);
+  ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, 1.6f);
+  ImGui::TableHeadersRow();
+  return true;
+}
+
+const Row3 section4[] = {
+    {"Mechanism", "Add learned vector P[t] to the token embedding", "Rotate Q/K pairs by m·θᵢ per pair"},
+    {"Where applied", "Input embedding layer (before the blocks)", "Inside attention, on Q and K only"},
+    {"Position info", "Absolute: each position has an independent vector", "Relative: the score depends on m − n"},
+    {"V affected?", "No", "No (Q/K only)"},
+    {"Shape change", "None: [B, T, d] -> [B, T, d]", "None: [B, T, h, d_head] -> [B, T, h, d_head]"},
+};
+
+const Row3 section5[] = {
+    {"Positional method for a decoder-only generation model?", "RoPE",
+     "Extrapolates to longer sequences at inference; zero parameters; relative-position property matches the causal "
+     "LM objective."},
+    {"When is learned absolute acceptable?", "Fixed max length (classification, fixed-input tasks)",
+     "Simple; each position learns its own vector; but fails if the sequence exceeds max_position."},
+    {"Does RoPE need KV-cache changes?", "No", "RoPE is applied to Q/K before caching; cached keys carry position."},
+    {"Should V be rotated?", "No", "Values carry content, not position."},
+    {"What if context length doubles at inference?", "RoPE handles it; learned absolute does not",
+     "The angle formula works at any position; a learned table needs retraining with more rows. Quality beyond the "
+     "training length still has to be measured."},
+};
+
+}  // namespace
+
+void show_comparison(App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  const float avail = ImGui::GetContentRegionAvail().y;
+  const float lh = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::TextColored(theme::vec(theme::muted), "Section 4: learned absolute vs RoPE (live rows first)");
+  if (begin_table("section4", "", "Learned absolute", "RoPE", std::max(6 * lh, avail * 0.58f - lh))) {
+    char learned[96], rope[96], served[160], at[48];
+    std::snprintf(learned, sizeof learned, "max_position × d = %d × %d = %lld (learned)", p.max_position, p.d_model(),
+                  (long long)p.max_position * p.d_model());
+    std::snprintf(rope, sizeof rope, "0 (fixed formula, θᵢ = %.6g^(-2i/%d))", p.base, p.d_head);
+    row("Parameters", learned, rope, theme::learned, theme::rope);
+    std::snprintf(at, sizeof at, "At m = %lld", p.position);
+    std::snprintf(served, sizeof served, "%s", m.lookup_error ? m.lookup_message.c_str() : "served: row P[m]");
+    row(at, served, "works: rotates every pair by m·θᵢ", m.lookup_error ? theme::error : theme::ok, theme::ok);
+    std::snprintf(learned, sizeof learned, "Fails beyond max_position - 1 = %d", p.max_position - 1);
+    row("Extrapolation", learned, "Works at any position", theme::learned, theme::rope);
+    for (const Row3& r : section4) row(r.a, r.b, r.c);
+    ImGui::EndTable();
+  }
+  ImGui::TextColored(theme::vec(theme::muted), "Section 5: engineering judgment");
+  if (begin_table("section5", "Question", "Recommendation", "Rationale", ImGui::GetContentRegionAvail().y)) {
+    for (const Row3& r : section5) row(r.a, r.b, r.c, theme::rope);
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace rv

@@ -1,0 +1,160 @@
+// Panel 3, the learned absolute table: P[max_position, d] as a shader heatmap with a diverging
+// colour legend, the row for position m highlighted, and embedding = E[token] + P[t] with its shape
+// [B, T, d]. Past the table, the missing row is drawn where it would be and the IndexError shown.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/panels.hpp"
+#include "app/plots.hpp"
+#include "app/theme.hpp"
+#include "app/widgets.hpp"
+#include "imgui.h"
+
+namespace rv {
+namespace {
+
+// x (from the window's left edge) where the strips start, after their labels.
+float ghost_height(float h) { return std::max(3.4f * ImGui::GetTextLineHeight(), h * 0.28f); }
+
+float strip_x() { return ImGui::GetStyle().WindowPadding.x + ImGui::CalcTextSize("E[token]").x + 12.0f; }
+
+// One row of values as a strip of cells (block max-abs when wider than the strip).
+void value_strip(const char* label, const double* v, int n, double absmax, float width, ImU32 accent) {
+  const float h = ImGui::GetTextLineHeight();
+  ImGui::TextColored(theme::vec(accent), "%s", label);
+  ImGui::SameLine(strip_x());
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float w = std::max(20.0f, width - (p.x - ImGui::GetWindowPos().x));
+  ImGui::Dummy(ImVec2(w, h));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  if (!v) {
+    dl->AddRect(p, ImVec2(p.x + w, p.y + h), theme::error);
+    dl->AddText(ImVec2(p.x + 4, p.y), theme::error, "no row: IndexError");
+    return;
+  }
+  const int cells = std::max(1, std::min(n, int(w / 2.0f)));
+  for (int c = 0; c < cells; ++c) {
+    const int j0 = c * n / cells, j1 = std::max(j0 + 1, (c + 1) * n / cells);
+    double x = 0;
+    for (int j = j0; j < j1; ++j)
+      if (std::abs(v[j]) > std::abs(x)) x = v[j];
+    dl->AddRectFilled(ImVec2(p.x + w * c / cells, p.y), ImVec2(p.x + w * (c + 1) / cells, p.y + h),
+                      diverging(float(x / absmax)));
+  }
+  if (ImGui::IsItemHovered()) {
+    const int j = std::clamp(int((ImGui::GetIO().MousePos.x - p.x) / w * n), 0, n - 1);
+    ImGui::SetTooltip("%s[%d] = %.8g", label, j, v[j]);
+  }
+}
+
+void draw_table(App& app, ImVec2 p0, ImVec2 size) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const bool missing = m.lookup_error.has_value();
+  const float lh = ImGui::GetTextLineHeight();
+  // Past the table, the bottom strip stands for the row that would be needed.
+  const float ghost_h = missing ? ghost_height(size.y) : 0.0f;
+  const ImVec2 a(p0.x, p0.y), b(p0.x + size.x, p0.y + size.y - ghost_h);
+  const float absmax = float(std::max(1e-12, m.table_absmax));
+  heatmap(app.ui.gpu.get(), HeatSlot::Table, m.table_img, a, b, -absmax, absmax);
+  dl->AddRect(a, b, theme::learned & 0x90FFFFFF);
+  const float row_h = (b.y - a.y) / float(p.max_position);
+  if (!missing) {
+    const float y = a.y + row_h * float(p.position);
+    dl->AddRect(ImVec2(a.x - 3, y - 1), ImVec2(b.x + 3, y + std::max(2.0f, row_h) + 1), IM_COL32_WHITE, 0, 0, 2.0f);
+  } else {
+    const float gy = b.y + lh * 0.4f;
+    const long long gap = p.position - p.max_position;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "≈ %lld rows that do not exist", gap);
+    if (gap > 0) dl->AddText(ImVec2(a.x + 6, b.y + 1), theme::muted, buf);
+    const ImVec2 ga(a.x, gy + lh * 0.7f), gb(b.x, p0.y + size.y - 2);
+    for (float x = ga.x; x < gb.x; x += 12.0f) {  // dashed outline of the missing row
+      dl->AddLine(ImVec2(x, ga.y), ImVec2(std::min(x + 6.0f, gb.x), ga.y), theme::error, 2.0f);
+      dl->AddLine(ImVec2(x, gb.y), ImVec2(std::min(x + 6.0f, gb.x), gb.y), theme::error, 2.0f);
+    }
+    dl->AddLine(ga, ImVec2(ga.x, gb.y), theme::error, 2.0f);
+    dl->AddLine(ImVec2(gb.x, ga.y), gb, theme::error, 2.0f);
+    std::snprintf(buf, sizeof buf, "P[%lld] would be here: row %lld of a %d-row table", p.position, p.position,
+                  p.max_position);
+    dl->AddText(ImVec2(ga.x + 8, 0.5f * (ga.y + gb.y) - lh * 0.5f), theme::error, buf);
+  }
+  if (ImGui::IsMouseHoveringRect(a, b) && ImGui::IsWindowHovered()) {
+    const ImVec2 mp = ImGui::GetIO().MousePos;
+    const int t = std::clamp(int((mp.y - a.y) / (b.y - a.y) * p.max_position), 0, p.max_position - 1);
+    const int j = std::clamp(int((mp.x - a.x) / (b.x - a.x) * p.d_model()), 0, p.d_model() - 1);
+    ImGui::SetTooltip("P[%d, %d] = %.8g\nrow t = position, column j = feature (d = h × d_head = %d)", t, j,
+                      m.table.P(t, j), p.d_model());
+  }
+}
+
+}  // namespace
+
+void show_learned_table(App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d] = [%d, %d]", p.max_position, p.d_model());
+  ImGui::SameLine();
+  ImGui::TextDisabled("%lld learned parameters", (long long)p.max_position * p.d_model());
+  formula_tip("GPT-2's wpe: a learned table, one row per position (here seeded N(0, 0.02²)). embedding[t] = "
+              "E[token_id[t]] + P[t]: [B, T, d] + [T, d] -> [B, T, d], broadcast over B. Row t exists only for "
+              "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError.");
+  if (m.lookup_error) error_box("Learned table: position not in the table", m.lookup_message);
+
+  const float lh = ImGui::GetTextLineHeightWithSpacing();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float below = 5.2f * lh;  // legend + the sum
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float margin = ImGui::CalcTextSize("t=00000").x;
+  const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(40.0f, avail.y - below));
+  ImGui::Dummy(ImVec2(avail.x, size.y));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  char buf[32];
+  dl->AddText(ImVec2(p0.x, p0.y), theme::muted, "t=0");
+  std::snprintf(buf, sizeof buf, "t=%d", p.max_position - 1);
+  dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh),
+              theme::muted, buf);
+  draw_table(app, ImVec2(p0.x + margin + 4.0f, p0.y), size);
+
+  char label[96];
+  if (m.table_row_step > 1 || m.table_col_step > 1)
+    std::snprintf(label, sizeof label, "P[t, j]; texel = largest |value| of %d×%d", m.table_row_step, m.table_col_step);
+  else
+    std::snprintf(label, sizeof label, "P[t, j]");
+  colour_legend(label, -float(m.table_absmax), float(m.table_absmax), avail.x);
+
+  // embedding[t] = E[token] + P[t], for the token at position m.
+  ImGui::Text("embedding[%lld] = E[token %lld] + P[%lld]", p.position, m.token, p.position);
+  ImGui::SameLine();
+  ImGui::TextDisabled("shape [B, T, d] = [%d, %d, %d]", p.batch, p.seq_len, p.d_model());
+  const double absmax = std::max(1e-12, 2.0 * m.table_absmax);
+  const int d = p.d_model();
+  value_strip("E[token]", m.e_row.data(), d, absmax, avail.x, theme::muted);
+  value_strip("P[t]", m.row ? m.row->data() : nullptr, d, absmax, avail.x, theme::learned);
+  if (m.row) {
+    // The sum, element by element: drawn from the two rows above without a per-frame allocation.
+    const float h = ImGui::GetTextLineHeight();
+    ImGui::TextColored(theme::vec(theme::ok), "E + P");
+    ImGui::SameLine(strip_x());
+    const ImVec2 sp = ImGui::GetCursorScreenPos();
+    const float w = std::max(20.0f, avail.x - (sp.x - ImGui::GetWindowPos().x));
+    ImGui::Dummy(ImVec2(w, h));
+    const int cells = std::max(1, std::min(d, int(w / 2.0f)));
+    for (int c = 0; c < cells; ++c) {
+      const int j0 = c * d / cells, j1 = std::max(j0 + 1, (c + 1) * d / cells);
+      double x = 0;
+      for (int j = j0; j < j1; ++j) {
+        const double s = m.e_row[j] + (*m.row)[j];
+        if (std::abs(s) > std::abs(x)) x = s;
+      }
+      dl->AddRectFilled(ImVec2(sp.x + w * c / cells, sp.y), ImVec2(sp.x + w * (c + 1) / cells, sp.y + h),
+                        diverging(float(x / absmax)));
+    }
+  } else {
+    ImGui::TextColored(theme::vec(theme::error), "E + P: cannot be formed, P[%lld] does not exist", p.position);
+  }
+}
+
+}  // namespace rv

@@ -1,0 +1,121 @@
+// GL heatmaps: one R32F texture per slot, uploaded only when its data version changes, drawn as a
+// quad by the colour-map shader from an ImDrawList callback, then ImGui's render state restored.
+#include "platform/gl_heatmap.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "platform/gl_program.hpp"
+
+namespace rv {
+namespace {
+
+class GlHeatmap final : public Gpu {
+public:
+  struct Slot {
+    GlHeatmap* owner = nullptr;
+    GLuint texture = 0;
+    int rows = 0, cols = 0;
+    std::uint64_t version = 0;
+    float rect[4] = {0, 0, 0, 0};
+    float range[2] = {0, 1};
+  };
+
+  bool init() {
+    std::string error;
+    program_ = gl_program("heatmap", error);
+    if (!program_) {
+      std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
+      return false;
+    }
+    u_proj_ = glGetUniformLocation(program_, "u_proj");
+    u_rect_ = glGetUniformLocation(program_, "u_rect");
+    u_range_ = glGetUniformLocation(program_, "u_range");
+    u_values_ = glGetUniformLocation(program_, "u_values");
+    glGenVertexArrays(1, &vao_);  // core profile: a draw needs a bound VAO, even with no attributes
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side_);
+    for (Slot& s : slots_) s.owner = this;
+    return true;
+  }
+
+  // The GL objects belong to the context, which the window destroys; nothing to release here.
+  ~GlHeatmap() override = default;
+
+  void upload(HeatSlot slot, const float* values, int rows, int cols, std::uint64_t version) override {
+    Slot& s = slots_[int(slot)];
+    if (s.texture && s.version == version && s.rows == rows && s.cols == cols) return;
+    if (rows <= 0 || cols <= 0 || rows > max_side_ || cols > max_side_) return;
+    if (!s.texture) glGenTextures(1, &s.texture);
+    glBindTexture(GL_TEXTURE_2D, s.texture);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);  // R32F is not filterable in WebGL2
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, cols, rows, 0, GL_RED, GL_FLOAT, values);
+    s.rows = rows;
+    s.cols = cols;
+    s.version = version;
+  }
+
+  void draw(ImDrawList* dl, HeatSlot slot, ImVec2 a, ImVec2 b, float vmin, float vmax) override {
+    Slot& s = slots_[int(slot)];
+    if (!s.texture || !program_) return;
+    s.rect[0] = a.x;
+    s.rect[1] = a.y;
+    s.rect[2] = b.x;
+    s.rect[3] = b.y;
+    s.range[0] = vmin;
+    s.range[1] = vmax;
+    dl->AddCallback(&GlHeatmap::callback, &s);
+    dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+  }
+
+  int max_side() const override { return max_side_; }
+
+private:
+  static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
+    const Slot& s = *static_cast<const Slot*>(cmd->UserCallbackData);
+    s.owner->render(s, cmd->ClipRect);
+  }
+
+  void render(const Slot& s, const ImVec4& clip) {
+    const ImDrawData* dd = ImGui::GetDrawData();
+    if (!dd) return;
+    const float L = dd->DisplayPos.x, T = dd->DisplayPos.y;
+    float proj[16];
+    gl_ortho(L, T, dd->DisplaySize.x, dd->DisplaySize.y, proj);
+    // Clip like ImGui's backend does for its own commands.
+    const ImVec2 sc = dd->FramebufferScale;
+    const float fb_h = dd->DisplaySize.y * sc.y;
+    const float x0 = (clip.x - L) * sc.x, y0 = (clip.y - T) * sc.y, x1 = (clip.z - L) * sc.x, y1 = (clip.w - T) * sc.y;
+    if (x1 <= x0 || y1 <= y0) return;
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(GLint(x0), GLint(fb_h - y1), GLsizei(x1 - x0), GLsizei(y1 - y0));
+    glUseProgram(program_);
+    glUniformMatrix4fv(u_proj_, 1, GL_FALSE, proj);
+    glUniform4fv(u_rect_, 1, s.rect);
+    glUniform2fv(u_range_, 1, s.range);
+    glUniform1i(u_values_, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, s.texture);
+    glBindVertexArray(vao_);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  }
+
+  Slot slots_[int(HeatSlot::Count)];
+  GLuint program_ = 0, vao_ = 0;
+  GLint u_proj_ = -1, u_rect_ = -1, u_range_ = -1, u_values_ = -1;
+  GLint max_side_ = 4096;
+};
+
+}  // namespace
+
+std::shared_ptr<Gpu> make_gl_heatmap() {
+  auto gl = std::make_shared<GlHeatmap>();
+  if (!gl->init()) std::fprintf(stderr, "ropeviz: heatmaps disabled (shader setup failed)\n");
+  return gl;
+}
+
+}  // namespace rv

@@ -1,0 +1,114 @@
+// ImGui renderer: one program, one VAO, streamed vertex/index buffers, scissored draw calls.
+#include "platform/gl_renderer.hpp"
+
+#include <cstddef>
+
+#include "platform/gl_program.hpp"
+
+namespace rv {
+namespace {
+
+void setup_state(const GlRenderer& r, const ImDrawData* data, int fb_w, int fb_h) {
+  glEnable(GL_BLEND);
+  glBlendEquation(GL_FUNC_ADD);
+  glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glDisable(GL_CULL_FACE);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_STENCIL_TEST);
+  glEnable(GL_SCISSOR_TEST);
+  glViewport(0, 0, fb_w, fb_h);
+  float proj[16];
+  gl_ortho(data->DisplayPos.x, data->DisplayPos.y, data->DisplaySize.x, data->DisplaySize.y, proj);
+  glUseProgram(r.program);
+  glUniformMatrix4fv(r.u_proj, 1, GL_FALSE, proj);
+  glUniform1i(r.u_texture, 0);
+  glActiveTexture(GL_TEXTURE0);
+  glBindVertexArray(r.vao);
+  glBindBuffer(GL_ARRAY_BUFFER, r.vbo);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r.ebo);
+}
+
+}  // namespace
+
+std::string gl_renderer_init(GlRenderer& r) {
+  std::string error;
+  r.program = gl_program("imgui", error);
+  if (!r.program) return "cannot build the UI shader: " + error;
+  r.u_proj = glGetUniformLocation(r.program, "u_proj");
+  r.u_texture = glGetUniformLocation(r.program, "u_texture");
+  glGenVertexArrays(1, &r.vao);
+  glGenBuffers(1, &r.vbo);
+  glGenBuffers(1, &r.ebo);
+  glBindVertexArray(r.vao);
+  glBindBuffer(GL_ARRAY_BUFFER, r.vbo);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r.ebo);
+  const GLint pos = glGetAttribLocation(r.program, "a_position");
+  const GLint uv = glGetAttribLocation(r.program, "a_uv");
+  const GLint colour = glGetAttribLocation(r.program, "a_colour");
+  glEnableVertexAttribArray(GLuint(pos));
+  glEnableVertexAttribArray(GLuint(uv));
+  glEnableVertexAttribArray(GLuint(colour));
+  const GLsizei stride = sizeof(ImDrawVert);
+  glVertexAttribPointer(GLuint(pos), 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, pos));
+  glVertexAttribPointer(GLuint(uv), 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, uv));
+  glVertexAttribPointer(GLuint(colour), 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, (void*)offsetof(ImDrawVert, col));
+  glBindVertexArray(0);
+  ImGui::GetIO().BackendRendererName = "ropeviz_gl";
+  return "";
+}
+
+void gl_renderer_upload_fonts(GlRenderer& r) {
+  ImGuiIO& io = ImGui::GetIO();
+  unsigned char* pixels = nullptr;
+  int w = 0, h = 0;
+  io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  if (!r.font_texture) glGenTextures(1, &r.font_texture);
+  glBindTexture(GL_TEXTURE_2D, r.font_texture);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+  io.Fonts->SetTexID((ImTextureID)(intptr_t)r.font_texture);
+  io.Fonts->ClearTexData();  // the GPU has it now
+}
+
+void gl_renderer_draw(GlRenderer& r, ImDrawData* data) {
+  const int fb_w = int(data->DisplaySize.x * data->FramebufferScale.x);
+  const int fb_h = int(data->DisplaySize.y * data->FramebufferScale.y);
+  if (fb_w <= 0 || fb_h <= 0) return;
+  setup_state(r, data, fb_w, fb_h);
+  const ImVec2 origin = data->DisplayPos, scale = data->FramebufferScale;
+  for (int n = 0; n < data->CmdListsCount; ++n) {
+    const ImDrawList* list = data->CmdLists[n];
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(list->VtxBuffer.Size * sizeof(ImDrawVert)), list->VtxBuffer.Data,
+                 GL_STREAM_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(list->IdxBuffer.Size * sizeof(ImDrawIdx)),
+                 list->IdxBuffer.Data, GL_STREAM_DRAW);
+    for (const ImDrawCmd& cmd : list->CmdBuffer) {
+      if (cmd.UserCallback) {
+        if (cmd.UserCallback == ImDrawCallback_ResetRenderState) setup_state(r, data, fb_w, fb_h);
+        else cmd.UserCallback(list, &cmd);
+        continue;
+      }
+      const ImVec2 lo((cmd.ClipRect.x - origin.x) * scale.x, (cmd.ClipRect.y - origin.y) * scale.y);
+      const ImVec2 hi((cmd.ClipRect.z - origin.x) * scale.x, (cmd.ClipRect.w - origin.y) * scale.y);
+      if (hi.x <= lo.x || hi.y <= lo.y) continue;
+      glScissor(int(lo.x), int(fb_h - hi.y), int(hi.x - lo.x), int(hi.y - lo.y));  // GL's y points up
+      glBindTexture(GL_TEXTURE_2D, GLuint((intptr_t)cmd.GetTexID()));
+      glDrawElements(GL_TRIANGLES, GLsizei(cmd.ElemCount), sizeof(ImDrawIdx) == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT,
+                     (void*)(intptr_t)(cmd.IdxOffset * sizeof(ImDrawIdx)));
+    }
+  }
+  glDisable(GL_SCISSOR_TEST);
+}
+
+void gl_renderer_shutdown(GlRenderer& r) {
+  if (r.font_texture) glDeleteTextures(1, &r.font_texture);
+  if (r.vbo) glDeleteBuffers(1, &r.vbo);
+  if (r.ebo) glDeleteBuffers(1, &r.ebo);
+  if (r.vao) glDeleteVertexArrays(1, &r.vao);
+  if (r.program) glDeleteProgram(r.program);
+  r = GlRenderer{};
+}
+
+}  // namespace rv

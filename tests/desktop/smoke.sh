@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Desktop smoke test: the real GLFW + OpenGL app under Xvfb renders frames, writes a screenshot,
+# and the picture shows the learned table failing only when the position is past max_position.
+# usage: smoke.sh BUILD_DIR/ropeviz OUT_DIR
+set -euo pipefail
+app=$1
+out=${2:-build/native/screenshots}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+run() {  # name state size error
+  xvfb-run -a -s '-screen 0 1920x1080x24' "$app" --frames 20 --size "$3" --state "$2" --screenshot "$out/$1.png"
+  /usr/bin/python3 "$here/check_png.py" "$out/$1.png" --size "$3" --error "$4"
+}
+run desktop-inside "position=5&max_position=10" 1280x800 absent
+run desktop-past "position=100&max_position=10" 1280x800 shown
+run desktop-narrow "position=100&d_head=64" 800x800 shown
+# Bad input: a hostile state string is reported, not fatal.
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --state 'd_head=abc&base=nan&position=-5' \
+  > "$out/bad-state.log" 2>&1
+for note in "d_head='abc' is not a whole number" "base='nan' must be a number greater than 1" "position='-5' is outside"; do
+  grep -qF "$note" "$out/bad-state.log" || { echo "FAIL: no note \"$note\""; cat "$out/bad-state.log"; exit 1; }
+done
+if "$app" --frames 0 2>/dev/null; then echo "FAIL: --frames 0 accepted"; exit 1; fi
+echo "desktop smoke: ok"

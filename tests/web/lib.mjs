@@ -1,0 +1,95 @@
+// Shared helpers for the browser tests: a static server on a free loopback port, Debian's
+// Chromium through playwright-core, guards that fail a test on console errors or foreign requests.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const webDir = path.resolve(here, '../../build/web');
+export const artifactDir = path.resolve(here, '../../build/web-test-artifacts');
+fs.mkdirSync(artifactDir, { recursive: true });
+
+const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+
+// Serves build/web on 127.0.0.1 at a port the OS picks, then checks it is our server answering.
+export async function startServer() {
+  const token = `ropeviz-test-${process.pid}-${Date.now()}`;
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/__whoami') return res.end(token);
+    const file = path.join(webDir, path.normalize(url.pathname === '/' ? '/index.html' : url.pathname));
+    if (!file.startsWith(webDir) || !fs.existsSync(file)) { res.statusCode = 404; return res.end('not found'); }
+    res.setHeader('Content-Type', types[path.extname(file)] ?? 'application/octet-stream');
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const answer = await (await fetch(`${origin}/__whoami`)).text();
+  if (answer !== token) throw new Error(`port ${server.address().port} is answered by another server`);
+  return { origin, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+export async function launch(extraArgs = []) {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-quic',
+      '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ...extraArgs],
+  });
+}
+
+// A page whose console errors, page errors and requests outside `allowed` are collected; call
+// page.assertClean() at the end of a test.
+export async function openPage(browser, { viewport = { width: 1280, height: 800 }, scale = 1, allowed }) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: scale });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    const url = r.url();
+    if (!url.startsWith('data:') && !allowed(url)) problems.push(`request beyond the page's own files: ${url}`);
+  });
+  page.assertClean = () => {
+    if (problems.length) throw new Error(problems.join('\n'));
+  };
+  page.closeAll = () => context.close();
+  return page;
+}
+
+export async function ready(page) {
+  await page.evaluate(() => window.ropeviz.ready);
+  return page.evaluate(() => window.ropeviz.state());
+}
+
+// ImGui reads input once per frame: wait for n frames to pass, not for a fixed time.
+export async function frames(page, n = 2) {
+  const start = await page.evaluate(() => window.ropeviz.frames());
+  await page.waitForFunction((target) => window.ropeviz.frames() >= target, start + n);
+}
+
+export const state = (page) => page.evaluate(() => window.ropeviz.state());
+
+// Drags a named control with real mouse events from fraction `from` to `to` of its width.
+export async function drag(page, id, from, to, steps = 8) {
+  const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
+  if (!r) throw new Error(`control ${id} has no rect`);
+  const y = r.y + r.h / 2;
+  const x = (u) => r.x + u * r.w;
+  await page.mouse.move(x(from), y);
+  await frames(page);
+  await page.mouse.down();
+  await frames(page);
+  for (let i = 1; i <= steps; i++) {
+    await page.mouse.move(x(from + ((to - from) * i) / steps), y);
+    await frames(page);
+  }
+  await page.mouse.up();
+  await frames(page);
+  return { x, y };
+}
+
+export const shot = (page, name) => page.screenshot({ path: path.join(artifactDir, `${name}.png`) });
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

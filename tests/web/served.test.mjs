@@ -1,0 +1,170 @@
+// End-to-end tests of the served web app in headless Chromium: the drag past max_position, the
+// URL hash both ways, window.ropeviz, the #a11y text, high-DPI, resizing and hostile input.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, openPage, ready, frames, state, drag, shot } from './lib.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const open = async (hash = '', options = {}) => {
+  const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/'), ...options });
+  await page.goto(`${server.origin}/${hash}`);
+  await ready(page);
+  return page;
+};
+
+test('defaults are the lesson\'s: theta = [1, 0.1, 0.01, 0.001], angle 3.0 rad at m = 3', async () => {
+  const page = await open();
+  const s = await state(page);
+  assert.equal(s.max_position, 10);
+  assert.equal(s.d_head, 8);
+  assert.equal(s.d_model, 32);
+  assert.equal(s.base, 10000);
+  [1, 0.1, 0.01, 0.001].forEach((t, i) => assert.ok(Math.abs(s.rope.theta[i] - t) < 1e-15, `theta_${i}`));
+  const at3 = await page.evaluate(() => window.ropeviz.set({ position: 3 }));
+  assert.equal(at3.rope.angle[0], 3);
+  assert.equal(at3.absolute.ok, true);
+  assert.equal(at3.absolute.error, null);
+  await shot(page, 'web-default');
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('dragging the position slider past max_position: IndexError for the table, RoPE keeps working', async () => {
+  const page = await open('', { scale: 2 });
+  await drag(page, 'position', 0.08, 0.08, 1);
+  const inside = await state(page);
+  assert.ok(inside.position < inside.max_position, `started inside the table at ${inside.position}`);
+  assert.equal(inside.absolute.ok, true);
+  assert.match(await page.textContent('#a11y'), /serves position/);
+
+  await drag(page, 'position', 0.08, 0.6, 10);
+  const past = await state(page);
+  const m = past.position;
+  assert.ok(m >= past.max_position, `dragged past the table to ${m}`);
+  assert.equal(past.absolute.ok, false);
+  assert.equal(past.absolute.error, `IndexError: index ${m} is out of bounds for dimension 0 with size 10`);
+  assert.equal(past.rope.ok, true);
+  past.rope.theta.forEach((t, i) => assert.ok(Math.abs(past.rope.angle[i] - m * t) <= 1e-12 * m, `angle_${i}`));
+  const text = await page.textContent('#a11y');
+  assert.match(text, new RegExp(`cannot serve position ${m}`));
+  assert.ok(text.includes(`index ${m} is out of bounds for dimension 0 with size 10`));
+  assert.match(await page.evaluate(() => location.hash), new RegExp(`position=${m}&`));
+  await shot(page, 'web-after-drag-dpr2');
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('a link restores the view; changes update the hash without adding history entries', async () => {
+  const page = await open('#position=100&max_position=10&d_head=8&base=10000&pairing=half_split');
+  let s = await state(page);
+  assert.equal(s.position, 100);
+  assert.equal(s.pairing, 'half_split');
+  assert.equal(s.absolute.error, 'IndexError: index 100 is out of bounds for dimension 0 with size 10');
+  const length = await page.evaluate(() => history.length);
+  for (const position of [7, 8, 9, 250]) await page.evaluate((m) => window.ropeviz.set({ position: m }), position);
+  await frames(page);
+  assert.match(await page.evaluate(() => location.hash), /position=250&/);
+  assert.equal(await page.evaluate(() => history.length), length);
+  await page.evaluate(() => { location.hash = '#position=4&max_position=10'; });
+  await page.waitForFunction(() => window.ropeviz.state().position === 4);
+  s = await state(page);
+  assert.equal(s.absolute.ok, true);
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('hostile hash values are rejected or clamped with a visible note, never NaN', async () => {
+  const page = await open('#position=abc&d_head=7&base=-1&max_position=99999999999&offsets=1e400&seed=%E0%A4%A&x=<script>');
+  const s = await state(page);
+  assert.equal(s.position, 5);
+  assert.equal(s.d_head, 8);
+  assert.equal(s.base, 10000);
+  assert.ok(s.max_position * s.d_model <= 1 << 24, 'table kept within memory limits');
+  assert.ok(s.notes.length >= 4, `notes: ${JSON.stringify(s.notes)}`);
+  // Our JSON writes non-finite numbers as null: the only null allowed is the absent error.
+  const nulls = [];
+  const walk = (v, at) => {
+    if (v === null) nulls.push(at);
+    else if (typeof v === 'number') assert.ok(Number.isFinite(v), at);
+    else if (typeof v === 'object') Object.entries(v).forEach(([k, x]) => walk(x, `${at}.${k}`));
+  };
+  walk(s, 'state');
+  assert.deepEqual(nulls, ['state.absolute.error']);
+  assert.ok(s.rope.angle.every(Number.isFinite));
+  await frames(page, 3);
+  await shot(page, 'web-hostile-hash');
+  const thrown = await page.evaluate(() => { try { window.ropeviz.set([1]); return null; } catch (e) { return e.message; } });
+  assert.match(thrown, /expects an object/);
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('a release outside the canvas ends the drag (no stuck button)', async () => {
+  const page = await open();
+  const r = await page.evaluate(() => window.ropeviz.rect('position'));
+  const y = r.y + r.h / 2;
+  await page.mouse.move(r.x + 0.1 * r.w, y);
+  await frames(page);
+  await page.mouse.down();
+  await frames(page);
+  await page.mouse.move(r.x + 0.3 * r.w, y);
+  await frames(page);
+  // The release lands on another element, as when the pointer leaves the canvas.
+  await page.evaluate(({ x, y }) => document.getElementById('a11y').dispatchEvent(
+    new MouseEvent('mouseup', { bubbles: true, button: 0, clientX: x, clientY: y })), { x: r.x + 0.3 * r.w, y });
+  await frames(page, 3);
+  const released = (await state(page)).position;
+  await page.mouse.move(r.x + 0.9 * r.w, y);
+  await frames(page, 3);
+  assert.equal((await state(page)).position, released, 'moving after the release must not drag');
+  await page.mouse.up();
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('the canvas follows the window and is backed at devicePixelRatio', async () => {
+  const page = await open('', { scale: 2, viewport: { width: 1000, height: 700 } });
+  const dims = () => page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    return { w: c.width, h: c.height, cssW: c.clientWidth, cssH: c.clientHeight };
+  });
+  await frames(page);
+  assert.deepEqual(await dims(), { w: 2000, h: 1400, cssW: 1000, cssH: 700 });
+  await page.setViewportSize({ width: 800, height: 500 });
+  await page.waitForFunction(() => document.getElementById('canvas').width === 1600);
+  assert.deepEqual(await dims(), { w: 1600, h: 1000, cssW: 800, cssH: 500 });
+  const r = await page.evaluate(() => window.ropeviz.rect('position'));
+  assert.ok(r.x >= 0 && r.x + r.w <= 800 && r.y >= 0 && r.y + r.h <= 500, 'rect in CSS pixels inside the view');
+  await page.setViewportSize({ width: 1, height: 1 });
+  await frames(page, 3);
+  await page.setViewportSize({ width: 800, height: 500 });
+  await frames(page, 3);
+  assert.equal((await state(page)).absolute.ok, true);
+  await shot(page, 'web-resized-800x500');
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('without WebGL2 the page says so instead of going blank', async () => {
+  const noGl = await launch(['--disable-webgl', '--disable-3d-apis']);
+  try {
+    const page = await openPage(noGl, { allowed: (url) => url.startsWith(server.origin + '/') });
+    await page.goto(`${server.origin}/`);
+    const error = await page.evaluate(() => window.ropeviz.ready.then(() => null, (e) => e.message));
+    assert.match(error, /no WebGL2/);
+    assert.match(await page.textContent('#status'), /no WebGL2/);
+    assert.equal(await page.isVisible('#status'), true);
+    page.assertClean();
+  } finally {
+    await noGl.close();
+  }
+});

@@ -1,0 +1,41 @@
+// The single-file build opened from file://: no server, no request beyond the file itself, and
+// the same drag past max_position works.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { webDir, launch, openPage, ready, state, drag, shot } from './lib.mjs';
+
+const file = path.join(webDir, 'ropeviz.html');
+const url = pathToFileURL(file).href;
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+test('ropeviz.html is self-contained: no script, wasm or other file beside it is referenced', () => {
+  const html = fs.readFileSync(file, 'utf8');
+  assert.ok(!/src=["'](?!data:)/.test(html), 'no src= attribute pointing at another file');
+  assert.ok(!html.includes('ropeviz.wasm'), 'wasm is inlined');
+  assert.ok(html.includes('id="a11y"') && html.includes('aria-live="polite"'));
+});
+
+test('from file:// the drag past max_position shows the IndexError while RoPE keeps working', async () => {
+  const page = await openPage(browser, { allowed: (u) => u === url || u.startsWith(url + '#') });
+  await page.goto(`${url}#position=2&max_position=10`);
+  const s0 = await ready(page);
+  assert.equal(s0.position, 2);
+  assert.equal(s0.absolute.ok, true);
+  await drag(page, 'position', 0.05, 0.7, 8);
+  const s = await state(page);
+  assert.ok(s.position >= 10, `dragged to ${s.position}`);
+  assert.equal(s.absolute.error, `IndexError: index ${s.position} is out of bounds for dimension 0 with size 10`);
+  assert.equal(s.rope.ok, true);
+  assert.equal(s.rope.angle.length, 4);
+  assert.ok(s.rope.angle.every(Number.isFinite));
+  assert.match(await page.evaluate(() => location.hash), new RegExp(`position=${s.position}&`));
+  assert.match(await page.textContent('#a11y'), /out of bounds/);
+  await shot(page, 'single-file-after-drag');
+  page.assertClean();
+  await page.closeAll();
+});
