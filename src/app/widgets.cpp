@@ -65,6 +65,11 @@ void record_rect(Ui& ui, const std::string& name) {
   ui.rects[name] = Rect{a.x, a.y, b.x - a.x, b.y - a.y};
 }
 
+void same_line_if_fits(float width) {
+  const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
+  if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+}
+
 void formula_tip(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");

@@ -22,6 +22,8 @@ struct PositionScale {
 bool position_slider(const char* id, long long* position, int max_position, float width, ImU32 accent);
 // Stores the last item's rectangle under `name` (device pixels) for window.ropeviz.rect().
 void record_rect(Ui& ui, const std::string& name);
+// SameLine() if an item `width` wide still fits on the current line, else a new line.
+void same_line_if_fits(float width);
 // "(?)" marker whose tooltip states a formula.
 void formula_tip(const char* text);
 // An unmistakable error block: red frame, bold title line, the full message.

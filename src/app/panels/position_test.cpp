@@ -16,25 +16,36 @@ void show_position_test(App& app) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip(app.ui.controls_open ? "hide the controls" : "show the controls");
   ImGui::SameLine();
   ImGui::Text("m = %lld   n = %lld   m − n = %lld", p.position, p.key_position, p.position - p.key_position);
-  ImGui::SameLine();
-  ImGui::TextColored(theme::vec(theme::rope), "  RoPE: works, %d pairs, θ₀·m = %.6g rad", int(m.inv_freq.size()),
-                     m.angles.size() ? m.angles[0] : 0.0);
+  char rope[96];
+  std::snprintf(rope, sizeof rope, "RoPE: works, %d pairs, θ₀·m = %.6g rad", int(m.inv_freq.size()),
+                m.angles.size() ? m.angles[0] : 0.0);
+  same_line_if_fits(ImGui::CalcTextSize(rope).x + 16.0f);
+  ImGui::TextColored(theme::vec(theme::rope), "%s", rope);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x;
-  const float h = ImGui::GetTextLineHeightWithSpacing() + 2.0f;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (m.lookup_error) {
+    // The bar grows to two lines when the message does not fit on one (narrow windows).
+    const float text_w = ImGui::CalcTextSize("Learned table: ").x + ImGui::CalcTextSize(m.lookup_message.c_str()).x;
+    const int lines = text_w + 12.0f > w ? 2 : 1;
+    const float h = ImGui::GetTextLineHeight() * lines + ImGui::GetStyle().ItemSpacing.y + 2.0f;
     dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + h), IM_COL32(90, 22, 26, 255), 3.0f);
     dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), theme::error, 3.0f, 0, 2.0f);
     ImGui::SetCursorScreenPos(ImVec2(p0.x + 6, p0.y + 2));
+    ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + w - 12.0f);
     ImGui::TextColored(theme::vec(theme::error), "Learned table: %s", m.lookup_message.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));
+    ImGui::Dummy(ImVec2(0, 0));
+    return;
   } else {
+    const float h = ImGui::GetTextLineHeightWithSpacing() + 2.0f;
     ImGui::SetCursorScreenPos(ImVec2(p0.x + 6, p0.y + 2));
     ImGui::TextColored(theme::vec(theme::learned), "Learned table: serves m = %lld with row P[%lld] of %d", p.position,
                        p.position, p.max_position);
+    ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));
+    ImGui::Dummy(ImVec2(0, 0));
   }
-  ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));
-  ImGui::Dummy(ImVec2(0, 0));
 }
 
 }  // namespace rv

@@ -118,8 +118,11 @@ void show_rotations(App& app) {
   formula_tip("Pair i of q (faint line) is rotated by φ = m·θᵢ (the arc, shown mod 2π) into RoPE(q, m) (solid). "
               "Violet: RoPE(k, n). θᵢ = base^(-2i/d_head); wavelength λ = 2π/θᵢ. Amber frame: λ > max_position, "
               "so the pair never completes a turn inside the learned table's range. Hover a circle for exact values.");
-  ImGui::SameLine();
-  ImGui::TextDisabled("  low i spins fast, high i barely moves");
+  const char* hint = "low i spins fast, high i barely moves";
+  if (ImGui::GetItemRectMax().x + 20.0f + ImGui::CalcTextSize(hint).x < ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) {
+    ImGui::SameLine(0.0f, 20.0f);
+    ImGui::TextDisabled("%s", hint);  // only when it fits beside the title
+  }
 
   const float v_width = 56.0f * app.ui.scale;
   const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -146,8 +146,10 @@ void show_score_curve(App& app) {
   ImGui::SameLine();
   swatch(theme::key, 1.5f);
   ImGui::TextColored(theme::vec(theme::key), "anchor n + %.0f (drawn on top)", anchor_shift);
-  ImGui::SameLine();
-  ImGui::Text("  coincide within %.2g", m.relative_spread);
+  char within[48];
+  std::snprintf(within, sizeof within, "coincide within %.2g", m.relative_spread);
+  same_line_if_fits(ImGui::CalcTextSize(within).x + 30.0f);
+  ImGui::TextUnformatted(within);
   formula_tip("score(m, n) = ⟨RoPE(q, m), RoPE(k, n)⟩ = Σᵢ Re[q_i conj(k_i) e^{i(m−n)θᵢ}] depends only on m − n: "
               "the curves at anchors n and n + 1000 lie on top of each other. Drawn with min/max per pixel column.");
   ImGui::Text("now: m − n = %lld, score = %.6g", r, m.score);
