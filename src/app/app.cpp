@@ -70,7 +70,7 @@ void frame(App& app) {
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("ropeviz", nullptr, flags);
   if (app.ui.controls_open) {
-    const float left = std::min(controls_width * app.ui.scale, io.DisplaySize.x * 0.4f);
+    const float left = std::min(controls_width * app.ui.scale, io.DisplaySize.x * 0.36f);
     ImGui::BeginChild("controls", ImVec2(left, 0), true);
     show_controls(app);
     show_notes(app);

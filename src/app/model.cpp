@@ -47,7 +47,7 @@ void build_decay(const Params& p, Model& m) {
 // P downsampled to at most heatmap_side_max per side: each texel keeps the block's entry of
 // largest magnitude, with its sign, so a single outlier stays visible.
 void build_table_image(Model& m) {
-  const Eigen::MatrixXd& P = m.table.P;
+  const auto& P = m.table.P;  // row-major [max_position, d]: no copy
   const int rows = int(P.rows()), cols = int(P.cols());
   m.table_row_step = std::max(1, (rows + heatmap_side_max - 1) / heatmap_side_max);
   m.table_col_step = std::max(1, (cols + heatmap_side_max - 1) / heatmap_side_max);

@@ -71,13 +71,18 @@ float root_scroll_max() {
   return w->ScrollMax.y;
 }
 
+// A display size in logical pixels and its scale (device pixels per logical pixel).
+struct Display {
+  float w, h, scale;
+};
+
 }  // namespace
 
 TEST_CASE("every panel draws at the lesson's defaults with no assertion, and the layout fits") {
-  for (auto [w, h, s] : {std::tuple{1280.f, 800.f, 1.f}, {800.f, 600.f, 1.f}, {1920.f, 1080.f, 1.f}, {1280.f, 800.f, 2.f}}) {
-    CAPTURE(w);
-    CAPTURE(s);
-    Headless ui(w * s, h * s, s);
+  for (const Display& d : {Display{1280, 800, 1}, {800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}}) {
+    CAPTURE(d.w);
+    CAPTURE(d.scale);
+    Headless ui(d.w * d.scale, d.h * d.scale, d.scale);
     CHECK(run_all_tabs(ui) == 0);
     CHECK(root_scroll_max() == 0.0f);  // nothing spills below the window
     check_model_finite(ui.app.model);
@@ -97,9 +102,9 @@ TEST_CASE("extreme settings: every panel, every display, no assertion, finite va
   };
   for (const char* state : states) {
     CAPTURE(state);
-    for (auto [w, h, s] : {std::tuple{800.f, 600.f, 1.f}, {1920.f, 1080.f, 1.f}, {1280.f, 800.f, 2.f}}) {
-      CAPTURE(w);
-      Headless ui(w * s, h * s, s);
+    for (const Display& d : {Display{800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}}) {
+      CAPTURE(d.w);
+      Headless ui(d.w * d.scale, d.h * d.scale, d.scale);
       set_state(ui, state);
       CHECK(run_all_tabs(ui) == 0);
       check_model_finite(ui.app.model);

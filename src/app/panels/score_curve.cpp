@@ -89,7 +89,7 @@ void show_score_curve(App& app) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const float h = std::max(80.0f, avail.y - 2.2f * lh);
+  const float h = std::max(80.0f, avail.y - 3.3f * lh);  // legend may wrap to two lines
   ImGui::InvisibleButton("score_plot", ImVec2(std::max(80.0f, avail.x), h));
   const bool hovered = ImGui::IsItemHovered();
   const float margin_l = ImGui::CalcTextSize("-0.0000").x + 8.0f;
