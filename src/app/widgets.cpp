@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "app/theme.hpp"
 #include "imgui_internal.h"
@@ -26,14 +27,55 @@ long long PositionScale::to_position(double u) const {
   return std::llround(lin_end * std::pow(reach / lin_end, 2.0 * u - 1.0));
 }
 
+float position_slider_inset() { return ImGui::GetFrameHeight() * 0.5f; }
+
+namespace {
+
+// "10⁶" for powers of ten from 10^5 on, plain digits below.
+void tick_label(double v, char* out, size_t size) {
+  static const char* const digits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  const int k = int(std::lround(std::log10(std::max(v, 1.0))));
+  if (v >= 1e5 && std::pow(10.0, k) == v) {
+    std::snprintf(out, size, "10%s%s", k >= 10 ? digits[k / 10] : "", digits[k % 10]);
+    return;
+  }
+  std::snprintf(out, size, v >= 1e5 ? "%.2g" : "%.0f", v);
+}
+
+// Tick labels under the track: 0, max_position (amber), the end of the linear part, the reach.
+void slider_ticks(ImDrawList* dl, float x0, float x1, float y, const PositionScale& scale, int max_position) {
+  struct Tick {
+    double position;
+    ImU32 colour;
+  };
+  const Tick ticks[] = {{0.0, theme::muted},
+                        {double(max_position), theme::learned},
+                        {scale.lin_end, theme::muted},
+                        {scale.reach, theme::muted}};
+  float last_right = -1e30f;
+  for (const Tick& t : ticks) {
+    char label[32];
+    tick_label(t.position, label, sizeof label);
+    const float w = ImGui::CalcTextSize(label).x;
+    const float x = x0 + float(scale.to_u(t.position)) * (x1 - x0);
+    const float left = std::clamp(x - 0.5f * w, x0 - 4.0f, x1 + 4.0f - w);
+    if (left < last_right + 6.0f) continue;  // keep labels apart; the table marker wins over later ones
+    dl->AddText(ImVec2(left, y), t.colour, label);
+    last_right = left + w;
+  }
+}
+
+}  // namespace
+
 bool position_slider(const char* id, long long* position, int max_position, float width, ImU32 accent) {
   const PositionScale scale = PositionScale::for_table(max_position);
-  const float height = ImGui::GetFrameHeight() * 1.6f;
+  const float track_h = ImGui::GetFrameHeight() * 1.4f;
+  const float label_h = ImGui::GetTextLineHeight();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton(id, ImVec2(width, height));
+  ImGui::InvisibleButton(id, ImVec2(width, track_h + label_h));
   const bool active = ImGui::IsItemActive();
-  const float pad = height * 0.3f;
-  const float x0 = p0.x + pad, x1 = p0.x + width - pad, yc = p0.y + height * 0.5f;
+  const float pad = position_slider_inset();
+  const float x0 = p0.x + pad, x1 = p0.x + width - pad, yc = p0.y + track_h * 0.5f;
   bool changed = false;
   if (active && x1 > x0) {
     const double u = (ImGui::GetIO().MousePos.x - x0) / (x1 - x0);
@@ -45,15 +87,17 @@ bool position_slider(const char* id, long long* position, int max_position, floa
   }
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float thick = std::max(2.0f, height * 0.12f);
+  const float thick = std::max(2.0f, track_h * 0.12f);
   const float table_x = x0 + float(scale.to_u(max_position)) * (x1 - x0);
+  const float mid_x = x0 + 0.5f * (x1 - x0);
   dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(x1, yc + thick), ImGui::GetColorU32(ImGuiCol_FrameBg), thick);
   dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(table_x, yc + thick), theme::learned & 0x80FFFFFF, thick);
-  dl->AddLine(ImVec2(table_x, p0.y + 2), ImVec2(table_x, p0.y + height - 2), theme::learned, 2.0f);
-  dl->AddLine(ImVec2(x0 + 0.5f * (x1 - x0), yc + thick), ImVec2(x0 + 0.5f * (x1 - x0), yc + 3 * thick), theme::muted);
+  dl->AddLine(ImVec2(table_x, p0.y + 2), ImVec2(table_x, p0.y + track_h), theme::learned, 2.0f);
+  dl->AddLine(ImVec2(mid_x, yc + thick), ImVec2(mid_x, yc + 3 * thick), theme::muted);
+  slider_ticks(dl, x0, x1, p0.y + track_h, scale, max_position);
   const float knob_x = x0 + float(scale.to_u(double(*position))) * (x1 - x0);
   const bool past = *position >= max_position;
-  dl->AddCircleFilled(ImVec2(knob_x, yc), height * 0.32f, past ? theme::error : accent);
+  dl->AddCircleFilled(ImVec2(knob_x, yc), track_h * 0.32f, past ? theme::error : accent);
   if (ImGui::IsItemHovered() || active)
     ImGui::SetTooltip("m = %lld   (learned table ends at max_position = %d; linear to %.0f, then log to %.0e)",
                       *position, max_position, scale.lin_end, scale.reach);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "app/theme.hpp"
+#include "app/widgets.hpp"
 
 namespace rv::test {
 
@@ -50,7 +51,7 @@ Rect Headless::rect(const std::string& name) const {
 
 void Headless::drag(const std::string& name, double u_from, double u_to, int steps) {
   const Rect r = rect(name);
-  const float pad = r.h * 0.3f;  // position_slider's track inset
+  const float pad = position_slider_inset();
   auto x_at = [&](double u) { return float(r.x + pad + u * (r.w - 2 * pad)); };
   const float y = r.y + r.h * 0.5f;
   mouse_move(x_at(u_from), y);

@@ -168,3 +168,22 @@ test('without WebGL2 the page says so instead of going blank', async () => {
     await noGl.close();
   }
 });
+
+test('every panel opens from a link and draws without a console error', async () => {
+  const page = await open('#position=100&tab_top=0&tab_bottom=0');
+  const tabs = [[0, 0], [1, 1], [2, 2], [0, 3]];
+  for (const [top, bottom] of tabs) {
+    await page.evaluate((h) => { location.hash = h; }, `#position=100&tab_top=${top}&tab_bottom=${bottom}`);
+    await page.waitForFunction(([t, b]) => {
+      const s = window.ropeviz.state();
+      return s.tab_top === t && s.tab_bottom === b;
+    }, [top, bottom]);
+    await frames(page, 3);
+    const s = await state(page);
+    assert.equal(s.absolute.ok, false);
+    assert.equal(s.rope.ok, true);
+    await shot(page, `web-tabs-${top}-${bottom}`);
+  }
+  page.assertClean();
+  await page.closeAll();
+});
