@@ -64,6 +64,14 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     if (decode(location.hash.slice(1)) !== hash) history.replaceState(null, '', '#' + hash);
     a11y.textContent = text;
   };
+  Module.rvDownload = function (name, mime, text) {
+    var a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([text], { type: mime }));
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  };
   Module.rvFrameDrawn = function (n) {
     frames = n;
     if (n === 1) {

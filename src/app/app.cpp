@@ -1,11 +1,12 @@
 // Layout of the whole canvas: controls on the left (collapsible), then a status strip and two
-// stacked tab bars holding the seven panels, so two panels are visible at once at any size.
+// stacked tab bars holding the ten panels, so two panels are visible at once at any size.
 #include "app/app.hpp"
 
 #include <algorithm>
 
 #include "app/model.hpp"
 #include "app/panels.hpp"
+#include "app/params.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -18,11 +19,19 @@ const Panel panel_list[panel_count] = {
     {"Rotations per frequency", show_rotations}, {"Angle field", show_angle_field},
     {"Shape trace", show_shape_trace},           {"Learned table", show_learned_table},
     {"Dot product vs offset", show_score_curve}, {"Checks", show_checks},
-    {"Comparison", show_comparison},
+    {"Comparison", show_comparison},             {"Context extension", show_extension},
+    {"Precision", show_precision},               {"Sinusoidal", show_sinusoidal},
 };
-// Which panels each tab bar holds: top [0, 3), bottom [3, 7).
-constexpr int bar_begin[2] = {0, 3};
-constexpr int bar_end[2] = {3, panel_count};
+// Which panels each tab bar holds, in tab order: tab_top / tab_bottom index these lists, so the
+// panels added later (7-9) come after the first three and old links keep their tabs. The angle
+// field and the sinusoidal heatmap share a GPU slot: they must stay in one bar.
+constexpr int top_panels[Limits::tab_top_max + 1] = {0, 1, 2, 7, 8, 9};
+constexpr int bottom_panels[Limits::tab_bottom_max + 1] = {3, 4, 5, 6};
+struct Bar {
+  const int* panels;
+  int count;
+};
+constexpr Bar bars[2] = {{top_panels, Limits::tab_top_max + 1}, {bottom_panels, Limits::tab_bottom_max + 1}};
 
 void trim_notes(Ui& ui) {
   if (ui.notes.size() > notes_kept) ui.notes.erase(ui.notes.begin(), ui.notes.end() - notes_kept);
@@ -32,13 +41,15 @@ void trim_notes(Ui& ui) {
 // selection one frame later); a tab the user clicks is written back, so the hash follows the view.
 void tab_bar(App& app, int bar, float height) {
   int& wanted = bar == 0 ? app.params.tab_top : app.params.tab_bottom;
-  const int want = bar_begin[bar] + wanted;
+  const Bar& b = bars[bar];
+  const int want = b.panels[std::clamp(wanted, 0, b.count - 1)];
   const int previous = app.ui.shown_tab[bar];
   int shown = -1;
   ImGui::PushID(bar);
   ImGui::BeginChild("bar", ImVec2(0, height), false);
   if (ImGui::BeginTabBar("tabs")) {
-    for (int i = bar_begin[bar]; i < bar_end[bar]; ++i) {
+    for (int t = 0; t < b.count; ++t) {
+      const int i = b.panels[t];
       const ImGuiTabItemFlags flags = (i == want && previous != want) ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(panel_list[i].name, nullptr, flags)) {
         shown = i;
@@ -53,7 +64,9 @@ void tab_bar(App& app, int bar, float height) {
   }
   ImGui::EndChild();
   ImGui::PopID();
-  if (shown >= 0 && shown != previous && previous >= 0 && shown != want) wanted = shown - bar_begin[bar];
+  if (shown >= 0 && shown != previous && previous >= 0 && shown != want)
+    for (int t = 0; t < b.count; ++t)
+      if (b.panels[t] == shown) wanted = t;
   app.ui.shown_tab[bar] = shown;
 }
 

@@ -1,10 +1,12 @@
 // Model from Params: frequencies, angles, the learned table and its lookup, the seeded Q/K/V, and
 // the data each panel plots (score curves, decay bound, heatmap grids, shape trace, checks).
-// [SECTION] helpers  [SECTION] per-panel builders  [SECTION] update_model
+// [SECTION] helpers  [SECTION] per-panel builders  [SECTION] beyond the lesson  [SECTION] update_model
 #include "app/model.hpp"
 
 #include <algorithm>
 #include <cmath>
+
+#include "core/sinusoidal.hpp"
 
 namespace rv {
 namespace {
@@ -131,7 +133,63 @@ void build_probe(const Params& p, Model& m, Probe& probe, long long position) {
   probe.angle_last = double(position) * m.inv_freq[m.inv_freq.size() - 1];
 }
 
+// [SECTION] beyond the lesson: context extension, precision, sinusoidal
+
+void build_scaling(const Params& p, Model& m) {
+  m.scaling = scaling_of(p);
+  Expected<ScaledFreq> r = rope_scaled_inv_freq(p.d_head, p.base, m.scaling);
+  if (r.ok()) {
+    m.scaled_inv_freq = r.value().inv_freq;
+    m.attention_factor = r.value().attention_factor;
+    m.scaling_error.clear();
+  } else {
+    m.scaled_inv_freq.resize(0);
+    m.attention_factor = 1.0;
+    m.scaling_error = r.error().full();
+  }
+  m.yarn_range = p.scaling == ScalingType::Yarn ? yarn_correction_range(p.d_head, p.base, m.scaling)
+                                                : std::pair<double, double>{0, 0};
+  m.scaling_version = ++m.versions;
+}
+
+void build_precision(const Params& p, Model& m) {
+  for (int r = 0; r < 2; ++r)
+    for (int f = 0; f < 3; ++f)
+      m.precision[r][f] = rope_precision(p.d_head, p.base, double(p.position), precision_formats[f], precision_recipes[r]);
+  m.precision_version = ++m.versions;
+}
+
+// PE at integer positions spread over [0, x_end] (every position when there are few), width d_head.
+void build_sinusoidal(const Params& p, Model& m, double x_end) {
+  const int rows = int(std::min<double>(sinus_rows_max, x_end + 1));
+  m.sinus_positions.resize(size_t(rows));
+  for (int r = 0; r < rows; ++r) m.sinus_positions[size_t(r)] = std::round(x_end * r / std::max(1, rows - 1));
+  const RowMatrixXd pe = sinusoidal(p.d_head, m.sinus_positions, p.base);  // [rows, d_head]
+  Grid& g = m.sinus;
+  g.rows = rows;
+  g.cols = p.d_head;
+  g.values.resize(size_t(rows) * p.d_head);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < p.d_head; ++c) g.values[size_t(r) * p.d_head + c] = float(pe(r, c));
+  m.sinus_x_end = x_end;
+  g.version = ++m.versions;
+}
+
 }  // namespace
+
+RopeScaling scaling_of(const Params& p) {
+  RopeScaling s;
+  s.type = p.scaling;
+  s.factor = p.factor;
+  s.original_max_position_embeddings = p.original_max;
+  s.max_position_embeddings = p.original_max;
+  s.low_freq_factor = p.low_freq;
+  s.high_freq_factor = p.high_freq;
+  s.beta_fast = p.beta_fast;
+  s.beta_slow = p.beta_slow;
+  s.seq_len = double(p.position) + 1.0;
+  return s;
+}
 
 double field_extent(long long position, int max_position) {
   const double need = std::max({64.0, 1.25 * double(max_position), 1.1 * double(position)});
@@ -156,6 +214,12 @@ void update_model(const Params& p, Model& m) {
   const bool dims_changed = table_changed || freq_changed || old->batch != p.batch || old->seq_len != p.seq_len ||
                             old->heads != p.heads || old->vocab != p.vocab;
   const bool token_changed = table_changed || old->position != p.position || old->vocab != p.vocab;
+  const bool scaling_changed = freq_changed || old->scaling != p.scaling || old->factor != p.factor ||
+                               old->original_max != p.original_max || old->low_freq != p.low_freq ||
+                               old->high_freq != p.high_freq || old->beta_fast != p.beta_fast ||
+                               old->beta_slow != p.beta_slow ||
+                               (p.scaling == ScalingType::Dynamic && old->position != p.position);
+  const bool precision_changed = freq_changed || old->position != p.position;
 
   if (freq_changed) m.inv_freq = rope_inv_freq(p.d_head, p.base);                  // [d_head/2]
   m.angles = rope_angles(double(p.position), m.inv_freq);                          // [d_head/2]
@@ -189,6 +253,12 @@ void update_model(const Params& p, Model& m) {
   if (token_changed) build_token(p, m);
   const double x_end = field_extent(p.position, p.max_position);
   if (freq_changed || x_end != m.field_x_end) build_field(m, x_end);
+  if (freq_changed || x_end != m.sinus_x_end) build_sinusoidal(p, m, x_end);
+  if (scaling_changed) build_scaling(p, m);
+  if (precision_changed) {
+    build_precision(p, m);
+    m.sinus_at_m = sinusoidal(p.d_head, {double(p.position)}, p.base).row(0);  // [d_head]
+  }
   if (dims_changed) {
     m.shapes = shape_trace(dims_of(p));
     m.counts = param_counts(dims_of(p));

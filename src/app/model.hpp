@@ -8,6 +8,14 @@ constexpr double anchor_shift = 1000.0;    // the score curve's second anchor is
 constexpr int heatmap_side_max = 1024;     // texture cap per side; larger tables are downsampled
 constexpr int field_columns = 512;         // positions sampled by the angle field
 constexpr int decay_samples_max = 512;     // offsets at which the decay bound is evaluated
+constexpr int sinus_rows_max = 512;        // positions sampled by the sinusoidal heatmap
+
+// The precision panel's formats, in Model::precision's column order; rows are Naive, Ours.
+constexpr FloatFormat precision_formats[3] = {FloatFormat::F32, FloatFormat::F16, FloatFormat::BF16};
+constexpr AngleRecipe precision_recipes[2] = {AngleRecipe::Naive, AngleRecipe::Ours};
+
+// The RopeScaling that Params describe (dynamic NTK sees a sequence reaching position m: m + 1).
+RopeScaling scaling_of(const Params& p);
 
 // Brings app.model up to date with app.params. Cheap when nothing changed.
 void update_model(const Params& params, Model& model);

@@ -18,13 +18,28 @@ void show_angle_field(App& app);     // 4. cos(x * theta_i) over positions x and
 void show_shape_trace(App& app);     // 5. the lesson's dims and every step's shape, parameter counts
 void show_checks(App& app);          // 6. norm kept, relative property, section 3 table, core's checks
 void show_comparison(App& app);      // 7. sections 4 and 5 with live values
+// Beyond the lesson:
+void show_extension(App& app);       // 8. context extension (rope_scaling): original vs scaled theta_i per pair
+void show_precision(App& app);       // 9. angle error at m: naive float32 recipe vs ours, float16, bfloat16
+void show_sinusoidal(App& app);      // 10. Vaswani's sinusoidal PE over positions x dims, position m marked
 
 struct Panel {
   const char* name;
   void (*show)(App&);
 };
-constexpr int panel_count = 7;
-const Panel* panels();  // the seven, in the order above
+constexpr int panel_count = 10;
+const Panel* panels();  // the ten, in the order above
+
+// What the extension panel shows for pair i (from core's rope_scaled_inv_freq).
+enum class Band { Kept, Interpolated, Blended };
+struct ExtensionPair {
+  double theta = 0, scaled = 0;           // theta_i, scaled theta_i
+  double wavelength = 0, scaled_wavelength = 0;  // 2 pi / theta
+  double interpolated = 0;                // 0: left alone .. 1: divided by factor ((1 - s/t) / (1 - 1/factor))
+  Band band = Band::Kept;
+};
+ExtensionPair extension_pair(const App& app, int i);  // requires app.model.scaled_inv_freq non-empty
+const char* band_name(Band b);
 
 // What the rotations panel draws for pair i.
 struct PairView {

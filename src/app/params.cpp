@@ -11,7 +11,9 @@ bool Params::operator==(const Params& o) const {
   return position == o.position && key_position == o.key_position && max_position == o.max_position &&
          d_head == o.d_head && heads == o.heads && batch == o.batch && seq_len == o.seq_len && vocab == o.vocab &&
          base == o.base && pairing == o.pairing && seed == o.seed && offsets == o.offsets &&
-         tab_top == o.tab_top && tab_bottom == o.tab_bottom;
+         tab_top == o.tab_top && tab_bottom == o.tab_bottom && scaling == o.scaling && factor == o.factor &&
+         original_max == o.original_max && low_freq == o.low_freq && high_freq == o.high_freq &&
+         beta_fast == o.beta_fast && beta_slow == o.beta_slow;
 }
 
 namespace {
@@ -48,6 +50,22 @@ bool set_int(Int& field, std::string_view key, std::string_view text, long long 
   return true;
 }
 
+// A finite number in (0, hi]: rejected (kept) when not a number or <= 0, clamped with a note above hi.
+bool set_positive(double& field, std::string_view key, std::string_view text, double hi,
+                  std::vector<std::string>& notes) {
+  auto v = parse_number(text);
+  if (!v || *v <= 0.0) {
+    notes.push_back(std::string(key) + "=" + quoted(text) + " must be a number greater than 0; kept " +
+                    format_number(field));
+    return false;
+  }
+  if (*v > hi) {
+    notes.push_back(std::string(key) + "=" + quoted(text) + " is above " + format_number(hi) + "; using that");
+    *v = hi;
+  }
+  field = *v;
+  return true;
+}
 
 }  // namespace
 
@@ -60,8 +78,30 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   if (key == "seq_len") return set_int(p.seq_len, key, value, 1, Limits::seq_len_max, notes);
   if (key == "vocab") return set_int(p.vocab, key, value, 1, Limits::vocab_max, notes);
   if (key == "offsets") return set_int(p.offsets, key, value, 1, Limits::offsets_max, notes);
-  if (key == "tab_top") return set_int(p.tab_top, key, value, 0, 2, notes);
-  if (key == "tab_bottom") return set_int(p.tab_bottom, key, value, 0, 3, notes);
+  if (key == "tab_top") return set_int(p.tab_top, key, value, 0, Limits::tab_top_max, notes);
+  if (key == "tab_bottom") return set_int(p.tab_bottom, key, value, 0, Limits::tab_bottom_max, notes);
+  if (key == "factor") return set_positive(p.factor, key, value, Limits::factor_max, notes);
+  if (key == "low_freq") return set_positive(p.low_freq, key, value, Limits::factor_max, notes);
+  if (key == "high_freq") return set_positive(p.high_freq, key, value, Limits::factor_max, notes);
+  if (key == "beta_fast") return set_positive(p.beta_fast, key, value, Limits::factor_max, notes);
+  if (key == "beta_slow") return set_positive(p.beta_slow, key, value, Limits::factor_max, notes);
+  if (key == "original_max") {
+    double v = p.original_max;
+    long long whole = (long long)v;
+    if (!set_int(whole, key, value, 1, (long long)Limits::original_max_max, notes)) return false;
+    p.original_max = double(whole);
+    return true;
+  }
+  if (key == "scaling") {
+    auto type = parse_scaling(value);
+    if (!type) {
+      notes.push_back("scaling=" + quoted(value) + " is not none, linear, dynamic, yarn or llama3; kept " +
+                      scaling_name(p.scaling));
+      return false;
+    }
+    p.scaling = *type;
+    return true;
+  }
   if (key == "seed") return set_int(p.seed, key, value, 0, Limits::seed_max, notes);
   if (key == "d_head") {
     int d = p.d_head;
@@ -108,6 +148,18 @@ void enforce_limits(Params& p, std::vector<std::string>& notes) {
                     std::to_string(fit));
     p.max_position = fit;
   }
+  if (!(p.low_freq < p.high_freq)) {
+    notes.push_back("low_freq " + format_number(p.low_freq) + " must be below high_freq " +
+                    format_number(p.high_freq) + " (Llama 3.1: 1 and 4); using 1 and 4");
+    p.low_freq = 1.0;
+    p.high_freq = 4.0;
+  }
+  if (!(p.beta_slow < p.beta_fast)) {
+    notes.push_back("beta_slow " + format_number(p.beta_slow) + " must be below beta_fast " +
+                    format_number(p.beta_fast) + " (YaRN: 1 and 32); using 1 and 32");
+    p.beta_slow = 1.0;
+    p.beta_fast = 32.0;
+  }
 }
 
 void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes) {
@@ -134,7 +186,11 @@ std::string encode_query(const Params& p) {
          "&heads=" + to_string(p.heads) + "&batch=" + to_string(p.batch) + "&seq_len=" + to_string(p.seq_len) +
          "&vocab=" + to_string(p.vocab) + "&base=" + format_number(p.base) + "&pairing=" + pairing_name(p.pairing) +
          "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets) +
-         "&tab_top=" + to_string(p.tab_top) + "&tab_bottom=" + to_string(p.tab_bottom);
+         "&tab_top=" + to_string(p.tab_top) + "&tab_bottom=" + to_string(p.tab_bottom) +
+         "&scaling=" + scaling_name(p.scaling) + "&factor=" + format_number(p.factor) +
+         "&original_max=" + format_number(p.original_max) + "&low_freq=" + format_number(p.low_freq) +
+         "&high_freq=" + format_number(p.high_freq) + "&beta_fast=" + format_number(p.beta_fast) +
+         "&beta_slow=" + format_number(p.beta_slow);
 }
 
 }  // namespace rv

@@ -1,6 +1,7 @@
 // State as JSON (for scripts and tests) and as sentences (for screen readers), from one App.
 #include "app/report.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "app/json_writer.hpp"
@@ -10,6 +11,40 @@ namespace rv {
 namespace {
 
 constexpr int described_pairs_max = 8;
+
+// One sentence for the new panel shown in the top bar (tab_top 3..5), or "".
+std::string describe_beyond(const App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  const int pairs = int(m.inv_freq.size());
+  if (p.tab_top == 3) {
+    if (!m.scaling_error.empty()) return " Context extension panel: " + m.scaling_error + ".";
+    int kept = 0, divided = 0;
+    for (int i = 0; i < pairs; ++i) {
+      const double ratio = m.scaled_inv_freq[i] / m.inv_freq[i];
+      kept += std::abs(ratio - 1.0) <= 1e-12;
+      divided += std::abs(ratio * p.factor - 1.0) <= 1e-12;
+    }
+    return std::string(" Context extension panel: ") + scaling_name(p.scaling) + " scaling with factor " +
+           format_sig(p.factor) + " and original_max " + format_sig(p.original_max) + " leaves " +
+           std::to_string(kept) + " of " + std::to_string(pairs) + " pairs' theta unchanged, divides " +
+           std::to_string(divided) + " by the factor and blends the rest; attention factor " +
+           format_sig(m.attention_factor) + "; the other panels use unscaled RoPE.";
+  }
+  if (p.tab_top == 4)
+    return " Precision panel: at position " + std::to_string(p.position) +
+           ", computing angles the naive float32 way loses up to " + format_sig(m.precision[0][0].max_angle_err, 3) +
+           " radians, ours " + format_sig(m.precision[1][0].max_angle_err, 3) +
+           "; bfloat16 represents integer positions exactly only up to " +
+           format_sig(exact_integer_limit(FloatFormat::BF16)) + ", so position " + std::to_string(p.position) +
+           " rounds to " + format_sig(m.precision[0][2].position_in_format, 10) + ".";
+  if (p.tab_top == 5)
+    return " Sinusoidal panel: Vaswani's sin and cos position encoding over positions 0 to " +
+           format_sig(m.sinus_x_end) + " and " + std::to_string(p.d_head) +
+           " dims, with position m marked; it uses RoPE's frequencies theta_i but is added to the input once, "
+           "while RoPE rotates Q and K.";
+  return "";
+}
 
 
 }  // namespace
@@ -64,6 +99,7 @@ std::string describe(const App& app) {
   for (const Check& c : m.checks) holds += c.ok;
   s += "Checks panel: rotation keeps the norm within " + format_sig(m.norm_max_diff, 3) + "; " +
        std::to_string(holds) + " of " + std::to_string(m.checks.size()) + " of the lesson's checks hold for these settings.";
+  s += describe_beyond(app);
   return s;
 }
 
@@ -87,6 +123,9 @@ std::string state_json(const App& app) {
   j.key("params").value(0).end_object();
   j.key("score").value(m.score).key("norm_max_diff").value(m.norm_max_diff);
   j.key("relative_spread").value(m.relative_spread).key("tab_top").value(p.tab_top).key("tab_bottom").value(p.tab_bottom);
+  j.key("scaling").begin_object().key("type").value(scaling_name(p.scaling)).key("factor").value(p.factor);
+  j.key("theta").values(m.scaled_inv_freq.data(), int(m.scaled_inv_freq.size()));
+  j.key("attention_factor").value(m.attention_factor).end_object();
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
   j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
   j.end_object();

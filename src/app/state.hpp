@@ -7,11 +7,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/learned.hpp"
+#include "core/precision.hpp"
 #include "core/rope.hpp"
+#include "core/scaling.hpp"
 #include "core/shape_trace.hpp"
 #include "core/verify.hpp"
 
@@ -33,8 +36,16 @@ struct Params {
   Pairing pairing = Pairing::Interleaved;
   std::uint64_t seed = 123;
   int offsets = 64;            // the score curve spans m - n in [-offsets, offsets]
-  int tab_top = 0;             // panel shown in the top tab bar (0..2), part of the view a link restores
+  int tab_top = 0;             // panel shown in the top tab bar (0..5), part of the view a link restores
   int tab_bottom = 0;          // panel shown in the bottom tab bar (0..3)
+
+  // Context extension (Hugging Face rope_scaling), used by its panel only: every other panel keeps
+  // the lesson's unscaled theta_i.
+  ScalingType scaling = ScalingType::None;
+  double factor = 8.0;           // context grows by this factor
+  double original_max = 4096;    // original_max_position_embeddings (Llama 2: 4096, Llama 3.1: 8192)
+  double low_freq = 1.0, high_freq = 4.0;    // llama3: low_freq_factor, high_freq_factor
+  double beta_fast = 32.0, beta_slow = 1.0;  // yarn: rotations bounding the ramp
 
   int d_model() const { return heads * d_head; }
   bool operator==(const Params& o) const;
@@ -96,6 +107,32 @@ struct Model {
   std::vector<Check> checks;       // core's lesson_checks for the current dims
   bool checks_lesson_dims = false;  // B, T, h were too large: checks ran with the lesson's 2, 5, 4
   Probe probes[3];                 // positions 5, 100 and m
+
+  // [SECTION] Context extension: core's rope_scaled_inv_freq for Params' scaling (this panel only)
+  RopeScaling scaling;                       // what core was given (seq_len = m + 1 for dynamic)
+  Eigen::VectorXd scaled_inv_freq;           // theta_i after scaling      [d_head/2] (empty on error)
+  double attention_factor = 1.0;
+  std::pair<double, double> yarn_range{0, 0};  // yarn_correction_range (pair indices)
+  std::string scaling_error;                 // core's BadRequest, or ""
+  std::uint64_t scaling_version = 0;
+
+  // [SECTION] Precision at m: rope_precision for [Naive, Ours] x [float32, float16, bfloat16]
+  PrecisionReport precision[2][3];
+  std::uint64_t precision_version = 0;
+
+  // [SECTION] Sinusoidal PE (Vaswani 3.5) at width d_head: rows = positions, cols = dims
+  Grid sinus;
+  std::vector<double> sinus_positions;  // [rows], integers in [0, sinus_x_end]
+  double sinus_x_end = -1.0;
+  Eigen::RowVectorXd sinus_at_m;        // PE[m]                        [d_head]
+};
+
+// A file the UI asked to export (src/app/export.hpp); the platform seam delivers it as a download
+// or a file on disk, then clears Ui::pending_export.
+struct ExportFile {
+  std::string name;     // "ropeviz-angles-m100-d8.csv"
+  std::string mime;     // "text/csv"
+  std::string content;
 };
 
 struct Rect {
@@ -116,6 +153,7 @@ struct Ui {
   float scale = 1.0f;                        // device pixels per CSS/logical pixel
   std::map<std::string, Rect> rects;         // named controls, in device pixels
   std::vector<std::string> notes;            // rejected or clamped inputs, shown until dismissed
+  std::optional<ExportFile> pending_export;  // set by an export button, taken by the platform
   double frame_ms = 0.0;                     // CPU time of the last frame
   long long frames = 0;
   int curve_capacity = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/export.hpp"
 #include "app/params.hpp"
 #include "platform/screenshot.hpp"
 #include "platform/window.hpp"
@@ -73,6 +74,17 @@ bool parse_options(int argc, char** argv, Options& o) {
   return true;
 }
 
+// Writes the export the UI asked for into the working directory, and says where in a note.
+void save_export(rv::App& app) {
+  const rv::ExportFile& file = *app.ui.pending_export;
+  std::FILE* out = std::fopen(file.name.c_str(), "wb");
+  const bool ok = out && std::fwrite(file.content.data(), 1, file.content.size(), out) == file.content.size();
+  if (out) std::fclose(out);
+  app.ui.notes.push_back(ok ? "saved " + file.name + " in the working directory" : "could not write " + file.name);
+  std::fprintf(stderr, "ropeviz: %s\n", app.ui.notes.back().c_str());
+  app.ui.pending_export.reset();
+}
+
 // Device pixels per logical pixel: the monitor's content scale, over what GLFW already scales.
 float display_scale(GLFWwindow* window) {
   float sx = 1.0f, sy = 1.0f;
@@ -106,6 +118,7 @@ int main(int argc, char** argv) {
     glfwPollEvents();
     app.ui.scale = display_scale(window.handle);
     rv::render_frame(window, app);
+    if (app.ui.pending_export) save_export(app);
     if (options.frames > 0) frame_ms.push_back(app.ui.frame_ms);
     const bool last = options.frames > 0 && n + 1 == options.frames;
     if (last && !options.screenshot.empty()) {

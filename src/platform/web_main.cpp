@@ -25,6 +25,10 @@ EM_JS(void, rv_js_state_changed, (const char* hash, const char* text), {
   Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text));
 });
 EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); });
+// Hands an export to the page, which offers it as a download.
+EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content), {
+  Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content));
+});
 
 void publish_if_changed(Web& web) {
   rv::update_model(web.app.params, web.app.model);
@@ -38,6 +42,10 @@ void loop(void* arg) {
   Web& web = *static_cast<Web*>(arg);
   glfwPollEvents();
   rv::render_frame(web.window, web.app);
+  if (const auto& file = web.app.ui.pending_export) {
+    rv_js_download(file->name.c_str(), file->mime.c_str(), file->content.c_str());
+    web.app.ui.pending_export.reset();
+  }
   publish_if_changed(web);
   rv_js_frame_drawn(double(web.app.ui.frames));
 }

@@ -43,14 +43,14 @@ export async function launch(extraArgs = []) {
 // A page whose console errors, page errors and requests outside `allowed` are collected; call
 // page.assertClean() at the end of a test.
 export async function openPage(browser, { viewport = { width: 1280, height: 800 }, scale = 1, allowed }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: scale });
+  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, acceptDownloads: true });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('request', (r) => {
     const url = r.url();
-    if (!url.startsWith('data:') && !allowed(url)) problems.push(`request beyond the page's own files: ${url}`);
+    if (!/^(data|blob):/.test(url) && !allowed(url)) problems.push(`request beyond the page's own files: ${url}`);
   });
   page.assertClean = () => {
     if (problems.length) throw new Error(problems.join('\n'));

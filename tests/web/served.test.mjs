@@ -2,6 +2,7 @@
 // URL hash both ways, window.ropeviz, the #a11y text, high-DPI, resizing and hostile input.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { startServer, launch, openPage, ready, frames, state, drag, shot } from './lib.mjs';
 
 let server, browser;
@@ -184,6 +185,27 @@ test('every panel opens from a link and draws without a console error', async ()
     assert.equal(s.rope.ok, true);
     await shot(page, `web-tabs-${top}-${bottom}`);
   }
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('exports download as files whose numbers are the state\'s', async () => {
+  const page = await open('#position=100&d_head=8');
+  const r = await page.evaluate(() => window.ropeviz.rect('export_angles'));
+  assert.ok(r, 'the export button is drawn');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.mouse.click(r.x + r.w / 2, r.y + r.h / 2),
+  ]);
+  assert.equal(download.suggestedFilename(), 'ropeviz-angles-m100-d8.csv');
+  const text = fs.readFileSync(await download.path(), 'utf8');
+  const rows = text.trim().split('\n').filter((l) => !l.startsWith('#')).slice(1).map((l) => l.split(',').map(Number));
+  const s = await state(page);
+  assert.equal(rows.length, 4);
+  rows.forEach((row, i) => {
+    assert.equal(row[1], s.rope.theta[i]);
+    assert.equal(row[2], s.rope.angle[i]);
+  });
   page.assertClean();
   await page.closeAll();
 });

@@ -1,6 +1,7 @@
 // Controls: every parameter of Params, each written through set_param so limits and notes apply.
 #include <string>
 
+#include "app/export.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
 #include "app/theme.hpp"
@@ -59,6 +60,28 @@ void position_keys(App& app) {
   if (m != app.params.position) set_param(app.params, "position", std::to_string(std::max(0LL, m)), app.ui.notes);
 }
 
+// Buttons that hand a file to the platform seam: a download in the browser, a file on the desktop.
+void show_exports(App& app) {
+  ImGui::Spacing();
+  ImGui::TextDisabled("Export");
+  struct Item {
+    const char* label;
+    const char* id;
+    ExportFile (*make)(const App&);
+  };
+  const Item items[] = {{"angles.csv", "export_angles", export_angles_csv},
+                        {"score.csv", "export_score", export_score_csv},
+                        {"state.json", "export_state", export_state_json}};
+  for (const Item& item : items) {
+    if (item.make != export_angles_csv) ImGui::SameLine();
+    if (ImGui::SmallButton(item.label)) app.ui.pending_export = item.make(app);
+    record_rect(app.ui, item.id);
+  }
+  formula_tip("angles.csv: per pair i, theta_i, m*theta_i, its value mod 2pi, the wavelength and the pairs of q "
+              "(before and after RoPE) and k. score.csv: the score against the offset m - n at two anchors. "
+              "state.json: everything window.ropeviz.state() reports. Numbers are exact (shortest round-trip).");
+}
+
 }  // namespace
 
 void show_controls(App& app) {
@@ -93,6 +116,7 @@ void show_controls(App& app) {
   int_control(app, "V (vocab)", "vocab", p.vocab, 1, "Rows of the token table E[V, d].");
   int_control(app, "seed", "seed", (long long)p.seed, 1, "Seeds P, E, and the example q, k, v.");
   enforce_limits(p, app.ui.notes);
+  show_exports(app);
 }
 
 void show_notes(App& app) {

@@ -1,0 +1,62 @@
+// CSV and JSON exports built from the Model: every number round-trips (shortest exact decimal).
+#include "app/export.hpp"
+
+#include <cmath>
+
+#include "app/params.hpp"
+#include "app/report.hpp"
+
+namespace rv {
+namespace {
+
+constexpr double two_pi = 6.283185307179586476925286766559;
+
+std::string tag(const Params& p) { return "m" + std::to_string(p.position) + "-d" + std::to_string(p.d_head); }
+
+// First lines of every CSV: what produced it, as a comment a spreadsheet skips or shows.
+std::string preamble(const App& app, const char* what) {
+  return std::string("# ropeviz ") + what + "; state: " + encode_query(app.params) + "\n";
+}
+
+void append_row(std::string& out, std::initializer_list<double> values) {
+  bool first = true;
+  for (double v : values) {
+    if (!first) out += ',';
+    out += format_number(v);
+    first = false;
+  }
+  out += '\n';
+}
+
+}  // namespace
+
+ExportFile export_angles_csv(const App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  std::string out = preamble(app, "RoPE angles per pair at position m");
+  out += "i,theta_i,angle_m_theta_i,angle_mod_2pi,wavelength,q_a,q_b,q_rot_a,q_rot_b,k_rot_a,k_rot_b\n";
+  for (int i = 0; i < int(m.inv_freq.size()); ++i) {
+    const Eigen::Vector2d q = rope_pair(m.q, i, p.pairing), qr = rope_pair(m.q_rot, i, p.pairing);
+    const Eigen::Vector2d kr = rope_pair(m.k_rot, i, p.pairing);
+    append_row(out, {double(i), m.inv_freq[i], m.angles[i], std::fmod(m.angles[i], two_pi), two_pi / m.inv_freq[i],
+                     q[0], q[1], qr[0], qr[1], kr[0], kr[1]});
+  }
+  return {"ropeviz-angles-" + tag(p) + ".csv", "text/csv", out};
+}
+
+ExportFile export_score_csv(const App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  std::string out = preamble(app, "score <RoPE(q, n + r), RoPE(k, n)> against the offset r");
+  out += "offset_r,score_anchor_" + format_number(m.anchor_a) + ",score_anchor_" + format_number(m.anchor_b) + "\n";
+  const long long lo = -(long long)p.offsets;
+  for (size_t j = 0; j < m.curve_a.size() && j < m.curve_b.size(); ++j)
+    append_row(out, {double(lo + (long long)j), m.curve_a[j], m.curve_b[j]});
+  return {"ropeviz-score-" + tag(p) + ".csv", "text/csv", out};
+}
+
+ExportFile export_state_json(const App& app) {
+  return {"ropeviz-state-" + tag(app.params) + ".json", "application/json", state_json(app) + "\n"};
+}
+
+}  // namespace rv

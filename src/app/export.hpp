@@ -1,0 +1,17 @@
+// Exports of what the app shows, as text files: the per-pair table and the score curve as CSV,
+// the whole state as JSON. The platform seam delivers them (a download, or a file on disk).
+#pragma once
+#include <string>
+
+#include "app/state.hpp"
+
+namespace rv {
+
+// pair i: theta_i, m*theta_i, (m*theta_i) mod 2pi, wavelength, q's pair before and after RoPE, k's after.
+ExportFile export_angles_csv(const App& app);
+// offset r = m - n, score at anchor n, score at anchor n + shift (they coincide: RoPE is relative).
+ExportFile export_score_csv(const App& app);
+// state(), as window.ropeviz.state() returns it.
+ExportFile export_state_json(const App& app);
+
+}  // namespace rv
