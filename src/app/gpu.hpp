@@ -8,7 +8,7 @@
 
 namespace rv {
 
-enum class HeatSlot { Table = 0, Field = 1, Count = 2 };
+enum class HeatSlot { Table = 0, Field = 1, Sinusoidal = 2, Count = 3 };
 
 class Gpu {
 public:

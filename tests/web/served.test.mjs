@@ -172,7 +172,7 @@ test('without WebGL2 the page says so instead of going blank', async () => {
 
 test('every panel opens from a link and draws without a console error', async () => {
   const page = await open('#position=100&tab_top=0&tab_bottom=0');
-  const tabs = [[0, 0], [1, 1], [2, 2], [0, 3]];
+  const tabs = [[0, 0], [1, 1], [2, 2], [3, 3], [4, 0], [5, 1]];
   for (const [top, bottom] of tabs) {
     await page.evaluate((h) => { location.hash = h; }, `#position=100&tab_top=${top}&tab_bottom=${bottom}`);
     await page.waitForFunction(([t, b]) => {

@@ -42,7 +42,7 @@ void show_sinusoidal(App& app) {
   ImGui::InvisibleButton("sinusoidal", ImVec2(avail.x, size.y));
   const bool hovered = ImGui::IsItemHovered();
   const ImVec2 a(p0.x + margin, p0.y), b(a.x + size.x, a.y + size.y);
-  heatmap(app.ui.gpu.get(), HeatSlot::Field, m.sinus, a, b, -1.0f, 1.0f);  // shares the angle field's slot (same bar)
+  heatmap(app.ui.gpu.get(), HeatSlot::Sinusoidal, m.sinus, a, b, -1.0f, 1.0f);
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(p0, ImVec2(p0.x + avail.x, p0.y + size.y), true);
