@@ -16,11 +16,16 @@ constexpr size_t notes_kept = 6;
 constexpr float controls_width = 300.0f;
 
 const Panel panel_list[panel_count] = {
-    {"Rotations per frequency", show_rotations}, {"Angle field", show_angle_field},
-    {"Shape trace", show_shape_trace},           {"Learned table", show_learned_table},
-    {"Dot product vs offset", show_score_curve}, {"Checks", show_checks},
-    {"Comparison", show_comparison},             {"Context extension", show_extension},
-    {"Precision", show_precision},               {"Sinusoidal", show_sinusoidal},
+    {"Rotations per frequency", show_rotations},
+    {"Angle field", show_angle_field},
+    {"Shape trace", show_shape_trace},
+    {"Learned table", show_learned_table},
+    {"Dot product vs offset", show_score_curve},
+    {"Checks", show_checks},
+    {"Comparison", show_comparison},
+    {"Context extension", show_extension},
+    {"Precision", show_precision},
+    {"Sinusoidal", show_sinusoidal},
 };
 // Which panels each tab bar holds, in tab order: tab_top / tab_bottom index these lists, so the
 // panels added later (7-9) come after the first three and old links keep their tabs. The angle
@@ -72,7 +77,9 @@ void tab_bar(App& app, int bar, float height) {
 
 }  // namespace
 
-const Panel* panels() { return panel_list; }
+const Panel* panels() {
+  return panel_list;
+}
 
 void frame(App& app) {
   update_model(app.params, app.model);

@@ -11,7 +11,9 @@ namespace {
 
 constexpr double two_pi = 6.283185307179586476925286766559;
 
-std::string tag(const Params& p) { return "m" + std::to_string(p.position) + "-d" + std::to_string(p.d_head); }
+std::string tag(const Params& p) {
+  return "m" + std::to_string(p.position) + "-d" + std::to_string(p.d_head);
+}
 
 // First lines of every CSV: what produced it, as a comment a spreadsheet skips or shows.
 std::string preamble(const App& app, const char* what) {

@@ -11,7 +11,7 @@ namespace rv {
 enum class HeatSlot { Table = 0, Field = 1, Sinusoidal = 2, Count = 3 };
 
 class Gpu {
-public:
+ public:
   virtual ~Gpu() = default;
   // Makes values [rows, cols] (row-major, row 0 at the top) the texture of `slot`; uploads only
   // when `version` differs from the one it holds.

@@ -7,7 +7,7 @@
 namespace rv {
 
 class JsonWriter {
-public:
+ public:
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
@@ -24,7 +24,7 @@ public:
   JsonWriter& values(const std::vector<std::string>& v);
   const std::string& str() const { return out_; }
 
-private:
+ private:
   void separate();
   std::string out_;
   bool need_comma_ = false;

@@ -127,8 +127,8 @@ void build_probe(const Params& p, Model& m, Probe& probe, long long position) {
   probe.position = position;
   Expected<Eigen::RowVectorXd> r = learned_lookup(m.table, position);
   probe.learned_ok = r.ok();
-  probe.learned = r.ok() ? "P[" + std::to_string(position) + "]: row of width " + std::to_string(p.d_model())
-                         : r.error().full();
+  probe.learned =
+      r.ok() ? "P[" + std::to_string(position) + "]: row of width " + std::to_string(p.d_model()) : r.error().full();
   probe.angle0 = double(position) * m.inv_freq[0];
   probe.angle_last = double(position) * m.inv_freq[m.inv_freq.size() - 1];
 }
@@ -155,7 +155,8 @@ void build_scaling(const Params& p, Model& m) {
 void build_precision(const Params& p, Model& m) {
   for (int r = 0; r < 2; ++r)
     for (int f = 0; f < 3; ++f)
-      m.precision[r][f] = rope_precision(p.d_head, p.base, double(p.position), precision_formats[f], precision_recipes[r]);
+      m.precision[r][f] =
+          rope_precision(p.d_head, p.base, double(p.position), precision_formats[f], precision_recipes[r]);
   m.precision_version = ++m.versions;
 }
 
@@ -205,8 +206,8 @@ void update_model(const Params& p, Model& m) {
   const std::optional<Params> old = m.computed_from;
   if (old && *old == p) return;
   const bool freq_changed = !old || old->d_head != p.d_head || old->base != p.base;
-  const bool table_changed = !old || old->max_position != p.max_position || old->d_model() != p.d_model() ||
-                             old->seed != p.seed;
+  const bool table_changed =
+      !old || old->max_position != p.max_position || old->d_model() != p.d_model() || old->seed != p.seed;
   const bool vectors_changed = !old || old->d_head != p.d_head || old->seed != p.seed;
   const bool curves_changed = freq_changed || vectors_changed || old->pairing != p.pairing ||
                               old->key_position != p.key_position || old->offsets != p.offsets;
@@ -214,15 +215,14 @@ void update_model(const Params& p, Model& m) {
   const bool dims_changed = table_changed || freq_changed || old->batch != p.batch || old->seq_len != p.seq_len ||
                             old->heads != p.heads || old->vocab != p.vocab;
   const bool token_changed = table_changed || old->position != p.position || old->vocab != p.vocab;
-  const bool scaling_changed = freq_changed || old->scaling != p.scaling || old->factor != p.factor ||
-                               old->original_max != p.original_max || old->low_freq != p.low_freq ||
-                               old->high_freq != p.high_freq || old->beta_fast != p.beta_fast ||
-                               old->beta_slow != p.beta_slow ||
-                               (p.scaling == ScalingType::Dynamic && old->position != p.position);
+  const bool scaling_changed =
+      freq_changed || old->scaling != p.scaling || old->factor != p.factor || old->original_max != p.original_max ||
+      old->low_freq != p.low_freq || old->high_freq != p.high_freq || old->beta_fast != p.beta_fast ||
+      old->beta_slow != p.beta_slow || (p.scaling == ScalingType::Dynamic && old->position != p.position);
   const bool precision_changed = freq_changed || old->position != p.position;
 
-  if (freq_changed) m.inv_freq = rope_inv_freq(p.d_head, p.base);                  // [d_head/2]
-  m.angles = rope_angles(double(p.position), m.inv_freq);                          // [d_head/2]
+  if (freq_changed) m.inv_freq = rope_inv_freq(p.d_head, p.base);  // [d_head/2]
+  m.angles = rope_angles(double(p.position), m.inv_freq);          // [d_head/2]
   if (table_changed) {
     m.table = learned_table(p.max_position, p.d_model(), p.seed);  // [max_position, d]
     build_table_image(m);

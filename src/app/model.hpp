@@ -4,11 +4,11 @@
 
 namespace rv {
 
-constexpr double anchor_shift = 1000.0;    // the score curve's second anchor is n + 1000
-constexpr int heatmap_side_max = 1024;     // texture cap per side; larger tables are downsampled
-constexpr int field_columns = 512;         // positions sampled by the angle field
-constexpr int decay_samples_max = 512;     // offsets at which the decay bound is evaluated
-constexpr int sinus_rows_max = 512;        // positions sampled by the sinusoidal heatmap
+constexpr double anchor_shift = 1000.0;  // the score curve's second anchor is n + 1000
+constexpr int heatmap_side_max = 1024;   // texture cap per side; larger tables are downsampled
+constexpr int field_columns = 512;       // positions sampled by the angle field
+constexpr int decay_samples_max = 512;   // offsets at which the decay bound is evaluated
+constexpr int sinus_rows_max = 512;      // positions sampled by the sinusoidal heatmap
 
 // The precision panel's formats, in Model::precision's column order; rows are Naive, Ours.
 constexpr FloatFormat precision_formats[3] = {FloatFormat::F32, FloatFormat::F16, FloatFormat::BF16};

@@ -10,10 +10,9 @@ namespace rv {
 bool Params::operator==(const Params& o) const {
   return position == o.position && key_position == o.key_position && max_position == o.max_position &&
          d_head == o.d_head && heads == o.heads && batch == o.batch && seq_len == o.seq_len && vocab == o.vocab &&
-         base == o.base && pairing == o.pairing && seed == o.seed && offsets == o.offsets &&
-         tab_top == o.tab_top && tab_bottom == o.tab_bottom && scaling == o.scaling && factor == o.factor &&
-         original_max == o.original_max && low_freq == o.low_freq && high_freq == o.high_freq &&
-         beta_fast == o.beta_fast && beta_slow == o.beta_slow;
+         base == o.base && pairing == o.pairing && seed == o.seed && offsets == o.offsets && tab_top == o.tab_top &&
+         tab_bottom == o.tab_bottom && scaling == o.scaling && factor == o.factor && original_max == o.original_max &&
+         low_freq == o.low_freq && high_freq == o.high_freq && beta_fast == o.beta_fast && beta_slow == o.beta_slow;
 }
 
 namespace {
@@ -50,13 +49,13 @@ bool set_int(Int& field, std::string_view key, std::string_view text, long long 
   return true;
 }
 
-// A finite number in (0, hi]: rejected (kept) when not a number or <= 0, clamped with a note above hi.
-bool set_positive(double& field, std::string_view key, std::string_view text, double hi,
-                  std::vector<std::string>& notes) {
+// A finite number in (above, hi]: rejected (kept) when not a number or <= above, clamped with a note above hi.
+bool set_real(double& field, std::string_view key, std::string_view text, double above, double hi,
+              std::vector<std::string>& notes) {
   auto v = parse_number(text);
-  if (!v || *v <= 0.0) {
-    notes.push_back(std::string(key) + "=" + quoted(text) + " must be a number greater than 0; kept " +
-                    format_number(field));
+  if (!v || *v <= above) {
+    notes.push_back(std::string(key) + "=" + quoted(text) + " must be a number greater than " + format_number(above) +
+                    "; kept " + format_number(field));
     return false;
   }
   if (*v > hi) {
@@ -80,11 +79,11 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   if (key == "offsets") return set_int(p.offsets, key, value, 1, Limits::offsets_max, notes);
   if (key == "tab_top") return set_int(p.tab_top, key, value, 0, Limits::tab_top_max, notes);
   if (key == "tab_bottom") return set_int(p.tab_bottom, key, value, 0, Limits::tab_bottom_max, notes);
-  if (key == "factor") return set_positive(p.factor, key, value, Limits::factor_max, notes);
-  if (key == "low_freq") return set_positive(p.low_freq, key, value, Limits::factor_max, notes);
-  if (key == "high_freq") return set_positive(p.high_freq, key, value, Limits::factor_max, notes);
-  if (key == "beta_fast") return set_positive(p.beta_fast, key, value, Limits::factor_max, notes);
-  if (key == "beta_slow") return set_positive(p.beta_slow, key, value, Limits::factor_max, notes);
+  if (key == "factor") return set_real(p.factor, key, value, 0.0, Limits::factor_max, notes);
+  if (key == "low_freq") return set_real(p.low_freq, key, value, 0.0, Limits::factor_max, notes);
+  if (key == "high_freq") return set_real(p.high_freq, key, value, 0.0, Limits::factor_max, notes);
+  if (key == "beta_fast") return set_real(p.beta_fast, key, value, 0.0, Limits::factor_max, notes);
+  if (key == "beta_slow") return set_real(p.beta_slow, key, value, 0.0, Limits::factor_max, notes);
   if (key == "original_max") {
     double v = p.original_max;
     long long whole = (long long)v;
@@ -113,19 +112,7 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
     p.d_head = d;
     return true;
   }
-  if (key == "base") {
-    auto v = parse_number(value);
-    if (!v || *v <= 1.0) {
-      notes.push_back("base=" + quoted(value) + " must be a number greater than 1; kept " + format_number(p.base));
-      return false;
-    }
-    if (*v > Limits::base_max) {
-      notes.push_back("base=" + quoted(value) + " is above " + format_number(Limits::base_max) + "; using that");
-      *v = Limits::base_max;
-    }
-    p.base = *v;
-    return true;
-  }
+  if (key == "base") return set_real(p.base, key, value, 1.0, Limits::base_max, notes);
   if (key == "pairing") {
     auto pairing = parse_pairing(value);
     if (!pairing) {
@@ -149,8 +136,8 @@ void enforce_limits(Params& p, std::vector<std::string>& notes) {
     p.max_position = fit;
   }
   if (!(p.low_freq < p.high_freq)) {
-    notes.push_back("low_freq " + format_number(p.low_freq) + " must be below high_freq " +
-                    format_number(p.high_freq) + " (Llama 3.1: 1 and 4); using 1 and 4");
+    notes.push_back("low_freq " + format_number(p.low_freq) + " must be below high_freq " + format_number(p.high_freq) +
+                    " (Llama 3.1: 1 and 4); using 1 and 4");
     p.low_freq = 1.0;
     p.high_freq = 4.0;
   }
@@ -185,12 +172,11 @@ std::string encode_query(const Params& p) {
          "&max_position=" + to_string(p.max_position) + "&d_head=" + to_string(p.d_head) +
          "&heads=" + to_string(p.heads) + "&batch=" + to_string(p.batch) + "&seq_len=" + to_string(p.seq_len) +
          "&vocab=" + to_string(p.vocab) + "&base=" + format_number(p.base) + "&pairing=" + pairing_name(p.pairing) +
-         "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets) +
-         "&tab_top=" + to_string(p.tab_top) + "&tab_bottom=" + to_string(p.tab_bottom) +
-         "&scaling=" + scaling_name(p.scaling) + "&factor=" + format_number(p.factor) +
-         "&original_max=" + format_number(p.original_max) + "&low_freq=" + format_number(p.low_freq) +
-         "&high_freq=" + format_number(p.high_freq) + "&beta_fast=" + format_number(p.beta_fast) +
-         "&beta_slow=" + format_number(p.beta_slow);
+         "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets) + "&tab_top=" + to_string(p.tab_top) +
+         "&tab_bottom=" + to_string(p.tab_bottom) + "&scaling=" + scaling_name(p.scaling) +
+         "&factor=" + format_number(p.factor) + "&original_max=" + format_number(p.original_max) +
+         "&low_freq=" + format_number(p.low_freq) + "&high_freq=" + format_number(p.high_freq) +
+         "&beta_fast=" + format_number(p.beta_fast) + "&beta_slow=" + format_number(p.beta_slow);
 }
 
 }  // namespace rv

@@ -125,7 +125,8 @@ void draw_axes(ImDrawList* dl, const PlotFrame& f, const char* x_label, const ch
   dl->AddText(ImVec2(f.a.x, f.b.y + 2), text, buf);
   std::snprintf(buf, sizeof buf, "%.6g", f.x1);
   dl->AddText(ImVec2(f.b.x - ImGui::CalcTextSize(buf).x, f.b.y + 2), text, buf);
-  if (x_label) dl->AddText(ImVec2(0.5f * (f.a.x + f.b.x) - ImGui::CalcTextSize(x_label).x * 0.5f, f.b.y + 2), text, x_label);
+  if (x_label)
+    dl->AddText(ImVec2(0.5f * (f.a.x + f.b.x) - ImGui::CalcTextSize(x_label).x * 0.5f, f.b.y + 2), text, x_label);
   if (y_label) dl->AddText(ImVec2(f.a.x + 4, f.a.y + 2), text, y_label);
 }
 

@@ -25,8 +25,8 @@ void colour_legend(const char* label, float vmin, float vmax, float width);
 
 // Maps data coordinates to a screen rectangle.
 struct PlotFrame {
-  ImVec2 a, b;             // screen rectangle (inner, after margins)
-  double x0, x1, y0, y1;   // data range
+  ImVec2 a, b;            // screen rectangle (inner, after margins)
+  double x0, x1, y0, y1;  // data range
   float sx(double x) const { return a.x + float((x - x0) / (x1 - x0)) * (b.x - a.x); }
   float sy(double y) const { return b.y - float((y - y0) / (y1 - y0)) * (b.y - a.y); }
   double data_x(float px) const { return x0 + double(px - a.x) / double(b.x - a.x) * (x1 - x0); }

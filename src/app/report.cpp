@@ -46,7 +46,6 @@ std::string describe_beyond(const App& app) {
   return "";
 }
 
-
 }  // namespace
 
 std::string format_sig(double v, int significant) {
@@ -67,7 +66,8 @@ std::string describe(const App& app) {
     s += "It serves position " + std::to_string(p.position) + " by looking up row P[" + std::to_string(p.position) +
          "]. ";
   const int pairs = int(m.inv_freq.size());
-  s += "RoPE works at any position: it rotates " + std::to_string(pairs) + " dimension pairs of Q and K by m times theta_i";
+  s += "RoPE works at any position: it rotates " + std::to_string(pairs) +
+       " dimension pairs of Q and K by m times theta_i";
   const int shown = std::min(pairs, described_pairs_max);
   std::string thetas, angles;
   for (int i = 0; i < shown; ++i) {
@@ -97,8 +97,8 @@ std::string describe(const App& app) {
        ", low pairs changing fast, high pairs slowly. ";
   int holds = 0;
   for (const Check& c : m.checks) holds += c.ok;
-  s += "Checks panel: rotation keeps the norm within " + format_sig(m.norm_max_diff, 3) + "; " +
-       std::to_string(holds) + " of " + std::to_string(m.checks.size()) + " of the lesson's checks hold for these settings.";
+  s += "Checks panel: rotation keeps the norm within " + format_sig(m.norm_max_diff, 3) + "; " + std::to_string(holds) +
+       " of " + std::to_string(m.checks.size()) + " of the lesson's checks hold for these settings.";
   s += describe_beyond(app);
   return s;
 }
@@ -114,15 +114,22 @@ std::string state_json(const App& app) {
   j.key("vocab").value(p.vocab).key("base").value(p.base).key("pairing").value(pairing_name(p.pairing));
   j.key("seed").value((long long)p.seed).key("offsets").value(p.offsets);
   j.key("absolute").begin_object().key("ok").value(!m.lookup_error.has_value()).key("error");
-  if (m.lookup_error) j.value(m.lookup_error->full());
-  else j.null();
+  if (m.lookup_error)
+    j.value(m.lookup_error->full());
+  else
+    j.null();
   j.key("params").value(learned_param_count(p.max_position, p.d_model())).end_object();
   j.key("rope").begin_object().key("ok").value(true);
   j.key("theta").values(m.inv_freq.data(), int(m.inv_freq.size()));
   j.key("angle").values(m.angles.data(), int(m.angles.size()));
   j.key("params").value(0).end_object();
   j.key("score").value(m.score).key("norm_max_diff").value(m.norm_max_diff);
-  j.key("relative_spread").value(m.relative_spread).key("tab_top").value(p.tab_top).key("tab_bottom").value(p.tab_bottom);
+  j.key("relative_spread")
+      .value(m.relative_spread)
+      .key("tab_top")
+      .value(p.tab_top)
+      .key("tab_bottom")
+      .value(p.tab_bottom);
   j.key("scaling").begin_object().key("type").value(scaling_name(p.scaling)).key("factor").value(p.factor);
   j.key("theta").values(m.scaled_inv_freq.data(), int(m.scaled_inv_freq.size()));
   j.key("attention_factor").value(m.attention_factor).end_object();

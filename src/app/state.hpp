@@ -28,22 +28,22 @@ struct Params {
   long long key_position = 3;  // n, the key's position
   int max_position = 10;       // rows of the learned table P
   int d_head = 8;
-  int heads = 4;               // h; d = h * d_head
-  int batch = 2;               // B
-  int seq_len = 5;             // T
-  int vocab = 100;             // V
+  int heads = 4;    // h; d = h * d_head
+  int batch = 2;    // B
+  int seq_len = 5;  // T
+  int vocab = 100;  // V
   double base = 10000.0;
   Pairing pairing = Pairing::Interleaved;
   std::uint64_t seed = 123;
-  int offsets = 64;            // the score curve spans m - n in [-offsets, offsets]
-  int tab_top = 0;             // panel shown in the top tab bar (0..5), part of the view a link restores
-  int tab_bottom = 0;          // panel shown in the bottom tab bar (0..3)
+  int offsets = 64;    // the score curve spans m - n in [-offsets, offsets]
+  int tab_top = 0;     // panel shown in the top tab bar (0..5), part of the view a link restores
+  int tab_bottom = 0;  // panel shown in the bottom tab bar (0..3)
 
   // Context extension (Hugging Face rope_scaling), used by its panel only: every other panel keeps
   // the lesson's unscaled theta_i.
   ScalingType scaling = ScalingType::None;
-  double factor = 8.0;           // context grows by this factor
-  double original_max = 4096;    // original_max_position_embeddings (Llama 2: 4096, Llama 3.1: 8192)
+  double factor = 8.0;                       // context grows by this factor
+  double original_max = 4096;                // original_max_position_embeddings (Llama 2: 4096, Llama 3.1: 8192)
   double low_freq = 1.0, high_freq = 4.0;    // llama3: low_freq_factor, high_freq_factor
   double beta_fast = 32.0, beta_slow = 1.0;  // yarn: rotations bounding the ramp
 
@@ -63,15 +63,15 @@ struct Grid {
 struct Probe {
   long long position = 0;
   bool learned_ok = false;
-  std::string learned;  // "P[5]: row of width 32" or the full IndexError
-  double angle0 = 0.0;  // position * theta_0
+  std::string learned;      // "P[5]: row of width 32" or the full IndexError
+  double angle0 = 0.0;      // position * theta_0
   double angle_last = 0.0;  // position * theta_{d/2-1}
 };
 
 // Everything computed from Params by src/core; recomputed only when its inputs change.
 struct Model {
-  std::optional<Params> computed_from;   // nullopt until the first update
-  std::uint64_t versions = 0;            // source of Grid / curve versions
+  std::optional<Params> computed_from;    // nullopt until the first update
+  std::uint64_t versions = 0;             // source of Grid / curve versions
   Eigen::VectorXd inv_freq;               // theta_i                     [d_head/2]
   Eigen::VectorXd angles;                 // m * theta_i                 [d_head/2]
   LearnedTable table;                     // P                           [max_position, d]
@@ -91,11 +91,11 @@ struct Model {
   std::uint64_t curve_version = 0;
 
   // [SECTION] Learned table as a heatmap (downsampled by signed block max-abs when large)
-  Grid table_img;                // [ceil(max_position / row_step), ceil(d / col_step)]
+  Grid table_img;  // [ceil(max_position / row_step), ceil(d / col_step)]
   int table_row_step = 1, table_col_step = 1;
-  double table_absmax = 0.0;     // max |P| over the whole table
-  long long token = 0;           // token id at position m (seeded)
-  Eigen::RowVectorXd e_row;      // E[token]                    [d]
+  double table_absmax = 0.0;  // max |P| over the whole table
+  long long token = 0;        // token id at position m (seeded)
+  Eigen::RowVectorXd e_row;   // E[token]                    [d]
 
   // [SECTION] Angle field cos(x * theta_i): pairs (rows) x positions 0..field_x_end (cols)
   Grid field;
@@ -104,16 +104,16 @@ struct Model {
   // [SECTION] Shape trace and checks
   std::vector<ShapeStep> shapes;
   ParamCounts counts;
-  std::vector<Check> checks;       // core's lesson_checks for the current dims
+  std::vector<Check> checks;        // core's lesson_checks for the current dims
   bool checks_lesson_dims = false;  // B, T, h were too large: checks ran with the lesson's 2, 5, 4
-  Probe probes[3];                 // positions 5, 100 and m
+  Probe probes[3];                  // positions 5, 100 and m
 
   // [SECTION] Context extension: core's rope_scaled_inv_freq for Params' scaling (this panel only)
-  RopeScaling scaling;                       // what core was given (seq_len = m + 1 for dynamic)
-  Eigen::VectorXd scaled_inv_freq;           // theta_i after scaling      [d_head/2] (empty on error)
+  RopeScaling scaling;              // what core was given (seq_len = m + 1 for dynamic)
+  Eigen::VectorXd scaled_inv_freq;  // theta_i after scaling      [d_head/2] (empty on error)
   double attention_factor = 1.0;
   std::pair<double, double> yarn_range{0, 0};  // yarn_correction_range (pair indices)
-  std::string scaling_error;                 // core's BadRequest, or ""
+  std::string scaling_error;                   // core's BadRequest, or ""
   std::uint64_t scaling_version = 0;
 
   // [SECTION] Precision at m: rope_precision for [Naive, Ours] x [float32, float16, bfloat16]
@@ -124,14 +124,14 @@ struct Model {
   Grid sinus;
   std::vector<double> sinus_positions;  // [rows], integers in [0, sinus_x_end]
   double sinus_x_end = -1.0;
-  Eigen::RowVectorXd sinus_at_m;        // PE[m]                        [d_head]
+  Eigen::RowVectorXd sinus_at_m;  // PE[m]                        [d_head]
 };
 
 // A file the UI asked to export (src/app/export.hpp); the platform seam delivers it as a download
 // or a file on disk, then clears Ui::pending_export.
 struct ExportFile {
-  std::string name;     // "ropeviz-angles-m100-d8.csv"
-  std::string mime;     // "text/csv"
+  std::string name;  // "ropeviz-angles-m100-d8.csv"
+  std::string mime;  // "text/csv"
   std::string content;
 };
 
@@ -143,7 +143,7 @@ struct Rect {
 struct Decimated {
   std::vector<float> lo, hi;  // [columns]
   int columns = 0;
-  std::size_t n = 0;          // points in the source curve
+  std::size_t n = 0;  // points in the source curve
   std::uint64_t version = 0;
   int recomputes = 0;  // for tests: how often the cache was rebuilt
 };
@@ -157,11 +157,11 @@ struct Ui {
   double frame_ms = 0.0;                     // CPU time of the last frame
   long long frames = 0;
   int curve_capacity = 0;
-  std::shared_ptr<Gpu> gpu;                  // set by the platform; null when headless
+  std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
   bool show_decay = true;
-  int shown_tab[2] = {-1, -1};               // panel each tab bar drew last frame
-  Decimated dec_a, dec_b;                    // the score curves at the plot's width
+  int shown_tab[2] = {-1, -1};  // panel each tab bar drew last frame
+  Decimated dec_a, dec_b;       // the score curves at the plot's width
 };
 
 struct App {

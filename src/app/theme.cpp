@@ -44,8 +44,8 @@ void apply(float scale) {
   ImFontConfig config;
   config.FontDataOwnedByAtlas = false;  // the TTF lives in the binary
   config.OversampleH = 2;
-  io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(assets::font_ttf), assets::font_ttf_size,
-                                 font_size * scale, &config, assets::font_glyph_ranges());
+  io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(assets::font_ttf), assets::font_ttf_size, font_size * scale,
+                                 &config, assets::font_glyph_ranges());
   io.Fonts->Build();
 }
 

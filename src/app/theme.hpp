@@ -5,16 +5,18 @@
 
 namespace rv::theme {
 
-constexpr ImU32 rope = IM_COL32(77, 208, 225, 255);      // teal: RoPE
-constexpr ImU32 learned = IM_COL32(255, 183, 77, 255);   // amber: learned absolute table
-constexpr ImU32 error = IM_COL32(255, 82, 82, 255);      // red: failures
+constexpr ImU32 rope = IM_COL32(77, 208, 225, 255);     // teal: RoPE
+constexpr ImU32 learned = IM_COL32(255, 183, 77, 255);  // amber: learned absolute table
+constexpr ImU32 error = IM_COL32(255, 82, 82, 255);     // red: failures
 constexpr ImU32 key = IM_COL32(186, 140, 255, 255);     // violet: the key K (RoPE panels)
-constexpr ImU32 ok = IM_COL32(129, 199, 132, 255);       // green: checks that hold
-constexpr ImU32 muted = IM_COL32(150, 156, 168, 255);    // secondary text, faint marks
-constexpr ImU32 grid = IM_COL32(70, 74, 84, 255);        // axes and grid lines
+constexpr ImU32 ok = IM_COL32(129, 199, 132, 255);      // green: checks that hold
+constexpr ImU32 muted = IM_COL32(150, 156, 168, 255);   // secondary text, faint marks
+constexpr ImU32 grid = IM_COL32(70, 74, 84, 255);       // axes and grid lines
 constexpr ImU32 panel_bg = IM_COL32(30, 32, 38, 255);
 
-inline ImVec4 vec(ImU32 c) { return ImGui::ColorConvertU32ToFloat4(c); }
+inline ImVec4 vec(ImU32 c) {
+  return ImGui::ColorConvertU32ToFloat4(c);
+}
 
 // Style and fonts for a display with `scale` device pixels per logical pixel. Rebuilds the font
 // atlas: the renderer must re-upload its font texture afterwards.

@@ -27,7 +27,9 @@ long long PositionScale::to_position(double u) const {
   return std::llround(lin_end * std::pow(reach / lin_end, 2.0 * u - 1.0));
 }
 
-float position_slider_inset() { return ImGui::GetFrameHeight() * 0.5f; }
+float position_slider_inset() {
+  return ImGui::GetFrameHeight() * 0.5f;
+}
 
 namespace {
 

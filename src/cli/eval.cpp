@@ -20,295 +20,338 @@ namespace rv::cli {
 namespace {
 
 // Guards against requests that would exhaust memory or time.
-constexpr std::size_t kMaxList = 1000000;          // positions, distances, offsets per request
-constexpr long long kMaxTable = 100000000;         // max_position * d
-constexpr long long kMaxOutput = 10000000;         // numbers in one response
-constexpr long long kMaxWork = 200000000;          // sin/cos evaluations in one request
+constexpr std::size_t kMaxList = 1000000;   // positions, distances, offsets per request
+constexpr long long kMaxTable = 100000000;  // max_position * d
+constexpr long long kMaxOutput = 10000000;  // numbers in one response
+constexpr long long kMaxWork = 200000000;   // sin/cos evaluations in one request
 
 using Result = Expected<json>;
 
-json vec_json(const Eigen::VectorXd& v) { return json(std::vector<double>(v.data(), v.data() + v.size())); }
+json vec_json(const Eigen::VectorXd& v) {
+  return json(std::vector<double>(v.data(), v.data() + v.size()));
+}
 
 bool all_finite(const json& j) {
-    if (j.is_number_float()) return std::isfinite(j.get<double>());
-    if (j.is_array() || j.is_object()) {
-        for (const json& e : j)
-            if (!all_finite(e)) return false;
-    }
-    return true;
+  if (j.is_number_float()) return std::isfinite(j.get<double>());
+  if (j.is_array() || j.is_object()) {
+    for (const json& e : j)
+      if (!all_finite(e)) return false;
+  }
+  return true;
 }
 
 // d_head, base and pairing, shared by the RoPE ops; returns theta on success.
 struct RopeArgs {
-    int d_head = 0;
-    double base = 0;
-    Pairing pairing = Pairing::Interleaved;
+  int d_head = 0;
+  double base = 0;
+  Pairing pairing = Pairing::Interleaved;
 };
 std::optional<RopeArgs> rope_args(Request& r) {
-    RopeArgs a;
-    const long long d = r.integer("d_head");
-    a.base = r.number("base", 10000.0);
-    const std::string p = r.string("pairing", std::string("interleaved"));
-    if (r.error) return std::nullopt;
-    if (d > 65536 || d < -65536) { r.fail("d_head must be at most 65536, got " + std::to_string(d)); return std::nullopt; }
-    a.d_head = static_cast<int>(d);
-    if (auto err = check_rope_dims(a.d_head, a.base)) { r.error = *err; return std::nullopt; }
-    auto parsed = parse_pairing(p);
-    if (!parsed) { r.fail("pairing must be \"interleaved\" or \"half_split\", got \"" + p + "\""); return std::nullopt; }
-    a.pairing = *parsed;
-    return a;
+  RopeArgs a;
+  const long long d = r.integer("d_head");
+  a.base = r.number("base", 10000.0);
+  const std::string p = r.string("pairing", std::string("interleaved"));
+  if (r.error) return std::nullopt;
+  if (d > 65536 || d < -65536) {
+    r.fail("d_head must be at most 65536, got " + std::to_string(d));
+    return std::nullopt;
+  }
+  a.d_head = static_cast<int>(d);
+  if (auto err = check_rope_dims(a.d_head, a.base)) {
+    r.error = *err;
+    return std::nullopt;
+  }
+  auto parsed = parse_pairing(p);
+  if (!parsed) {
+    r.fail("pairing must be \"interleaved\" or \"half_split\", got \"" + p + "\"");
+    return std::nullopt;
+  }
+  a.pairing = *parsed;
+  return a;
 }
 
 double non_negative(Request& r, const char* key, std::optional<double> fallback = std::nullopt) {
-    const double x = r.number(key, fallback);
-    if (!r.error && x < 0) r.fail(std::string("\"") + key + "\" is a position and must be >= 0, got " + format_number(x));
-    return x;
+  const double x = r.number(key, fallback);
+  if (!r.error && x < 0) r.fail(std::string("\"") + key + "\" is a position and must be >= 0, got " + format_number(x));
+  return x;
 }
 
 std::optional<RopeScaling> scaling_args(Request& outer, const json& obj) {
-    Request r(obj, "scaling.");
-    RopeScaling s;
-    const std::string type = r.has("type") ? r.string("type") : r.string("rope_type");
-    if (r.error) { outer.error = r.error; return std::nullopt; }
-    auto t = parse_scaling(type);
-    if (!t) { outer.fail("scaling.type must be one of \"linear\", \"dynamic\", \"yarn\", \"llama3\", got \"" + type + "\""); return std::nullopt; }
-    s.type = *t;
-    const bool llama3 = s.type == ScalingType::Llama3;
-    std::optional<double> default_factor;  // required, except Llama 3.1's published 8 and "none"
-    if (llama3) default_factor = 8.0;
-    if (s.type == ScalingType::None) default_factor = 1.0;
-    s.factor = r.number("factor", default_factor);
-    s.original_max_position_embeddings = r.number("original_max_position_embeddings", llama3 ? 8192.0 : 0.0);
-    s.beta_fast = r.number("beta_fast", 32.0);
-    s.beta_slow = r.number("beta_slow", 1.0);
-    s.low_freq_factor = r.number("low_freq_factor", 1.0);
-    s.high_freq_factor = r.number("high_freq_factor", 4.0);
-    s.attention_factor = r.optional_number("attention_factor");
-    s.mscale = r.optional_number("mscale");
-    s.mscale_all_dim = r.optional_number("mscale_all_dim");
-    s.truncate = r.boolean("truncate", true);
-    // dynamic/yarn lengths: inside "scaling" (preferred) or at the top level of the request
-    s.seq_len = r.has("seq_len") ? r.number("seq_len") : outer.number("seq_len", 0.0);
-    s.max_position_embeddings =
-        r.has("max_position_embeddings") ? r.number("max_position_embeddings") : outer.number("max_position_embeddings", 0.0);
-    if (r.error) { outer.error = r.error; return std::nullopt; }
-    if (outer.error) return std::nullopt;
-    if (s.original_max_position_embeddings < 0 || s.max_position_embeddings < 0 || s.seq_len < 0) {
-        outer.fail("scaling lengths (seq_len, max_position_embeddings, original_max_position_embeddings) must be >= 0");
-        return std::nullopt;
-    }
-    return s;
+  Request r(obj, "scaling.");
+  RopeScaling s;
+  const std::string type = r.has("type") ? r.string("type") : r.string("rope_type");
+  if (r.error) {
+    outer.error = r.error;
+    return std::nullopt;
+  }
+  auto t = parse_scaling(type);
+  if (!t) {
+    outer.fail("scaling.type must be one of \"linear\", \"dynamic\", \"yarn\", \"llama3\", got \"" + type + "\"");
+    return std::nullopt;
+  }
+  s.type = *t;
+  const bool llama3 = s.type == ScalingType::Llama3;
+  std::optional<double> default_factor;  // required, except Llama 3.1's published 8 and "none"
+  if (llama3) default_factor = 8.0;
+  if (s.type == ScalingType::None) default_factor = 1.0;
+  s.factor = r.number("factor", default_factor);
+  s.original_max_position_embeddings = r.number("original_max_position_embeddings", llama3 ? 8192.0 : 0.0);
+  s.beta_fast = r.number("beta_fast", 32.0);
+  s.beta_slow = r.number("beta_slow", 1.0);
+  s.low_freq_factor = r.number("low_freq_factor", 1.0);
+  s.high_freq_factor = r.number("high_freq_factor", 4.0);
+  s.attention_factor = r.optional_number("attention_factor");
+  s.mscale = r.optional_number("mscale");
+  s.mscale_all_dim = r.optional_number("mscale_all_dim");
+  s.truncate = r.boolean("truncate", true);
+  // dynamic/yarn lengths: inside "scaling" (preferred) or at the top level of the request
+  s.seq_len = r.has("seq_len") ? r.number("seq_len") : outer.number("seq_len", 0.0);
+  s.max_position_embeddings = r.has("max_position_embeddings") ? r.number("max_position_embeddings")
+                                                               : outer.number("max_position_embeddings", 0.0);
+  if (r.error) {
+    outer.error = r.error;
+    return std::nullopt;
+  }
+  if (outer.error) return std::nullopt;
+  if (s.original_max_position_embeddings < 0 || s.max_position_embeddings < 0 || s.seq_len < 0) {
+    outer.fail("scaling lengths (seq_len, max_position_embeddings, original_max_position_embeddings) must be >= 0");
+    return std::nullopt;
+  }
+  return s;
 }
 
 Result op_inv_freq(Request& r) {
-    auto a = rope_args(r);
-    const json* sc = r.object("scaling");
-    if (r.error) return *r.error;
-    if (!sc) return json{{"inv_freq", vec_json(rope_inv_freq(a->d_head, a->base))}};
-    auto s = scaling_args(r, *sc);
-    if (!s) return *r.error;
-    auto f = rope_scaled_inv_freq(a->d_head, a->base, *s);
-    if (!f) return f.error();
-    return json{{"inv_freq", vec_json(f->inv_freq)}, {"attention_factor", f->attention_factor}};
+  auto a = rope_args(r);
+  const json* sc = r.object("scaling");
+  if (r.error) return *r.error;
+  if (!sc) return json{{"inv_freq", vec_json(rope_inv_freq(a->d_head, a->base))}};
+  auto s = scaling_args(r, *sc);
+  if (!s) return *r.error;
+  auto f = rope_scaled_inv_freq(a->d_head, a->base, *s);
+  if (!f) return f.error();
+  return json{{"inv_freq", vec_json(f->inv_freq)}, {"attention_factor", f->attention_factor}};
 }
 
 Result op_rotate(Request& r) {
-    auto a = rope_args(r);
-    if (r.error) return *r.error;
-    const double pos = non_negative(r, "position");
-    const std::vector<double> x = r.numbers("x", static_cast<std::size_t>(a->d_head), 65536);
-    if (r.error) return *r.error;
-    const std::string dtype = r.string("dtype", std::string("float64"));
-    if (r.error) return *r.error;
-    if (dtype != "float64" && dtype != "float32") return bad_request("dtype must be \"float64\" or \"float32\"");
-    const Eigen::VectorXd theta = rope_inv_freq(a->d_head, a->base);
-    Eigen::VectorXd rotated;
-    if (dtype == "float32") {  // the fast path: x in float32, double-accurate table, float32 rotation
-        std::vector<float> xf(x.begin(), x.end());
-        apply_rope_f32(xf.data(), 1, 1, 1, a->d_head, rope_table_f32(std::vector<double>{pos}, theta), a->pairing);
-        rotated = Eigen::Map<const Eigen::VectorXf>(xf.data(), a->d_head).cast<double>();
-    } else {
-        rotated = apply_rope(Eigen::Map<const Eigen::VectorXd>(x.data(), a->d_head), pos, theta, a->pairing);
-    }
-    return json{{"x_rot", vec_json(rotated)}, {"angle", vec_json(rope_angles(pos, theta))}};
+  auto a = rope_args(r);
+  if (r.error) return *r.error;
+  const double pos = non_negative(r, "position");
+  const std::vector<double> x = r.numbers("x", static_cast<std::size_t>(a->d_head), 65536);
+  if (r.error) return *r.error;
+  const std::string dtype = r.string("dtype", std::string("float64"));
+  if (r.error) return *r.error;
+  if (dtype != "float64" && dtype != "float32") return bad_request("dtype must be \"float64\" or \"float32\"");
+  const Eigen::VectorXd theta = rope_inv_freq(a->d_head, a->base);
+  Eigen::VectorXd rotated;
+  if (dtype == "float32") {  // the fast path: x in float32, double-accurate table, float32 rotation
+    std::vector<float> xf(x.begin(), x.end());
+    apply_rope_f32(xf.data(), 1, 1, 1, a->d_head, rope_table_f32(std::vector<double>{pos}, theta), a->pairing);
+    rotated = Eigen::Map<const Eigen::VectorXf>(xf.data(), a->d_head).cast<double>();
+  } else {
+    rotated = apply_rope(Eigen::Map<const Eigen::VectorXd>(x.data(), a->d_head), pos, theta, a->pairing);
+  }
+  return json{{"x_rot", vec_json(rotated)}, {"angle", vec_json(rope_angles(pos, theta))}};
 }
 
 Result op_score(Request& r) {
-    auto a = rope_args(r);
-    if (r.error) return *r.error;
-    const double m = non_negative(r, "m"), n = non_negative(r, "n");
-    const std::vector<double> q = r.numbers("q", static_cast<std::size_t>(a->d_head), 65536);
-    const std::vector<double> k = r.numbers("k", static_cast<std::size_t>(a->d_head), 65536);
-    if (r.error) return *r.error;
-    const Eigen::VectorXd theta = rope_inv_freq(a->d_head, a->base);
-    const Eigen::VectorXd qv = Eigen::Map<const Eigen::VectorXd>(q.data(), a->d_head);
-    const Eigen::VectorXd kv = Eigen::Map<const Eigen::VectorXd>(k.data(), a->d_head);
-    return json{{"score", rope_score(qv, kv, m, n, theta, a->pairing)}};
+  auto a = rope_args(r);
+  if (r.error) return *r.error;
+  const double m = non_negative(r, "m"), n = non_negative(r, "n");
+  const std::vector<double> q = r.numbers("q", static_cast<std::size_t>(a->d_head), 65536);
+  const std::vector<double> k = r.numbers("k", static_cast<std::size_t>(a->d_head), 65536);
+  if (r.error) return *r.error;
+  const Eigen::VectorXd theta = rope_inv_freq(a->d_head, a->base);
+  const Eigen::VectorXd qv = Eigen::Map<const Eigen::VectorXd>(q.data(), a->d_head);
+  const Eigen::VectorXd kv = Eigen::Map<const Eigen::VectorXd>(k.data(), a->d_head);
+  return json{{"score", rope_score(qv, kv, m, n, theta, a->pairing)}};
 }
 
 Result op_score_curve(Request& r) {
-    auto a = rope_args(r);
-    if (r.error) return *r.error;
-    const double anchor = non_negative(r, "anchor", 0.0);
-    const long long lo = r.integer("offset_lo"), hi = r.integer("offset_hi");
-    const std::vector<double> q = r.numbers("q", static_cast<std::size_t>(a->d_head), 65536);
-    const std::vector<double> k = r.numbers("k", static_cast<std::size_t>(a->d_head), 65536);
-    if (r.error) return *r.error;
-    if (hi < lo || hi - lo >= static_cast<long long>(kMaxList)) return bad_request("need offset_lo <= offset_hi and at most 1000000 offsets");
-    if (anchor + static_cast<double>(lo) < 0) return bad_request("anchor + offset_lo is a position and must be >= 0");
-    std::vector<double> out;
-    rope_score_curve(Eigen::Map<const Eigen::VectorXd>(q.data(), a->d_head), Eigen::Map<const Eigen::VectorXd>(k.data(), a->d_head),
-                     rope_inv_freq(a->d_head, a->base), a->pairing, anchor, lo, hi, out);
-    return json{{"scores", out}};
+  auto a = rope_args(r);
+  if (r.error) return *r.error;
+  const double anchor = non_negative(r, "anchor", 0.0);
+  const long long lo = r.integer("offset_lo"), hi = r.integer("offset_hi");
+  const std::vector<double> q = r.numbers("q", static_cast<std::size_t>(a->d_head), 65536);
+  const std::vector<double> k = r.numbers("k", static_cast<std::size_t>(a->d_head), 65536);
+  if (r.error) return *r.error;
+  if (hi < lo || hi - lo >= static_cast<long long>(kMaxList))
+    return bad_request("need offset_lo <= offset_hi and at most 1000000 offsets");
+  if (anchor + static_cast<double>(lo) < 0) return bad_request("anchor + offset_lo is a position and must be >= 0");
+  std::vector<double> out;
+  rope_score_curve(Eigen::Map<const Eigen::VectorXd>(q.data(), a->d_head),
+                   Eigen::Map<const Eigen::VectorXd>(k.data(), a->d_head), rope_inv_freq(a->d_head, a->base),
+                   a->pairing, anchor, lo, hi, out);
+  return json{{"scores", out}};
 }
 
 Result op_lookup(Request& r) {
-    const long long max_position = r.integer("max_position"), d = r.integer("d");
+  const long long max_position = r.integer("max_position"), d = r.integer("d");
+  if (r.error) return *r.error;
+  if (max_position < 1 || d < 1) return bad_request("max_position and d must be >= 1");
+  if (d > 65536 || max_position > kMaxTable || max_position * d > kMaxTable)
+    return bad_request("table too large: max_position * d must be at most 100000000");
+  LearnedTable table;
+  if (r.has("table")) {
+    const std::vector<double> t =
+        r.numbers("table", static_cast<std::size_t>(max_position * d), static_cast<std::size_t>(kMaxTable));
     if (r.error) return *r.error;
-    if (max_position < 1 || d < 1) return bad_request("max_position and d must be >= 1");
-    if (d > 65536 || max_position > kMaxTable || max_position * d > kMaxTable)
-        return bad_request("table too large: max_position * d must be at most 100000000");
-    LearnedTable table;
-    if (r.has("table")) {
-        const std::vector<double> t = r.numbers("table", static_cast<std::size_t>(max_position * d), static_cast<std::size_t>(kMaxTable));
-        if (r.error) return *r.error;
-        table.P = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(t.data(), max_position, d);
-    } else {
-        const long long seed = r.integer("seed", 0);
-        if (r.error) return *r.error;
-        table = learned_table(static_cast<int>(max_position), static_cast<int>(d), static_cast<std::uint64_t>(seed));
-    }
-    const std::vector<long long> positions = r.integers("positions", kMaxList);
+    table.P = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(t.data(),
+                                                                                                       max_position, d);
+  } else {
+    const long long seed = r.integer("seed", 0);
     if (r.error) return *r.error;
-    if (static_cast<long long>(positions.size()) * d > kMaxOutput) return bad_request("too many rows requested");
-    auto rows = learned_lookup_rows(table, positions);
-    if (!rows) return rows.error();
-    json out = json::array();
-    for (Eigen::Index i = 0; i < rows->rows(); ++i) out.push_back(vec_json(rows->row(i).transpose()));
-    return json{{"rows", out}};
+    table = learned_table(static_cast<int>(max_position), static_cast<int>(d), static_cast<std::uint64_t>(seed));
+  }
+  const std::vector<long long> positions = r.integers("positions", kMaxList);
+  if (r.error) return *r.error;
+  if (static_cast<long long>(positions.size()) * d > kMaxOutput) return bad_request("too many rows requested");
+  auto rows = learned_lookup_rows(table, positions);
+  if (!rows) return rows.error();
+  json out = json::array();
+  for (Eigen::Index i = 0; i < rows->rows(); ++i) out.push_back(vec_json(rows->row(i).transpose()));
+  return json{{"rows", out}};
 }
 
 Result op_sinusoidal(Request& r) {
-    const long long d = r.integer("d");
-    const double base = r.number("base", 10000.0);
-    const std::vector<double> positions = r.numbers("positions", std::nullopt, kMaxList);
-    if (r.error) return *r.error;
-    if (d < 2 || d % 2 != 0 || d > 65536) return bad_request("d must be a positive even integer <= 65536, got " + std::to_string(d));
-    if (!(base > 1.0)) return bad_request("base must be a finite number greater than 1");
-    for (double p : positions)
-        if (p < 0) return bad_request("positions must be >= 0, got " + format_number(p));
-    if (static_cast<long long>(positions.size()) * d > kMaxOutput) return bad_request("positions * d must be at most 10000000");
-    const Eigen::MatrixXd pe = sinusoidal(static_cast<int>(d), positions, base);
-    std::vector<double> flat;
-    flat.reserve(static_cast<std::size_t>(pe.size()));
-    for (Eigen::Index i = 0; i < pe.rows(); ++i)
-        for (Eigen::Index j = 0; j < pe.cols(); ++j) flat.push_back(pe(i, j));  // row-major
-    return json{{"pe", flat}};
+  const long long d = r.integer("d");
+  const double base = r.number("base", 10000.0);
+  const std::vector<double> positions = r.numbers("positions", std::nullopt, kMaxList);
+  if (r.error) return *r.error;
+  if (d < 2 || d % 2 != 0 || d > 65536)
+    return bad_request("d must be a positive even integer <= 65536, got " + std::to_string(d));
+  if (!(base > 1.0)) return bad_request("base must be a finite number greater than 1");
+  for (double p : positions)
+    if (p < 0) return bad_request("positions must be >= 0, got " + format_number(p));
+  if (static_cast<long long>(positions.size()) * d > kMaxOutput)
+    return bad_request("positions * d must be at most 10000000");
+  const Eigen::MatrixXd pe = sinusoidal(static_cast<int>(d), positions, base);
+  std::vector<double> flat;
+  flat.reserve(static_cast<std::size_t>(pe.size()));
+  for (Eigen::Index i = 0; i < pe.rows(); ++i)
+    for (Eigen::Index j = 0; j < pe.cols(); ++j) flat.push_back(pe(i, j));  // row-major
+  return json{{"pe", flat}};
 }
 
 Result op_decay_bound(Request& r) {
-    const long long d = r.integer("d");
-    const double base = r.number("base", 10000.0);
-    const std::vector<double> distances = r.numbers("distances", std::nullopt, kMaxList);
-    if (r.error) return *r.error;
-    if (d > 65536 || d < -65536) return bad_request("d must be at most 65536, got " + std::to_string(d));
-    if (auto err = check_rope_dims(static_cast<int>(d), base)) return *err;
-    if (static_cast<long long>(distances.size()) * (d / 2) > kMaxWork) return bad_request("distances * d/2 must be at most 200000000");
-    return json{{"bound", rope_decay_bound(static_cast<int>(d), base, distances)}};
+  const long long d = r.integer("d");
+  const double base = r.number("base", 10000.0);
+  const std::vector<double> distances = r.numbers("distances", std::nullopt, kMaxList);
+  if (r.error) return *r.error;
+  if (d > 65536 || d < -65536) return bad_request("d must be at most 65536, got " + std::to_string(d));
+  if (auto err = check_rope_dims(static_cast<int>(d), base)) return *err;
+  if (static_cast<long long>(distances.size()) * (d / 2) > kMaxWork)
+    return bad_request("distances * d/2 must be at most 200000000");
+  return json{{"bound", rope_decay_bound(static_cast<int>(d), base, distances)}};
 }
 
 Result op_precision(Request& r) {
-    auto a = rope_args(r);
-    if (r.error) return *r.error;
-    const double pos = non_negative(r, "position");
-    const std::string f = r.string("format", std::string("float32")), rec = r.string("recipe", std::string("ours"));
-    if (r.error) return *r.error;
-    auto fmt = parse_float_format(f);
-    if (!fmt) return bad_request("format must be float64, float32, float16 or bfloat16");
-    if (rec != "ours" && rec != "naive") return bad_request("recipe must be \"ours\" or \"naive\"");
-    const PrecisionReport rep = rope_precision(a->d_head, a->base, pos, *fmt, rec == "naive" ? AngleRecipe::Naive : AngleRecipe::Ours);
-    std::vector<double> ae, re;
-    for (const PairPrecision& p : rep.pairs) { ae.push_back(p.angle_err); re.push_back(p.rotation_err); }
-    return json{{"angle_err", ae}, {"rotation_err", re}, {"max_angle_err", rep.max_angle_err},
-                {"max_rotation_err", rep.max_rotation_err}, {"position_in_format", rep.position_in_format}};
+  auto a = rope_args(r);
+  if (r.error) return *r.error;
+  const double pos = non_negative(r, "position");
+  const std::string f = r.string("format", std::string("float32")), rec = r.string("recipe", std::string("ours"));
+  if (r.error) return *r.error;
+  auto fmt = parse_float_format(f);
+  if (!fmt) return bad_request("format must be float64, float32, float16 or bfloat16");
+  if (rec != "ours" && rec != "naive") return bad_request("recipe must be \"ours\" or \"naive\"");
+  const PrecisionReport rep =
+      rope_precision(a->d_head, a->base, pos, *fmt, rec == "naive" ? AngleRecipe::Naive : AngleRecipe::Ours);
+  std::vector<double> ae, re;
+  for (const PairPrecision& p : rep.pairs) {
+    ae.push_back(p.angle_err);
+    re.push_back(p.rotation_err);
+  }
+  return json{{"angle_err", ae},
+              {"rotation_err", re},
+              {"max_angle_err", rep.max_angle_err},
+              {"max_rotation_err", rep.max_rotation_err},
+              {"position_in_format", rep.position_in_format}};
 }
 
 Result op_shape_trace(Request& r) {
-    Dims k;
-    const long long v[6] = {r.integer("B", 2), r.integer("T", 5), r.integer("h", 4), r.integer("d_head", 8), r.integer("V", 100),
-                            r.integer("max_position", 10)};
-    if (r.error) return *r.error;
-    for (long long x : v)
-        if (x < 1 || x > 1000000000) return bad_request("B, T, h, d_head, V, max_position must be in [1, 1e9]");
-    k.B = static_cast<int>(v[0]); k.T = static_cast<int>(v[1]); k.h = static_cast<int>(v[2]);
-    k.d_head = static_cast<int>(v[3]); k.V = static_cast<int>(v[4]); k.max_position = static_cast<int>(v[5]);
-    if (k.d_head % 2 != 0) return bad_request("d_head must be even");
-    if (v[2] * v[3] > 1000000000) return bad_request("h * d_head must be at most 1e9");
-    json steps = json::array();
-    for (const ShapeStep& s : shape_trace(k)) steps.push_back({{"name", s.name}, {"shape", s.shape}, {"note", s.note}});
-    const ParamCounts pc = param_counts(k);
-    return json{{"steps", steps},
-                {"params", {{"token_embedding", pc.token_embedding}, {"learned_position", pc.learned_position}, {"rope", pc.rope}}}};
+  Dims k;
+  const long long v[6] = {r.integer("B", 2),      r.integer("T", 5),   r.integer("h", 4),
+                          r.integer("d_head", 8), r.integer("V", 100), r.integer("max_position", 10)};
+  if (r.error) return *r.error;
+  for (long long x : v)
+    if (x < 1 || x > 1000000000) return bad_request("B, T, h, d_head, V, max_position must be in [1, 1e9]");
+  k.B = static_cast<int>(v[0]);
+  k.T = static_cast<int>(v[1]);
+  k.h = static_cast<int>(v[2]);
+  k.d_head = static_cast<int>(v[3]);
+  k.V = static_cast<int>(v[4]);
+  k.max_position = static_cast<int>(v[5]);
+  if (k.d_head % 2 != 0) return bad_request("d_head must be even");
+  if (v[2] * v[3] > 1000000000) return bad_request("h * d_head must be at most 1e9");
+  json steps = json::array();
+  for (const ShapeStep& s : shape_trace(k)) steps.push_back({{"name", s.name}, {"shape", s.shape}, {"note", s.note}});
+  const ParamCounts pc = param_counts(k);
+  return json{
+      {"steps", steps},
+      {"params",
+       {{"token_embedding", pc.token_embedding}, {"learned_position", pc.learned_position}, {"rope", pc.rope}}}};
 }
 
 Result dispatch(const json& j) {
-    if (!j.is_object()) return bad_request("request must be a JSON object");
-    Request r(j);
-    const std::string op = r.string("op");
-    if (r.error) return *r.error;
-    static const std::map<std::string, std::function<Result(Request&)>> ops = {
-        {"inv_freq", op_inv_freq},     {"rotate", op_rotate},         {"score", op_score},
-        {"lookup", op_lookup},         {"sinusoidal", op_sinusoidal}, {"decay_bound", op_decay_bound},
-        {"score_curve", op_score_curve}, {"precision", op_precision}, {"shape_trace", op_shape_trace},
-    };
-    auto it = ops.find(op);
-    if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");
-    return it->second(r);
+  if (!j.is_object()) return bad_request("request must be a JSON object");
+  Request r(j);
+  const std::string op = r.string("op");
+  if (r.error) return *r.error;
+  static const std::map<std::string, std::function<Result(Request&)>> ops = {
+      {"inv_freq", op_inv_freq},       {"rotate", op_rotate},         {"score", op_score},
+      {"lookup", op_lookup},           {"sinusoidal", op_sinusoidal}, {"decay_bound", op_decay_bound},
+      {"score_curve", op_score_curve}, {"precision", op_precision},   {"shape_trace", op_shape_trace},
+  };
+  auto it = ops.find(op);
+  if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");
+  return it->second(r);
 }
 
-json error_json(const Error& e) { return json{{"error", {{"type", e.type}, {"message", e.message}}}}; }
+json error_json(const Error& e) {
+  return json{{"error", {{"type", e.type}, {"message", e.message}}}};
+}
 
 }  // namespace
 
 std::string eval_line(const std::string& line, bool& ok) {
-    json response;
-    json request;
-    std::string parse_error;
-    try {
-        request = json::parse(line);
-    } catch (const json::exception& e) {  // keep nlohmann's position information in the message
-        parse_error = e.what();
-    }
-    if (!parse_error.empty()) {
-        const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
-        response = error_json(bad_request(blank ? "empty line: expected one JSON request" : "malformed JSON: " + parse_error));
-    } else {
-        Result res = dispatch(request);
-        if (res && !all_finite(res.value())) res = bad_request("result is not finite (inputs too large)");
-        response = res ? res.value() : error_json(res.error());
-    }
-    ok = !response.contains("error");
-    return response.dump(-1, ' ', false, json::error_handler_t::replace);
+  json response;
+  json request;
+  std::string parse_error;
+  try {
+    request = json::parse(line);
+  } catch (const json::exception& e) {  // keep nlohmann's position information in the message
+    parse_error = e.what();
+  }
+  if (!parse_error.empty()) {
+    const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
+    response =
+        error_json(bad_request(blank ? "empty line: expected one JSON request" : "malformed JSON: " + parse_error));
+  } else {
+    Result res = dispatch(request);
+    if (res && !all_finite(res.value())) res = bad_request("result is not finite (inputs too large)");
+    response = res ? res.value() : error_json(res.error());
+  }
+  ok = !response.contains("error");
+  return response.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 int run_eval(std::FILE* in, std::FILE* out) {
-    bool all_ok = true;
-    char* buf = nullptr;
-    std::size_t cap = 0;
-    ssize_t len;
-    while ((len = ::getline(&buf, &cap, in)) >= 0) {  // POSIX getline: any line length, embedded NULs kept
-        std::string line(buf, static_cast<std::size_t>(len));
-        if (!line.empty() && line.back() == '\n') line.pop_back();
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        bool ok = true;
-        const std::string resp = eval_line(line, ok);
-        all_ok = all_ok && ok;
-        std::fwrite(resp.data(), 1, resp.size(), out);
-        std::fputc('\n', out);
-        std::fflush(out);  // one response per request, visible immediately
-    }
-    std::free(buf);
-    return all_ok ? 0 : 1;
+  bool all_ok = true;
+  char* buf = nullptr;
+  std::size_t cap = 0;
+  ssize_t len;
+  while ((len = ::getline(&buf, &cap, in)) >= 0) {  // POSIX getline: any line length, embedded NULs kept
+    std::string line(buf, static_cast<std::size_t>(len));
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    bool ok = true;
+    const std::string resp = eval_line(line, ok);
+    all_ok = all_ok && ok;
+    std::fwrite(resp.data(), 1, resp.size(), out);
+    std::fputc('\n', out);
+    std::fflush(out);  // one response per request, visible immediately
+  }
+  std::free(buf);
+  return all_ok ? 0 : 1;
 }
 
 }  // namespace rv::cli

@@ -65,12 +65,13 @@ a lookup outside [0, max_position) is IndexError with PyTorch's message.
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && std::strcmp(argv[1], "verify") == 0) return rv::cli::run_verify(stdout);
-    if (argc == 2 && std::strcmp(argv[1], "eval") == 0) return rv::cli::run_eval(stdin, stdout);
-    if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "help") == 0)) {
-        std::fputs(kHelp, stdout);
-        return 0;
-    }
-    std::fputs(kHelp, stderr);
-    return 2;
+  if (argc == 2 && std::strcmp(argv[1], "verify") == 0) return rv::cli::run_verify(stdout);
+  if (argc == 2 && std::strcmp(argv[1], "eval") == 0) return rv::cli::run_eval(stdin, stdout);
+  if (argc == 2 &&
+      (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "help") == 0)) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  std::fputs(kHelp, stderr);
+  return 2;
 }

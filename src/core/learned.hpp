@@ -12,23 +12,23 @@
 namespace rv {
 
 struct LearnedTable {
-    RowMatrixXd P;  // [max_position, d], row-major like torch's embedding weight (row t contiguous)
-    int max_position() const { return static_cast<int>(P.rows()); }
-    int d() const { return static_cast<int>(P.cols()); }
+  RowMatrixXd P;  // [max_position, d], row-major like torch's embedding weight (row t contiguous)
+  int max_position() const { return static_cast<int>(P.rows()); }
+  int d() const { return static_cast<int>(P.cols()); }
 };
 
 // Deterministic, platform-independent normal(0, stddev) draws: splitmix64 + Marsaglia polar with our own log.
 class NormalRng {
-public:
-    explicit NormalRng(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next_u64();
-    double uniform();  // in [0, 1), 53 random bits
-    double normal();   // N(0, 1)
+ public:
+  explicit NormalRng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next_u64();
+  double uniform();  // in [0, 1), 53 random bits
+  double normal();   // N(0, 1)
 
-private:
-    std::uint64_t state_;
-    bool has_spare_ = false;
-    double spare_ = 0.0;
+ private:
+  std::uint64_t state_;
+  bool has_spare_ = false;
+  double spare_ = 0.0;
 };
 double portable_log(double x);  // ln(x) for x > 0 using only + - * / (bit-identical on every IEEE platform)
 

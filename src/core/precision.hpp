@@ -16,32 +16,38 @@ std::optional<FloatFormat> parse_float_format(std::string_view name);
 int mantissa_bits(FloatFormat f);  // explicit stored bits: 52, 23, 10, 7
 // x rounded to the nearest representable value (ties to even), with subnormals and overflow to +-inf.
 double round_to(FloatFormat f, double x);
-inline double round_f32(double x) { return round_to(FloatFormat::F32, x); }
-inline double round_f16(double x) { return round_to(FloatFormat::F16, x); }
-inline double round_bf16(double x) { return round_to(FloatFormat::BF16, x); }
+inline double round_f32(double x) {
+  return round_to(FloatFormat::F32, x);
+}
+inline double round_f16(double x) {
+  return round_to(FloatFormat::F16, x);
+}
+inline double round_bf16(double x) {
+  return round_to(FloatFormat::BF16, x);
+}
 // Largest N such that every integer 0..N is exact: 2^(mantissa_bits+1) (bf16: 256, f16: 2048, f32: 16777216).
 double exact_integer_limit(FloatFormat f);
 
 enum class AngleRecipe {
-    Naive,  // Llama 2 reference: theta in fmt, position in fmt, position*theta rounded to fmt, cos/sin of that
-    Ours,   // angle in double, cos/sin in double, rounded once to fmt
+  Naive,  // Llama 2 reference: theta in fmt, position in fmt, position*theta rounded to fmt, cos/sin of that
+  Ours,   // angle in double, cos/sin in double, rounded once to fmt
 };
 const char* angle_recipe_name(AngleRecipe r);  // "naive", "ours"
 
 struct PairPrecision {
-    double theta = 0;         // float64 inv_freq
-    double angle_ref = 0;     // position * theta in float64
-    double angle_err = 0;     // |angle used - angle_ref| in rad (naive: wrapped to [-pi, pi])
-    double rotation_err = 0;  // |R_fmt x - R_64 x| / |x| for a unit test vector, ops rounded to fmt
+  double theta = 0;         // float64 inv_freq
+  double angle_ref = 0;     // position * theta in float64
+  double angle_err = 0;     // |angle used - angle_ref| in rad (naive: wrapped to [-pi, pi])
+  double rotation_err = 0;  // |R_fmt x - R_64 x| / |x| for a unit test vector, ops rounded to fmt
 };
 struct PrecisionReport {
-    FloatFormat format = FloatFormat::F32;
-    AngleRecipe recipe = AngleRecipe::Ours;
-    double position = 0;
-    double position_in_format = 0;  // the position after rounding to fmt (naive recipe feeds this)
-    std::vector<PairPrecision> pairs;  // [d_head/2]
-    double max_angle_err = 0;
-    double max_rotation_err = 0;
+  FloatFormat format = FloatFormat::F32;
+  AngleRecipe recipe = AngleRecipe::Ours;
+  double position = 0;
+  double position_in_format = 0;     // the position after rounding to fmt (naive recipe feeds this)
+  std::vector<PairPrecision> pairs;  // [d_head/2]
+  double max_angle_err = 0;
+  double max_rotation_err = 0;
 };
 PrecisionReport rope_precision(int d_head, double base, double position, FloatFormat fmt, AngleRecipe recipe);
 

@@ -13,11 +13,11 @@ namespace rv {
 
 // Which coordinates form rotation pair i (0 <= i < d_head/2).
 enum class Pairing {
-    Interleaved,  // (x[2i], x[2i+1]): Meta's Llama, view_as_complex
-    HalfSplit,    // (x[i], x[i + d/2]): GPT-NeoX / Hugging Face rotate_half
+  Interleaved,  // (x[2i], x[2i+1]): Meta's Llama, view_as_complex
+  HalfSplit,    // (x[i], x[i + d/2]): GPT-NeoX / Hugging Face rotate_half
 };
 
-const char* pairing_name(Pairing p);                        // "interleaved" / "half_split"
+const char* pairing_name(Pairing p);                          // "interleaved" / "half_split"
 std::optional<Pairing> parse_pairing(std::string_view name);  // also accepts "half-split", "neox"
 
 // BadRequest if d_head is odd, zero or negative, or base <= 1 / non-finite.
@@ -32,7 +32,7 @@ Eigen::MatrixXd rope_angle_table(const Eigen::VectorXd& positions, const Eigen::
 
 // Indices (a, b) of pair i in a d_head vector under the given pairing.
 inline std::pair<int, int> pair_indices(int i, int d_head, Pairing p) {
-    return p == Pairing::Interleaved ? std::pair<int, int>{2 * i, 2 * i + 1} : std::pair<int, int>{i, i + d_head / 2};
+  return p == Pairing::Interleaved ? std::pair<int, int>{2 * i, 2 * i + 1} : std::pair<int, int>{i, i + d_head / 2};
 }
 // Pair i of v as (a, b).
 Eigen::Vector2d rope_pair(const Eigen::VectorXd& v, int i, Pairing p);

@@ -11,10 +11,10 @@ namespace rv {
 
 // freqs_cis as two float tables, cos/sin of positions[t] * theta_i computed in double and then rounded once.
 struct RopeTableF32 {
-    long long T = 0;
-    int half = 0;            // d_head / 2
-    std::vector<float> cos;  // [T, d_head/2]
-    std::vector<float> sin;  // [T, d_head/2]
+  long long T = 0;
+  int half = 0;            // d_head / 2
+  std::vector<float> cos;  // [T, d_head/2]
+  std::vector<float> sin;  // [T, d_head/2]
 };
 // Arbitrary positions: one sin/cos per entry. Equally spaced positions: rotation recurrence, re-anchored every 32 rows.
 RopeTableF32 rope_table_f32(const std::vector<double>& positions, const Eigen::VectorXd& inv_freq);
@@ -34,7 +34,7 @@ void apply_rope_tensor(Tensor4f& x, const std::vector<double>& positions, const 
 
 // The attention block's view: Q and K rotated, V passed through untouched (all [B, T, h, d_head]).
 struct Qkv {
-    Tensor4d q, k, v;
+  Tensor4d q, k, v;
 };
 Qkv apply_rope_qkv(Qkv in, const std::vector<double>& positions, const Eigen::VectorXd& inv_freq, Pairing p);
 

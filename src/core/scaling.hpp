@@ -12,29 +12,29 @@ namespace rv {
 
 enum class ScalingType { None, Linear, Dynamic, Yarn, Llama3 };
 
-const char* scaling_name(ScalingType t);                           // "none", "linear", "dynamic", "yarn", "llama3"
+const char* scaling_name(ScalingType t);                          // "none", "linear", "dynamic", "yarn", "llama3"
 std::optional<ScalingType> parse_scaling(std::string_view name);  // also "default" -> None
 
 // Field names and defaults follow transformers' config.rope_scaling; 0 means "not given".
 struct RopeScaling {
-    ScalingType type = ScalingType::None;
-    double factor = 1.0;
-    double original_max_position_embeddings = 0;  // yarn: correction range length; llama3: old context (8192)
-    double beta_fast = 32, beta_slow = 1;          // yarn
-    double low_freq_factor = 1, high_freq_factor = 4;  // llama3
-    std::optional<double> attention_factor;        // yarn: default 0.1*ln(factor) + 1
-    std::optional<double> mscale, mscale_all_dim;  // yarn (DeepSeek): attention_factor = m(mscale)/m(mscale_all_dim)
-    bool truncate = true;                          // yarn: floor/ceil the correction range
-    double seq_len = 0;                            // dynamic: current sequence length
-    double max_position_embeddings = 0;            // dynamic: trained length; yarn: fallback for original_max...
+  ScalingType type = ScalingType::None;
+  double factor = 1.0;
+  double original_max_position_embeddings = 0;       // yarn: correction range length; llama3: old context (8192)
+  double beta_fast = 32, beta_slow = 1;              // yarn
+  double low_freq_factor = 1, high_freq_factor = 4;  // llama3
+  std::optional<double> attention_factor;            // yarn: default 0.1*ln(factor) + 1
+  std::optional<double> mscale, mscale_all_dim;      // yarn (DeepSeek): attention_factor = m(mscale)/m(mscale_all_dim)
+  bool truncate = true;                              // yarn: floor/ceil the correction range
+  double seq_len = 0;                                // dynamic: current sequence length
+  double max_position_embeddings = 0;                // dynamic: trained length; yarn: fallback for original_max...
 };
 
 // Llama 3.1's published values: factor 8, low 1, high 4, original 8192 (use with base 500000).
 RopeScaling llama31_scaling();
 
 struct ScaledFreq {
-    Eigen::VectorXd inv_freq;      // [d_head/2]
-    double attention_factor = 1.0;  // multiplies cos and sin (YaRN's mscale); 1 for the others
+  Eigen::VectorXd inv_freq;       // [d_head/2]
+  double attention_factor = 1.0;  // multiplies cos and sin (YaRN's mscale); 1 for the others
 };
 
 // None:    theta_i                                     = base^(-2i/d)

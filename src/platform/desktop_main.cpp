@@ -61,8 +61,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       o.state = v;
     } else if (a == "--size") {
       const char* v = next("--size");
-      if (!v || std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64 ||
-          o.width > 8192 || o.height > 8192) {
+      if (!v || std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64 || o.width > 8192 ||
+          o.height > 8192) {
         std::fprintf(stderr, "ropeviz: --size needs WxH between 64 and 8192\n");
         return false;
       }
@@ -131,8 +131,7 @@ int main(int argc, char** argv) {
   }
   if (!frame_ms.empty()) {
     std::sort(frame_ms.begin(), frame_ms.end());
-    std::printf("ropeviz: %lld frames, median frame %.3f ms CPU\n", app.ui.frames,
-                frame_ms[frame_ms.size() / 2]);
+    std::printf("ropeviz: %lld frames, median frame %.3f ms CPU\n", app.ui.frames, frame_ms[frame_ms.size() / 2]);
   }
   rv::close_window(window);
   return error.empty() ? 0 : 1;

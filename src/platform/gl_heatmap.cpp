@@ -12,7 +12,7 @@ namespace rv {
 namespace {
 
 class GlHeatmap final : public Gpu {
-public:
+ public:
   struct Slot {
     GlHeatmap* owner = nullptr;
     GLuint texture = 0;
@@ -74,7 +74,7 @@ public:
 
   int max_side() const override { return max_side_; }
 
-private:
+ private:
   static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
     const Slot& s = *static_cast<const Slot*>(cmd->UserCallbackData);
     s.owner->render(s, cmd->ClipRect);

@@ -63,8 +63,9 @@ GLuint gl_program(const char* name, std::string& error) {
 
 void gl_ortho(float left, float top, float width, float height, float m[16]) {
   const float r = left + width, b = top + height;
-  const float out[16] = {2.0f / (r - left), 0, 0, 0, 0, 2.0f / (top - b), 0, 0, 0, 0, -1, 0,
-                         (r + left) / (left - r), (top + b) / (b - top), 0, 1};
+  const float out[16] = {
+      2.0f / (r - left),     0, 0, 0, 0, 2.0f / (top - b), 0, 0, 0, 0, -1, 0, (r + left) / (left - r),
+      (top + b) / (b - top), 0, 1};
   std::memcpy(m, out, sizeof out);
 }
 

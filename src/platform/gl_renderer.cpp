@@ -82,12 +82,14 @@ void gl_renderer_draw(GlRenderer& r, ImDrawData* data) {
     const ImDrawList* list = data->CmdLists[n];
     glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(list->VtxBuffer.Size * sizeof(ImDrawVert)), list->VtxBuffer.Data,
                  GL_STREAM_DRAW);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(list->IdxBuffer.Size * sizeof(ImDrawIdx)),
-                 list->IdxBuffer.Data, GL_STREAM_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(list->IdxBuffer.Size * sizeof(ImDrawIdx)), list->IdxBuffer.Data,
+                 GL_STREAM_DRAW);
     for (const ImDrawCmd& cmd : list->CmdBuffer) {
       if (cmd.UserCallback) {
-        if (cmd.UserCallback == ImDrawCallback_ResetRenderState) setup_state(r, data, fb_w, fb_h);
-        else cmd.UserCallback(list, &cmd);
+        if (cmd.UserCallback == ImDrawCallback_ResetRenderState)
+          setup_state(r, data, fb_w, fb_h);
+        else
+          cmd.UserCallback(list, &cmd);
         continue;
       }
       const ImVec2 lo((cmd.ClipRect.x - origin.x) * scale.x, (cmd.ClipRect.y - origin.y) * scale.y);

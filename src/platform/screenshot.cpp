@@ -16,8 +16,7 @@ std::string save_screenshot(const std::string& path, int width, int height) {
   glReadBuffer(GL_BACK);
   glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
   stbi_flip_vertically_on_write(1);  // GL's origin is bottom-left, PNG's top-left
-  if (!stbi_write_png(path.c_str(), width, height, 4, pixels.data(), width * 4))
-    return "could not write " + path;
+  if (!stbi_write_png(path.c_str(), width, height, 4, pixels.data(), width * 4)) return "could not write " + path;
   return "";
 }
 

@@ -21,14 +21,12 @@ struct Web {
 };
 
 // Tells the page what changed: the new hash (for history.replaceState) and the #a11y text.
-EM_JS(void, rv_js_state_changed, (const char* hash, const char* text), {
-  Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text));
-});
+EM_JS(void, rv_js_state_changed, (const char* hash, const char* text),
+      { Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text)); });
 EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); });
 // Hands an export to the page, which offers it as a download.
-EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content), {
-  Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content));
-});
+EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content),
+      { Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
 
 void publish_if_changed(Web& web) {
   rv::update_model(web.app.params, web.app.model);

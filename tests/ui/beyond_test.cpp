@@ -43,7 +43,9 @@ int run_new_tabs(Headless& ui) {
   return rv::imgui_assert_count() - before;
 }
 
-rv::RopeScaling scaling_for(const rv::Params& p) { return rv::scaling_of(p); }
+rv::RopeScaling scaling_for(const rv::Params& p) {
+  return rv::scaling_of(p);
+}
 
 bool has_note(const std::vector<std::string>& notes, const std::string& part) {
   for (const std::string& n : notes)
@@ -117,8 +119,8 @@ TEST_CASE("context extension: the plotted theta is core's rope_scaled_inv_freq f
   Headless ui;
   for (const char* method : {"none", "linear", "dynamic", "yarn", "llama3"}) {
     CAPTURE(method);
-    set_state(ui, std::string("tab_top=3&d_head=64&base=10000&position=20000&factor=4&original_max=2048&scaling=") +
-                      method);
+    set_state(
+        ui, std::string("tab_top=3&d_head=64&base=10000&position=20000&factor=4&original_max=2048&scaling=") + method);
     ui.frames(2);
     const rv::Params& p = ui.app.params;
     const rv::Model& m = ui.app.model;
@@ -176,7 +178,7 @@ TEST_CASE("context extension: linear divides every pair; Llama 3.1 keeps the fas
     if (e.wavelength < 8192.0 / 4) CHECK(e.band == rv::Band::Kept);
     if (e.wavelength > 8192.0 / 1) CHECK(e.band == rv::Band::Interpolated);
   }
-  CHECK(rv::extension_pair(ui.app, 0).scaled == rv::extension_pair(ui.app, 0).theta);            // fastest: unchanged
+  CHECK(rv::extension_pair(ui.app, 0).scaled == rv::extension_pair(ui.app, 0).theta);  // fastest: unchanged
   CHECK(rv::extension_pair(ui.app, 63).scaled == doctest::Approx(rv::extension_pair(ui.app, 63).theta / 8));  // slowest
   CHECK(counts[0] > 0);
   CHECK(counts[1] > 0);
@@ -242,8 +244,10 @@ TEST_CASE("context extension: bad values via links become notes, the last good v
 TEST_CASE("the new link keys round-trip through encode_query") {
   rv::Params p;
   std::vector<std::string> notes;
-  rv::apply_query(p, "scaling=yarn&factor=8&original_max=4096&beta_fast=16&beta_slow=2&low_freq=1.5&high_freq=3.25"
-                     "&tab_top=4", notes);
+  rv::apply_query(p,
+                  "scaling=yarn&factor=8&original_max=4096&beta_fast=16&beta_slow=2&low_freq=1.5&high_freq=3.25"
+                  "&tab_top=4",
+                  notes);
   CHECK(notes.empty());
   CHECK(p.scaling == rv::ScalingType::Yarn);
   CHECK(p.factor == 8.0);

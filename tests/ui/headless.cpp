@@ -22,7 +22,9 @@ Headless::Headless(float width, float height, float scale) {
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);  // what a renderer would upload
 }
 
-Headless::~Headless() { ImGui::DestroyContext(context_); }
+Headless::~Headless() {
+  ImGui::DestroyContext(context_);
+}
 
 void Headless::frame() {
   ImGui::NewFrame();
@@ -30,8 +32,12 @@ void Headless::frame() {
   ImGui::Render();
 }
 
-void Headless::mouse_move(float x, float y) { ImGui::GetIO().MousePos = ImVec2(x, y); }
-void Headless::mouse_down(bool down) { ImGui::GetIO().MouseDown[0] = down; }
+void Headless::mouse_move(float x, float y) {
+  ImGui::GetIO().MousePos = ImVec2(x, y);
+}
+void Headless::mouse_down(bool down) {
+  ImGui::GetIO().MouseDown[0] = down;
+}
 
 void Headless::key(int imgui_key, bool shift) {
   ImGuiIO& io = ImGui::GetIO();

@@ -10,14 +10,16 @@
 namespace rv::test {
 
 class Headless {
-public:
+ public:
   explicit Headless(float width = 1280, float height = 800, float scale = 1.0f);
   ~Headless();
   Headless(const Headless&) = delete;
   Headless& operator=(const Headless&) = delete;
 
-  void frame();                      // one full app frame
-  void frames(int n) { for (int i = 0; i < n; ++i) frame(); }
+  void frame();  // one full app frame
+  void frames(int n) {
+    for (int i = 0; i < n; ++i) frame();
+  }
   void mouse_move(float x, float y);
   void mouse_down(bool down);
   void key(int imgui_key, bool shift = false);  // press and release over two frames
@@ -28,7 +30,7 @@ public:
   App app;
   int asserts = 0;
 
-private:
+ private:
   ImGuiContext* context_;
 };
 

@@ -26,8 +26,12 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
 
 using rv::test::Headless;
 
@@ -130,7 +134,7 @@ TEST_CASE("rotations panel: arcs are fmod(m theta_i, 2 pi) and the pairs are cor
     CHECK(v.angle_mod >= 0.0);
     CHECK(v.angle_mod < two_pi);
     CHECK(v.wavelength == doctest::Approx(two_pi / theta[i]));
-    CHECK(v.q_rot.x() == q_rot[i]);       // half-split: pair (x[i], x[i + d/2])
+    CHECK(v.q_rot.x() == q_rot[i]);  // half-split: pair (x[i], x[i + d/2])
     CHECK(v.q_rot.y() == q_rot[i + 8]);
     CHECK(v.k_rot.x() == k_rot[i]);
     CHECK(v.q.norm() == doctest::Approx(v.q_rot.norm()).epsilon(1e-12));
@@ -211,7 +215,8 @@ TEST_CASE("learned table and angle field grids hold core's values") {
   for (int i : {0, 5, 31}) {
     for (int c : {0, 1, 200, rv::field_columns - 1}) {
       const double x = x_end * c / (rv::field_columns - 1);
-      CHECK(m.field.values[size_t(i) * rv::field_columns + c] == doctest::Approx(std::cos(x * m.inv_freq[i])).epsilon(1e-6));
+      CHECK(m.field.values[size_t(i) * rv::field_columns + c] ==
+            doctest::Approx(std::cos(x * m.inv_freq[i])).epsilon(1e-6));
     }
   }
   // The embedding sum's shape and the lookup

@@ -54,10 +54,12 @@ void show_angle_field(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   const int pairs = int(m.inv_freq.size());
-  ImGui::TextColored(theme::vec(theme::rope), "cos(x·θᵢ) for x in [0, %.6g], pairs i = 0..%d", m.field_x_end, pairs - 1);
-  formula_tip("Each row is one pair i, each column a position x; colour = cos(x·θᵢ), the real part of freqs_cis. "
-              "θᵢ = base^(-2i/d_head): pair 0 turns once every 2π positions, the last pair once every "
-              "2π·base^((d_head-2)/d_head). White line: position m; amber line: max_position.");
+  ImGui::TextColored(theme::vec(theme::rope), "cos(x·θᵢ) for x in [0, %.6g], pairs i = 0..%d", m.field_x_end,
+                     pairs - 1);
+  formula_tip(
+      "Each row is one pair i, each column a position x; colour = cos(x·θᵢ), the real part of freqs_cis. "
+      "θᵢ = base^(-2i/d_head): pair 0 turns once every 2π positions, the last pair once every "
+      "2π·base^((d_head-2)/d_head). White line: position m; amber line: max_position.");
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();

@@ -12,11 +12,14 @@
 namespace rv {
 namespace {
 
-void verdict(bool ok) { ImGui::TextColored(theme::vec(ok ? theme::ok : theme::error), ok ? "holds" : "fails"); }
+void verdict(bool ok) {
+  ImGui::TextColored(theme::vec(ok ? theme::ok : theme::error), ok ? "holds" : "fails");
+}
 
 void live_checks(const App& app) {
   const Model& m = app.model;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("live", 3, flags)) return;
   ImGui::TableSetupColumn("claim", ImGuiTableColumnFlags_WidthStretch, 1.6f);
   ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("holds").x + 4);
@@ -101,8 +104,9 @@ void core_checks(const App& app) {
 void show_checks(App& app) {
   live_checks(app);
   section3_table(app);
-  formula_tip("Train with max_position rows, evaluate at 5 and 100. Learned: P[t] is a table row, so t ≥ max_position "
-              "raises IndexError. RoPE: the angle t·θᵢ is a formula, defined at every t.");
+  formula_tip(
+      "Train with max_position rows, evaluate at 5 and 100. Learned: P[t] is a table row, so t ≥ max_position "
+      "raises IndexError. RoPE: the angle t·θᵢ is a formula, defined at every t.");
   core_checks(app);
 }
 

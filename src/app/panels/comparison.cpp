@@ -30,8 +30,8 @@ void row(const char* a, const char* b, const char* c, ImU32 cb = 0, ImU32 cc = 0
 }
 
 bool begin_table(const char* id, const char* a, const char* b, const char* c, float height) {
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp |
-                                ImGuiTableFlags_ScrollY;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_ScrollY;
   if (!ImGui::BeginTable(id, 3, flags, ImVec2(0, height))) return false;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn(a, ImGuiTableColumnFlags_WidthStretch, 1.0f);

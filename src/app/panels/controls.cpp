@@ -30,8 +30,9 @@ void base_control(App& app) {
       base != app.params.base)
     set_param(app.params, "base", std::to_string(base), app.ui.notes);
   record_rect(app.ui, "base");
-  formula_tip("theta_i = base^(-2i / d_head). 10000 in the original RoPE and Llama 2; 500000 in Llama 3; "
-              "1000000 in several long-context models.");
+  formula_tip(
+      "theta_i = base^(-2i / d_head). 10000 in the original RoPE and Llama 2; 500000 in Llama 3; "
+      "1000000 in several long-context models.");
   for (double preset : {10000.0, 500000.0, 1000000.0}) {
     if (preset != 10000.0) ImGui::SameLine();
     std::string label = preset == 10000.0 ? "10k" : preset == 500000.0 ? "500k" : "1M";
@@ -45,8 +46,9 @@ void pairing_control(App& app) {
   if (ImGui::Combo("pairing", &current, "interleaved (Llama)\0half_split (NeoX / HF)\0"))
     app.params.pairing = current == 0 ? Pairing::Interleaved : Pairing::HalfSplit;
   record_rect(app.ui, "pairing");
-  formula_tip("Which coordinates rotate together. interleaved: (x[2i], x[2i+1]) as in Meta's Llama "
-              "(view_as_complex). half_split: (x[i], x[i + d/2]) as in GPT-NeoX and Hugging Face rotate_half.");
+  formula_tip(
+      "Which coordinates rotate together. interleaved: (x[2i], x[2i+1]) as in Meta's Llama "
+      "(view_as_complex). half_split: (x[i], x[i + d/2]) as in GPT-NeoX and Hugging Face rotate_half.");
 }
 
 // Arrow keys step the position (shift: x10) when no text field has the keyboard.
@@ -77,9 +79,10 @@ void show_exports(App& app) {
     if (ImGui::SmallButton(item.label)) app.ui.pending_export = item.make(app);
     record_rect(app.ui, item.id);
   }
-  formula_tip("angles.csv: per pair i, theta_i, m*theta_i, its value mod 2pi, the wavelength and the pairs of q "
-              "(before and after RoPE) and k. score.csv: the score against the offset m - n at two anchors. "
-              "state.json: everything window.ropeviz.state() reports. Numbers are exact (shortest round-trip).");
+  formula_tip(
+      "angles.csv: per pair i, theta_i, m*theta_i, its value mod 2pi, the wavelength and the pairs of q "
+      "(before and after RoPE) and k. score.csv: the score against the offset m - n at two anchors. "
+      "state.json: everything window.ropeviz.state() reports. Numbers are exact (shortest round-trip).");
 }
 
 }  // namespace

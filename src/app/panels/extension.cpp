@@ -27,9 +27,12 @@ constexpr ImU32 blend_tint = IM_COL32(186, 140, 255, 40);
 
 const char* band_name(Band b) {
   switch (b) {
-    case Band::Interpolated: return "divided by factor";
-    case Band::Blended: return "partly scaled";
-    case Band::Kept: break;
+    case Band::Interpolated:
+      return "divided by factor";
+    case Band::Blended:
+      return "partly scaled";
+    case Band::Kept:
+      break;
   }
   return "left alone";
 }
@@ -43,9 +46,12 @@ ExtensionPair extension_pair(const App& app, int i) {
   e.scaled_wavelength = two_pi / e.scaled;
   const double ratio = e.scaled / e.theta, factor = m.scaling.factor;
   e.interpolated = factor != 1.0 ? (1.0 - ratio) / (1.0 - 1.0 / factor) : 0.0;
-  if (std::abs(ratio - 1.0) <= same) e.band = Band::Kept;
-  else if (std::abs(ratio * factor - 1.0) <= same) e.band = Band::Interpolated;
-  else e.band = Band::Blended;
+  if (std::abs(ratio - 1.0) <= same)
+    e.band = Band::Kept;
+  else if (std::abs(ratio * factor - 1.0) <= same)
+    e.band = Band::Interpolated;
+  else
+    e.band = Band::Blended;
   return e;
 }
 
@@ -96,9 +102,10 @@ void method_controls(App& app) {
     set_param(app.params, "base", "500000", app.ui.notes);
   }
   record_rect(app.ui, "llama31_preset");
-  formula_tip("Llama 3.1: rope_scaling = {rope_type: llama3, factor: 8, low_freq_factor: 1, high_freq_factor: 4, "
-              "original_max_position_embeddings: 8192} with rope_theta (base) 500000. The preset sets the app's "
-              "base, which every panel uses.");
+  formula_tip(
+      "Llama 3.1: rope_scaling = {rope_type: llama3, factor: 8, low_freq_factor: 1, high_freq_factor: 4, "
+      "original_max_position_embeddings: 8192} with rope_theta (base) 500000. The preset sets the app's "
+      "base, which every panel uses.");
 }
 
 // "(?)" with a formula tooltip, then the method's one sentence wrapped beside it.
@@ -127,33 +134,43 @@ void method_sentence(const App& app) {
   ImGui::SameLine();
   switch (p.scaling) {
     case ScalingType::None:
-      ImGui::TextWrapped("none: θᵢ = base^(−2i/d) as in the lesson; past the trained context the slow pairs reach "
-                         "angles they never saw in training.");
+      ImGui::TextWrapped(
+          "none: θᵢ = base^(−2i/d) as in the lesson; past the trained context the slow pairs reach "
+          "angles they never saw in training.");
       break;
     case ScalingType::Linear:
-      ImGui::TextWrapped("Linear position interpolation (Chen et al. 2023): every θᵢ is divided by the factor, so "
-                         "position m looks like m / %g: the trained range is stretched over %g× the context, fast "
-                         "pairs included.", p.factor, p.factor);
+      ImGui::TextWrapped(
+          "Linear position interpolation (Chen et al. 2023): every θᵢ is divided by the factor, so "
+          "position m looks like m / %g: the trained range is stretched over %g× the context, fast "
+          "pairs included.",
+          p.factor, p.factor);
       break;
     case ScalingType::Dynamic:
       if (double(p.position) + 1.0 <= p.original_max)
-        ImGui::TextWrapped("Dynamic NTK: the base grows only once the sequence (m + 1 = %lld tokens) passes "
-                           "original_max = %.0f; below it nothing changes.", p.position + 1, p.original_max);
+        ImGui::TextWrapped(
+            "Dynamic NTK: the base grows only once the sequence (m + 1 = %lld tokens) passes "
+            "original_max = %.0f; below it nothing changes.",
+            p.position + 1, p.original_max);
       else
-        ImGui::TextWrapped("Dynamic NTK: the sequence (m + 1 = %lld tokens) is past original_max = %.0f, so the "
-                           "base is raised: pair 0 stays, slower pairs are stretched more, following the "
-                           "sequence length.", p.position + 1, p.original_max);
+        ImGui::TextWrapped(
+            "Dynamic NTK: the sequence (m + 1 = %lld tokens) is past original_max = %.0f, so the "
+            "base is raised: pair 0 stays, slower pairs are stretched more, following the "
+            "sequence length.",
+            p.position + 1, p.original_max);
       break;
     case ScalingType::Yarn:
-      ImGui::TextWrapped("YaRN (Peng et al. 2023): pairs turning more than beta_fast = %g times in the original "
-                         "context are left alone, fewer than beta_slow = %g times are divided by the factor, a "
-                         "linear ramp blends pairs %.0f..%.0f; cos and sin are scaled by the attention factor.",
-                         p.beta_fast, p.beta_slow, m.yarn_range.first, m.yarn_range.second);
+      ImGui::TextWrapped(
+          "YaRN (Peng et al. 2023): pairs turning more than beta_fast = %g times in the original "
+          "context are left alone, fewer than beta_slow = %g times are divided by the factor, a "
+          "linear ramp blends pairs %.0f..%.0f; cos and sin are scaled by the attention factor.",
+          p.beta_fast, p.beta_slow, m.yarn_range.first, m.yarn_range.second);
       break;
     case ScalingType::Llama3:
-      ImGui::TextWrapped("Llama 3.1: pairs with wavelength below original/high = %g positions are left alone, "
-                         "above original/low = %g are divided by the factor, and the band between is blended "
-                         "smoothly by wavelength.", p.original_max / p.high_freq, p.original_max / p.low_freq);
+      ImGui::TextWrapped(
+          "Llama 3.1: pairs with wavelength below original/high = %g positions are left alone, "
+          "above original/low = %g are divided by the factor, and the band between is blended "
+          "smoothly by wavelength.",
+          p.original_max / p.high_freq, p.original_max / p.low_freq);
       break;
   }
 }
@@ -224,8 +241,12 @@ void draw_plot(const App& app, float height) {
   const float margin_l = ImGui::CalcTextSize("1e-00").x + 8.0f, margin_r = ImGui::CalcTextSize("1e00").x + 10.0f;
   double lo = std::log10(m.inv_freq[pairs - 1]);
   if (scaled) lo = std::min(lo, std::log10(m.scaled_inv_freq.minCoeff()));
-  PlotFrame f{ImVec2(p0.x + margin_l, p0.y + 4), ImVec2(p0.x + w - margin_r, p0.y + height - lh - 4), -0.5,
-              double(pairs) - 0.5, std::floor(lo - 0.05), 0.3};
+  PlotFrame f{ImVec2(p0.x + margin_l, p0.y + 4),
+              ImVec2(p0.x + w - margin_r, p0.y + height - lh - 4),
+              -0.5,
+              double(pairs) - 0.5,
+              std::floor(lo - 0.05),
+              0.3};
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(p0, ImVec2(p0.x + w, p0.y + height), true);
@@ -250,7 +271,8 @@ void draw_plot(const App& app, float height) {
   const float dot = pairs > 64 ? 1.5f : 3.0f;
   for (int i = 0; i < pairs; ++i) dl->PathLineTo(ImVec2(f.sx(i), f.sy(std::log10(m.inv_freq[i]))));
   dl->PathStroke(theme::rope, 0, 2.0f);
-  for (int i = 0; i < pairs; ++i) dl->AddCircleFilled(ImVec2(f.sx(i), f.sy(std::log10(m.inv_freq[i]))), dot, theme::rope);
+  for (int i = 0; i < pairs; ++i)
+    dl->AddCircleFilled(ImVec2(f.sx(i), f.sy(std::log10(m.inv_freq[i]))), dot, theme::rope);
   if (scaled) {
     for (int i = 0; i < pairs; ++i) dl->PathLineTo(ImVec2(f.sx(i), f.sy(std::log10(m.scaled_inv_freq[i]))));
     dl->PathStroke(theme::learned, 0, 1.5f);
@@ -286,8 +308,8 @@ void show_extension(App& app) {
   const float width = ImGui::GetContentRegionAvail().x, gap = 2.0f * ImGui::GetStyle().ItemSpacing.x;
   const float legend_w = ImGui::CalcTextSize("● original θᵢ ○ scaled θᵢ").x + gap;
   const float attention_w = ImGui::CalcTextSize(attention).x + ImGui::CalcTextSize("(?)").x + gap;
-  const int lines = 2 + (legend_w + ImGui::CalcTextSize(counts).x > width) +
-                    (attention_w + ImGui::CalcTextSize(local).x > width);
+  const int lines =
+      2 + (legend_w + ImGui::CalcTextSize(counts).x > width) + (attention_w + ImGui::CalcTextSize(local).x > width);
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   draw_plot(app, std::max(80.0f, ImGui::GetContentRegionAvail().y - (float(lines) + 0.2f) * lh));
 
@@ -297,8 +319,9 @@ void show_extension(App& app) {
   same_line_if_fits(ImGui::CalcTextSize(counts).x);
   ImGui::TextUnformatted(counts);
   ImGui::TextUnformatted(attention);
-  formula_tip("YaRN multiplies cos and sin by this factor (so q·k by its square): 0.1 · ln(factor) + 1. "
-              "The other methods leave it at 1.");
+  formula_tip(
+      "YaRN multiplies cos and sin by this factor (so q·k by its square): 0.1 · ln(factor) + 1. "
+      "The other methods leave it at 1.");
   same_line_if_fits(ImGui::CalcTextSize(local).x);
   ImGui::TextDisabled("%s", local);
 }

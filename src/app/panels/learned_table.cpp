@@ -15,9 +15,13 @@ namespace rv {
 namespace {
 
 // x (from the window's left edge) where the strips start, after their labels.
-float ghost_height(float h) { return std::max(3.4f * ImGui::GetTextLineHeight(), h * 0.28f); }
+float ghost_height(float h) {
+  return std::max(3.4f * ImGui::GetTextLineHeight(), h * 0.28f);
+}
 
-float strip_x() { return ImGui::GetStyle().WindowPadding.x + ImGui::CalcTextSize("E[token]").x + 12.0f; }
+float strip_x() {
+  return ImGui::GetStyle().WindowPadding.x + ImGui::CalcTextSize("E[token]").x + 12.0f;
+}
 
 // One row of values as a strip of cells (block max-abs when wider than the strip).
 void value_strip(const char* label, const double* v, int n, double absmax, float width, ImU32 accent) {
@@ -98,9 +102,10 @@ void show_learned_table(App& app) {
   ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d] = [%d, %d]", p.max_position, p.d_model());
   ImGui::SameLine();
   ImGui::TextDisabled("%lld learned parameters", (long long)p.max_position * p.d_model());
-  formula_tip("GPT-2's wpe: a learned table, one row per position (here seeded N(0, 0.02²)). embedding[t] = "
-              "E[token_id[t]] + P[t]: [B, T, d] + [T, d] -> [B, T, d], broadcast over B. Row t exists only for "
-              "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError.");
+  formula_tip(
+      "GPT-2's wpe: a learned table, one row per position (here seeded N(0, 0.02²)). embedding[t] = "
+      "E[token_id[t]] + P[t]: [B, T, d] + [T, d] -> [B, T, d], broadcast over B. Row t exists only for "
+      "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError.");
   if (m.lookup_error) error_box("Learned table: position not in the table", m.lookup_message);
 
   const float lh = ImGui::GetTextLineHeightWithSpacing();
@@ -114,8 +119,7 @@ void show_learned_table(App& app) {
   char buf[32];
   dl->AddText(ImVec2(p0.x, p0.y), theme::muted, "t=0");
   std::snprintf(buf, sizeof buf, "t=%d", p.max_position - 1);
-  dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh),
-              theme::muted, buf);
+  dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::muted, buf);
   draw_table(app, ImVec2(p0.x + margin + 4.0f, p0.y), size);
 
   char label[96];

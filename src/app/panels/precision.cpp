@@ -34,9 +34,12 @@ constexpr Series series[] = {
 
 // "1.5e-07", "0 (exact)" or "m overflows" (naive recipe: m itself is rounded) for a report's largest angle error.
 void error_text(char* buf, size_t n, const PrecisionReport& r) {
-  if (r.recipe == AngleRecipe::Naive && !std::isfinite(r.position_in_format)) std::snprintf(buf, n, "m overflows");
-  else if (r.max_angle_err == 0.0) std::snprintf(buf, n, "0 (exact)");
-  else std::snprintf(buf, n, "%.3g rad", r.max_angle_err);
+  if (r.recipe == AngleRecipe::Naive && !std::isfinite(r.position_in_format))
+    std::snprintf(buf, n, "m overflows");
+  else if (r.max_angle_err == 0.0)
+    std::snprintf(buf, n, "0 (exact)");
+  else
+    std::snprintf(buf, n, "%.3g rad", r.max_angle_err);
 }
 
 void summary_table(const App& app) {
@@ -60,8 +63,10 @@ void summary_table(const App& app) {
     ImGui::Text("%.0f", exact_integer_limit(precision_formats[f]));
     ImGui::TableNextColumn();
     const bool moved = naive.position_in_format != naive.position;
-    if (moved) ImGui::TextColored(theme::vec(theme::error), "%.10g", naive.position_in_format);
-    else ImGui::Text("%.10g", naive.position_in_format);
+    if (moved)
+      ImGui::TextColored(theme::vec(theme::error), "%.10g", naive.position_in_format);
+    else
+      ImGui::Text("%.10g", naive.position_in_format);
     ImGui::TableNextColumn();
     error_text(buf, sizeof buf, naive);
     ImGui::TextColored(theme::vec(naive.max_angle_err > 1e-3 || moved ? theme::error : theme::muted), "%s", buf);
@@ -102,8 +107,12 @@ void draw_plot(const App& app, float height) {
   const bool hovered = ImGui::IsItemHovered();
   const float lh = ImGui::GetTextLineHeight();
   const float margin_l = ImGui::CalcTextSize("1e-10").x + 8.0f;
-  const PlotFrame f{ImVec2(p0.x + margin_l, p0.y + 4), ImVec2(p0.x + w - 6, p0.y + height - lh - 4), -0.5,
-                    double(pairs) - 0.5, std::log10(err_floor), std::log10(err_top)};
+  const PlotFrame f{ImVec2(p0.x + margin_l, p0.y + 4),
+                    ImVec2(p0.x + w - 6, p0.y + height - lh - 4),
+                    -0.5,
+                    double(pairs) - 0.5,
+                    std::log10(err_floor),
+                    std::log10(err_top)};
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(p0, ImVec2(p0.x + w, p0.y + height), true);
   dl->AddRect(f.a, f.b, theme::grid);
@@ -140,13 +149,16 @@ void show_precision(App& app) {
   const Model& m = app.model;
   const PrecisionReport& naive = m.precision[0][0];
   const PrecisionReport& ours = m.precision[1][0];
-  ImGui::TextWrapped("At m = %lld, float32: the naive recipe loses up to %.3g rad, ours %.3g rad (max angle "
-                     "error over pairs, vs float64).", p.position, naive.max_angle_err, ours.max_angle_err);
-  formula_tip("Naive (Llama 2 reference code): freqs = 1 / base ** (arange(0, d, 2).float() / d) in float32, "
-              "t = arange(end).float(), angles = outer(t, freqs) in float32, then polar(). m·θᵢ is rounded to "
-              "24 significant bits (an ulp at 1e6 is 0.0625 rad) and θᵢ's own rounding error is multiplied by m. "
-              "Ours: m·θᵢ in double, cos and sin rounded once to the format: error ≈ half an ulp of cos/sin. "
-              "Angle error = |atan2(sin, cos) − m·θᵢ| wrapped to [−π, π].");
+  ImGui::TextWrapped(
+      "At m = %lld, float32: the naive recipe loses up to %.3g rad, ours %.3g rad (max angle "
+      "error over pairs, vs float64).",
+      p.position, naive.max_angle_err, ours.max_angle_err);
+  formula_tip(
+      "Naive (Llama 2 reference code): freqs = 1 / base ** (arange(0, d, 2).float() / d) in float32, "
+      "t = arange(end).float(), angles = outer(t, freqs) in float32, then polar(). m·θᵢ is rounded to "
+      "24 significant bits (an ulp at 1e6 is 0.0625 rad) and θᵢ's own rounding error is multiplied by m. "
+      "Ours: m·θᵢ in double, cos and sin rounded once to the format: error ≈ half an ulp of cos/sin. "
+      "Angle error = |atan2(sin, cos) − m·θᵢ| wrapped to [−π, π].");
   const PrecisionReport& bf = m.precision[0][2];
   ImGui::TextWrapped("bfloat16 represents integer positions exactly only up to %.0f: position m rounds to %.10g",
                      exact_integer_limit(FloatFormat::BF16), bf.position_in_format);

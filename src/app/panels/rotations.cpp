@@ -16,7 +16,9 @@ namespace {
 
 constexpr double two_pi = 6.283185307179586476925286766559;
 
-ImVec2 on_circle(ImVec2 c, float r, double phi) { return ImVec2(c.x + r * float(std::cos(phi)), c.y - r * float(std::sin(phi))); }
+ImVec2 on_circle(ImVec2 c, float r, double phi) {
+  return ImVec2(c.x + r * float(std::cos(phi)), c.y - r * float(std::sin(phi)));
+}
 
 void draw_pair_cell(const App& app, int i, ImVec2 p0, float size) {
   const PairView v = pair_view(app, i);
@@ -56,8 +58,8 @@ void cell_tooltip(const App& app, int i) {
   ImGui::Text("m·θᵢ mod 2π = %.17g rad (the arc)", v.angle_mod);
   ImGui::Text("wavelength 2π/θᵢ = %.17g positions", v.wavelength);
   if (v.beyond_table)
-    ImGui::TextColored(theme::vec(theme::learned), "wavelength > max_position = %d: never completes a turn in the table",
-                       app.params.max_position);
+    ImGui::TextColored(theme::vec(theme::learned),
+                       "wavelength > max_position = %d: never completes a turn in the table", app.params.max_position);
   ImGui::TextColored(theme::vec(theme::rope), "q pair (%.4f, %.4f) -> RoPE(q, m) (%.4f, %.4f)", v.q.x(), v.q.y(),
                      v.q_rot.x(), v.q_rot.y());
   ImGui::TextColored(theme::vec(theme::key), "RoPE(k, n = %lld) pair (%.4f, %.4f)", app.params.key_position,
@@ -115,11 +117,13 @@ PairView pair_view(const App& app, int i) {
 void show_rotations(App& app) {
   const int pairs = int(app.model.inv_freq.size());
   ImGui::TextColored(theme::vec(theme::rope), "%d pairs rotated by m·θᵢ at m = %lld", pairs, app.params.position);
-  formula_tip("Pair i of q (faint line) is rotated by φ = m·θᵢ (the arc, shown mod 2π) into RoPE(q, m) (solid). "
-              "Violet: RoPE(k, n). θᵢ = base^(-2i/d_head); wavelength λ = 2π/θᵢ. Amber frame: λ > max_position, "
-              "so the pair never completes a turn inside the learned table's range. Hover a circle for exact values.");
+  formula_tip(
+      "Pair i of q (faint line) is rotated by φ = m·θᵢ (the arc, shown mod 2π) into RoPE(q, m) (solid). "
+      "Violet: RoPE(k, n). θᵢ = base^(-2i/d_head); wavelength λ = 2π/θᵢ. Amber frame: λ > max_position, "
+      "so the pair never completes a turn inside the learned table's range. Hover a circle for exact values.");
   const char* hint = "low i spins fast, high i barely moves";
-  if (ImGui::GetItemRectMax().x + 20.0f + ImGui::CalcTextSize(hint).x < ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) {
+  if (ImGui::GetItemRectMax().x + 20.0f + ImGui::CalcTextSize(hint).x <
+      ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) {
     ImGui::SameLine(0.0f, 20.0f);
     ImGui::TextDisabled("%s", hint);  // only when it fits beside the title
   }

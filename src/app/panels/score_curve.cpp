@@ -39,10 +39,11 @@ void offsets_control(App& app) {
     ImGui::SameLine();
   }
   ImGui::Checkbox("decay bound", &app.ui.show_decay);
-  formula_tip("RoFormer 3.4.3: |score(r)| ≤ (max_i |h_{i+1} − h_i|) · Σ_j |S_j|, S_j = Σ_{k<j} e^{i r θ_k}, "
-              "h_i = q_i conj(k_i) per pair. Drawn: the relative bound (1/(d/2)) Σ_j |S_j| at |r|, scaled so it "
-              "equals max |score| at r = 0. "
-              "It decays as |r| grows: distant tokens can interact less strongly.");
+  formula_tip(
+      "RoFormer 3.4.3: |score(r)| ≤ (max_i |h_{i+1} − h_i|) · Σ_j |S_j|, S_j = Σ_{k<j} e^{i r θ_k}, "
+      "h_i = q_i conj(k_i) per pair. Drawn: the relative bound (1/(d/2)) Σ_j |S_j| at |r|, scaled so it "
+      "equals max |score| at r = 0. "
+      "It decays as |r| grows: distant tokens can interact less strongly.");
 }
 
 // A short line in a curve's colour, as a legend key, followed on the same line by its label.
@@ -57,17 +58,17 @@ void swatch(ImU32 colour, float thickness) {
 void hover_readout(const App& app, const PlotFrame& f) {
   const Model& m = app.model;
   const long long lo = -app.params.offsets;
-  const long long j = std::clamp<long long>(std::llround(f.data_x(ImGui::GetIO().MousePos.x)) - lo, 0,
-                                            (long long)m.curve_a.size() - 1);
+  const long long j =
+      std::clamp<long long>(std::llround(f.data_x(ImGui::GetIO().MousePos.x)) - lo, 0, (long long)m.curve_a.size() - 1);
   const long long r = lo + j;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddLine(ImVec2(f.sx(double(r)), f.a.y), ImVec2(f.sx(double(r)), f.b.y), theme::muted & 0x80FFFFFF);
   ImGui::BeginTooltip();
   ImGui::Text("offset r = m − n = %lld", r);
-  ImGui::TextColored(theme::vec(theme::rope), "⟨RoPE(q, %.0f), RoPE(k, %.0f)⟩ = %.17g", m.anchor_a + double(r), m.anchor_a,
-                     m.curve_a[size_t(j)]);
-  ImGui::TextColored(theme::vec(theme::key), "⟨RoPE(q, %.0f), RoPE(k, %.0f)⟩ = %.17g", m.anchor_b + double(r), m.anchor_b,
-                     m.curve_b[size_t(j)]);
+  ImGui::TextColored(theme::vec(theme::rope), "⟨RoPE(q, %.0f), RoPE(k, %.0f)⟩ = %.17g", m.anchor_a + double(r),
+                     m.anchor_a, m.curve_a[size_t(j)]);
+  ImGui::TextColored(theme::vec(theme::key), "⟨RoPE(q, %.0f), RoPE(k, %.0f)⟩ = %.17g", m.anchor_b + double(r),
+                     m.anchor_b, m.curve_b[size_t(j)]);
   ImGui::Text("difference: %.3g", m.curve_a[size_t(j)] - m.curve_b[size_t(j)]);
   if (!m.decay.empty()) {
     // nearest sample of the bound
@@ -93,8 +94,12 @@ void show_score_curve(App& app) {
   ImGui::InvisibleButton("score_plot", ImVec2(std::max(80.0f, avail.x), h));
   const bool hovered = ImGui::IsItemHovered();
   const float margin_l = ImGui::CalcTextSize("-0.0000").x + 8.0f;
-  PlotFrame f{ImVec2(p0.x + margin_l, p0.y + 4), ImVec2(p0.x + std::max(80.0f, avail.x) - 6, p0.y + h - lh),
-              double(-p.offsets), double(p.offsets), 0, 0};
+  PlotFrame f{ImVec2(p0.x + margin_l, p0.y + 4),
+              ImVec2(p0.x + std::max(80.0f, avail.x) - 6, p0.y + h - lh),
+              double(-p.offsets),
+              double(p.offsets),
+              0,
+              0};
   const int columns = std::max(2, int(f.b.x - f.a.x));
   decimate(m.curve_a.data(), m.curve_a.size(), columns, m.curve_version, app.ui.dec_a);
   decimate(m.curve_b.data(), m.curve_b.size(), columns, m.curve_version, app.ui.dec_b);
@@ -150,8 +155,9 @@ void show_score_curve(App& app) {
   std::snprintf(within, sizeof within, "coincide within %.2g", m.relative_spread);
   same_line_if_fits(ImGui::CalcTextSize(within).x + 30.0f);
   ImGui::TextUnformatted(within);
-  formula_tip("score(m, n) = ⟨RoPE(q, m), RoPE(k, n)⟩ = Σᵢ Re[q_i conj(k_i) e^{i(m−n)θᵢ}] depends only on m − n: "
-              "the curves at anchors n and n + 1000 lie on top of each other. Drawn with min/max per pixel column.");
+  formula_tip(
+      "score(m, n) = ⟨RoPE(q, m), RoPE(k, n)⟩ = Σᵢ Re[q_i conj(k_i) e^{i(m−n)θᵢ}] depends only on m − n: "
+      "the curves at anchors n and n + 1000 lie on top of each other. Drawn with min/max per pixel column.");
   ImGui::Text("now: m − n = %lld, score = %.6g", r, m.score);
 }
 

@@ -53,7 +53,8 @@ void show_shape_trace(App& app) {
   ImGui::TextColored(theme::vec(theme::rope), "  RoPE = %lld", m.counts.rope);
   ImGui::SameLine();
   ImGui::TextDisabled("  (E = V × d = %lld, both)", m.counts.token_embedding);
-  formula_tip("Learned absolute adds a [max_position, d] table; RoPE adds nothing: θᵢ = base^(-2i/d_head) is a formula.");
+  formula_tip(
+      "Learned absolute adds a [max_position, d] table; RoPE adds nothing: θᵢ = base^(-2i/d_head) is a formula.");
 
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;

@@ -18,13 +18,16 @@ void show_sinusoidal(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   ImGui::TextColored(theme::vec(theme::rope), "PE[pos, 2i] = sin(pos·θᵢ), PE[pos, 2i+1] = cos(pos·θᵢ)");
-  formula_tip("Vaswani et al. 2017, 3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = "
-              "cos(pos / 10000^(2i/d_model)), added to the token embeddings before the first layer. Drawn at width "
-              "d_head so its frequencies are RoPE's θᵢ; a model of width d_model would use 2i/d_model.");
+  formula_tip(
+      "Vaswani et al. 2017, 3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = "
+      "cos(pos / 10000^(2i/d_model)), added to the token embeddings before the first layer. Drawn at width "
+      "d_head so its frequencies are RoPE's θᵢ; a model of width d_model would use 2i/d_model.");
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("θᵢ = %g^(−2i/%d). Same frequencies as RoPE: dims (2i, 2i+1) hold (sin, cos) of the angle pos·θᵢ that RoPE "
-                      "rotates pair i by. Sinusoidal PE is added to the input once; RoPE rotates Q and K in every "
-                      "layer, so q·k sees only m − n.", p.base, p.d_head);
+  ImGui::TextDisabled(
+      "θᵢ = %g^(−2i/%d). Same frequencies as RoPE: dims (2i, 2i+1) hold (sin, cos) of the angle pos·θᵢ that RoPE "
+      "rotates pair i by. Sinusoidal PE is added to the input once; RoPE rotates Q and K in every "
+      "layer, so q·k sees only m − n.",
+      p.base, p.d_head);
   ImGui::PopTextWrapPos();
 
   char pe_m[96] = "", rows[96];
@@ -35,7 +38,8 @@ void show_sinusoidal(App& app) {
                 m.sinus.cols);
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const bool two_lines = ImGui::CalcTextSize(pe_m).x + ImGui::CalcTextSize(rows).x + 2 * ImGui::GetStyle().ItemSpacing.x > avail.x;
+  const bool two_lines =
+      ImGui::CalcTextSize(pe_m).x + ImGui::CalcTextSize(rows).x + 2 * ImGui::GetStyle().ItemSpacing.x > avail.x;
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float margin = ImGui::CalcTextSize("0000000000").x + 6.0f;
   const ImVec2 size(std::max(40.0f, avail.x - margin), std::max(40.0f, avail.y - (two_lines ? 3.3f : 2.3f) * lh));
