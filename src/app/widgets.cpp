@@ -100,9 +100,12 @@ bool position_slider(const char* id, long long* position, int max_position, floa
   const float knob_x = x0 + float(scale.to_u(double(*position))) * (x1 - x0);
   const bool past = *position >= max_position;
   dl->AddCircleFilled(ImVec2(knob_x, yc), track_h * 0.32f, past ? theme::error : accent);
-  if (ImGui::IsItemHovered() || active)
-    ImGui::SetTooltip("m = %lld   (learned table ends at max_position = %d; linear to %.0f, then log to %.0e)",
-                      *position, max_position, scale.lin_end, scale.reach);
+  if (ImGui::IsItemHovered() || active) {
+    char reach[32];
+    tick_label(scale.reach, reach, sizeof reach);
+    ImGui::SetTooltip("m = %lld   (learned table ends at max_position = %d; linear to %.0f, then log to %s)",
+                      *position, max_position, scale.lin_end, reach);
+  }
   return changed;
 }
 
