@@ -9,8 +9,6 @@
 namespace rv {
 namespace {
 
-constexpr double two_pi = 6.283185307179586476925286766559;
-
 std::string tag(const Params& p) {
   return "m" + std::to_string(p.position) + "-d" + std::to_string(p.d_head);
 }

@@ -80,7 +80,7 @@ std::string describe(const App& app) {
        " (offset " + std::to_string(p.position - p.key_position) + "): " + format_sig(m.score) + ". ";
   // What the panels show.
   int long_pairs = 0;
-  for (int i = 0; i < pairs; ++i) long_pairs += 6.283185307179586 / m.inv_freq[i] > double(p.max_position);
+  for (int i = 0; i < pairs; ++i) long_pairs += two_pi / m.inv_freq[i] > double(p.max_position);
   s += "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
        std::to_string(long_pairs) + " of " + std::to_string(pairs) +
        " pairs have a wavelength longer than max_position, so they never complete a turn inside the table; V is not "

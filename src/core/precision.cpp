@@ -11,7 +11,6 @@
 
 namespace rv {
 namespace {
-constexpr double kTwoPi = 6.28318530717958647692;
 
 struct FormatSpec {
   int p;       // significand bits including the implicit one
@@ -32,7 +31,7 @@ FormatSpec spec(FloatFormat f) {
   return {53, -1022, std::numeric_limits<double>::max()};
 }
 double wrap(double angle) {
-  return std::remainder(angle, kTwoPi);
+  return std::remainder(angle, two_pi);
 }  // to [-pi, pi]
 }  // namespace
 

@@ -22,8 +22,6 @@ void plate_text(ImDrawList* dl, ImVec2 at, ImU32 colour, const char* text) {
   dl->AddText(at, colour, text);
 }
 
-constexpr double two_pi = 6.283185307179586476925286766559;
-
 // First pair whose wavelength 2 pi / theta_i exceeds `length` (pairs at and below it are longer).
 int first_pair_longer_than(const Eigen::VectorXd& inv_freq, double length) {
   for (int i = 0; i < inv_freq.size(); ++i)

@@ -18,7 +18,6 @@
 namespace rv {
 
 namespace {
-constexpr double two_pi = 6.283185307179586476925286766559;
 constexpr double same = 1e-12;  // relative tolerance for "left alone" / "divided by factor"
 constexpr ImU32 kept_tint = IM_COL32(77, 208, 225, 26);
 constexpr ImU32 interp_tint = IM_COL32(255, 183, 77, 34);

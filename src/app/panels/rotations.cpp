@@ -14,8 +14,6 @@
 namespace rv {
 namespace {
 
-constexpr double two_pi = 6.283185307179586476925286766559;
-
 ImVec2 on_circle(ImVec2 c, float r, double phi) {
   return ImVec2(c.x + r * float(std::cos(phi)), c.y - r * float(std::sin(phi)));
 }
