@@ -156,7 +156,6 @@ struct Ui {
   std::optional<ExportFile> pending_export;  // set by an export button, taken by the platform
   double frame_ms = 0.0;                     // CPU time of the last frame
   long long frames = 0;
-  int curve_capacity = 0;
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
   bool show_decay = true;
