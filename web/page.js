@@ -72,6 +72,16 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     a.click();
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   };
+  Module.rvCopyLink = function (ptr) {
+    var note = function (text) { call('rv_web_note', null, ['number', 'string'], [ptr, text]); };
+    if (!navigator.clipboard || !navigator.clipboard.writeText) {
+      note('this browser offers no clipboard here: copy the link from the address bar');
+      return;
+    }
+    navigator.clipboard.writeText(location.href).then(
+      function () { note('copied the link to this view'); },
+      function (e) { note('the browser refused the clipboard (' + e.message + '): copy the link from the address bar'); });
+  };
   Module.rvFrameDrawn = function (n) {
     frames = n;
     if (n === 1) {

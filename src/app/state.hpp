@@ -154,6 +154,7 @@ struct Ui {
   std::map<std::string, Rect> rects;         // named controls, in device pixels
   std::vector<std::string> notes;            // rejected or clamped inputs, shown until dismissed
   std::optional<ExportFile> pending_export;  // set by an export button, taken by the platform
+  bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
   double frame_ms = 0.0;                     // CPU time of the last frame
   long long frames = 0;
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless

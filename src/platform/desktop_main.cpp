@@ -85,6 +85,14 @@ void save_export(rv::App& app) {
   app.ui.pending_export.reset();
 }
 
+// The desktop's link to a view is the command that reopens it.
+void copy_link(GLFWwindow* window, rv::App& app) {
+  const std::string command = "ropeviz --state '" + rv::encode_query(app.params) + "'";
+  glfwSetClipboardString(window, command.c_str());
+  app.ui.notes.push_back("copied: " + command);
+  app.ui.pending_copy_link = false;
+}
+
 // Device pixels per logical pixel: the monitor's content scale, over what GLFW already scales.
 float display_scale(GLFWwindow* window) {
   float sx = 1.0f, sy = 1.0f;
@@ -119,6 +127,7 @@ int main(int argc, char** argv) {
     app.ui.scale = display_scale(window.handle);
     rv::render_frame(window, app);
     if (app.ui.pending_export) save_export(app);
+    if (app.ui.pending_copy_link) copy_link(window.handle, app);
     if (options.frames > 0) frame_ms.push_back(app.ui.frame_ms);
     const bool last = options.frames > 0 && n + 1 == options.frames;
     if (last && !options.screenshot.empty()) {

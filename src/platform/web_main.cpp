@@ -28,6 +28,10 @@ EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); }
 EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content),
       { Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
 
+// Copies the page's address (which carries the view in its hash) to the clipboard; a refusal
+// (no permission, no user activation) becomes a note through rv_web_note.
+EM_JS(void, rv_js_copy_link, (void* web), { Module.rvCopyLink(web); });
+
 void publish_if_changed(Web& web) {
   rv::update_model(web.app.params, web.app.model);
   std::string hash = rv::encode_query(web.app.params);
@@ -43,6 +47,11 @@ void loop(void* arg) {
   if (const auto& file = web.app.ui.pending_export) {
     rv_js_download(file->name.c_str(), file->mime.c_str(), file->content.c_str());
     web.app.ui.pending_export.reset();
+  }
+  if (web.app.ui.pending_copy_link) {
+    web.app.ui.pending_copy_link = false;
+    publish_if_changed(web);  // the address must hold this frame's view before it is copied
+    rv_js_copy_link(&web);
   }
   publish_if_changed(web);
   rv_js_frame_drawn(double(web.app.ui.frames));
@@ -63,6 +72,9 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_apply(Web* web, const char* hash) {
   for (const std::string& n : notes) web->reply += n + "\n";
   return web->reply.c_str();
 }
+
+// A message from the page for the notes area (e.g. why the clipboard refused the link).
+EMSCRIPTEN_KEEPALIVE void rv_web_note(Web* web, const char* text) { web->app.ui.notes.push_back(text); }
 
 EMSCRIPTEN_KEEPALIVE const char* rv_web_state(Web* web) {
   rv::update_model(web->app.params, web->app.model);

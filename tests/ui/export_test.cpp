@@ -99,3 +99,11 @@ TEST_CASE("state.json is state() and names the IndexError past the table") {
         std::string::npos);
   CHECK(ui.app.ui.pending_export->name == "ropeviz-state-m100-d8.json");
 }
+
+TEST_CASE("copy link asks the platform to copy, once") {
+  Headless ui;
+  open_state(ui, "position=42");
+  CHECK_FALSE(ui.app.ui.pending_copy_link);
+  click(ui, "copy_link");
+  CHECK(ui.app.ui.pending_copy_link);  // headless has no platform to take it
+}

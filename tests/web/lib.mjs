@@ -42,8 +42,8 @@ export async function launch(extraArgs = []) {
 
 // A page whose console errors, page errors and requests outside `allowed` are collected; call
 // page.assertClean() at the end of a test.
-export async function openPage(browser, { viewport = { width: 1280, height: 800 }, scale = 1, allowed }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, acceptDownloads: true });
+export async function openPage(browser, { viewport = { width: 1280, height: 800 }, scale = 1, allowed, permissions = [] }) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, acceptDownloads: true, permissions });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });

@@ -209,3 +209,38 @@ test('exports download as files whose numbers are the state\'s', async () => {
   page.assertClean();
   await page.closeAll();
 });
+
+test('arrow keys step the position (shift: x10), as a keyboard user would', async () => {
+  const page = await open('#position=8&max_position=10');
+  await page.mouse.click(5, 795);  // focus the canvas on an empty corner
+  await frames(page);
+  // ImGui 1.86 samples keys once per frame: hold each key across a frame, as a person does.
+  const tap = async (key) => {
+    await page.keyboard.down(key);
+    await frames(page, 1);
+    await page.keyboard.up(key);
+    await frames(page, 2);
+  };
+  await tap('ArrowRight');
+  assert.equal((await state(page)).position, 9);
+  await page.keyboard.down('Shift');
+  await tap('ArrowRight');
+  await page.keyboard.up('Shift');
+  const s = await state(page);
+  assert.equal(s.position, 19);
+  assert.equal(s.absolute.error, 'IndexError: index 19 is out of bounds for dimension 0 with size 10');
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('"copy link" puts the address of this exact view on the clipboard', async () => {
+  const page = await open('#position=42&d_head=16', { permissions: ['clipboard-read', 'clipboard-write'] });
+  const r = await page.evaluate(() => window.ropeviz.rect('copy_link'));
+  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
+  await page.waitForFunction(() => window.ropeviz.state().notes.some((n) => n.includes('copied the link')));
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, await page.evaluate(() => location.href));
+  assert.match(copied, /#position=42&.*d_head=16/);
+  page.assertClean();
+  await page.closeAll();
+});

@@ -83,6 +83,11 @@ void show_exports(App& app) {
       "angles.csv: per pair i, theta_i, m*theta_i, its value mod 2pi, the wavelength and the pairs of q "
       "(before and after RoPE) and k. score.csv: the score against the offset m - n at two anchors. "
       "state.json: everything window.ropeviz.state() reports. Numbers are exact (shortest round-trip).");
+  if (ImGui::SmallButton("copy link")) app.ui.pending_copy_link = true;
+  record_rect(app.ui, "copy_link");
+  formula_tip(
+      "Copies a link to this exact view: the page's address in the browser (the view lives in its #hash), "
+      "a 'ropeviz --state ...' command on the desktop.");
 }
 
 }  // namespace
