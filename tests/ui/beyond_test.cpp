@@ -59,7 +59,7 @@ struct Display {
 
 }  // namespace
 
-TEST_CASE("new tabs come after the first three in the top bar; old tab indices are unchanged") {
+TEST_CASE("new tabs come after the first three in the top bar, old tab indices are unchanged") {
   Headless ui;
   for (int tab = 0; tab < 3; ++tab) {
     ui.app.params.tab_top = tab;
@@ -149,7 +149,7 @@ TEST_CASE("context extension: the plotted theta is core's rope_scaled_inv_freq f
   CHECK(ui.app.model.scaled_inv_freq[0] == ui.app.model.inv_freq[0]);
 }
 
-TEST_CASE("context extension: linear divides every pair; Llama 3.1 keeps the fast pairs and divides the slow") {
+TEST_CASE("context extension: linear divides every pair, Llama 3.1 keeps the fast pairs and divides the slow") {
   Headless ui;
   set_state(ui, "tab_top=3&d_head=128&scaling=linear&factor=8");
   ui.frames(2);
@@ -272,7 +272,7 @@ TEST_CASE("the new link keys round-trip through encode_query") {
   CHECK(notes.empty());
 }
 
-TEST_CASE("precision: the panel's numbers are core's; naive float32 loses about 5e-2 rad at m = 1e6, ours < 1e-6") {
+TEST_CASE("precision: the panel's numbers are core's, naive float32 loses about 5e-2 rad at m = 1e6, ours < 1e-6") {
   Headless ui;
   set_state(ui, "tab_top=4&position=1000000&d_head=128");
   ui.frames(2);
