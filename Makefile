@@ -22,6 +22,7 @@ run: web
 test: native web
 	@ctest --preset native
 	@cd tests/web && node --test --test-concurrency=1 .
+	@/usr/bin/python3 tests/web/serve_test.py
 
 test-asan: setup
 	@cmake --preset asan >/dev/null
