@@ -18,18 +18,13 @@
 #include "headless.hpp"
 #include "imgui_config.hpp"
 
+using rv::test::Display;
 using rv::test::Headless;
 
 namespace {
 
 constexpr int extension_tab = 3, precision_tab = 4, sinusoidal_tab = 5;
 constexpr int extension_panel = 7, precision_panel = 8, sinusoidal_panel = 9;
-
-std::vector<std::string> set_state(Headless& ui, const std::string& query) {
-  std::vector<std::string> notes;
-  rv::apply_query(ui.app.params, query, notes);
-  return notes;
-}
 
 // Shows the three new tabs for a few frames each; returns the ImGui assertions raised.
 int run_new_tabs(Headless& ui) {
@@ -43,19 +38,11 @@ int run_new_tabs(Headless& ui) {
   return rv::imgui_assert_count() - before;
 }
 
-rv::RopeScaling scaling_for(const rv::Params& p) {
-  return rv::scaling_of(p);
-}
-
 bool has_note(const std::vector<std::string>& notes, const std::string& part) {
   for (const std::string& n : notes)
     if (n.find(part) != std::string::npos) return true;
   return false;
 }
-
-struct Display {
-  float w, h, scale;
-};
 
 }  // namespace
 
@@ -96,7 +83,7 @@ TEST_CASE("the new panels draw at defaults and extremes, every method and displa
     for (const Display& d : {Display{800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}}) {
       CAPTURE(d.w);
       Headless ui(d.w * d.scale, d.h * d.scale, d.scale);
-      set_state(ui, state);
+      ui.set_state(state);
       CHECK(run_new_tabs(ui) == 0);
       const rv::Model& m = ui.app.model;
       if (m.scaling_error.empty()) {
@@ -119,13 +106,13 @@ TEST_CASE("context extension: the plotted theta is core's rope_scaled_inv_freq f
   Headless ui;
   for (const char* method : {"none", "linear", "dynamic", "yarn", "llama3"}) {
     CAPTURE(method);
-    set_state(
-        ui, std::string("tab_top=3&d_head=64&base=10000&position=20000&factor=4&original_max=2048&scaling=") + method);
+    ui.set_state(std::string("tab_top=3&d_head=64&base=10000&position=20000&factor=4&original_max=2048&scaling=") +
+                 method);
     ui.frames(2);
     const rv::Params& p = ui.app.params;
     const rv::Model& m = ui.app.model;
     CHECK(std::string(rv::scaling_name(p.scaling)) == method);
-    rv::Expected<rv::ScaledFreq> want = rv::rope_scaled_inv_freq(64, 10000.0, scaling_for(p));
+    rv::Expected<rv::ScaledFreq> want = rv::rope_scaled_inv_freq(64, 10000.0, rv::scaling_of(p));
     REQUIRE(want.ok());
     REQUIRE(m.scaling_error.empty());
     REQUIRE(m.scaled_inv_freq.size() == 32);
@@ -140,10 +127,10 @@ TEST_CASE("context extension: the plotted theta is core's rope_scaled_inv_freq f
     CHECK(text.find(std::string("Context extension panel: ") + method + " scaling with factor 4") != std::string::npos);
   }
   // Dynamic NTK sees the sequence m + 1: it changes theta only past original_max.
-  set_state(ui, "scaling=dynamic&position=100&original_max=2048");
+  ui.set_state("scaling=dynamic&position=100&original_max=2048");
   ui.frame();
   CHECK(ui.app.model.scaled_inv_freq == ui.app.model.inv_freq);
-  set_state(ui, "position=8191");
+  ui.set_state("position=8191");
   ui.frame();
   CHECK(ui.app.model.scaled_inv_freq[31] < ui.app.model.inv_freq[31]);
   CHECK(ui.app.model.scaled_inv_freq[0] == ui.app.model.inv_freq[0]);
@@ -151,7 +138,7 @@ TEST_CASE("context extension: the plotted theta is core's rope_scaled_inv_freq f
 
 TEST_CASE("context extension: linear divides every pair, Llama 3.1 keeps the fast pairs and divides the slow") {
   Headless ui;
-  set_state(ui, "tab_top=3&d_head=128&scaling=linear&factor=8");
+  ui.set_state("tab_top=3&d_head=128&scaling=linear&factor=8");
   ui.frames(2);
   for (int i = 0; i < 64; ++i) {
     const rv::ExtensionPair e = rv::extension_pair(ui.app, i);
@@ -161,7 +148,7 @@ TEST_CASE("context extension: linear divides every pair, Llama 3.1 keeps the fas
   }
 
   // The preset button's values, through links: Llama 3.1 (base 500000, factor 8, low 1, high 4, original 8192).
-  set_state(ui, "d_head=128&base=500000&scaling=llama3&factor=8&low_freq=1&high_freq=4&original_max=8192");
+  ui.set_state("d_head=128&base=500000&scaling=llama3&factor=8&low_freq=1&high_freq=4&original_max=8192");
   ui.frames(2);
   const rv::RopeScaling l = rv::llama31_scaling();
   CHECK(rv::scaling_of(ui.app.params).factor == l.factor);
@@ -186,7 +173,7 @@ TEST_CASE("context extension: linear divides every pair, Llama 3.1 keeps the fas
   CHECK(ui.app.model.attention_factor == 1.0);
 
   // YaRN: the ramp's range and attention factor are core's.
-  set_state(ui, "scaling=yarn&factor=8&original_max=4096&base=10000");
+  ui.set_state("scaling=yarn&factor=8&original_max=4096&base=10000");
   ui.frame();
   const rv::RopeScaling y = rv::scaling_of(ui.app.params);
   CHECK(ui.app.model.yarn_range == rv::yarn_correction_range(128, 10000.0, y));
@@ -217,7 +204,7 @@ TEST_CASE("context extension: bad values via links become notes, the last good v
   for (const Case& c : cases) {
     CAPTURE(c.query);
     Headless fresh;
-    const std::vector<std::string> notes = set_state(fresh, c.query);
+    const std::vector<std::string> notes = fresh.set_state(c.query);
     CHECK(has_note(notes, c.note));
     const rv::Params& p = fresh.app.params;
     CHECK(std::isfinite(p.factor));
@@ -227,13 +214,13 @@ TEST_CASE("context extension: bad values via links become notes, the last good v
     CHECK(p.low_freq < p.high_freq);
     CHECK(p.beta_slow < p.beta_fast);
   }
-  std::vector<std::string> notes = set_state(ui, "factor=1e9&original_max=0&scaling=bogus&tab_top=3");
+  std::vector<std::string> notes = ui.set_state("factor=1e9&original_max=0&scaling=bogus&tab_top=3");
   CHECK(ui.app.params.factor == 1000.0);
   CHECK(ui.app.params.original_max == 1.0);
   CHECK(ui.app.params.scaling == rv::ScalingType::None);
   CHECK(notes.size() == 3);
   // A setting core rejects (dynamic needs d_head >= 4) is shown as core's error, not a crash.
-  set_state(ui, "scaling=dynamic&d_head=2");
+  ui.set_state("scaling=dynamic&d_head=2");
   CHECK(run_new_tabs(ui) == 0);
   CHECK(ui.app.model.scaling_error.find("d_head >= 4") != std::string::npos);
   CHECK(ui.app.model.scaled_inv_freq.size() == 0);
@@ -274,7 +261,7 @@ TEST_CASE("the new link keys round-trip through encode_query") {
 
 TEST_CASE("precision: the panel's numbers are core's, naive float32 loses about 5e-2 rad at m = 1e6, ours < 1e-6") {
   Headless ui;
-  set_state(ui, "tab_top=4&position=1000000&d_head=128");
+  ui.set_state("tab_top=4&position=1000000&d_head=128");
   ui.frames(2);
   const rv::Model& m = ui.app.model;
   for (int r = 0; r < 2; ++r)
@@ -305,11 +292,11 @@ TEST_CASE("precision: the panel's numbers are core's, naive float32 loses about 
   CHECK(text.find("exactly only up to 256, so position 1000000 rounds to 999424") != std::string::npos);
 
   // Small positions are exact in every format; at m = 0 every angle is exact.
-  set_state(ui, "position=0");
+  ui.set_state("position=0");
   ui.frame();
   CHECK(m.precision[0][0].max_angle_err == 0.0);
   CHECK(m.precision[0][2].position_in_format == 0.0);
-  set_state(ui, "position=257");
+  ui.set_state("position=257");
   ui.frame();
   CHECK(m.precision[0][2].position_in_format == 256.0);  // 257 is not a bfloat16
   CHECK(m.precision[0][0].position_in_format == 257.0);
@@ -317,7 +304,7 @@ TEST_CASE("precision: the panel's numbers are core's, naive float32 loses about 
 
 TEST_CASE("sinusoidal: the heatmap grid holds core's PE at integer positions, m marked inside the range") {
   Headless ui;
-  set_state(ui, "tab_top=5&d_head=16&position=3000");
+  ui.set_state("tab_top=5&d_head=16&position=3000");
   ui.frames(2);
   const rv::Model& m = ui.app.model;
   CHECK(m.sinus_x_end == rv::field_extent(3000, 10));
@@ -337,7 +324,7 @@ TEST_CASE("sinusoidal: the heatmap grid holds core's PE at integer positions, m 
     CHECK(m.sinus_at_m[2 * i + 1] == doctest::Approx(std::cos(3000.0 * m.inv_freq[i])).epsilon(1e-12));
   }
   // Few positions: every integer position is a row.
-  set_state(ui, "position=3");
+  ui.set_state("position=3");
   ui.frame();
   CHECK(m.sinus_x_end == 100.0);  // field_extent: 1-2-5 step above 64
   CHECK(m.sinus.rows == 101);
@@ -347,7 +334,7 @@ TEST_CASE("sinusoidal: the heatmap grid holds core's PE at integer positions, m 
 
 TEST_CASE("the new panels recompute only when their inputs change") {
   Headless ui;
-  set_state(ui, "d_head=256&position=100000&scaling=llama3&tab_top=3");
+  ui.set_state("d_head=256&position=100000&scaling=llama3&tab_top=3");
   ui.frames(3);
   rv::Model& m = ui.app.model;
   for (int tab = extension_tab; tab <= sinusoidal_tab; ++tab) {

@@ -42,7 +42,7 @@ std::vector<std::vector<double>> csv_rows(const std::string& text) {
 }
 
 void open_state(Headless& ui, const char* state) {
-  rv::apply_query(ui.app.params, state, ui.app.ui.notes);
+  ui.set_state(state);
   ui.frames(2);
 }
 

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include "app/params.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
 
@@ -24,6 +25,12 @@ Headless::Headless(float width, float height, float scale) {
 
 Headless::~Headless() {
   ImGui::DestroyContext(context_);
+}
+
+std::vector<std::string> Headless::set_state(const std::string& query) {
+  std::vector<std::string> notes;
+  apply_query(app.params, query, notes);
+  return notes;
 }
 
 void Headless::frame() {

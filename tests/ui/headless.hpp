@@ -2,12 +2,18 @@
 // no renderer; frames run the real app and synthetic mouse input reaches it as from a backend.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "app/app.hpp"
 #include "app/state.hpp"
 #include "imgui.h"
 
 namespace rv::test {
+
+// A display size in logical pixels and its scale (device pixels per logical pixel).
+struct Display {
+  float w, h, scale;
+};
 
 class Headless {
  public:
@@ -16,6 +22,8 @@ class Headless {
   Headless(const Headless&) = delete;
   Headless& operator=(const Headless&) = delete;
 
+  // Applies a link's "key=value&..." as the page would; returns the notes it raised.
+  std::vector<std::string> set_state(const std::string& query);
   void frame();  // one full app frame
   void frames(int n) {
     for (int i = 0; i < n; ++i) frame();

@@ -33,16 +33,10 @@ void operator delete(void* p, std::size_t) noexcept {
   std::free(p);
 }
 
+using rv::test::Display;
 using rv::test::Headless;
 
 namespace {
-
-constexpr double two_pi = 6.283185307179586476925286766559;
-
-void set_state(Headless& ui, const std::string& query) {
-  std::vector<std::string> notes;
-  rv::apply_query(ui.app.params, query, notes);
-}
 
 // Shows every tab of both bars for a few frames each; returns the ImGui assertions raised.
 int run_all_tabs(Headless& ui) {
@@ -75,11 +69,6 @@ float root_scroll_max() {
   return w->ScrollMax.y;
 }
 
-// A display size in logical pixels and its scale (device pixels per logical pixel).
-struct Display {
-  float w, h, scale;
-};
-
 }  // namespace
 
 TEST_CASE("every panel draws at the lesson's defaults with no assertion, and the layout fits") {
@@ -109,7 +98,7 @@ TEST_CASE("extreme settings: every panel, every display, no assertion, finite va
     for (const Display& d : {Display{800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}}) {
       CAPTURE(d.w);
       Headless ui(d.w * d.scale, d.h * d.scale, d.scale);
-      set_state(ui, state);
+      ui.set_state(state);
       CHECK(run_all_tabs(ui) == 0);
       check_model_finite(ui.app.model);
       CHECK(ui.app.model.table_img.rows <= rv::heatmap_side_max);
@@ -121,7 +110,7 @@ TEST_CASE("extreme settings: every panel, every display, no assertion, finite va
 
 TEST_CASE("rotations panel: arcs are fmod(m theta_i, 2 pi) and the pairs are core's rotations") {
   Headless ui;
-  set_state(ui, "position=1000000000&d_head=16&key_position=7&pairing=half_split");
+  ui.set_state("position=1000000000&d_head=16&key_position=7&pairing=half_split");
   ui.frame();
   const rv::Model& m = ui.app.model;
   const Eigen::VectorXd theta = rv::rope_inv_freq(16, 10000.0);
@@ -130,18 +119,18 @@ TEST_CASE("rotations panel: arcs are fmod(m theta_i, 2 pi) and the pairs are cor
   for (int i = 0; i < 8; ++i) {
     const rv::PairView v = rv::pair_view(ui.app, i);
     CHECK(v.theta == theta[i]);
-    CHECK(v.angle_mod == std::fmod(1e9 * theta[i], two_pi));
+    CHECK(v.angle_mod == std::fmod(1e9 * theta[i], rv::two_pi));
     CHECK(v.angle_mod >= 0.0);
-    CHECK(v.angle_mod < two_pi);
-    CHECK(v.wavelength == doctest::Approx(two_pi / theta[i]));
+    CHECK(v.angle_mod < rv::two_pi);
+    CHECK(v.wavelength == doctest::Approx(rv::two_pi / theta[i]));
     CHECK(v.q_rot.x() == q_rot[i]);  // half-split: pair (x[i], x[i + d/2])
     CHECK(v.q_rot.y() == q_rot[i + 8]);
     CHECK(v.k_rot.x() == k_rot[i]);
     CHECK(v.q.norm() == doctest::Approx(v.q_rot.norm()).epsilon(1e-12));
-    CHECK(v.beyond_table == (two_pi / theta[i] > 10.0));
+    CHECK(v.beyond_table == (rv::two_pi / theta[i] > 10.0));
   }
   // The lesson's numbers at d_head 8, m = 3: theta = [1, 0.1, 0.01, 0.001], angle 3 rad for pair 0.
-  set_state(ui, "position=3&d_head=8&pairing=interleaved");
+  ui.set_state("position=3&d_head=8&pairing=interleaved");
   ui.frame();
   CHECK(rv::pair_view(ui.app, 0).angle_mod == 3.0);
   CHECK(rv::pair_view(ui.app, 3).theta == 0.001);
@@ -151,7 +140,7 @@ TEST_CASE("rotations panel: arcs are fmod(m theta_i, 2 pi) and the pairs are cor
 
 TEST_CASE("score panel: curves are core's, decimation keeps the extremes, anchors coincide") {
   Headless ui;
-  set_state(ui, "offsets=65536&d_head=64&key_position=11&tab_bottom=1");
+  ui.set_state("offsets=65536&d_head=64&key_position=11&tab_bottom=1");
   ui.frames(3);
   const rv::Model& m = ui.app.model;
   REQUIRE(m.curve_a.size() == 131073);
@@ -193,7 +182,7 @@ TEST_CASE("score panel: curves are core's, decimation keeps the extremes, anchor
 
 TEST_CASE("learned table and angle field grids hold core's values") {
   Headless ui;
-  set_state(ui, "max_position=3000&d_head=64&position=2000");  // 3000 rows: downsampled 3 x 1
+  ui.set_state("max_position=3000&d_head=64&position=2000");  // 3000 rows: downsampled 3 x 1
   ui.frame();
   const rv::Model& m = ui.app.model;
   CHECK(m.table_row_step == 3);
@@ -227,7 +216,7 @@ TEST_CASE("learned table and angle field grids hold core's values") {
 
 TEST_CASE("past the table: the error is shown while every RoPE panel keeps working") {
   Headless ui;
-  set_state(ui, "position=100");
+  ui.set_state("position=100");
   CHECK(run_all_tabs(ui) == 0);
   const rv::Model& m = ui.app.model;
   REQUIRE(m.lookup_error.has_value());
@@ -250,7 +239,7 @@ TEST_CASE("past the table: the error is shown while every RoPE panel keeps worki
 
 TEST_CASE("a tab chosen by a link is shown, and a clicked tab is written back to the hash") {
   Headless ui;
-  set_state(ui, "tab_top=1&tab_bottom=2");
+  ui.set_state("tab_top=1&tab_bottom=2");
   ui.frames(2);
   CHECK(ui.app.ui.shown_tab[0] == 1);
   CHECK(ui.app.ui.shown_tab[1] == 5);
@@ -263,7 +252,7 @@ TEST_CASE("a tab chosen by a link is shown, and a clicked tab is written back to
 
 TEST_CASE("heavy settings: steady frames rebuild nothing and allocate (almost) nothing") {
   Headless ui;
-  set_state(ui, "d_head=256&max_position=8192&offsets=4096&position=100000");
+  ui.set_state("d_head=256&max_position=8192&offsets=4096&position=100000");
   for (int tab = 0; tab < 6; ++tab) {  // every top tab, every bottom tab
     const int bottom = tab % 4;
     CAPTURE(tab);
