@@ -48,12 +48,6 @@ std::string describe_beyond(const App& app) {
 
 }  // namespace
 
-std::string format_sig(double v, int significant) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", significant, v);
-  return buf;
-}
-
 std::string describe(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;

@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 
+#include "app/format.hpp"
 #include "app/state.hpp"
 
 namespace rv {
@@ -10,7 +11,5 @@ namespace rv {
 std::string describe(const App& app);
 // window.ropeviz.state(): params, d_model, absolute {ok, error}, rope {ok, theta, angle}, frame_ms...
 std::string state_json(const App& app);
-// v with `significant` digits, for labels (rv::format_number gives the exact, round-trip text).
-std::string format_sig(double v, int significant = 6);
 
 }  // namespace rv

@@ -1,0 +1,16 @@
+// Numbers and counts as a person writes them on screen: 1,000,000 not 1e+06, "1 row" not "1 rows".
+#pragma once
+#include <string>
+
+namespace rv {
+
+// 1234567 -> "1,234,567"; -5 -> "-5".
+std::string format_count(long long n);
+// A readable number with about `significant` digits: 198700 -> "198,700", 1e6 -> "1,000,000",
+// 0.0123 -> "0.0123", 3.14159 -> "3.142" (significant 4), 1e-9 -> "1e-9", 2e18 -> "2e18".
+// Never "1e+06"; NaN and infinities read "NaN", "∞", "−∞".
+std::string format_sig(double v, int significant = 6);
+// "1 row", "2 rows", "1,024 rows": the count with the right form of the noun.
+std::string plural(long long n, const char* one, const char* many);
+
+}  // namespace rv
