@@ -1,5 +1,5 @@
-// The explorer's panels: one function per topic, each drawing into the current ImGui window,
-// plus the small pure functions whose numbers they show (so tests can check them against core).
+// The controls and status strip (always shown), and the small pure functions whose numbers the
+// panels show, so tests can check them against core. The tabbed panels are in app/registry.hpp.
 #pragma once
 #include <Eigen/Core>
 
@@ -10,25 +10,6 @@ namespace rv {
 void show_controls(App& app);       // parameters, position slider, presets
 void show_notes(App& app);          // rejected or clamped inputs
 void show_position_test(App& app);  // status strip: learned lookup at m (or its IndexError) vs RoPE
-
-void show_rotations(App& app);      // 1. Q/K pair i on the unit circle, rotated by m * theta_i; V unchanged
-void show_score_curve(App& app);    // 2. <RoPE(q, m), RoPE(k, n)> against m - n at two anchors, decay bound
-void show_learned_table(App& app);  // 3. P[max_position, d] heatmap, row m, E[token] + P[t], IndexError
-void show_angle_field(App& app);    // 4. cos(x * theta_i) over positions x and pairs i
-void show_shape_trace(App& app);    // 5. the lesson's dims and every step's shape, parameter counts
-void show_checks(App& app);         // 6. norm kept, relative property, section 3 table, core's checks
-void show_comparison(App& app);     // 7. sections 4 and 5 with live values
-// Beyond the lesson:
-void show_extension(App& app);   // 8. context extension (rope_scaling): original vs scaled theta_i per pair
-void show_precision(App& app);   // 9. angle error at m: naive float32 recipe vs ours, float16, bfloat16
-void show_sinusoidal(App& app);  // 10. Vaswani's sinusoidal PE over positions x dims, position m marked
-
-struct Panel {
-  const char* name;
-  void (*show)(App&);
-};
-constexpr int panel_count = 10;
-const Panel* panels();  // the ten, in the order above
 
 // What the extension panel shows for pair i (from core's rope_scaled_inv_freq).
 enum class Band { Kept, Interpolated, Blended };

@@ -2,8 +2,10 @@
 #include "app/params.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+
+#include "app/registry.hpp"
 
 namespace rv {
 
@@ -66,6 +68,18 @@ bool set_real(double& field, std::string_view key, std::string_view text, double
   return true;
 }
 
+// A tab by its panel's key (tab_top=precision) or, from old links, by its number in the bar.
+bool set_tab(Params& p, Bar bar, std::string_view key, std::string_view text, std::vector<std::string>& notes) {
+  const std::optional<long long> tab = parse_tab(bar, text);
+  if (!tab) {
+    notes.push_back(std::string(key) + "=" + quoted(text) + " is not one of " + tab_keys(bar) + "; kept " +
+                    tab_key(bar, tab_of(p, bar)));
+    return false;
+  }
+  const long long last = (long long)bar_panels(bar).size() - 1;
+  return set_int(tab_of(p, bar), key, std::to_string(*tab), 0, last, notes);
+}
+
 }  // namespace
 
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
@@ -77,8 +91,8 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   if (key == "seq_len") return set_int(p.seq_len, key, value, 1, Limits::seq_len_max, notes);
   if (key == "vocab") return set_int(p.vocab, key, value, 1, Limits::vocab_max, notes);
   if (key == "offsets") return set_int(p.offsets, key, value, 1, Limits::offsets_max, notes);
-  if (key == "tab_top") return set_int(p.tab_top, key, value, 0, Limits::tab_top_max, notes);
-  if (key == "tab_bottom") return set_int(p.tab_bottom, key, value, 0, Limits::tab_bottom_max, notes);
+  if (key == "tab_top") return set_tab(p, Bar::Top, key, value, notes);
+  if (key == "tab_bottom") return set_tab(p, Bar::Bottom, key, value, notes);
   if (key == "factor") return set_real(p.factor, key, value, 0.0, Limits::factor_max, notes);
   if (key == "low_freq") return set_real(p.low_freq, key, value, 0.0, Limits::factor_max, notes);
   if (key == "high_freq") return set_real(p.high_freq, key, value, 0.0, Limits::factor_max, notes);
@@ -172,8 +186,8 @@ std::string encode_query(const Params& p) {
          "&max_position=" + to_string(p.max_position) + "&d_head=" + to_string(p.d_head) +
          "&heads=" + to_string(p.heads) + "&batch=" + to_string(p.batch) + "&seq_len=" + to_string(p.seq_len) +
          "&vocab=" + to_string(p.vocab) + "&base=" + format_number(p.base) + "&pairing=" + pairing_name(p.pairing) +
-         "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets) + "&tab_top=" + to_string(p.tab_top) +
-         "&tab_bottom=" + to_string(p.tab_bottom) + "&scaling=" + scaling_name(p.scaling) +
+         "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets) + "&tab_top=" + tab_key(Bar::Top, p.tab_top) +
+         "&tab_bottom=" + tab_key(Bar::Bottom, p.tab_bottom) + "&scaling=" + scaling_name(p.scaling) +
          "&factor=" + format_number(p.factor) + "&original_max=" + format_number(p.original_max) +
          "&low_freq=" + format_number(p.low_freq) + "&high_freq=" + format_number(p.high_freq) +
          "&beta_fast=" + format_number(p.beta_fast) + "&beta_slow=" + format_number(p.beta_slow);

@@ -22,8 +22,6 @@ struct Limits {
   static constexpr double base_max = 1e12;
   static constexpr int offsets_max = 65536;
   static constexpr long long seed_max = (1LL << 53) - 1;  // exact in JSON and JS numbers
-  static constexpr int tab_top_max = 5;  // rotations, angle field, shape trace, extension, precision, sinusoidal
-  static constexpr int tab_bottom_max = 3;
   static constexpr double factor_max = 1000.0;     // rope_scaling factor, and llama3/yarn tuning factors
   static constexpr double original_max_max = 1e9;  // original_max_position_embeddings
 };

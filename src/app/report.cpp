@@ -1,4 +1,5 @@
-// State as JSON (for scripts and tests) and as sentences (for screen readers), from one App.
+// State as JSON (for scripts and tests) and as sentences (for screen readers), from one App:
+// a summary, then the sentences of the two panels on screen (app/registry.hpp).
 #include "app/report.hpp"
 
 #include <cmath>
@@ -6,62 +7,28 @@
 
 #include "app/json_writer.hpp"
 #include "app/params.hpp"
+#include "app/registry.hpp"
 
 namespace rv {
 namespace {
-
 constexpr int described_pairs_max = 8;
-
-// One sentence for the new panel shown in the top bar (tab_top 3..5), or "".
-std::string describe_beyond(const App& app) {
-  const Params& p = app.params;
-  const Model& m = app.model;
-  const int pairs = int(m.inv_freq.size());
-  if (p.tab_top == 3) {
-    if (!m.scaling_error.empty()) return " Context extension panel: " + m.scaling_error + ".";
-    int kept = 0, divided = 0;
-    for (int i = 0; i < pairs; ++i) {
-      const double ratio = m.scaled_inv_freq[i] / m.inv_freq[i];
-      kept += std::abs(ratio - 1.0) <= 1e-12;
-      divided += std::abs(ratio * p.factor - 1.0) <= 1e-12;
-    }
-    return std::string(" Context extension panel: ") + scaling_name(p.scaling) + " scaling with factor " +
-           format_sig(p.factor) + " and original_max " + format_sig(p.original_max) + " leaves " +
-           std::to_string(kept) + " of " + std::to_string(pairs) + " pairs' theta unchanged, divides " +
-           std::to_string(divided) + " by the factor and blends the rest; attention factor " +
-           format_sig(m.attention_factor) + "; the other panels use unscaled RoPE.";
-  }
-  if (p.tab_top == 4)
-    return " Precision panel: at position " + std::to_string(p.position) +
-           ", computing angles the naive float32 way loses up to " + format_sig(m.precision[0][0].max_angle_err, 3) +
-           " radians, ours " + format_sig(m.precision[1][0].max_angle_err, 3) +
-           "; bfloat16 represents integer positions exactly only up to " +
-           format_sig(exact_integer_limit(FloatFormat::BF16)) + ", so position " + std::to_string(p.position) +
-           " rounds to " + format_sig(m.precision[0][2].position_in_format, 10) + ".";
-  if (p.tab_top == 5)
-    return " Sinusoidal panel: Vaswani's sin and cos position encoding over positions 0 to " +
-           format_sig(m.sinus_x_end) + " and " + std::to_string(p.d_head) +
-           " dims, with position m marked; it uses RoPE's frequencies theta_i but is added to the input once, "
-           "while RoPE rotates Q and K.";
-  return "";
-}
-
 }  // namespace
 
 std::string describe(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  std::string s = "Position m = " + std::to_string(p.position) + ". ";
-  s += "Learned absolute: the table P has " + std::to_string(p.max_position) + " rows (positions 0 to " +
-       std::to_string(p.max_position - 1) + ") of width d = " + std::to_string(p.d_model()) + ". ";
+  const std::string at = format_count(p.position);
+  std::string s = "Position m = " + at + ". ";
+  s += "Learned absolute: the table P has " + plural(p.max_position, "row", "rows") +
+       (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
+       " of width d = " + format_count(p.d_model()) + ". ";
   if (m.lookup_error)
-    s += "It cannot serve position " + std::to_string(p.position) + ": " + m.lookup_error->full() + ". ";
+    s += "It cannot serve position " + at + ": " + m.lookup_error->full() + ". ";
   else
-    s += "It serves position " + std::to_string(p.position) + " by looking up row P[" + std::to_string(p.position) +
-         "]. ";
+    s += "It serves position " + at + " by looking up row P[" + std::to_string(p.position) + "]. ";
   const int pairs = int(m.inv_freq.size());
-  s += "RoPE works at any position: it rotates " + std::to_string(pairs) +
-       " dimension pairs of Q and K by m times theta_i";
+  s += "RoPE works at any position: it rotates " + plural(pairs, "dimension pair", "dimension pairs") +
+       " of Q and K by m times theta_i";
   const int shown = std::min(pairs, described_pairs_max);
   std::string thetas, angles;
   for (int i = 0; i < shown; ++i) {
@@ -70,30 +37,9 @@ std::string describe(const App& app) {
   }
   s += "; theta = " + thetas + (shown < pairs ? ", ..." : "") + "; angles in radians = " + angles +
        (shown < pairs ? ", ..." : "") + ". ";
-  s += "Score of query at m = " + std::to_string(p.position) + " with key at n = " + std::to_string(p.key_position) +
-       " (offset " + std::to_string(p.position - p.key_position) + "): " + format_sig(m.score) + ". ";
-  // What the panels show.
-  int long_pairs = 0;
-  for (int i = 0; i < pairs; ++i) long_pairs += two_pi / m.inv_freq[i] > double(p.max_position);
-  s += "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
-       std::to_string(long_pairs) + " of " + std::to_string(pairs) +
-       " pairs have a wavelength longer than max_position, so they never complete a turn inside the table; V is not "
-       "rotated. ";
-  s += "Dot product panel: the score against the offset m - n from -" + std::to_string(p.offsets) + " to " +
-       std::to_string(p.offsets) + " at key positions " + format_sig(m.anchor_a) + " and " + format_sig(m.anchor_b) +
-       "; the two curves coincide within " + format_sig(m.relative_spread, 3) +
-       ", because the score depends only on the offset. ";
-  s += "Learned table panel: a heatmap of P with " + std::to_string(p.max_position) + " rows and " +
-       std::to_string(p.d_model()) + " columns, " +
-       (m.lookup_error ? "with the missing row " + std::to_string(p.position) + " marked below the table. "
-                       : "with row " + std::to_string(p.position) + " highlighted. ");
-  s += "Angle field panel: cos of x times theta_i for positions x from 0 to " + format_sig(m.field_x_end) +
-       ", low pairs changing fast, high pairs slowly. ";
-  int holds = 0;
-  for (const Check& c : m.checks) holds += c.ok;
-  s += "Checks panel: rotation keeps the norm within " + format_sig(m.norm_max_diff, 3) + "; " + std::to_string(holds) +
-       " of " + std::to_string(m.checks.size()) + " of the lesson's checks hold for these settings.";
-  s += describe_beyond(app);
+  s += "Score of query at m = " + at + " with key at n = " + format_count(p.key_position) + " (offset " +
+       format_count(p.position - p.key_position) + "): " + format_sig(m.score) + ".";
+  for (Bar bar : bars) s += " " + selected_panel(p, bar).describe(app);
   return s;
 }
 
@@ -123,7 +69,11 @@ std::string state_json(const App& app) {
       .key("tab_top")
       .value(p.tab_top)
       .key("tab_bottom")
-      .value(p.tab_bottom);
+      .value(p.tab_bottom)
+      .key("panel_top")
+      .value(tab_key(Bar::Top, p.tab_top))
+      .key("panel_bottom")
+      .value(tab_key(Bar::Bottom, p.tab_bottom));
   j.key("scaling").begin_object().key("type").value(scaling_name(p.scaling)).key("factor").value(p.factor);
   j.key("theta").values(m.scaled_inv_freq.data(), int(m.scaled_inv_freq.size()));
   j.key("attention_factor").value(m.attention_factor).end_object();

@@ -36,8 +36,8 @@ struct Params {
   Pairing pairing = Pairing::Interleaved;
   std::uint64_t seed = 123;
   int offsets = 64;    // the score curve spans m - n in [-offsets, offsets]
-  int tab_top = 0;     // panel shown in the top tab bar (0..5), part of the view a link restores
-  int tab_bottom = 0;  // panel shown in the bottom tab bar (0..3)
+  int tab_top = 0;     // tab shown in the top bar (app/registry.hpp; links name it: tab_top=precision)
+  int tab_bottom = 0;  // tab shown in the bottom bar
 
   // Context extension (Hugging Face rope_scaling), used by its panel only: every other panel keeps
   // the lesson's unscaled theta_i.
@@ -160,7 +160,7 @@ struct Ui {
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
   bool show_decay = true;
-  int shown_tab[2] = {-1, -1};  // panel each tab bar drew last frame
+  int shown_tab[2] = {-1, -1};  // tab each bar (app/registry.hpp) drew last frame
   Decimated dec_a, dec_b;       // the score curves at the plot's width
 };
 

@@ -15,6 +15,7 @@
 #include "core/precision.hpp"
 #include "core/scaling.hpp"
 #include "core/sinusoidal.hpp"
+#include "app/registry.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 
@@ -24,7 +25,6 @@ using rv::test::Headless;
 namespace {
 
 constexpr int extension_tab = 3, precision_tab = 4, sinusoidal_tab = 5;
-constexpr int extension_panel = 7, precision_panel = 8, sinusoidal_panel = 9;
 
 // Shows the three new tabs for a few frames each; returns the ImGui assertions raised.
 int run_new_tabs(Headless& ui) {
@@ -32,7 +32,7 @@ int run_new_tabs(Headless& ui) {
   for (int tab = extension_tab; tab <= sinusoidal_tab; ++tab) {
     ui.app.params.tab_top = tab;
     ui.frames(3);
-    CHECK(ui.app.ui.shown_tab[0] == extension_panel + tab - extension_tab);
+    CHECK(ui.app.ui.shown_tab[0] == tab);
     CHECK(ui.app.params.tab_top == tab);
   }
   return rv::imgui_assert_count() - before;
@@ -54,9 +54,10 @@ TEST_CASE("new tabs come after the first three in the top bar, old tab indices a
     CHECK(ui.app.ui.shown_tab[0] == tab);
   }
   CHECK(run_new_tabs(ui) == 0);
-  CHECK(std::string(rv::panels()[extension_panel].name) == "Context extension");
-  CHECK(std::string(rv::panels()[precision_panel].name) == "Precision");
-  CHECK(std::string(rv::panels()[sinusoidal_panel].name) == "Sinusoidal");
+  const auto& top = rv::bar_panels(rv::Bar::Top);
+  CHECK(std::string(top[extension_tab]->title) == "Context extension");
+  CHECK(std::string(top[precision_tab]->title) == "Precision");
+  CHECK(std::string(top[sinusoidal_tab]->title) == "Sinusoidal");
   std::vector<std::string> notes;
   CHECK(rv::set_param(ui.app.params, "tab_top", "5", notes));
   CHECK(notes.empty());
@@ -288,8 +289,8 @@ TEST_CASE("precision: the panel's numbers are core's, naive float32 loses about 
   CHECK(rv::exact_integer_limit(rv::FloatFormat::BF16) == 256.0);
   CHECK(std::isinf(m.precision[0][1].position_in_format));  // float16 overflows past 65504
   const std::string text = rv::describe(ui.app);
-  CHECK(text.find("Precision panel: at position 1000000") != std::string::npos);
-  CHECK(text.find("exactly only up to 256, so position 1000000 rounds to 999424") != std::string::npos);
+  CHECK(text.find("Precision panel: at position 1,000,000") != std::string::npos);
+  CHECK(text.find("exactly only up to 256, so position 1,000,000 rounds to 999,424") != std::string::npos);
 
   // Small positions are exact in every format; at m = 0 every angle is exact.
   ui.set_state("position=0");

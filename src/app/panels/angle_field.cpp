@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/plots.hpp"
@@ -96,6 +97,11 @@ void show_angle_field(App& app) {
   ImGui::TextDisabled("x: 0 .. %.6g, %d columns (Δx = %.4g); rows: pairs, low i (fast) at the top", m.field_x_end,
                       field_columns, step);
   colour_legend("cos(x·θᵢ)", -1.0f, 1.0f, avail.x * 0.6f);
+}
+
+std::string describe_angle_field(const App& app) {
+  return "Angle field panel: cos of x times theta_i for positions x from 0 to " + format_sig(app.model.field_x_end) +
+         ", low pairs changing fast, high pairs slowly.";
 }
 
 }  // namespace rv

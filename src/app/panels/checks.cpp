@@ -3,6 +3,7 @@
 // and every check of core's lesson_checks.
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/theme.hpp"
@@ -108,6 +109,15 @@ void show_checks(App& app) {
       "Train with max_position rows, evaluate at 5 and 100. Learned: P[t] is a table row, so t ≥ max_position "
       "raises IndexError. RoPE: the angle t·θᵢ is a formula, defined at every t.");
   core_checks(app);
+}
+
+std::string describe_checks(const App& app) {
+  const Model& m = app.model;
+  int holds = 0;
+  for (const Check& c : m.checks) holds += c.ok;
+  const std::string norm = m.norm_max_diff == 0.0 ? "exactly" : "within " + format_sig(m.norm_max_diff, 3);
+  return "Checks panel: rotation keeps the norm " + norm + "; " + format_count(holds) + " of " +
+         plural((long long)m.checks.size(), "check", "checks") + " of the lesson hold for these settings.";
 }
 
 }  // namespace rv

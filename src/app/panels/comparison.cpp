@@ -2,6 +2,7 @@
 // depend on the settings (parameter counts, whether position m is served) filled in live.
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/panels.hpp"
 #include "app/theme.hpp"
 #include "imgui.h"
@@ -89,6 +90,14 @@ void show_comparison(App& app) {
     for (const Row3& r : section5) row(r.a, r.b, r.c, theme::rope);
     ImGui::EndTable();
   }
+}
+
+std::string describe_comparison(const App& app) {
+  const Params& p = app.params;
+  return "Comparison panel: learned absolute positions cost " +
+         format_count(learned_param_count(p.max_position, p.d_model())) + " parameters and " +
+         (app.model.lookup_error ? "cannot serve" : "serve") + " position " + format_count(p.position) +
+         "; RoPE costs 0 parameters, is relative in the dot product and is defined at every position.";
 }
 
 }  // namespace rv

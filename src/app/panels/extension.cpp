@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
@@ -323,6 +324,24 @@ void show_extension(App& app) {
       "The other methods leave it at 1.");
   same_line_if_fits(ImGui::CalcTextSize(local).x);
   ImGui::TextDisabled("%s", local);
+}
+
+std::string describe_extension(const App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  if (!m.scaling_error.empty()) return "Context extension panel: " + m.scaling_error + ".";
+  const int pairs = int(m.inv_freq.size());
+  int kept = 0, divided = 0;
+  for (int i = 0; i < pairs; ++i) {
+    const double ratio = m.scaled_inv_freq[i] / m.inv_freq[i];
+    kept += std::abs(ratio - 1.0) <= 1e-12;
+    divided += std::abs(ratio * p.factor - 1.0) <= 1e-12;
+  }
+  return std::string("Context extension panel: ") + scaling_name(p.scaling) + " scaling with factor " +
+         format_sig(p.factor) + " and original_max " + format_sig(p.original_max) + " leaves " + format_count(kept) +
+         " of " + plural(pairs, "pair's", "pairs'") + " theta unchanged, divides " + format_count(divided) +
+         " by the factor and blends the rest; attention factor " + format_sig(m.attention_factor) +
+         "; the other panels use unscaled RoPE.";
 }
 
 }  // namespace rv

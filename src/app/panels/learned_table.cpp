@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/panels.hpp"
 #include "app/plots.hpp"
 #include "app/theme.hpp"
@@ -159,6 +160,15 @@ void show_learned_table(App& app) {
   } else {
     ImGui::TextColored(theme::vec(theme::error), "E + P: cannot be formed, P[%lld] does not exist", p.position);
   }
+}
+
+std::string describe_learned_table(const App& app) {
+  const Params& p = app.params;
+  const std::string at = format_count(p.position);
+  return "Learned table panel: a heatmap of P with " + plural(p.max_position, "row", "rows") + " and " +
+         plural(p.d_model(), "column", "columns") + ", " +
+         (app.model.lookup_error ? "with the missing row " + at + " marked below the table."
+                                 : "with row " + at + " highlighted.");
 }
 
 }  // namespace rv

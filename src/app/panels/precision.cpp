@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/plots.hpp"
@@ -173,6 +174,16 @@ void show_precision(App& app) {
     ImGui::TextColored(theme::vec(s.colour), "● %s", s.label);
   }
   formula_tip("Errors below 1e-10 (and exact zeros) sit on the plot's floor. Hover a pair for all six.");
+}
+
+std::string describe_precision(const App& app) {
+  const Model& m = app.model;
+  const std::string at = format_count(app.params.position);
+  return "Precision panel: at position " + at + ", computing angles the naive float32 way loses up to " +
+         format_sig(m.precision[0][0].max_angle_err, 3) + " radians, ours " +
+         format_sig(m.precision[1][0].max_angle_err, 3) + "; bfloat16 represents integer positions exactly only up to " +
+         format_sig(exact_integer_limit(FloatFormat::BF16)) + ", so position " + at + " rounds to " +
+         format_sig(m.precision[0][2].position_in_format, 10) + ".";
 }
 
 }  // namespace rv

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/panels.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
@@ -156,6 +157,17 @@ void show_rotations(App& app) {
   ImGui::BeginGroup();
   show_v(app, v_width, avail.y);
   ImGui::EndGroup();
+}
+
+std::string describe_rotations(const App& app) {
+  const Model& m = app.model;
+  const int pairs = int(m.inv_freq.size());
+  int long_pairs = 0;
+  for (int i = 0; i < pairs; ++i) long_pairs += two_pi / m.inv_freq[i] > double(app.params.max_position);
+  return "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
+         format_count(long_pairs) + " of " + plural(pairs, "pair", "pairs") + (long_pairs == 1 ? " has" : " have") +
+         " a wavelength longer than max_position, so " + (long_pairs == 1 ? "it never completes" : "they never complete") +
+         " a turn inside the table; V is not rotated.";
 }
 
 }  // namespace rv

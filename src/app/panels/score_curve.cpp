@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/format.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
@@ -159,6 +160,14 @@ void show_score_curve(App& app) {
       "score(m, n) = ⟨RoPE(q, m), RoPE(k, n)⟩ = Σᵢ Re[q_i conj(k_i) e^{i(m−n)θᵢ}] depends only on m − n: "
       "the curves at anchors n and n + 1000 lie on top of each other. Drawn with min/max per pixel column.");
   ImGui::Text("now: m − n = %lld, score = %.6g", r, m.score);
+}
+
+std::string describe_score_curve(const App& app) {
+  const Model& m = app.model;
+  const std::string r = format_count(app.params.offsets);
+  return "Dot product panel: the score against the offset m - n from -" + r + " to " + r + " at key positions " +
+         format_sig(m.anchor_a) + " and " + format_sig(m.anchor_b) + "; the two curves coincide within " +
+         format_sig(m.relative_spread, 3) + ", because the score depends only on the offset.";
 }
 
 }  // namespace rv

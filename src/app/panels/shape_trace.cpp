@@ -3,6 +3,7 @@
 // untouched; and the parameter counts of each method.
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/panels.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
@@ -80,6 +81,14 @@ void show_shape_trace(App& app) {
       ImGui::TextWrapped("%s", s.note.c_str());
   }
   ImGui::EndTable();
+}
+
+std::string describe_shape_trace(const App& app) {
+  std::string s = "Shape trace panel: ";
+  for (const ShapeStep& step : app.model.shapes) s += step.name + " " + shape_str(step.shape) + "; ";
+  const ParamCounts& c = app.model.counts;
+  return s + "parameters: token embedding " + format_count(c.token_embedding) + ", learned positions " +
+         format_count(c.learned_position) + ", RoPE " + format_count(c.rope) + ".";
 }
 
 }  // namespace rv

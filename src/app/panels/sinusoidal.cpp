@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/format.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/plots.hpp"
@@ -76,6 +77,13 @@ void show_sinusoidal(App& app) {
   same_line_if_fits(ImGui::CalcTextSize(rows).x);
   ImGui::TextDisabled("%s", rows);
   colour_legend("PE", -1.0f, 1.0f, avail.x * 0.6f);
+}
+
+std::string describe_sinusoidal(const App& app) {
+  return "Sinusoidal panel: Vaswani's sin and cos position encoding over positions 0 to " +
+         format_sig(app.model.sinus_x_end) + " and " + plural(app.params.d_head, "dim", "dims") +
+         ", with position m marked; it uses RoPE's frequencies theta_i but is added to the input once, while RoPE "
+         "rotates Q and K.";
 }
 
 }  // namespace rv
