@@ -3,7 +3,7 @@ PORT ?= 8080
 JOBS ?= $(shell nproc)
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native web run test test-unit test-ui test-desktop test-web test-asan bench clean
+.PHONY: setup native web run test test-asan bench clean
 
 setup:
 	@./setup.sh
@@ -17,7 +17,7 @@ web: setup
 	@cmake --build --preset web -j $(JOBS)
 
 run: web
-	@python3 tests/web/serve.py --root build/web --port $(PORT)
+	@python3 web/serve.py --root build/web --port $(PORT)
 
 test: native web
 	@ctest --preset native

@@ -1,4 +1,4 @@
-// `ropeviz-cli eval`: one JSON request per line in, one JSON response per line out (CONTRACTS.md section 3).
+// `ropeviz-cli eval`: one JSON request per line in, one JSON response per line out (documented in ropeviz-cli --help and the README).
 #pragma once
 
 #include <cstdio>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ropeviz-cli protocol test: every op of CONTRACTS.md section 3, every bad-input class, ordering, flushing, exit codes."""
+"""ropeviz-cli protocol test: every op of the eval protocol, every bad-input class, ordering, flushing, exit codes."""
 import json
 import math
 import subprocess

@@ -1,4 +1,4 @@
-// Every numeric fact of the lesson (shared/lesson.md), checked against the core.
+// Every numeric fact of the lesson the app is built from, checked against the core.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -19,7 +19,6 @@
 #include "headless.hpp"
 #include "imgui_config.hpp"
 
-using rv::test::Display;
 using rv::test::Headless;
 
 namespace {
@@ -67,40 +66,34 @@ TEST_CASE("new tabs come after the first three in the top bar, old tab indices a
 }
 
 TEST_CASE("the new panels draw at defaults and extremes, every method and display, with no assertion") {
-  const char* states[] = {
-      "",
-      "d_head=2&position=0",
-      "d_head=2&position=1000000000&scaling=dynamic",  // core rejects d_head 2 for dynamic: an error box
-      "d_head=1024&position=1000000000&scaling=yarn&factor=1000&original_max=1",
-      "d_head=1024&position=0&scaling=llama3&base=500000&factor=8&original_max=8192",
-      "d_head=128&position=1000000&scaling=linear&factor=0.001",
-      "d_head=128&position=65536&scaling=dynamic&factor=1000&original_max=1",
-      "d_head=64&position=5&scaling=yarn&beta_fast=1000&beta_slow=999&base=1000000000000",
-      "d_head=16&position=1000000000&scaling=llama3&low_freq=999&high_freq=1000&original_max=1000000000",
-      "d_head=1024&max_position=16&position=1000000000&scaling=none&base=1.0001",
-  };
-  for (const char* state : states) {
-    CAPTURE(state);
-    for (const Display& d : {Display{800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}}) {
-      CAPTURE(d.w);
-      Headless ui(d.w * d.scale, d.h * d.scale, d.scale);
-      ui.set_state(state);
-      CHECK(run_new_tabs(ui) == 0);
-      const rv::Model& m = ui.app.model;
-      if (m.scaling_error.empty()) {
-        REQUIRE(m.scaled_inv_freq.size() == m.inv_freq.size());
-        CHECK(m.scaled_inv_freq.allFinite());
-        CHECK((m.scaled_inv_freq.array() > 0).all());
-      }
-      for (float v : m.sinus.values) REQUIRE(std::isfinite(v));
-      CHECK(m.sinus.rows <= rv::sinus_rows_max);
-      CHECK(m.sinus.cols == ui.app.params.d_head);
-      CHECK(std::isfinite(m.precision[1][0].max_angle_err));
-      const std::string text = rv::describe(ui.app);  // the visible panel's sentence (sinusoidal, last shown)
-      CHECK(text.find("Sinusoidal panel:") != std::string::npos);
-    }
-  }
-  INFO(rv::imgui_first_assert());
+  rv::test::for_each_setting(
+      {
+          "",
+          "d_head=2&position=0",
+          "d_head=2&position=1000000000&scaling=dynamic",  // core rejects d_head 2 for dynamic: an error box
+          "d_head=1024&position=1000000000&scaling=yarn&factor=1000&original_max=1",
+          "d_head=1024&position=0&scaling=llama3&base=500000&factor=8&original_max=8192",
+          "d_head=128&position=1000000&scaling=linear&factor=0.001",
+          "d_head=128&position=65536&scaling=dynamic&factor=1000&original_max=1",
+          "d_head=64&position=5&scaling=yarn&beta_fast=1000&beta_slow=999&base=1000000000000",
+          "d_head=16&position=1000000000&scaling=llama3&low_freq=999&high_freq=1000&original_max=1000000000",
+          "d_head=1024&max_position=16&position=1000000000&scaling=none&base=1.0001",
+      },
+      [](Headless& ui) {
+        CHECK(run_new_tabs(ui) == 0);
+        const rv::Model& m = ui.app.model;
+        if (m.scaling_error.empty()) {
+          REQUIRE(m.scaled_inv_freq.size() == m.inv_freq.size());
+          CHECK(m.scaled_inv_freq.allFinite());
+          CHECK((m.scaled_inv_freq.array() > 0).all());
+        }
+        for (float v : m.sinus.values) REQUIRE(std::isfinite(v));
+        CHECK(m.sinus.rows <= rv::sinus_rows_max);
+        CHECK(m.sinus.cols == ui.app.params.d_head);
+        CHECK(std::isfinite(m.precision[1][0].max_angle_err));
+        const std::string text = rv::describe(ui.app);  // the visible panel's sentence (sinusoidal, last shown)
+        CHECK(text.find("Sinusoidal panel:") != std::string::npos);
+      });
 }
 
 TEST_CASE("context extension: the plotted theta is core's rope_scaled_inv_freq for every method") {

@@ -6,6 +6,7 @@
 #include "app/params.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
+#include "imgui_config.hpp"
 
 namespace rv::test {
 
@@ -77,6 +78,21 @@ void Headless::drag(const std::string& name, double u_from, double u_to, int ste
   }
   mouse_down(false);
   frame();
+}
+
+void for_each_setting(std::initializer_list<const char*> states, const std::function<void(Headless&)>& body) {
+  INFO("first ImGui assertion: " << rv::imgui_first_assert());
+  for (const char* state : states) {
+    for (const Display& d : every_display) {
+      CAPTURE(state);
+      CAPTURE(d.w);
+      CAPTURE(d.h);
+      CAPTURE(d.scale);
+      Headless ui(d.w * d.scale, d.h * d.scale, d.scale);
+      ui.set_state(state);
+      body(ui);
+    }
+  }
 }
 
 }  // namespace rv::test

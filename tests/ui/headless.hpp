@@ -1,6 +1,8 @@
 // A headless ImGui harness: a context with a built font atlas and a fixed display, no window,
 // no renderer; frames run the real app and synthetic mouse input reaches it as from a backend.
 #pragma once
+#include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,8 @@ namespace rv::test {
 struct Display {
   float w, h, scale;
 };
+// The displays layout tests cover: laptop, small, full HD, and high-DPI (scale 2).
+constexpr Display every_display[] = {{1280, 800, 1}, {800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}};
 
 class Headless {
  public:
@@ -36,10 +40,13 @@ class Headless {
   void drag(const std::string& name, double u_from, double u_to, int steps = 6);
 
   App app;
-  int asserts = 0;
 
  private:
   ImGuiContext* context_;
 };
+
+// Runs body on a fresh harness for every link state x display (the state applied, no frame run
+// yet), with the state, display and ImGui's first assertion message attached to any failure.
+void for_each_setting(std::initializer_list<const char*> states, const std::function<void(Headless&)>& body);
 
 }  // namespace rv::test

@@ -1,54 +1,39 @@
-// The seven panels, headless: every panel at default and extreme settings on small, large and
-// high-DPI displays without an ImGui assertion; the numbers they show match src/core; heavy
-// settings do not rebuild data or allocate per frame.
+// Every registered panel, headless: default and extreme settings on small, large and high-DPI
+// displays without an ImGui assertion; the numbers they show match src/core; heavy settings do
+// not rebuild data or allocate per frame.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <new>
 #include <string>
 
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
 #include "app/plots.hpp"
+#include "app/registry.hpp"
 #include "app/report.hpp"
+#include "alloc_counter.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 #include "imgui_internal.h"
 
-// Counts operator new calls so a test can require that a steady frame allocates (almost) nothing.
-namespace {
-long long g_allocations = 0;
-}
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-
-using rv::test::Display;
 using rv::test::Headless;
 
 namespace {
 
-// Shows every tab of both bars for a few frames each; returns the ImGui assertions raised.
+// Shows every registered panel (both bars stepping together) for a few frames each; returns the
+// ImGui assertions raised.
 int run_all_tabs(Headless& ui) {
   const int before = rv::imgui_assert_count();
-  for (int top = 0; top < 3; ++top) {
-    for (int bottom = 0; bottom < 4; ++bottom) {
-      ui.app.params.tab_top = top;
-      ui.app.params.tab_bottom = bottom;
-      ui.frames(3);
-      CHECK(ui.app.ui.shown_tab[0] == top);
-      CHECK(ui.app.ui.shown_tab[1] == bottom);
-    }
+  const int tops = int(rv::bar_panels(rv::Bar::Top).size()), bottoms = int(rv::bar_panels(rv::Bar::Bottom).size());
+  for (int t = 0; t < std::max(tops, bottoms); ++t) {
+    ui.app.params.tab_top = t % tops;
+    ui.app.params.tab_bottom = t % bottoms;
+    ui.frames(3);
+    CHECK(ui.app.ui.shown_tab[0] == t % tops);
+    CHECK(ui.app.ui.shown_tab[1] == t % bottoms);
   }
   return rv::imgui_assert_count() - before;
 }
@@ -72,40 +57,30 @@ float root_scroll_max() {
 }  // namespace
 
 TEST_CASE("every panel draws at the lesson's defaults with no assertion, and the layout fits") {
-  for (const Display& d : {Display{1280, 800, 1}, {800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}}) {
-    CAPTURE(d.w);
-    CAPTURE(d.scale);
-    Headless ui(d.w * d.scale, d.h * d.scale, d.scale);
+  rv::test::for_each_setting({""}, [](Headless& ui) {
     CHECK(run_all_tabs(ui) == 0);
     CHECK(root_scroll_max() == 0.0f);  // nothing spills below the window
     check_model_finite(ui.app.model);
-  }
-  INFO(rv::imgui_first_assert());
+  });
 }
 
 TEST_CASE("extreme settings: every panel, every display, no assertion, finite values") {
-  const char* states[] = {
-      "d_head=2&max_position=1&position=0",
-      "d_head=1024&max_position=16&position=1000000000&key_position=0",
-      "d_head=256&max_position=8192&offsets=4096&position=100000",
-      "max_position=1&position=1000000000&offsets=65536&pairing=half_split",
-      "d_head=2&offsets=65536&position=1000000000&key_position=1000000000",
-      "heads=64&d_head=1024&max_position=1048576&batch=64&seq_len=8192&vocab=1000000",
-      "base=1000000&d_head=128&pairing=half_split&position=65536&max_position=4096",
-  };
-  for (const char* state : states) {
-    CAPTURE(state);
-    for (const Display& d : {Display{800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}}) {
-      CAPTURE(d.w);
-      Headless ui(d.w * d.scale, d.h * d.scale, d.scale);
-      ui.set_state(state);
-      CHECK(run_all_tabs(ui) == 0);
-      check_model_finite(ui.app.model);
-      CHECK(ui.app.model.table_img.rows <= rv::heatmap_side_max);
-      CHECK(ui.app.model.table_img.cols <= rv::heatmap_side_max);
-    }
-  }
-  INFO(rv::imgui_first_assert());
+  rv::test::for_each_setting(
+      {
+          "d_head=2&max_position=1&position=0",
+          "d_head=1024&max_position=16&position=1000000000&key_position=0",
+          "d_head=256&max_position=8192&offsets=4096&position=100000",
+          "max_position=1&position=1000000000&offsets=65536&pairing=half_split",
+          "d_head=2&offsets=65536&position=1000000000&key_position=1000000000",
+          "heads=64&d_head=1024&max_position=1048576&batch=64&seq_len=8192&vocab=1000000",
+          "base=1000000&d_head=128&pairing=half_split&position=65536&max_position=4096",
+      },
+      [](Headless& ui) {
+        CHECK(run_all_tabs(ui) == 0);
+        check_model_finite(ui.app.model);
+        CHECK(ui.app.model.table_img.rows <= rv::heatmap_side_max);
+        CHECK(ui.app.model.table_img.cols <= rv::heatmap_side_max);
+      });
 }
 
 TEST_CASE("rotations panel: arcs are fmod(m theta_i, 2 pi) and the pairs are core's rotations") {
@@ -257,18 +232,19 @@ TEST_CASE("a tab chosen by a link is shown, and a clicked tab is written back to
 TEST_CASE("heavy settings: steady frames rebuild nothing and allocate (almost) nothing") {
   Headless ui;
   ui.set_state("d_head=256&max_position=8192&offsets=4096&position=100000");
-  for (int tab = 0; tab < 6; ++tab) {  // every top tab, every bottom tab
-    const int bottom = tab % 4;
+  const int tops = int(rv::bar_panels(rv::Bar::Top).size()), bottoms = int(rv::bar_panels(rv::Bar::Bottom).size());
+  for (int tab = 0; tab < std::max(tops, bottoms); ++tab) {  // every top tab, every bottom tab
+    const int bottom = tab % bottoms;
     CAPTURE(tab);
     ui.app.params.tab_bottom = bottom;
-    ui.app.params.tab_top = tab;
+    ui.app.params.tab_top = tab % tops;
     ui.frames(4);  // settle the tab switch and caches
     const rv::Model& m = ui.app.model;
     const std::uint64_t table_v = m.table_img.version, field_v = m.field.version, curve_v = m.curve_version;
     const int recomputes = ui.app.ui.dec_a.recomputes;
-    const long long before = g_allocations;
+    const long long before = rv::test::allocations();
     ui.frames(10);
-    const long long per_frame = (g_allocations - before) / 10;
+    const long long per_frame = (rv::test::allocations() - before) / 10;
     MESSAGE("allocations per frame, top tab " << tab << ", bottom tab " << bottom << ": " << per_frame);
     CHECK(per_frame == 0);
     CHECK(m.table_img.version == table_v);

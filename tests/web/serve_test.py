@@ -9,7 +9,7 @@ from pathlib import Path
 
 here = Path(__file__).resolve().parent
 root = here.parent.parent / "build" / "web"
-serve = [sys.executable, str(here / "serve.py"), "--root", str(root)]
+serve = [sys.executable, str(here.parent.parent / "web" / "serve.py"), "--root", str(root)]
 
 
 def free_port():

@@ -1,0 +1,9 @@
+// Counts global operator new calls in the UI test binary, so a test can require that a steady
+// frame allocates (almost) nothing.
+#pragma once
+
+namespace rv::test {
+
+long long allocations();  // operator new calls since the program started
+
+}  // namespace rv::test
