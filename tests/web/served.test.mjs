@@ -170,20 +170,25 @@ test('without WebGL2 the page says so instead of going blank', async () => {
   }
 });
 
-test('every panel opens from a link and draws without a console error', async () => {
-  const page = await open('#position=100&tab_top=0&tab_bottom=0');
-  const tabs = [[0, 0], [1, 1], [2, 2], [3, 3], [4, 0], [5, 1]];
-  for (const [top, bottom] of tabs) {
-    await page.evaluate((h) => { location.hash = h; }, `#position=100&tab_top=${top}&tab_bottom=${bottom}`);
-    await page.waitForFunction(([t, b]) => {
+test('every panel opens from a link (by name, or by its old number) and draws without a console error', async () => {
+  const page = await open('#position=100&tab_top=rotations&tab_bottom=learned_table');
+  const top = ['rotations', 'angle_field', 'shape_trace', 'extension', 'precision', 'sinusoidal'];
+  const bottom = ['learned_table', 'score_curve', 'checks', 'comparison'];
+  for (let i = 0; i < top.length; ++i) {
+    const t = i % 2 ? String(i) : top[i];  // odd steps use the numbers that old links carry
+    const b = bottom[i % bottom.length];
+    await page.evaluate((h) => { location.hash = h; }, `#position=100&tab_top=${t}&tab_bottom=${b}`);
+    await page.waitForFunction(([tk, bk]) => {
       const s = window.ropeviz.state();
-      return s.tab_top === t && s.tab_bottom === b;
-    }, [top, bottom]);
+      return s.panel_top === tk && s.panel_bottom === bk;
+    }, [top[i], b]);
     await frames(page, 3);
     const s = await state(page);
+    assert.equal(s.tab_top, i);
     assert.equal(s.absolute.ok, false);
     assert.equal(s.rope.ok, true);
-    await shot(page, `web-tabs-${top}-${bottom}`);
+    await page.waitForFunction((tk) => location.hash.includes(`tab_top=${tk}&`), top[i]);
+    await shot(page, `web-tabs-${top[i]}-${b}`);
   }
   page.assertClean();
   await page.closeAll();
