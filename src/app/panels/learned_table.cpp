@@ -99,14 +99,22 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
 void show_learned_table(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d] = [%d, %d]", p.max_position, p.d_model());
+  ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d = h × d_head] = [%d, %d]", p.max_position,
+                     p.d_model());
   ImGui::SameLine();
   ImGui::TextDisabled("%lld learned parameters", (long long)p.max_position * p.d_model());
   formula_tip(
       "GPT-2's wpe: a learned table, one row per position (here seeded N(0, 0.02²)). embedding[t] = "
       "E[token_id[t]] + P[t]: [B, T, d] + [T, d] -> [B, T, d], broadcast over B. Row t exists only for "
-      "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError.");
-  if (m.lookup_error) error_box("Learned table: position not in the table", m.lookup_message);
+      "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError. The app's table has width d = h × d_head; "
+      "the lesson's section 3 uses a [10, d_head] table.");
+  if (m.lookup_error) {
+    error_box("Learned table: position not in the table", m.lookup_message);
+    if (ImGui::TreeNode("frameworks", "P[%lld] in other frameworks: PyTorch, TensorFlow, JAX", p.position)) {
+      frameworks_table(p.position, p.max_position);
+      ImGui::TreePop();
+    }
+  }
 
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
