@@ -56,7 +56,7 @@ TEST_CASE("truth: the lesson's own probes stay 5 and 100 with its 10 rows") {
 
 TEST_CASE("truth: no text says PyTorch rejects P[-1], the tensor P[-1] is the last row") {
   Headless ui;
-  ui.set_state("position=100&tab_bottom=1");
+  ui.set_state("position=100&tab_bottom=0");
   ui.frames(3);
   for (const rv::Check& c : ui.app.model.checks) {
     CHECK_FALSE(contains(c.name, "not wrapped"));

@@ -1,6 +1,7 @@
 // Panel 6, checks, live for the current settings: norm preservation, the relative property's
 // spread across anchors, the lesson's section 3 table (in range, last row, past the table, and m) for both methods,
 // and every check of core's lesson_checks.
+#include <cmath>
 #include <cstdio>
 
 #include "app/model.hpp"
@@ -79,7 +80,13 @@ void section3_table(const App& app) {
   ImGui::TextColored(theme::vec(theme::rope), "RoPE");
   for (const Probe& probe : m.probes) {
     ImGui::TableNextColumn();
-    ImGui::TextColored(theme::vec(theme::ok), "works: angle %lld·θ₀ = %.6g rad", probe.position, probe.angle0);
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::ok));
+    // angle0 = position * 1 (theta_0 is 1): a whole number, written out rather than as 1e+06
+    if (probe.angle0 == std::floor(probe.angle0) && std::abs(probe.angle0) < 1e15)
+      ImGui::TextWrapped("works: angle %lld·θ₀ = %.0f rad", probe.position, probe.angle0);
+    else
+      ImGui::TextWrapped("works: angle %lld·θ₀ = %.6g rad", probe.position, probe.angle0);
+    ImGui::PopStyleColor();
   }
   ImGui::EndTable();
 }
