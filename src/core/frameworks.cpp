@@ -31,6 +31,13 @@ FrameworkLookup error_of(FrameworkLookup f, std::string text) {
   return f;
 }
 
+// A row that is not in the table, returned without an error (zeros or NaN).
+FrameworkLookup filler_of(FrameworkLookup f, LookupOutcome outcome, std::string text) {
+  f.outcome = outcome;
+  f.text = std::move(text);
+  return f;
+}
+
 }  // namespace
 
 std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
@@ -45,8 +52,8 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   {
     const FrameworkLookup f = entry("PyTorch tensor indexing", "pos_table[t]", "any");
     out.push_back(python_range ? row_of(f, wrapped, t)
-                               : error_of(f, "IndexError: index " + num(t) + " is out of bounds for dimension 0 with size " +
-                                                 num(n)));
+                               : error_of(f, "IndexError: index " + num(t) +
+                                                 " is out of bounds for dimension 0 with size " + num(n)));
   }
   // PyTorch nn.Embedding, as Hugging Face's GPT-2 uses it (GPT2Model: self.wpe = nn.Embedding(
   // max_position_embeddings, embed_dim), called on position_ids). No negative wrap: any index outside [0, n)
@@ -68,32 +75,21 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // appends the op name ("... [Op:GatherV2]").
   {
     const FrameworkLookup cpu = entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather(wpe, positions)", "CPU");
-    out.push_back(inside ? row_of(cpu, t, t)
-                         : error_of(cpu, "InvalidArgumentError: indices[0] = " + num(t) + " is not in [0, " + num(n) +
-                                             ")"));
+    out.push_back(
+        inside ? row_of(cpu, t, t)
+               : error_of(cpu, "InvalidArgumentError: indices[0] = " + num(t) + " is not in [0, " + num(n) + ")"));
     const FrameworkLookup gpu = entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather(wpe, positions)", "GPU");
-    if (inside) {
-      out.push_back(row_of(gpu, t, t));
-    } else {
-      FrameworkLookup zeros = gpu;
-      zeros.outcome = LookupOutcome::Zeros;
-      zeros.text = "returns a row of zeros, no error: no position signal";
-      out.push_back(zeros);
-    }
+    out.push_back(inside
+                      ? row_of(gpu, t, t)
+                      : filler_of(gpu, LookupOutcome::Zeros, "returns a row of zeros, no error: no position signal"));
   }
   // JAX. jax.numpy.take's documentation: "The default mode="fill" returns invalid values (e.g. NaN) for out-of
   // bounds indices"; fill_value "Defaults to NaN for inexact types". Negative indices are normalised first, as
   // in NumPy (its unique_indices note speaks of "normalization of negative indices"), so -n <= t < 0 wraps.
   {
     const FrameworkLookup f = entry("JAX jnp.take (mode=\"fill\")", "jnp.take(P, t, axis=0)", "any");
-    if (python_range) {
-      out.push_back(row_of(f, wrapped, t));
-    } else {
-      FrameworkLookup nans = f;
-      nans.outcome = LookupOutcome::NaNs;
-      nans.text = "returns a row of NaN, no error";
-      out.push_back(nans);
-    }
+    out.push_back(python_range ? row_of(f, wrapped, t)
+                               : filler_of(f, LookupOutcome::NaNs, "returns a row of NaN, no error"));
   }
   // JAX array indexing P[t]: JAX's "Sharp bits" page: for retrieval (gather) out-of-bounds indices "are
   // clamped to the bounds of the array", so P[100] on 10 rows is the last row. Negative indices are
@@ -101,10 +97,7 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // against a running JAX).
   {
     const FrameworkLookup f = entry("JAX array indexing", "P[t]", "any");
-    if (python_range)
-      out.push_back(row_of(f, wrapped, t));
-    else
-      out.push_back(row_of(f, t >= n ? n - 1 : 0, t, "is clamped to"));
+    out.push_back(python_range ? row_of(f, wrapped, t) : row_of(f, t >= n ? n - 1 : 0, t, "is clamped to"));
   }
   return out;
 }

@@ -75,18 +75,20 @@ std::vector<Check> lesson_checks(const VerifyConfig& cfg) {
   // work, max_position and beyond raise IndexError.
   const LearnedTable table = learned_table(k.max_position, dh, cfg.seed);
   {
-    const std::string width = "row of width d_head = " + std::to_string(dh) + " (the lesson's table [max_position, d_head] = [" +
-                              n_rows + ", " + std::to_string(dh) + "])";
+    const std::string width = "row of width d_head = " + std::to_string(dh) +
+                              " (the lesson's table [max_position, d_head] = [" + n_rows + ", " + std::to_string(dh) +
+                              "])";
     auto row = learned_lookup(table, probe.in_range);
     out.push_back({"learned P[" + std::to_string(probe.in_range) + "] (in range)", row.ok() && row.value().size() == dh,
                    row.ok() ? width : row.error().full()});
     auto edge = learned_lookup(table, probe.edge);
-    out.push_back({"learned P[" + std::to_string(probe.edge) + "] (the last row)", edge.ok() && edge.value().size() == dh,
-                   edge.ok() ? width : edge.error().full()});
+    out.push_back({"learned P[" + std::to_string(probe.edge) + "] (the last row)",
+                   edge.ok() && edge.value().size() == dh, edge.ok() ? width : edge.error().full()});
     auto bad = learned_lookup(table, probe.past);
-    const std::string expect = "IndexError: index " + std::to_string(probe.past) +
-                               " is out of bounds for dimension 0 with size " + n_rows;
-    out.push_back({"learned P[" + std::to_string(probe.past) + "] (past the table)", !bad.ok() && bad.error().full() == expect,
+    const std::string expect =
+        "IndexError: index " + std::to_string(probe.past) + " is out of bounds for dimension 0 with size " + n_rows;
+    out.push_back({"learned P[" + std::to_string(probe.past) + "] (past the table)",
+                   !bad.ok() && bad.error().full() == expect,
                    bad.ok() ? "lookup unexpectedly succeeded" : bad.error().full()});
     // ropeviz's lookup refuses negatives (as nn.Embedding does); a PyTorch tensor P[-1] would be the last row.
     auto neg = learned_lookup(table, -1);

@@ -21,7 +21,8 @@ TEST_CASE("frameworks: PyTorch tensor indexing, the lesson's pos_table[100]") {
   const FrameworkLookup past = find(100, 10, "tensor indexing", "any");
   CHECK(past.outcome == LookupOutcome::Error);
   CHECK(past.text == "IndexError: index 100 is out of bounds for dimension 0 with size 10");
-  CHECK(find(10, 10, "tensor indexing", "any").text == "IndexError: index 10 is out of bounds for dimension 0 with size 10");
+  CHECK(find(10, 10, "tensor indexing", "any").text ==
+        "IndexError: index 10 is out of bounds for dimension 0 with size 10");
   const FrameworkLookup last = find(-1, 10, "tensor indexing", "any");  // wraps, does not raise
   CHECK(last.outcome == LookupOutcome::Row);
   CHECK(last.row == 9);

@@ -118,8 +118,8 @@ TEST_CASE("truth: the pairing box is wide enough for its label at every display"
       const rv::Rect box = ui.rect("pairing"), full = ui.rect("position");
       const ImGuiStyle& st = ImGui::GetStyle();
       const float frame_w = ui.rect("pairing_frame").w;  // the box alone; "pairing" is the box and its name
-      const float need =
-          ImGui::CalcTextSize(rv::pairing_label(ui.app.params.pairing)).x + 2 * st.FramePadding.x + ImGui::GetFrameHeight();
+      const float need = ImGui::CalcTextSize(rv::pairing_label(ui.app.params.pairing)).x + 2 * st.FramePadding.x +
+                         ImGui::GetFrameHeight();
       INFO(d.w << "x" << d.h << " @" << d.scale << ", " << pairing << ": frame " << frame_w << ", needs " << need);
       CHECK(frame_w >= need);
       CHECK(box.x + box.w <= full.x + full.w + 1.0f);  // and the label still inside the controls

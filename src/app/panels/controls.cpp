@@ -175,7 +175,7 @@ void show_notes(App& app) {
   }
   for (auto it = ui.note_repeats.begin(); it != ui.note_repeats.end();)  // forget notes trimmed or dismissed
     it = std::find(ui.notes.begin(), ui.notes.end(), it->first) == ui.notes.end() ? ui.note_repeats.erase(it)
-                                                                                   : std::next(it);
+                                                                                  : std::next(it);
   if (ui.notes.empty()) return;
   for (const std::string& note : ui.notes) {
     const bool info = note_kind(note) == NoteKind::Info;

@@ -101,7 +101,8 @@ void show_learned_table(App& app) {
   const Model& m = app.model;
   ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d] = [%d, %d]", p.max_position, p.d_model());
   char params[96];
-  std::snprintf(params, sizeof params, "d = h × d_head, %lld learned parameters", (long long)p.max_position * p.d_model());
+  std::snprintf(params, sizeof params, "d = h × d_head, %lld learned parameters",
+                (long long)p.max_position * p.d_model());
   same_line_if_fits(ImGui::CalcTextSize(params).x + ImGui::GetFrameHeight() * 2.0f);
   ImGui::TextDisabled("%s", params);
   formula_tip(

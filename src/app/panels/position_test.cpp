@@ -46,7 +46,8 @@ void frameworks_table(long long position, int max_position) {
     }
   }
   ImGui::EndTable();
-  ImGui::TextColored(theme::vec(theme::muted), "Table of %s. ropeviz raises IndexError for every index outside "
+  ImGui::TextColored(theme::vec(theme::muted),
+                     "Table of %s. ropeviz raises IndexError for every index outside "
                      "[0, max_position), as nn.Embedding does, in tensor indexing's message format.",
                      plural(max_position, "row", "rows").c_str());
 }
@@ -90,8 +91,9 @@ void show_position_test(App& app) {
   } else {
     const float h = ImGui::GetTextLineHeightWithSpacing() + 2.0f;
     ImGui::SetCursorScreenPos(ImVec2(p0.x + 6, p0.y + 2));
-    ImGui::TextColored(theme::vec(theme::learned), "Learned table: serves m = %lld with row P[%lld] of %s, width d = %d",
-                       p.position, p.position, plural(p.max_position, "row", "rows").c_str(), p.d_model());
+    ImGui::TextColored(theme::vec(theme::learned),
+                       "Learned table: serves m = %lld with row P[%lld] of %s, width d = %d", p.position, p.position,
+                       plural(p.max_position, "row", "rows").c_str(), p.d_model());
     ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));
     ImGui::Dummy(ImVec2(0, 0));
   }
