@@ -44,9 +44,6 @@ void live_checks(const App& app) {
   ImGui::EndTable();
 }
 
-// The probes' roles, in Model::probes' order (see probe_positions).
-constexpr const char* probe_roles[Model::probe_count] = {"in range", "the last row", "past the table", "m (now)"};
-
 void section3_table(const App& app) {
   const Model& m = app.model;
   ImGui::TextColored(theme::vec(theme::muted), "Section 3: position-offset test on the app's table [%d, d = %d]",
@@ -56,13 +53,16 @@ void section3_table(const App& app) {
   char head[Model::probe_count][64];
   ImGui::TableSetupColumn("method");
   for (int c = 0; c < Model::probe_count; ++c) {
-    std::snprintf(head[c], sizeof head[c], "%s: %lld", probe_roles[c], m.probes[c].position);
+    // probes: a row inside, the last row, the first past the end (see probe_positions), then m
+    std::snprintf(head[c], sizeof head[c], c + 1 == Model::probe_count ? "m = %lld" : "P[%lld]", m.probes[c].position);
     ImGui::TableSetupColumn(head[c]);
   }
   ImGui::TableHeadersRow();
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  ImGui::TextColored(theme::vec(theme::learned), "Learned absolute");
+  ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::learned));
+  ImGui::TextWrapped("Learned absolute");
+  ImGui::PopStyleColor();
   for (const Probe& probe : m.probes) {
     ImGui::TableNextColumn();
     // A row that exists is served; past the table the IndexError is the expected answer (the lesson's point),
