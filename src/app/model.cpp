@@ -127,8 +127,11 @@ void build_probe(const Params& p, Model& m, Probe& probe, long long position) {
   probe.position = position;
   Expected<Eigen::RowVectorXd> r = learned_lookup(m.table, position);
   probe.learned_ok = r.ok();
-  probe.learned =
-      r.ok() ? "P[" + std::to_string(position) + "]: row of width " + std::to_string(p.d_model()) : r.error().full();
+  probe.learned_expected = position >= 0 && position < p.max_position;
+  probe.learned = r.ok() ? "P[" + std::to_string(position) + "]: row of width d = " + std::to_string(p.d_model()) +
+                               " (the app's table [" + std::to_string(p.max_position) + ", " +
+                               std::to_string(p.d_model()) + "])"
+                         : r.error().full();
   probe.angle0 = double(position) * m.inv_freq[0];
   probe.angle_last = double(position) * m.inv_freq[m.inv_freq.size() - 1];
 }
@@ -177,6 +180,16 @@ void build_sinusoidal(const Params& p, Model& m, double x_end) {
 }
 
 }  // namespace
+
+void probe_positions(const Params& p, long long (&out)[Model::probe_count]) {
+  VerifyConfig cfg;
+  cfg.dims.max_position = p.max_position;
+  const OffsetProbes probe = offset_probes(cfg);
+  out[0] = probe.in_range;
+  out[1] = probe.edge;
+  out[2] = probe.past;
+  out[3] = p.position;
+}
 
 RopeScaling scaling_of(const Params& p) {
   RopeScaling s;
@@ -265,9 +278,9 @@ void update_model(const Params& p, Model& m) {
     build_checks(p, m);
   }
   if (table_changed || freq_changed || !old || old->position != p.position) {
-    build_probe(p, m, m.probes[0], 5);
-    build_probe(p, m, m.probes[1], 100);
-    build_probe(p, m, m.probes[2], p.position);
+    long long at[Model::probe_count];
+    probe_positions(p, at);
+    for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
   }
   m.computed_from = p;
 }

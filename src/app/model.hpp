@@ -17,6 +17,9 @@ constexpr AngleRecipe precision_recipes[2] = {AngleRecipe::Naive, AngleRecipe::O
 // The RopeScaling that Params describe (dynamic NTK sees a sequence reaching position m: m + 1).
 RopeScaling scaling_of(const Params& p);
 
+// Where Model::probes look: in range, the last row, past the table (core's offset_probes) and m.
+void probe_positions(const Params& p, long long (&out)[Model::probe_count]);
+
 // Brings app.model up to date with app.params. Cheap when nothing changed.
 void update_model(const Params& params, Model& model);
 

@@ -10,6 +10,13 @@ namespace rv {
 void show_controls(App& app);       // parameters, position slider, presets
 void show_notes(App& app);          // rejected or clamped inputs
 void show_position_test(App& app);  // status strip: learned lookup at m (or its IndexError) vs RoPE
+// What P[m], P[-1] and P[-m] do on a table of max_position rows in PyTorch, TensorFlow and JAX (core/frameworks).
+void frameworks_table(long long position, int max_position);
+// A note is a warning (a rejected or clamped value) or info (a confirmation such as "copied: ..."); show_notes
+// colours it by kind.
+enum class NoteKind { Info, Warning };
+NoteKind note_kind(const std::string& note);
+const char* pairing_label(Pairing pairing);  // the pairing combo's text: "interleaved", "half_split"
 
 // What the extension panel shows for pair i (from core's rope_scaled_inv_freq).
 enum class Band { Kept, Interpolated, Blended };

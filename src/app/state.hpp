@@ -62,8 +62,10 @@ struct Grid {
 // The lesson's section 3 probe, live: what each method does at one position.
 struct Probe {
   long long position = 0;
-  bool learned_ok = false;
-  std::string learned;      // "P[5]: row of width 32" or the full IndexError
+  bool learned_ok = false;        // the app's table served the row
+  bool learned_expected = false;  // it should: position < max_position (else IndexError is the right answer)
+  bool holds() const { return learned_ok == learned_expected; }
+  std::string learned;      // "P[5]: row of width d = 32 (the app's table [10, 32])" or the full IndexError
   double angle0 = 0.0;      // position * theta_0
   double angle_last = 0.0;  // position * theta_{d/2-1}
 };
@@ -106,7 +108,10 @@ struct Model {
   ParamCounts counts;
   std::vector<Check> checks;        // core's lesson_checks for the current dims
   bool checks_lesson_dims = false;  // B, T, h were too large: checks ran with the lesson's 2, 5, 4
-  Probe probes[3];                  // positions 5, 100 and m
+  // In range min(5, max_position - 1), the last row max_position - 1, past the table max(100,
+  // max_position) (core's offset_probes; 5, 9, 100 with the lesson's 10 rows) and m.
+  static constexpr int probe_count = 4;
+  Probe probes[probe_count];
 
   // [SECTION] Context extension: core's rope_scaled_inv_freq for Params' scaling (this panel only)
   RopeScaling scaling;              // what core was given (seq_len = m + 1 for dynamic)
@@ -152,7 +157,8 @@ struct Decimated {
 struct Ui {
   float scale = 1.0f;                        // device pixels per CSS/logical pixel
   std::map<std::string, Rect> rects;         // named controls, in device pixels
-  std::vector<std::string> notes;            // rejected or clamped inputs, shown until dismissed
+  std::vector<std::string> notes;            // rejected or clamped inputs, confirmations; shown until dismissed
+  std::map<std::string, int> note_repeats;   // a note raised again is shown once with its count (show_notes)
   std::optional<ExportFile> pending_export;  // set by an export button, taken by the platform
   bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
   double frame_ms = 0.0;                     // CPU time of the last frame

@@ -60,7 +60,9 @@ Ops (one example each):
 
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
 malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions) are BadRequest;
-a lookup outside [0, max_position) is IndexError with PyTorch's message.
+a lookup outside [0, max_position) is IndexError in the message format of PyTorch tensor indexing
+("index 100 is out of bounds for dimension 0 with size 10"); negatives are refused too, as nn.Embedding
+does, though a PyTorch tensor P[-1] would return the last row.
 )";
 }  // namespace
 

@@ -34,7 +34,9 @@ inline Error bad_request(std::string message) {
   return Error{"BadRequest", std::move(message)};
 }
 
-// PyTorch's message for tensor[index] with index outside [0, size): negative indices are rejected, not wrapped.
+// PyTorch's message for tensor[index] with index outside [-size, size). ropeviz's learned lookup also uses it for
+// negative indices, which it refuses (as nn.Embedding does); PyTorch tensor indexing itself would wrap -1 to the
+// last row (core/frameworks.hpp lists each framework's behaviour).
 inline Error index_error(long long index, long long size, int dim = 0) {
   return Error{"IndexError", "index " + std::to_string(index) + " is out of bounds for dimension " +
                                  std::to_string(dim) + " with size " + std::to_string(size)};

@@ -66,7 +66,7 @@ LearnedTable learned_table(int max_position, int d, std::uint64_t seed, double s
 
 Expected<Eigen::RowVectorXd> learned_lookup(const LearnedTable& table, long long position) {
   const long long size = table.P.rows();
-  if (position < 0 || position >= size) return index_error(position, size);     // no wrap-around for negatives
+  if (position < 0 || position >= size) return index_error(position, size);     // negatives refused, as nn.Embedding does
   return Eigen::RowVectorXd(table.P.row(static_cast<Eigen::Index>(position)));  // P[t]  # [d]
 }
 

@@ -34,7 +34,8 @@ double portable_log(double x);  // ln(x) for x > 0 using only + - * / (bit-ident
 
 // P[t, j] ~ N(0, stddev^2), GPT-2 init std 0.02                                    # [max_position, d]
 LearnedTable learned_table(int max_position, int d, std::uint64_t seed, double stddev = 0.02);
-// P[position] or IndexError "index 100 is out of bounds for dimension 0 with size 10" (negatives rejected)  # [d]
+// P[position] or IndexError "index 100 is out of bounds for dimension 0 with size 10"; negatives are refused with
+// the same message (nn.Embedding refuses them too; a PyTorch tensor P[-1] would be the last row)  # [d]
 Expected<Eigen::RowVectorXd> learned_lookup(const LearnedTable& table, long long position);
 // P[positions] for several positions; the first bad position decides the error     # [n, d]
 Expected<RowMatrixXd> learned_lookup_rows(const LearnedTable& table, const std::vector<long long>& positions);

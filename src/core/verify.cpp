@@ -1,10 +1,12 @@
 // The lesson's section-3 verification (and its exercises' numbers) computed, not asserted: each Check says what held.
 #include "core/verify.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/frameworks.hpp"
 #include "core/learned.hpp"
 #include "core/rope.hpp"
 #include "core/rope_tensor.hpp"
@@ -31,6 +33,12 @@ Tensor4d random_tensor(const Dims& k, NormalRng& rng) {
 }
 }  // namespace
 
+OffsetProbes offset_probes(const VerifyConfig& cfg) {
+  const long long n = cfg.dims.max_position;
+  if (!cfg.fit_to_table) return {cfg.position_in, n - 1, cfg.position_out};
+  return {std::min(cfg.position_in, n - 1), n - 1, std::max(cfg.position_out, n)};
+}
+
 bool all_ok(const std::vector<Check>& checks) {
   for (const Check& c : checks)
     if (!c.ok) return false;
@@ -42,6 +50,8 @@ std::vector<Check> lesson_checks(const VerifyConfig& cfg) {
   const Dims& k = cfg.dims;
   const int dh = k.d_head;
   const Eigen::VectorXd theta = rope_inv_freq(dh, cfg.base);
+  const OffsetProbes probe = offset_probes(cfg);
+  const std::string n_rows = std::to_string(k.max_position);
 
   // 3.1: theta_i = 10000^(-2i/d_head) = [1, 0.1, 0.01, 0.001] for d_head = 8
   {
@@ -55,28 +65,37 @@ std::vector<Check> lesson_checks(const VerifyConfig& cfg) {
   {  // exercise 3: angle at m = 3, pair 0 is 3 rad; section 3.1: angles at 100 are [100, 10, 1, 0.1]
     const double a3 = rope_angles(3, theta)[0];
     out.push_back({"angle at m=3, pair 0", a3 == 3.0 * theta[0], shortest(a3) + " rad"});
-    const Eigen::VectorXd a100 = rope_angles(static_cast<double>(cfg.position_out), theta);
+    const Eigen::VectorXd a100 = rope_angles(static_cast<double>(probe.past), theta);
     bool ok = true;
-    for (int i = 0; i < dh / 2; ++i) ok = ok && a100[i] == static_cast<double>(cfg.position_out) * theta[i];
-    out.push_back({"angles at position " + std::to_string(cfg.position_out), ok, "angle = " + vec_str(a100)});
+    for (int i = 0; i < dh / 2; ++i) ok = ok && a100[i] == static_cast<double>(probe.past) * theta[i];
+    out.push_back({"angles at position " + std::to_string(probe.past), ok, "angle = " + vec_str(a100)});
   }
 
-  // 3.2: learned table with max_position rows: position_in works, position_out raises IndexError
-  const LearnedTable table = learned_table(k.max_position, dh, cfg.seed);  // pos_table = randn(10, d_head)
+  // 3.2: the lesson's learned table [max_position, d_head] (pos_table = randn(10, d_head)): rows 0 .. max_position - 1
+  // work, max_position and beyond raise IndexError.
+  const LearnedTable table = learned_table(k.max_position, dh, cfg.seed);
   {
-    auto row = learned_lookup(table, cfg.position_in);
-    out.push_back({"learned P[" + std::to_string(cfg.position_in) + "] (in range)",
-                   row.ok() && row.value().size() == dh,
-                   row.ok() ? "row of width " + std::to_string(dh) : row.error().full()});
-    auto bad = learned_lookup(table, cfg.position_out);
-    const std::string expect = "IndexError: index " + std::to_string(cfg.position_out) +
-                               " is out of bounds for dimension 0 with size " + std::to_string(k.max_position);
-    out.push_back({"learned P[" + std::to_string(cfg.position_out) + "] (out of range)",
+    const std::string width = "row of width d_head = " + std::to_string(dh) +
+                              " (the lesson's table [max_position, d_head] = [" + n_rows + ", " + std::to_string(dh) +
+                              "])";
+    auto row = learned_lookup(table, probe.in_range);
+    out.push_back({"learned P[" + std::to_string(probe.in_range) + "] (in range)", row.ok() && row.value().size() == dh,
+                   row.ok() ? width : row.error().full()});
+    auto edge = learned_lookup(table, probe.edge);
+    out.push_back({"learned P[" + std::to_string(probe.edge) + "] (the last row)",
+                   edge.ok() && edge.value().size() == dh, edge.ok() ? width : edge.error().full()});
+    auto bad = learned_lookup(table, probe.past);
+    const std::string expect =
+        "IndexError: index " + std::to_string(probe.past) + " is out of bounds for dimension 0 with size " + n_rows;
+    out.push_back({"learned P[" + std::to_string(probe.past) + "] (past the table)",
                    !bad.ok() && bad.error().full() == expect,
                    bad.ok() ? "lookup unexpectedly succeeded" : bad.error().full()});
+    // ropeviz's lookup refuses negatives (as nn.Embedding does); a PyTorch tensor P[-1] would be the last row.
     auto neg = learned_lookup(table, -1);
-    out.push_back({"learned P[-1] rejected, not wrapped", !neg.ok() && neg.error().type == "IndexError",
-                   neg.ok() ? "lookup unexpectedly succeeded" : neg.error().full()});
+    const FrameworkLookup torch_tensor = framework_lookups(-1, k.max_position).front();
+    out.push_back({"learned P[-1] raises here, as nn.Embedding does", !neg.ok() && neg.error().type == "IndexError",
+                   (neg.ok() ? std::string("lookup unexpectedly succeeded") : neg.error().full()) +
+                       "; PyTorch tensor indexing pos_table[-1] " + torch_tensor.text});
   }
 
   // 3.2: RoPE works at both positions; 3.3: norm kept (lesson: < 1e-5; float64 gives ~1e-15)
@@ -85,7 +104,7 @@ std::vector<Check> lesson_checks(const VerifyConfig& cfg) {
   Eigen::MatrixXd rows(k.B * k.T * k.h, dh);  // every [d_head] vector of Q
   for (Eigen::Index r = 0; r < rows.rows(); ++r)
     for (int j = 0; j < dh; ++j) rows(r, j) = q.data[static_cast<std::size_t>(r) * dh + j];
-  for (long long pos : {cfg.position_in, cfg.position_out}) {
+  for (long long pos : {probe.in_range, probe.past}) {
     const double diff = rope_norm_max_diff(rows, static_cast<double>(pos), theta, Pairing::Interleaved);
     out.push_back({"RoPE at position " + std::to_string(pos) + ": norm kept", std::isfinite(diff) && diff < 1e-12,
                    fmt("max | ||RoPE(q)|| - ||q|| | = %.3g (lesson bound 1e-5)", diff)});

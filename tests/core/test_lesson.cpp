@@ -1,7 +1,9 @@
 // Every numeric fact of the lesson the app is built from, checked against the core.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/learned.hpp"
 #include "core/rope.hpp"
@@ -49,7 +51,7 @@ TEST_CASE("lesson 3.2: learned table of 10 rows serves position 5 and raises Ind
   CHECK(learned_lookup(P, 9).ok());
 }
 
-TEST_CASE("negative positions are rejected with PyTorch's message, not wrapped") {
+TEST_CASE("negative positions: ropeviz's lookup raises (as nn.Embedding does) in tensor indexing's message format") {
   const LearnedTable P = learned_table(10, 8, 123);
   CHECK(learned_lookup(P, -1).error().message == "index -1 is out of bounds for dimension 0 with size 10");
   CHECK(learned_lookup(P, -11).error().full() == "IndexError: index -11 is out of bounds for dimension 0 with size 10");
@@ -175,6 +177,31 @@ TEST_CASE("lesson_checks: all hold for the lesson, and a failing claim is report
   }
   CHECK(all_ok(checks));
   VerifyConfig bad;
+  bad.fit_to_table = false;
   bad.position_out = 9;  // inside the table: the "IndexError at position_out" claim must fail
   CHECK_FALSE(all_ok(lesson_checks(bad)));
+}
+
+TEST_CASE("lesson_checks: no table size makes a check fail, the probes follow max_position") {
+  for (int n : {1, 2, 10, 11, 100, 101, 1024, 1 << 20}) {
+    VerifyConfig cfg;
+    cfg.dims.max_position = n;
+    const OffsetProbes probe = offset_probes(cfg);
+    CHECK(probe.in_range == std::min(5, n - 1));
+    CHECK(probe.edge == n - 1);
+    CHECK(probe.past == std::max(100, n));
+    for (const Check& c : lesson_checks(cfg)) {
+      INFO("max_position " << n << ", " << c.name << ": " << c.detail);
+      CHECK(c.ok);
+    }
+  }
+  const std::vector<Check> lesson = lesson_checks();  // the lesson's literal probes with its 10 rows
+  auto has = [&](const std::string& name) {
+    for (const Check& c : lesson)
+      if (c.name == name) return true;
+    return false;
+  };
+  CHECK(has("learned P[5] (in range)"));
+  CHECK(has("learned P[9] (the last row)"));
+  CHECK(has("learned P[100] (past the table)"));
 }

@@ -196,10 +196,11 @@ TEST_CASE("past the table: the error is shown while every RoPE panel keeps worki
   const rv::Model& m = ui.app.model;
   REQUIRE(m.lookup_error.has_value());
   CHECK(m.lookup_error->full() == "IndexError: index 100 is out of bounds for dimension 0 with size 10");
-  CHECK(m.probes[0].learned_ok);
-  CHECK_FALSE(m.probes[1].learned_ok);
-  CHECK(m.probes[1].learned == "IndexError: index 100 is out of bounds for dimension 0 with size 10");
-  CHECK(m.probes[1].angle0 == 100.0);
+  CHECK(m.probes[0].learned_ok);  // P[5]
+  CHECK(m.probes[1].learned_ok);  // P[9], the last row
+  CHECK_FALSE(m.probes[2].learned_ok);
+  CHECK(m.probes[2].learned == "IndexError: index 100 is out of bounds for dimension 0 with size 10");
+  CHECK(m.probes[2].angle0 == 100.0);
   CHECK(m.angles[0] == 100.0);
   CHECK(m.norm_max_diff < 1e-12);
   CHECK(rv::all_ok(m.checks));  // the lesson's claims hold at the lesson's dims

@@ -1,6 +1,7 @@
 // Panel 6, checks, live for the current settings: norm preservation, the relative property's
-// spread across anchors, the lesson's section 3 table (position 5 vs 100, and m) for both methods,
+// spread across anchors, the lesson's section 3 table (in range, last row, past the table, and m) for both methods,
 // and every check of core's lesson_checks.
+#include <cmath>
 #include <cstdio>
 
 #include "app/format.hpp"
@@ -46,24 +47,33 @@ void live_checks(const App& app) {
 
 void section3_table(const App& app) {
   const Model& m = app.model;
-  ImGui::TextColored(theme::vec(theme::muted), "Section 3: position-offset test (max_position = %d)",
-                     app.params.max_position);
+  ImGui::TextColored(theme::vec(theme::muted), "Section 3: position-offset test on the app's table [%d, d = %d]",
+                     app.params.max_position, app.params.d_model());
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchSame;
-  if (!ImGui::BeginTable("section3", 4, flags)) return;
-  char head[3][48];
+  if (!ImGui::BeginTable("section3", 1 + Model::probe_count, flags)) return;
+  char head[Model::probe_count][64];
   ImGui::TableSetupColumn("method");
-  for (int c = 0; c < 3; ++c) {
-    std::snprintf(head[c], sizeof head[c], c == 2 ? "m = %lld (now)" : "position %lld", m.probes[c].position);
+  for (int c = 0; c < Model::probe_count; ++c) {
+    // probes: a row inside, the last row, the first past the end (see probe_positions), then m
+    std::snprintf(head[c], sizeof head[c], c + 1 == Model::probe_count ? "m = %lld" : "P[%lld]", m.probes[c].position);
     ImGui::TableSetupColumn(head[c]);
   }
   ImGui::TableHeadersRow();
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  ImGui::TextColored(theme::vec(theme::learned), "Learned absolute");
+  ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::learned));
+  ImGui::TextWrapped("Learned absolute");
+  ImGui::PopStyleColor();
   for (const Probe& probe : m.probes) {
     ImGui::TableNextColumn();
-    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(probe.learned_ok ? theme::ok : theme::error));
-    ImGui::TextWrapped("%s", probe.learned.c_str());
+    // A row that exists is served; past the table the IndexError is the expected answer (the lesson's point),
+    // shown in the learned colour. Red only if the table behaved otherwise: a real defect.
+    const ImU32 colour = !probe.holds() ? theme::error : probe.learned_ok ? theme::ok : theme::learned;
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(colour));
+    if (probe.holds() && !probe.learned_ok)
+      ImGui::TextWrapped("fails, as expected: %s", probe.learned.c_str());
+    else
+      ImGui::TextWrapped("%s%s", probe.holds() ? "works: " : "DEFECT: ", probe.learned.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::TableNextRow();
@@ -71,7 +81,13 @@ void section3_table(const App& app) {
   ImGui::TextColored(theme::vec(theme::rope), "RoPE");
   for (const Probe& probe : m.probes) {
     ImGui::TableNextColumn();
-    ImGui::TextColored(theme::vec(theme::ok), "works: angle %lld·θ₀ = %.6g rad", probe.position, probe.angle0);
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::ok));
+    // angle0 = position * 1 (theta_0 is 1): a whole number, written out rather than as 1e+06
+    if (probe.angle0 == std::floor(probe.angle0) && std::abs(probe.angle0) < 1e15)
+      ImGui::TextWrapped("works: angle %lld·θ₀ = %.0f rad", probe.position, probe.angle0);
+    else
+      ImGui::TextWrapped("works: angle %lld·θ₀ = %.6g rad", probe.position, probe.angle0);
+    ImGui::PopStyleColor();
   }
   ImGui::EndTable();
 }
@@ -106,8 +122,10 @@ void show_checks(App& app) {
   live_checks(app);
   section3_table(app);
   formula_tip(
-      "Train with max_position rows, evaluate at 5 and 100. Learned: P[t] is a table row, so t ≥ max_position "
-      "raises IndexError. RoPE: the angle t·θᵢ is a formula, defined at every t.");
+      "The lesson trains with max_position = 10 rows and evaluates at 5 and 100. Here the probes follow the table: "
+      "a row inside it, its last row max_position − 1, and a position past it. Learned: P[t] is a table row, so "
+      "t ≥ max_position raises IndexError. RoPE: the angle t·θᵢ is a formula, defined at every t. The app's table "
+      "is [max_position, d] with d = h × d_head; core's checks below use the lesson's [max_position, d_head].");
   core_checks(app);
 }
 

@@ -78,7 +78,10 @@ void show_comparison(App& app) {
     std::snprintf(rope, sizeof rope, "0 (fixed formula, θᵢ = %.6g^(-2i/%d))", p.base, p.d_head);
     row("Parameters", learned, rope, theme::learned, theme::rope);
     std::snprintf(at, sizeof at, "At m = %lld", p.position);
-    std::snprintf(served, sizeof served, "%s", m.lookup_error ? m.lookup_message.c_str() : "served: row P[m]");
+    if (m.lookup_error)
+      std::snprintf(served, sizeof served, "%s", m.lookup_message.c_str());
+    else
+      std::snprintf(served, sizeof served, "served: row P[m], width d = %d", p.d_model());
     row(at, served, "works: rotates every pair by m·θᵢ", m.lookup_error ? theme::error : theme::ok, theme::ok);
     std::snprintf(learned, sizeof learned, "Fails beyond max_position - 1 = %d", p.max_position - 1);
     row("Extrapolation", learned, "Works at any position", theme::learned, theme::rope);

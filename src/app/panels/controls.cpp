@@ -1,4 +1,7 @@
 // Controls: every parameter of Params, each written through set_param so limits and notes apply.
+#include <algorithm>
+#include <cstddef>
+#include <iterator>
 #include <string>
 
 #include "app/export.hpp"
@@ -41,11 +44,27 @@ void base_control(App& app) {
 }
 
 void pairing_control(App& app) {
-  int current = app.params.pairing == Pairing::Interleaved ? 0 : 1;
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-  if (ImGui::Combo("pairing", &current, "interleaved (Llama)\0half_split (NeoX / HF)\0"))
-    app.params.pairing = current == 0 ? Pairing::Interleaved : Pairing::HalfSplit;
+  // The box shows the short name, wide enough for either; the list adds who uses each.
+  const float need = std::max(ImGui::CalcTextSize(pairing_label(Pairing::Interleaved)).x,
+                              ImGui::CalcTextSize(pairing_label(Pairing::HalfSplit)).x) +
+                     2.0f * ImGui::GetStyle().FramePadding.x + ImGui::GetFrameHeight();
+  // Narrow panes (800 px at scale 2) put the name above the box so neither is clipped.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float label_w = ImGui::CalcTextSize("pairing").x + ImGui::GetStyle().ItemInnerSpacing.x;
+  const bool label_inline = need + label_w <= avail;
+  if (!label_inline) ImGui::TextUnformatted("pairing");
+  const float w = label_inline ? std::min(avail - label_w, std::max(avail * 0.55f, need)) : avail;
+  ImGui::SetNextItemWidth(w);
+  if (ImGui::BeginCombo(label_inline ? "pairing" : "##pairing", pairing_label(app.params.pairing))) {
+    for (Pairing choice : {Pairing::Interleaved, Pairing::HalfSplit}) {
+      const char* who = choice == Pairing::Interleaved ? "interleaved (Llama)" : "half_split (NeoX / HF)";
+      if (ImGui::Selectable(who, app.params.pairing == choice)) app.params.pairing = choice;
+    }
+    ImGui::EndCombo();
+  }
   record_rect(app.ui, "pairing");
+  app.ui.rects["pairing_frame"] = Rect{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y, w,
+                                       ImGui::GetItemRectSize().y};  // the box alone, without its name
   formula_tip(
       "Which coordinates rotate together. interleaved: (x[2i], x[2i+1]) as in Meta's Llama "
       "(view_as_complex). half_split: (x[i], x[i + d/2]) as in GPT-NeoX and Hugging Face rotate_half.");
@@ -92,6 +111,10 @@ void show_exports(App& app) {
 
 }  // namespace
 
+const char* pairing_label(Pairing pairing) {
+  return pairing == Pairing::Interleaved ? "interleaved" : "half_split";
+}
+
 void show_controls(App& app) {
   Params& p = app.params;
   ImGui::TextColored(theme::vec(theme::rope), "Position");
@@ -127,12 +150,47 @@ void show_controls(App& app) {
   show_exports(app);
 }
 
+NoteKind note_kind(const std::string& note) {
+  // Confirmations: "copied: ropeviz --state ..." (desktop), "copied the link to this view" (web/page.js),
+  // "saved angles.csv in the working directory" (desktop). Everything else reports a refused or adjusted input.
+  for (const char* info : {"copied", "saved "})
+    if (note.rfind(info, 0) == 0) return NoteKind::Info;
+  return NoteKind::Warning;
+}
+
 void show_notes(App& app) {
-  if (app.ui.notes.empty()) return;
-  ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::learned));
-  for (const std::string& note : app.ui.notes) ImGui::TextWrapped("Note: %s", note.c_str());
-  ImGui::PopStyleColor();
-  if (ImGui::SmallButton("Dismiss notes")) app.ui.notes.clear();
+  Ui& ui = app.ui;
+  // The same note raised again is kept once, where it first appeared, and counted.
+  for (size_t i = 0; i < ui.notes.size(); ++i) {
+    int& count = ui.note_repeats[ui.notes[i]];
+    count = std::max(count, 1);
+    for (size_t j = i + 1; j < ui.notes.size();) {
+      if (ui.notes[j] == ui.notes[i]) {
+        ui.notes.erase(ui.notes.begin() + std::ptrdiff_t(j));
+        ++count;
+      } else {
+        ++j;
+      }
+    }
+  }
+  for (auto it = ui.note_repeats.begin(); it != ui.note_repeats.end();)  // forget notes trimmed or dismissed
+    it = std::find(ui.notes.begin(), ui.notes.end(), it->first) == ui.notes.end() ? ui.note_repeats.erase(it)
+                                                                                  : std::next(it);
+  if (ui.notes.empty()) return;
+  for (const std::string& note : ui.notes) {
+    const bool info = note_kind(note) == NoteKind::Info;
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(info ? theme::ok : theme::learned));
+    const int count = ui.note_repeats[note];
+    if (count > 1)
+      ImGui::TextWrapped("%s %s (×%d)", info ? "Done:" : "Note:", note.c_str(), count);
+    else
+      ImGui::TextWrapped("%s %s", info ? "Done:" : "Note:", note.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (ImGui::SmallButton("Dismiss notes")) {
+    ui.notes.clear();
+    ui.note_repeats.clear();
+  }
 }
 
 }  // namespace rv

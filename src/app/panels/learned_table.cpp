@@ -101,12 +101,16 @@ void show_learned_table(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d] = [%d, %d]", p.max_position, p.d_model());
-  ImGui::SameLine();
-  ImGui::TextDisabled("%lld learned parameters", (long long)p.max_position * p.d_model());
+  char params[96];
+  std::snprintf(params, sizeof params, "d = h × d_head, %lld learned parameters",
+                (long long)p.max_position * p.d_model());
+  same_line_if_fits(ImGui::CalcTextSize(params).x + ImGui::GetFrameHeight() * 2.0f);
+  ImGui::TextDisabled("%s", params);
   formula_tip(
       "GPT-2's wpe: a learned table, one row per position (here seeded N(0, 0.02²)). embedding[t] = "
       "E[token_id[t]] + P[t]: [B, T, d] + [T, d] -> [B, T, d], broadcast over B. Row t exists only for "
-      "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError.");
+      "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError. The app's table has width d = h × d_head; "
+      "the lesson's section 3 uses a [10, d_head] table.");
   if (m.lookup_error) error_box("Learned table: position not in the table", m.lookup_message);
 
   const float lh = ImGui::GetTextLineHeightWithSpacing();
@@ -159,6 +163,11 @@ void show_learned_table(App& app) {
     }
   } else {
     ImGui::TextColored(theme::vec(theme::error), "E + P: cannot be formed, P[%lld] does not exist", p.position);
+    // The same lookup elsewhere: not every framework raises (below the table, so the heatmap keeps its room).
+    if (ImGui::TreeNode("frameworks", "P[%lld] in other frameworks: PyTorch, TensorFlow, JAX", p.position)) {
+      frameworks_table(p.position, p.max_position);
+      ImGui::TreePop();
+    }
   }
 }
 
