@@ -125,6 +125,11 @@ HeatFrame heat_frame(const char* id, float margin, float below) {
   return f;
 }
 
+float wrapped_height(const char* text) {
+  const float width = std::max(1.0f, ImGui::GetContentRegionAvail().x);
+  return ImGui::CalcTextSize(text, nullptr, false, width).y + ImGui::GetStyle().ItemSpacing.y;
+}
+
 void plate_text(ImDrawList* dl, ImVec2 at, ImU32 colour, const char* text) {
   const ImVec2 size = ImGui::CalcTextSize(text);
   dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + size.x + 2, at.y + size.y), plate, 2.0f);
@@ -132,7 +137,7 @@ void plate_text(ImDrawList* dl, ImVec2 at, ImU32 colour, const char* text) {
 }
 
 void frame_marker(ImDrawList* dl, const HeatFrame& f, Marker kind, double t, ImU32 colour, const char* label,
-                  bool dashed) {
+                  LabelAt where, bool dashed) {
   if (!(t >= 0.0 && t <= 1.0)) return;
   const bool vertical = kind == Marker::Vertical;
   const ImVec2 size = ImGui::CalcTextSize(label);
@@ -146,8 +151,9 @@ void frame_marker(ImDrawList* dl, const HeatFrame& f, Marker kind, double t, ImU
     dl->AddLine(vertical ? ImVec2(at, from.y + s) : ImVec2(from.x + s, at),
                 vertical ? ImVec2(at, from.y + e) : ImVec2(from.x + e, at), colour, dashed ? 1.5f : 2.0f);
   }
-  const ImVec2 text_at = vertical ? ImVec2(std::min(at + 3, f.b.x - size.x - 2), f.a.y + 1)
-                                  : ImVec2(f.b.x - size.x - 4, std::min(at + 1, f.b.y - size.y));
+  const bool start = where == LabelAt::Start;
+  const ImVec2 text_at = vertical ? ImVec2(std::min(at + 3, f.b.x - size.x - 2), start ? f.a.y + 1 : f.b.y - size.y - 1)
+                                  : ImVec2(start ? f.a.x + 4 : f.b.x - size.x - 4, std::min(at + 1, f.b.y - size.y));
   plate_text(dl, text_at, colour, label);
 }
 

@@ -64,13 +64,17 @@ struct HeatFrame {
 };
 HeatFrame heat_frame(const char* id, float margin, float below);
 
+// Height that `text` takes wrapped at the content region's width, with the item spacing after it.
+float wrapped_height(const char* text);
 // Text on a dark plate, readable over stripes.
 void plate_text(ImDrawList* dl, ImVec2 at, ImU32 colour, const char* text);
 // A line across the frame at fraction t of its width (vertical) or height (horizontal), with a
-// label on a plate; dashed lines are for boundaries, solid ones for positions. Skipped outside [0, 1].
+// label on a plate at its start (top / left) or end (bottom / right); dashed lines are for
+// boundaries, solid ones for positions. Skipped outside [0, 1].
 enum class Marker { Vertical, Horizontal };
+enum class LabelAt { Start, End };
 void frame_marker(ImDrawList* dl, const HeatFrame& f, Marker kind, double t, ImU32 colour, const char* label,
-                  bool dashed);
+                  LabelAt where, bool dashed);
 // Labels for the first and last row, right-aligned in the left margin.
 void row_end_labels(ImDrawList* dl, const HeatFrame& f, const char* first, const char* last);
 // Greys and hatches [a, b] and centres `label` in it when it fits: cells that are not drawn

@@ -176,7 +176,7 @@ void build_sinusoidal(const Params& p, Model& m, const PositionWindow& w) {
   m.sinus_x0 = m.sinus_positions.front();
   m.sinus_x_end = m.sinus_positions.back();
   const long long aliased = 2 * std::count(m.sinus_aliased.begin(), m.sinus_aliased.end(), true);
-  m.sinus_words = "rows: " + sampling_words(m.sinus_x0, m.sinus_x_end, m.sinus_step, "row") +
+  m.sinus_words = "rows: " + sampling_words(m.sinus_x0, m.sinus_x_end, w.step, "row") +
                   "; columns: " + plural(p.d_head, "dim", "dims");
   if (aliased) m.sinus_words += " (" + std::to_string(aliased) + " hatched: aliased at this zoom, θᵢ·Δpos > π)";
   g.version = ++m.versions;

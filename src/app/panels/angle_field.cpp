@@ -39,11 +39,12 @@ void field_marks(const Params& p, const Model& m, const HeatFrame& f) {
   hatch_flagged(dl, f, Marker::Horizontal, m.field_aliased, 1, pairs, buf);
   const int slow = first_pair_longer_than(m.inv_freq, double(p.max_position));
   if (slow > 0 && slow < pairs)
-    frame_marker(dl, f, Marker::Horizontal, double(slow) / pairs, theme::learned, "λ > max_position below", true);
+    frame_marker(dl, f, Marker::Horizontal, double(slow) / pairs, theme::learned, "λ > max_position below",
+                 LabelAt::End, true);
   std::snprintf(buf, sizeof buf, "max_position %s", format_count(p.max_position).c_str());
-  frame_marker(dl, f, Marker::Vertical, field_u(m, double(p.max_position)), theme::learned, buf, false);
+  frame_marker(dl, f, Marker::Vertical, field_u(m, double(p.max_position)), theme::learned, buf, LabelAt::Start, false);
   std::snprintf(buf, sizeof buf, "m = %s", format_count(p.position).c_str());
-  frame_marker(dl, f, Marker::Vertical, field_u(m, double(p.position)), IM_COL32_WHITE, buf, false);
+  frame_marker(dl, f, Marker::Vertical, field_u(m, double(p.position)), IM_COL32_WHITE, buf, LabelAt::End, false);
   dl->PopClipRect();
 }
 
@@ -77,9 +78,8 @@ void show_angle_field(App& app) {
       "2π·base^((d_head-2)/d_head). White line: position m; amber line: max_position. Far from 0 the field "
       "shows a window around m, one column per position; a pair turning more than π per column cannot be "
       "drawn faithfully (it would show false, slower stripes), so its row is hatched instead.");
-  const float lh = ImGui::GetTextLineHeightWithSpacing();
-  const bool two_lines = ImGui::CalcTextSize(m.field_words.c_str()).x > ImGui::GetContentRegionAvail().x;
-  const HeatFrame f = heat_frame("field", ImGui::CalcTextSize("i=000").x + 8.0f, (two_lines ? 3.4f : 2.4f) * lh);
+  const float below = wrapped_height(m.field_words.c_str()) + 1.4f * ImGui::GetTextLineHeightWithSpacing();
+  const HeatFrame f = heat_frame("field", ImGui::CalcTextSize("i=000").x + 8.0f, below);
   heatmap(app.ui.gpu.get(), HeatSlot::Field, m.field, f.a, f.b, -1.0f, 1.0f);
   field_marks(p, m, f);
   if (f.hovered && m.field.cols > 0) field_tooltip(m, f);

@@ -26,7 +26,7 @@ void sinus_marks(const Params& p, const Model& m, const HeatFrame& f) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "m = %s", format_count(p.position).c_str());
   frame_marker(dl, f, Marker::Horizontal, span > 0 ? (double(p.position) - m.sinus_x0) / span : -1.0, IM_COL32_WHITE,
-               buf, false);
+               buf, LabelAt::End, false);
   dl->PopClipRect();
 }
 
@@ -55,12 +55,12 @@ void show_sinusoidal(App& app) {
       "Vaswani et al. 2017, 3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = "
       "cos(pos / 10000^(2i/d_model)), added to the token embeddings before the first layer. Drawn at width "
       "d_head so its frequencies are RoPE's θᵢ; a model of width d_model would use 2i/d_model. Far from 0 the "
-      "rows are a window around m, one per position; dims whose angle turns more than π between rows are hatched.");
+      "rows are a window around m, one per position; dims whose angle turns more than π between rows are hatched. "
+      "Sinusoidal PE is added to the input once; RoPE rotates Q and K in every layer, so q·k sees only m − n.");
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled(
-      "θᵢ = %s^(−2i/%d). Same frequencies as RoPE: dims (2i, 2i+1) hold (sin, cos) of the angle pos·θᵢ that RoPE "
-      "rotates pair i by. Sinusoidal PE is added to the input once; RoPE rotates Q and K in every "
-      "layer, so q·k sees only m − n.",
+      "θᵢ = %s^(−2i/%d), RoPE's frequencies: dims (2i, 2i+1) hold (sin, cos) of the angle pos·θᵢ that RoPE "
+      "rotates pair i by. Added to the input once; RoPE rotates Q and K in every layer.",
       format_sig(p.base).c_str(), p.d_head);
   ImGui::PopTextWrapPos();
 
@@ -70,11 +70,11 @@ void show_sinusoidal(App& app) {
                   format_sig(m.sinus_at_m[1], 6).c_str(), m.sinus_at_m.size() > 2 ? ", ..." : "");
   const char* rows = m.sinus_words.c_str();
   const float lh = ImGui::GetTextLineHeightWithSpacing();
-  const float avail = ImGui::GetContentRegionAvail().x;
   const float text_w = ImGui::CalcTextSize(pe_m).x + ImGui::CalcTextSize(rows).x;
-  const float lines = text_w + 2 * ImGui::GetStyle().ItemSpacing.x > avail ? 3.3f : 2.3f;
+  const bool one_line = text_w + 2 * ImGui::GetStyle().ItemSpacing.x <= ImGui::GetContentRegionAvail().x;
+  const float below = (one_line ? lh : lh + wrapped_height(rows)) + 1.3f * lh;
   const float margin = ImGui::CalcTextSize(format_count((long long)m.sinus_x_end).c_str()).x + 10.0f;
-  const HeatFrame f = heat_frame("sinusoidal", std::max(margin, ImGui::CalcTextSize("0000").x), lines * lh);
+  const HeatFrame f = heat_frame("sinusoidal", std::max(margin, ImGui::CalcTextSize("0000").x), below);
   heatmap(app.ui.gpu.get(), HeatSlot::Sinusoidal, m.sinus, f.a, f.b, -1.0f, 1.0f);
   sinus_marks(p, m, f);
   if (f.hovered && m.sinus.rows > 0) sinus_tooltip(m, f);
