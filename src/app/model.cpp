@@ -206,13 +206,14 @@ double field_extent(long long position, int max_position) {
   return 10.0 * step;
 }
 
-PositionWindow position_window(long long position, int max_position, int count) {
+PositionWindow position_window(long long position, int max_position, int count, double theta_slowest) {
   PositionWindow w;
   w.count = std::max(2, count);
   const double extent = field_extent(position, max_position);
-  if (extent / (w.count - 1) <= overview_step_max) {
+  const double step = extent / (w.count - 1);
+  if (step <= overview_step_max && theta_slowest * step <= 0.5 * two_pi) {
     w.x_end = extent;
-    w.step = extent / (w.count - 1);
+    w.step = step;
     return w;
   }
   const double quantum = std::max(1, w.count / 4);
@@ -279,10 +280,11 @@ void update_model(const Params& p, Model& m) {
   if (curves_changed) build_curves(p, m);
   if (decay_changed) build_decay(p, m);
   if (token_changed) build_token(p, m);
-  const PositionWindow field = position_window(p.position, p.max_position, field_columns);
+  const double slowest = m.inv_freq.minCoeff();
+  const PositionWindow field = position_window(p.position, p.max_position, field_columns, slowest);
   if (freq_changed || field.x0 != m.field_x0 || field.x_end != m.field_x_end) build_field(m, field);
   const int sinus_rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
-  const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows);
+  const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows, slowest);
   if (freq_changed || sinus.x0 != m.sinus_x0 || sinus.x_end != m.sinus_x_end) build_sinusoidal(p, m, sinus);
   if (scaling_changed) build_scaling(p, m);
   if (precision_changed) {

@@ -32,11 +32,11 @@ struct PositionWindow {
   double at(int i) const { return i == count - 1 ? x_end : x0 + step * i; }
 };
 // Where the angle field and the sinusoidal heatmap look, with at most `count` samples. The overview
-// [0, field_extent] (m and max_position in view) while its step is at most overview_step_max;
-// past that, `count` consecutive integer positions around m, one per sample, so every pair is
-// resolved (theta_i <= 1 < pi). The window starts at a multiple of count / 4, so m sits in its
-// middle half and a drag rebuilds it only every count / 4 positions.
-PositionWindow position_window(long long position, int max_position, int count);
+// [0, field_extent] (m and max_position in view) while its step is at most overview_step_max and
+// resolves the slowest pair (theta_slowest * step <= pi, so not every row is hatched); past that, `count` consecutive
+// integer positions around m, one per sample, so every pair is resolved (theta_i <= 1 < pi). The window starts at a
+// multiple of count / 4, so m sits in its middle half and a drag rebuilds it only every count / 4 positions.
+PositionWindow position_window(long long position, int max_position, int count, double theta_slowest);
 // Pairs whose angle turns by more than pi between samples `step` positions apart (theta_i * step
 // > pi, past the Nyquist limit): sampled, they would show false, slower stripes.
 std::vector<bool> aliased_pairs(const Eigen::VectorXd& inv_freq, double step);

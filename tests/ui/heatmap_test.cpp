@@ -134,3 +134,25 @@ TEST_CASE("sampling_words: the range and resolution as a person says them") {
   CHECK(rv::sampling_words(0, 100, 100.0 / 511, "row") == "positions 0 to 100, about 5.1 rows per position");
   CHECK(rv::sampling_words(0, 1000, 2.0, "row") == "positions 0 to 1,000, 2 positions per row");
 }
+
+TEST_CASE("position_window: the overview from 0 while it resolves the slowest pair, else one position per sample") {
+  const rv::PositionWindow small = rv::position_window(5, 10, 512, 1e-4);
+  CHECK(small.x0 == 0.0);
+  CHECK(small.x_end == 100.0);  // field_extent: 1-2-5 step above 64
+  CHECK(small.step == doctest::Approx(100.0 / 511));
+  const rv::PositionWindow far = rv::position_window(1000000, 10, 512, 1e-4);
+  CHECK(far.x0 == 999680.0);
+  CHECK(far.x_end == 1000191.0);
+  CHECK(far.step == 1.0);
+  // One pair (d_head = 2, theta = 1): an overview at 9.78 positions per column would hatch every row.
+  CHECK(rv::position_window(3000, 10, 512, 1e-4).step == doctest::Approx(5000.0 / 511));
+  CHECK(rv::position_window(3000, 10, 512, 1.0).step == 1.0);
+  for (long long m : {0LL, 1LL, 255LL, 4546LL, 99999LL, 1000000LL, 999999999LL}) {
+    CAPTURE(m);
+    const rv::PositionWindow w = rv::position_window(m, 10, 512, 1e-4);
+    CHECK(w.x0 <= double(m));
+    CHECK(double(m) <= w.x_end);
+    CHECK(w.at(w.count - 1) == w.x_end);
+    if (w.x0 > 0) CHECK(double(m) - w.x0 >= 128.0);  // m in the middle half, not at an edge
+  }
+}

@@ -34,17 +34,22 @@ void field_marks(const Params& p, const Model& m, const HeatFrame& f) {
   char buf[96];
   dl->PushClipRect(f.p0, ImVec2(f.p0.x + f.width, f.b.y), true);
   std::snprintf(buf, sizeof buf, "i=%d", pairs - 1);
-  row_end_labels(dl, f, "i=0", buf);
+  row_end_labels(dl, f, "i=0", pairs > 1 ? buf : "");
   std::snprintf(buf, sizeof buf, "aliased at this zoom: θᵢ·%s > π", format_sig(m.field_step, 3).c_str());
   hatch_flagged(dl, f, Marker::Horizontal, m.field_aliased, 1, pairs, buf);
+  // Aliased pairs are the fast ones, at the top: the position lines stay in the rows below them.
+  const int hatched = int(std::find(m.field_aliased.begin(), m.field_aliased.end(), false) - m.field_aliased.begin());
+  HeatFrame drawn = f;
+  if (hatched < pairs) drawn.a.y += (f.b.y - f.a.y) * float(hatched) / float(pairs);
   const int slow = first_pair_longer_than(m.inv_freq, double(p.max_position));
-  if (slow > 0 && slow < pairs)
+  if (slow > hatched && slow < pairs)
     frame_marker(dl, f, Marker::Horizontal, double(slow) / pairs, theme::learned, "λ > max_position below",
                  LabelAt::End, true);
   std::snprintf(buf, sizeof buf, "max_position %s", format_count(p.max_position).c_str());
-  frame_marker(dl, f, Marker::Vertical, field_u(m, double(p.max_position)), theme::learned, buf, LabelAt::Start, false);
+  frame_marker(dl, drawn, Marker::Vertical, field_u(m, double(p.max_position)), theme::learned, buf, LabelAt::Start,
+               false);
   std::snprintf(buf, sizeof buf, "m = %s", format_count(p.position).c_str());
-  frame_marker(dl, f, Marker::Vertical, field_u(m, double(p.position)), IM_COL32_WHITE, buf, LabelAt::End, false);
+  frame_marker(dl, drawn, Marker::Vertical, field_u(m, double(p.position)), IM_COL32_WHITE, buf, LabelAt::End, false);
   dl->PopClipRect();
 }
 
