@@ -117,7 +117,9 @@ void show_learned_table(App& app) {
   const float below = 5.2f * lh;  // legend + the sum
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float margin = ImGui::CalcTextSize("t=00000").x;
-  const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(40.0f, avail.y - below));
+  // At least 40 px of table above the missing row's ghost (the panel scrolls rather than overlap).
+  const float min_h = m.lookup_error ? std::max(40.0f + 3.4f * ImGui::GetTextLineHeight(), 40.0f / 0.72f) : 40.0f;
+  const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(min_h, avail.y - below));
   ImGui::Dummy(ImVec2(avail.x, size.y));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   char buf[32];
