@@ -11,7 +11,7 @@ void main() {
   gl_Position = u_proj * vec4(mix(u_rect.xy, u_rect.zw, corner), 0.0, 1.0);
 }
 #else
-// One R32F texel per cell, fetched exactly (WebGL2 cannot filter R32F), diverging map of src/app/plots.cpp.
+// One R32F texel per cell, fetched exactly (WebGL2 cannot filter R32F), diverging map of src/app/heatmap.cpp.
 uniform highp sampler2D u_values;
 uniform vec2 u_range;  // vmin, vmax
 in vec2 v_uv;

@@ -19,8 +19,6 @@ class Gpu {
   // Queues a draw of slot's texture into the screen rectangle [a, b] of dl: value v is coloured
   // by the diverging map at t = (v - vmin) / (vmax - vmin) * 2 - 1. Rendered with the draw list.
   virtual void draw(ImDrawList* dl, HeatSlot slot, ImVec2 a, ImVec2 b, float vmin, float vmax) = 0;
-  // Largest texture side the renderer accepts.
-  virtual int max_side() const = 0;
 };
 
 }  // namespace rv

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/format.hpp"
+#include "app/heatmap.hpp"
 #include "core/sinusoidal.hpp"
 
 namespace rv {
@@ -46,29 +48,12 @@ void build_decay(const Params& p, Model& m) {
   }
 }
 
-// P downsampled to at most heatmap_side_max per side: each texel keeps the block's entry of
-// largest magnitude, with its sign, so a single outlier stays visible.
+// P downsampled to at most heatmap_side_max per side by signed block max-abs (a lone outlier stays visible).
 void build_table_image(Model& m) {
   const auto& P = m.table.P;  // row-major [max_position, d]: no copy
-  const int rows = int(P.rows()), cols = int(P.cols());
-  m.table_row_step = std::max(1, (rows + heatmap_side_max - 1) / heatmap_side_max);
-  m.table_col_step = std::max(1, (cols + heatmap_side_max - 1) / heatmap_side_max);
-  Grid& g = m.table_img;
-  g.rows = (rows + m.table_row_step - 1) / m.table_row_step;
-  g.cols = (cols + m.table_col_step - 1) / m.table_col_step;
-  g.values.assign(size_t(g.rows) * g.cols, 0.0f);
-  double absmax = 0.0;
-  for (int r = 0; r < rows; ++r) {
-    float* out = &g.values[size_t(r / m.table_row_step) * g.cols];
-    for (int c = 0; c < cols; ++c) {
-      const double v = P(r, c);
-      float& cell = out[c / m.table_col_step];
-      if (std::abs(v) > std::abs(double(cell))) cell = float(v);
-      absmax = std::max(absmax, std::abs(v));
-    }
-  }
-  m.table_absmax = absmax;
-  g.version = ++m.versions;
+  m.table_img = downsample_signed_maxabs(P.data(), int(P.rows()), int(P.cols()), heatmap_side_max, heatmap_side_max);
+  m.table_absmax = P.size() ? P.cwiseAbs().maxCoeff() : 0.0;
+  m.table_img.version = ++m.versions;
 }
 
 // The token at position m and its embedding row E[token] (seeded like P; E is never built whole,
@@ -81,19 +66,28 @@ void build_token(const Params& p, Model& m) {
   for (int j = 0; j < p.d_model(); ++j) m.e_row[j] = 0.02 * rng.normal();
 }
 
-// cos(x * theta_i) for x on field_columns positions in [0, field_x_end], one row per pair.
-void build_field(Model& m, double x_end) {
+// cos(x * theta_i) for x on the window's field_columns positions, one row per pair; rows of pairs
+// the window's step cannot resolve hold 0 and are flagged.
+void build_field(Model& m, const PositionWindow& w) {
   const int pairs = int(m.inv_freq.size());
-  Eigen::VectorXd xs(field_columns);
-  for (int c = 0; c < field_columns; ++c) xs[c] = x_end * c / (field_columns - 1);
+  Eigen::VectorXd xs(w.count);
+  for (int c = 0; c < w.count; ++c) xs[c] = w.at(c);
   const Eigen::MatrixXd angles = rope_angle_table(xs, m.inv_freq);  // [columns, pairs]
+  m.field_aliased = aliased_pairs(m.inv_freq, w.step);
   Grid& g = m.field;
   g.rows = pairs;
-  g.cols = field_columns;
-  g.values.resize(size_t(pairs) * field_columns);
+  g.cols = w.count;
+  g.values.resize(size_t(pairs) * size_t(w.count));
   for (int i = 0; i < pairs; ++i)
-    for (int c = 0; c < field_columns; ++c) g.values[size_t(i) * field_columns + c] = float(std::cos(angles(c, i)));
-  m.field_x_end = x_end;
+    for (int c = 0; c < w.count; ++c)
+      g.values[size_t(i) * w.count + c] = m.field_aliased[size_t(i)] ? 0.0f : float(std::cos(angles(c, i)));
+  m.field_x0 = w.x0;
+  m.field_x_end = w.x_end;
+  m.field_step = w.step;
+  const long long aliased = std::count(m.field_aliased.begin(), m.field_aliased.end(), true);
+  m.field_words = sampling_words(w.x0, w.x_end, w.step, "column") + "; " +
+                  (aliased ? plural(aliased, "pair", "pairs") + " hatched: aliased at this zoom (θᵢ·Δx > π)"
+                           : std::string("every pair resolved (θᵢ·Δx ≤ π)"));
   g.version = ++m.versions;
 }
 
@@ -163,19 +157,31 @@ void build_precision(const Params& p, Model& m) {
   m.precision_version = ++m.versions;
 }
 
-// PE at integer positions spread over [0, x_end] (every position when there are few), width d_head.
-void build_sinusoidal(const Params& p, Model& m, double x_end) {
-  const int rows = int(std::min<double>(sinus_rows_max, x_end + 1));
+// PE at the window's positions rounded to integers (every position when there are few), width
+// d_head; dims of pairs the spacing cannot resolve hold 0 and are flagged.
+void build_sinusoidal(const Params& p, Model& m, const PositionWindow& w) {
+  const int rows = w.count;
   m.sinus_positions.resize(size_t(rows));
-  for (int r = 0; r < rows; ++r) m.sinus_positions[size_t(r)] = std::round(x_end * r / std::max(1, rows - 1));
+  m.sinus_step = 1.0;
+  for (int r = 0; r < rows; ++r) {
+    m.sinus_positions[size_t(r)] = std::round(w.at(r));
+    if (r > 0) m.sinus_step = std::max(m.sinus_step, m.sinus_positions[size_t(r)] - m.sinus_positions[size_t(r) - 1]);
+  }
+  m.sinus_aliased = aliased_pairs(m.inv_freq, m.sinus_step);
   const RowMatrixXd pe = sinusoidal(p.d_head, m.sinus_positions, p.base);  // [rows, d_head]
   Grid& g = m.sinus;
   g.rows = rows;
   g.cols = p.d_head;
   g.values.resize(size_t(rows) * p.d_head);
   for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < p.d_head; ++c) g.values[size_t(r) * p.d_head + c] = float(pe(r, c));
-  m.sinus_x_end = x_end;
+    for (int c = 0; c < p.d_head; ++c)
+      g.values[size_t(r) * p.d_head + c] = m.sinus_aliased[size_t(c / 2)] ? 0.0f : float(pe(r, c));
+  m.sinus_x0 = m.sinus_positions.front();
+  m.sinus_x_end = m.sinus_positions.back();
+  const long long aliased = 2 * std::count(m.sinus_aliased.begin(), m.sinus_aliased.end(), true);
+  m.sinus_words = "rows: " + sampling_words(m.sinus_x0, m.sinus_x_end, w.step, "row") +
+                  "; columns: " + plural(p.d_head, "dim", "dims");
+  if (aliased) m.sinus_words += " (" + std::to_string(aliased) + " hatched: aliased at this zoom, θᵢ·Δpos > π)";
   g.version = ++m.versions;
 }
 
@@ -211,6 +217,29 @@ double field_extent(long long position, int max_position) {
   for (double f : {1.0, 2.0, 5.0, 10.0})
     if (f * step >= need) return f * step;
   return 10.0 * step;
+}
+
+PositionWindow position_window(long long position, int max_position, int count, double theta_slowest) {
+  PositionWindow w;
+  w.count = std::max(2, count);
+  const double extent = field_extent(position, max_position);
+  const double step = extent / (w.count - 1);
+  if (step <= overview_step_max && theta_slowest * step <= 0.5 * two_pi) {
+    w.x_end = extent;
+    w.step = step;
+    return w;
+  }
+  const double quantum = std::max(1, w.count / 4);
+  w.x0 = std::max(0.0, std::floor((double(position) - w.count / 2) / quantum) * quantum);
+  w.x_end = w.x0 + (w.count - 1);
+  w.step = 1.0;
+  return w;
+}
+
+std::vector<bool> aliased_pairs(const Eigen::VectorXd& inv_freq, double step) {
+  std::vector<bool> aliased(size_t(inv_freq.size()));
+  for (int i = 0; i < inv_freq.size(); ++i) aliased[size_t(i)] = inv_freq[i] * step > 0.5 * two_pi;
+  return aliased;
 }
 
 // [SECTION] update_model
@@ -264,9 +293,12 @@ void update_model(const Params& p, Model& m) {
   if (curves_changed) build_curves(p, m);
   if (decay_changed) build_decay(p, m);
   if (token_changed) build_token(p, m);
-  const double x_end = field_extent(p.position, p.max_position);
-  if (freq_changed || x_end != m.field_x_end) build_field(m, x_end);
-  if (freq_changed || x_end != m.sinus_x_end) build_sinusoidal(p, m, x_end);
+  const double slowest = m.inv_freq.minCoeff();
+  const PositionWindow field = position_window(p.position, p.max_position, field_columns, slowest);
+  if (freq_changed || field.x0 != m.field_x0 || field.x_end != m.field_x_end) build_field(m, field);
+  const int sinus_rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
+  const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows, slowest);
+  if (freq_changed || sinus.x0 != m.sinus_x0 || sinus.x_end != m.sinus_x_end) build_sinusoidal(p, m, sinus);
   if (scaling_changed) build_scaling(p, m);
   if (precision_changed) {
     build_precision(p, m);

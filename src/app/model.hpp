@@ -4,11 +4,12 @@
 
 namespace rv {
 
-constexpr double anchor_shift = 1000.0;  // the score curve's second anchor is n + 1000
-constexpr int heatmap_side_max = 1024;   // texture cap per side; larger tables are downsampled
-constexpr int field_columns = 512;       // positions sampled by the angle field
-constexpr int decay_samples_max = 512;   // offsets at which the decay bound is evaluated
-constexpr int sinus_rows_max = 512;      // positions sampled by the sinusoidal heatmap
+constexpr double anchor_shift = 1000.0;   // the score curve's second anchor is n + 1000
+constexpr int heatmap_side_max = 1024;    // texture cap per side; larger tables are downsampled
+constexpr int field_columns = 512;        // positions sampled by the angle field
+constexpr double overview_step_max = 10;  // widest step (positions per sample) of the 0..extent overview
+constexpr int decay_samples_max = 512;    // offsets at which the decay bound is evaluated
+constexpr int sinus_rows_max = 512;       // positions sampled by the sinusoidal heatmap
 
 // The precision panel's formats, in Model::precision's column order; rows are Naive, Ours.
 constexpr FloatFormat precision_formats[3] = {FloatFormat::F32, FloatFormat::F16, FloatFormat::BF16};
@@ -23,8 +24,24 @@ void probe_positions(const Params& p, long long (&out)[Model::probe_count]);
 // Brings app.model up to date with app.params. Cheap when nothing changed.
 void update_model(const Params& params, Model& model);
 
-// The angle field's x range for a position and table: a 1-2-5 step above both, so dragging the
+// The overview's x range for a position and table: a 1-2-5 step above both, so dragging the
 // position only rebuilds the field when it crosses a step.
 double field_extent(long long position, int max_position);
+
+// The positions a heatmap samples: `count` of them from x0 to x_end, `step` positions apart.
+struct PositionWindow {
+  double x0 = 0.0, x_end = 0.0, step = 1.0;
+  int count = 0;
+  double at(int i) const { return i == count - 1 ? x_end : x0 + step * i; }
+};
+// Where the angle field and the sinusoidal heatmap look, with at most `count` samples. The overview
+// [0, field_extent] (m and max_position in view) while its step is at most overview_step_max and
+// resolves the slowest pair (theta_slowest * step <= pi, so not every row is hatched); past that, `count` consecutive
+// integer positions around m, one per sample, so every pair is resolved (theta_i <= 1 < pi). The window starts at a
+// multiple of count / 4, so m sits in its middle half and a drag rebuilds it only every count / 4 positions.
+PositionWindow position_window(long long position, int max_position, int count, double theta_slowest);
+// Pairs whose angle turns by more than pi between samples `step` positions apart (theta_i * step
+// > pi, past the Nyquist limit): sampled, they would show false, slower stripes.
+std::vector<bool> aliased_pairs(const Eigen::VectorXd& inv_freq, double step);
 
 }  // namespace rv

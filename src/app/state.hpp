@@ -53,9 +53,11 @@ struct Params {
 };
 
 // A float grid [rows, cols] (row-major) for a heatmap, with a version that changes with its data.
+// When downsampled, each cell stands for row_step x col_step source entries.
 struct Grid {
   std::vector<float> values;
   int rows = 0, cols = 0;
+  int row_step = 1, col_step = 1;
   std::uint64_t version = 0;
 };
 
@@ -93,15 +95,18 @@ struct Model {
   std::uint64_t curve_version = 0;
 
   // [SECTION] Learned table as a heatmap (downsampled by signed block max-abs when large)
-  Grid table_img;  // [ceil(max_position / row_step), ceil(d / col_step)]
-  int table_row_step = 1, table_col_step = 1;
+  Grid table_img;             // [ceil(max_position / row_step), ceil(d / col_step)]
   double table_absmax = 0.0;  // max |P| over the whole table
   long long token = 0;        // token id at position m (seeded)
   Eigen::RowVectorXd e_row;   // E[token]                    [d]
 
-  // [SECTION] Angle field cos(x * theta_i): pairs (rows) x positions 0..field_x_end (cols)
+  // [SECTION] Angle field cos(x * theta_i): pairs (rows) x positions field_x0..field_x_end (cols),
+  // field_step positions per column. Pairs with theta_i * field_step > pi cannot be resolved at
+  // that step: field_aliased[i] is set and their row holds 0 (the panel hatches it).
   Grid field;
-  double field_x_end = 0.0;
+  double field_x0 = 0.0, field_x_end = -1.0, field_step = 1.0;
+  std::vector<bool> field_aliased;  // [d_head/2]
+  std::string field_words;          // the range, step and aliased pairs in words, for the panel
 
   // [SECTION] Shape trace and checks
   std::vector<ShapeStep> shapes;
@@ -126,10 +131,14 @@ struct Model {
   std::uint64_t precision_version = 0;
 
   // [SECTION] Sinusoidal PE (Vaswani 3.5) at width d_head: rows = positions, cols = dims
+  // Rows are the integer positions sinus_positions, at most sinus_step apart; dims 2i, 2i+1 of a
+  // pair with theta_i * sinus_step > pi are aliased: sinus_aliased[i] is set and they hold 0.
   Grid sinus;
-  std::vector<double> sinus_positions;  // [rows], integers in [0, sinus_x_end]
-  double sinus_x_end = -1.0;
-  Eigen::RowVectorXd sinus_at_m;  // PE[m]                        [d_head]
+  std::vector<double> sinus_positions;  // [rows], integers in [sinus_x0, sinus_x_end]
+  double sinus_x0 = 0.0, sinus_x_end = -1.0, sinus_step = 1.0;
+  std::vector<bool> sinus_aliased;  // [d_head/2]
+  std::string sinus_words;          // "rows: positions 0 to 100, ...; columns: 8 dims", for the panel
+  Eigen::RowVectorXd sinus_at_m;    // PE[m]                        [d_head]
 };
 
 // A file the UI asked to export (src/app/export.hpp); the platform seam delivers it as a download

@@ -72,8 +72,6 @@ class GlHeatmap final : public Gpu {
     dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   }
 
-  int max_side() const override { return max_side_; }
-
  private:
   static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
     const Slot& s = *static_cast<const Slot*>(cmd->UserCallbackData);
@@ -107,7 +105,7 @@ class GlHeatmap final : public Gpu {
   Slot slots_[int(HeatSlot::Count)];
   GLuint program_ = 0, vao_ = 0;
   GLint u_proj_ = -1, u_rect_ = -1, u_range_ = -1, u_values_ = -1;
-  GLint max_side_ = 4096;
+  GLint max_side_ = 4096;  // GL_MAX_TEXTURE_SIZE: larger grids are not uploaded
 };
 
 }  // namespace

@@ -1,27 +1,20 @@
-// Panel 4, the angle field: cos(x * theta_i) over positions x (across) and pairs i (down) as a
-// shader heatmap, with the max_position line and the position cursor. Low pairs spin fast (fine
-// stripes, aliased where a column step exceeds half a wavelength); high pairs barely move.
+// Panel 4, the angle field: cos(x·θᵢ) over positions x (across) and pairs i (down) as a shader
+// heatmap with m and max_position marked. Low pairs spin fast, high pairs barely move; pairs that
+// turn more than π per column are hatched ("aliased at this zoom"), never drawn as false stripes.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "app/format.hpp"
+#include "app/heatmap.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
-#include "app/plots.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {
 namespace {
-
-// Text on a dark plate, readable over the stripes.
-void plate_text(ImDrawList* dl, ImVec2 at, ImU32 colour, const char* text) {
-  const ImVec2 size = ImGui::CalcTextSize(text);
-  dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + size.x + 2, at.y + size.y), IM_COL32(20, 22, 26, 210), 2.0f);
-  dl->AddText(at, colour, text);
-}
 
 // First pair whose wavelength 2 pi / theta_i exceeds `length` (pairs at and below it are longer).
 int first_pair_longer_than(const Eigen::VectorXd& inv_freq, double length) {
@@ -30,21 +23,51 @@ int first_pair_longer_than(const Eigen::VectorXd& inv_freq, double length) {
   return int(inv_freq.size());
 }
 
-void vertical_marker(ImDrawList* dl, const ImVec2& a, const ImVec2& b, double x, double x_end, ImU32 colour,
-                     const char* label) {
-  if (x < 0 || x > x_end) return;
-  const float px = a.x + float(x / x_end) * (b.x - a.x);
-  dl->AddLine(ImVec2(px, a.y), ImVec2(px, b.y), colour, 2.0f);
-  const float tw = ImGui::CalcTextSize(label).x;
-  plate_text(dl, ImVec2(std::min(px + 3, b.x - tw - 2), a.y + 1), colour, label);
+// Fraction across the field of position x.
+double field_u(const Model& m, double x) {
+  return m.field_x_end > m.field_x0 ? (x - m.field_x0) / (m.field_x_end - m.field_x0) : -1.0;
 }
 
-void horizontal_marker(ImDrawList* dl, const ImVec2& a, const ImVec2& b, int pair, int pairs, ImU32 colour,
-                       const char* label) {
-  if (pair <= 0 || pair >= pairs) return;
-  const float py = a.y + (b.y - a.y) * float(pair) / float(pairs);
-  for (float x = a.x; x < b.x; x += 10.0f) dl->AddLine(ImVec2(x, py), ImVec2(std::min(x + 5, b.x), py), colour, 1.5f);
-  plate_text(dl, ImVec2(b.x - ImGui::CalcTextSize(label).x - 4, py + 1), colour, label);
+void field_marks(const Params& p, const Model& m, const HeatFrame& f) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const int pairs = int(m.inv_freq.size());
+  char buf[96];
+  dl->PushClipRect(f.p0, ImVec2(f.p0.x + f.width, f.b.y), true);
+  std::snprintf(buf, sizeof buf, "i=%d", pairs - 1);
+  row_end_labels(dl, f, "i=0", pairs > 1 ? buf : "");
+  std::snprintf(buf, sizeof buf, "aliased at this zoom: θᵢ·%s > π", format_sig(m.field_step, 3).c_str());
+  hatch_flagged(dl, f, Marker::Horizontal, m.field_aliased, 1, pairs, buf);
+  // Aliased pairs are the fast ones, at the top: the position lines stay in the rows below them.
+  const int hatched = int(std::find(m.field_aliased.begin(), m.field_aliased.end(), false) - m.field_aliased.begin());
+  HeatFrame drawn = f;
+  if (hatched < pairs) drawn.a.y += (f.b.y - f.a.y) * float(hatched) / float(pairs);
+  const int slow = first_pair_longer_than(m.inv_freq, double(p.max_position));
+  if (slow > hatched && slow < pairs)
+    frame_marker(dl, f, Marker::Horizontal, double(slow) / pairs, theme::learned, "λ > max_position below",
+                 LabelAt::End, true);
+  std::snprintf(buf, sizeof buf, "max_position %s", format_count(p.max_position).c_str());
+  frame_marker(dl, drawn, Marker::Vertical, field_u(m, double(p.max_position)), theme::learned, buf, LabelAt::Start,
+               false);
+  std::snprintf(buf, sizeof buf, "m = %s", format_count(p.position).c_str());
+  frame_marker(dl, drawn, Marker::Vertical, field_u(m, double(p.position)), IM_COL32_WHITE, buf, LabelAt::End, false);
+  dl->PopClipRect();
+}
+
+void field_tooltip(const Model& m, const HeatFrame& f) {
+  const int pairs = int(m.inv_freq.size());
+  const ImVec2 uv = f.mouse_uv();
+  const double x = m.field_x0 + std::round(uv.x * (m.field.cols - 1)) * m.field_step;
+  const int i = std::clamp(int(uv.y * pairs), 0, pairs - 1);
+  const double angle = x * m.inv_freq[i];
+  char last[96];
+  if (m.field_aliased[size_t(i)])
+    std::snprintf(last, sizeof last, "aliased at this zoom: θᵢ·Δx = %s rad > π per column",
+                  format_sig(m.inv_freq[i] * m.field_step, 3).c_str());
+  else
+    std::snprintf(last, sizeof last, "x·θᵢ = %s rad, cos = %s", format_sig(angle, 10).c_str(),
+                  format_sig(std::cos(angle), 8).c_str());
+  ImGui::SetTooltip("x = %s, pair i = %d\nθᵢ = %s, wavelength %s positions\n%s", format_sig(x, 10).c_str(), i,
+                    format_sig(m.inv_freq[i]).c_str(), format_sig(two_pi / m.inv_freq[i]).c_str(), last);
 }
 
 }  // namespace
@@ -52,56 +75,29 @@ void horizontal_marker(ImDrawList* dl, const ImVec2& a, const ImVec2& b, int pai
 void show_angle_field(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  const int pairs = int(m.inv_freq.size());
-  ImGui::TextColored(theme::vec(theme::rope), "cos(x·θᵢ) for x in [0, %.6g], pairs i = 0..%d", m.field_x_end,
-                     pairs - 1);
+  ImGui::TextColored(theme::vec(theme::rope), "cos(x·θᵢ): pairs i = 0..%d down, positions x across",
+                     int(m.inv_freq.size()) - 1);
   formula_tip(
       "Each row is one pair i, each column a position x; colour = cos(x·θᵢ), the real part of freqs_cis. "
       "θᵢ = base^(-2i/d_head): pair 0 turns once every 2π positions, the last pair once every "
-      "2π·base^((d_head-2)/d_head). White line: position m; amber line: max_position.");
-  const float lh = ImGui::GetTextLineHeightWithSpacing();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const float margin = ImGui::CalcTextSize("i=000").x + 6.0f;
-  const ImVec2 size(std::max(40.0f, avail.x - margin), std::max(40.0f, avail.y - 2.4f * lh));
-  ImGui::InvisibleButton("field", ImVec2(avail.x, size.y));
-  const bool hovered = ImGui::IsItemHovered();
-  const ImVec2 a(p0.x + margin, p0.y), b(a.x + size.x, a.y + size.y);
-  heatmap(app.ui.gpu.get(), HeatSlot::Field, m.field, a, b, -1.0f, 1.0f);
-
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->PushClipRect(p0, ImVec2(p0.x + avail.x, p0.y + size.y), true);
-  char buf[64];
-  dl->AddText(ImVec2(p0.x, a.y), theme::muted, "i=0");
-  std::snprintf(buf, sizeof buf, "i=%d", pairs - 1);
-  dl->AddText(ImVec2(p0.x, b.y - ImGui::GetTextLineHeight()), theme::muted, buf);
-  const double step = m.field_x_end / double(field_columns - 1);
-  std::snprintf(buf, sizeof buf, "λ > 2Δx: resolved below");
-  horizontal_marker(dl, a, b, first_pair_longer_than(m.inv_freq, 2.0 * step), pairs, theme::muted, buf);
-  std::snprintf(buf, sizeof buf, "λ > max_position below");
-  horizontal_marker(dl, a, b, first_pair_longer_than(m.inv_freq, double(p.max_position)), pairs, theme::learned, buf);
-  std::snprintf(buf, sizeof buf, "max_position %d", p.max_position);
-  vertical_marker(dl, a, b, double(p.max_position), m.field_x_end, theme::learned, buf);
-  std::snprintf(buf, sizeof buf, "m = %lld", p.position);
-  vertical_marker(dl, a, b, double(p.position), m.field_x_end, IM_COL32_WHITE, buf);
-  dl->PopClipRect();
-
-  if (hovered) {
-    const ImVec2 mp = ImGui::GetIO().MousePos;
-    const double x = std::round(std::clamp(double(mp.x - a.x) / double(b.x - a.x), 0.0, 1.0) * m.field_x_end);
-    const int i = std::clamp(int((mp.y - a.y) / (b.y - a.y) * pairs), 0, pairs - 1);
-    const double angle = x * m.inv_freq[i];
-    ImGui::SetTooltip("x = %.0f, pair i = %d\nθᵢ = %.6g, λ = %.6g\nx·θᵢ = %.10g rad, cos = %.8f", x, i, m.inv_freq[i],
-                      two_pi / m.inv_freq[i], angle, std::cos(angle));
-  }
-  ImGui::TextDisabled("x: 0 .. %.6g, %d columns (Δx = %.4g); rows: pairs, low i (fast) at the top", m.field_x_end,
-                      field_columns, step);
-  colour_legend("cos(x·θᵢ)", -1.0f, 1.0f, avail.x * 0.6f);
+      "2π·base^((d_head-2)/d_head). White line: position m; amber line: max_position. Far from 0 the field "
+      "shows a window around m, one column per position; a pair turning more than π per column cannot be "
+      "drawn faithfully (it would show false, slower stripes), so its row is hatched instead.");
+  const float below = wrapped_height(m.field_words.c_str()) + 1.4f * ImGui::GetTextLineHeightWithSpacing();
+  const HeatFrame f = heat_frame("field", ImGui::CalcTextSize("i=000").x + 8.0f, below);
+  heatmap(app.ui.gpu.get(), HeatSlot::Field, m.field, f.a, f.b, -1.0f, 1.0f);
+  field_marks(p, m, f);
+  if (f.hovered && m.field.cols > 0) field_tooltip(m, f);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", m.field_words.c_str());
+  ImGui::PopTextWrapPos();
+  colour_legend("cos(x·θᵢ)", -1.0f, 1.0f, f.width * 0.6f);
 }
 
 std::string describe_angle_field(const App& app) {
-  return "Angle field panel: cos of x times theta_i for positions x from 0 to " + format_sig(app.model.field_x_end) +
-         ", low pairs changing fast, high pairs slowly.";
+  const Model& m = app.model;
+  return "Angle field panel: cos of x times theta_i; " + m.field_words +
+         "; low pairs change fast, high pairs slowly.";
 }
 
 }  // namespace rv

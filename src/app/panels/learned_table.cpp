@@ -7,7 +7,7 @@
 
 #include "app/format.hpp"
 #include "app/panels.hpp"
-#include "app/plots.hpp"
+#include "app/heatmap.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
 #include "imgui.h"
@@ -24,6 +24,18 @@ float strip_x() {
   return ImGui::GetStyle().WindowPadding.x + ImGui::CalcTextSize("E[token]").x + 12.0f;
 }
 
+// n values read through at(j) as a strip of cells at p, w x h (signed block max-abs when wider than w / 2).
+template <class At>
+void draw_strip(ImDrawList* dl, ImVec2 p, float w, float h, int n, double absmax, const At& at) {
+  const BlockSteps s = block_steps(1, n, 1, int(w / 2.0f));
+  const int cells = (n + s.cols - 1) / s.cols;
+  for_each_block_maxabs([&](int, int j) { return at(j); }, 1, n, s,
+                        [&](int, int c, double x) {
+                          dl->AddRectFilled(ImVec2(p.x + w * c / cells, p.y),
+                                            ImVec2(p.x + w * (c + 1) / cells, p.y + h), diverging(float(x / absmax)));
+                        });
+}
+
 // One row of values as a strip of cells (block max-abs when wider than the strip).
 void value_strip(const char* label, const double* v, int n, double absmax, float width, ImU32 accent) {
   const float h = ImGui::GetTextLineHeight();
@@ -38,15 +50,7 @@ void value_strip(const char* label, const double* v, int n, double absmax, float
     dl->AddText(ImVec2(p.x + 4, p.y), theme::error, "no row: IndexError");
     return;
   }
-  const int cells = std::max(1, std::min(n, int(w / 2.0f)));
-  for (int c = 0; c < cells; ++c) {
-    const int j0 = c * n / cells, j1 = std::max(j0 + 1, (c + 1) * n / cells);
-    double x = 0;
-    for (int j = j0; j < j1; ++j)
-      if (std::abs(v[j]) > std::abs(x)) x = v[j];
-    dl->AddRectFilled(ImVec2(p.x + w * c / cells, p.y), ImVec2(p.x + w * (c + 1) / cells, p.y + h),
-                      diverging(float(x / absmax)));
-  }
+  draw_strip(dl, p, w, h, n, absmax, [&](int j) { return v[j]; });
   if (ImGui::IsItemHovered()) {
     const int j = std::clamp(int((ImGui::GetIO().MousePos.x - p.x) / w * n), 0, n - 1);
     ImGui::SetTooltip("%s[%d] = %.8g", label, j, v[j]);
@@ -118,7 +122,9 @@ void show_learned_table(App& app) {
   const float below = 5.2f * lh;  // legend + the sum
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float margin = ImGui::CalcTextSize("t=00000").x;
-  const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(40.0f, avail.y - below));
+  // At least 40 px of table above the missing row's ghost (the panel scrolls rather than overlap).
+  const float min_h = m.lookup_error ? std::max(40.0f + 3.4f * ImGui::GetTextLineHeight(), 40.0f / 0.72f) : 40.0f;
+  const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(min_h, avail.y - below));
   ImGui::Dummy(ImVec2(avail.x, size.y));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   char buf[32];
@@ -128,8 +134,9 @@ void show_learned_table(App& app) {
   draw_table(app, ImVec2(p0.x + margin + 4.0f, p0.y), size);
 
   char label[96];
-  if (m.table_row_step > 1 || m.table_col_step > 1)
-    std::snprintf(label, sizeof label, "P[t, j]; texel = largest |value| of %d×%d", m.table_row_step, m.table_col_step);
+  if (m.table_img.row_step > 1 || m.table_img.col_step > 1)
+    std::snprintf(label, sizeof label, "P[t, j]; texel = largest |value| of %d×%d", m.table_img.row_step,
+                  m.table_img.col_step);
   else
     std::snprintf(label, sizeof label, "P[t, j]");
   colour_legend(label, -float(m.table_absmax), float(m.table_absmax), avail.x);
@@ -150,17 +157,7 @@ void show_learned_table(App& app) {
     const ImVec2 sp = ImGui::GetCursorScreenPos();
     const float w = std::max(20.0f, avail.x - (sp.x - ImGui::GetWindowPos().x));
     ImGui::Dummy(ImVec2(w, h));
-    const int cells = std::max(1, std::min(d, int(w / 2.0f)));
-    for (int c = 0; c < cells; ++c) {
-      const int j0 = c * d / cells, j1 = std::max(j0 + 1, (c + 1) * d / cells);
-      double x = 0;
-      for (int j = j0; j < j1; ++j) {
-        const double s = m.e_row[j] + (*m.row)[j];
-        if (std::abs(s) > std::abs(x)) x = s;
-      }
-      dl->AddRectFilled(ImVec2(sp.x + w * c / cells, sp.y), ImVec2(sp.x + w * (c + 1) / cells, sp.y + h),
-                        diverging(float(x / absmax)));
-    }
+    draw_strip(dl, sp, w, h, d, absmax, [&](int j) { return m.e_row[j] + (*m.row)[j]; });
   } else {
     ImGui::TextColored(theme::vec(theme::error), "E + P: cannot be formed, P[%lld] does not exist", p.position);
     // The same lookup elsewhere: not every framework raises (below the table, so the heatmap keeps its room).

@@ -1,0 +1,91 @@
+// Heatmaps in one module: colour map, signed block max-abs downsampling, Gpu-or-CPU drawing, markers, legend.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "app/gpu.hpp"
+#include "app/state.hpp"
+#include "imgui.h"
+
+namespace rv {
+
+// The diverging colour map shared with shaders/heatmap.glsl: t in [-1, 1], blue - dark - gold.
+ImU32 diverging(float t);
+
+// [SECTION] signed block max-abs downsampling (pure)
+
+// Source rows and columns per output cell so that a [rows, cols] grid fits in [max_rows, max_cols].
+struct BlockSteps {
+  int rows = 1, cols = 1;
+};
+BlockSteps block_steps(int rows, int cols, int max_rows, int max_cols);
+
+// Calls emit(out_row, out_col, v) for each block of `steps` in a [rows, cols] grid read through
+// at(r, c), where v is the block's entry of largest magnitude, with its sign: a lone outlier survives.
+template <class At, class Emit>
+void for_each_block_maxabs(const At& at, int rows, int cols, BlockSteps steps, const Emit& emit) {
+  for (int r0 = 0, br = 0; r0 < rows; r0 += steps.rows, ++br) {
+    for (int c0 = 0, bc = 0; c0 < cols; c0 += steps.cols, ++bc) {
+      double best = 0.0;
+      for (int r = r0; r < std::min(rows, r0 + steps.rows); ++r)
+        for (int c = c0; c < std::min(cols, c0 + steps.cols); ++c) {
+          const double v = at(r, c);
+          if (std::abs(v) > std::abs(best)) best = v;
+        }
+      emit(br, bc, best);
+    }
+  }
+}
+
+// values [rows, cols] (row-major) downsampled to at most [max_rows, max_cols] by signed block
+// max-abs; the Grid records its row_step and col_step. Its version is left at 0 for the caller.
+Grid downsample_signed_maxabs(const double* values, int rows, int cols, int max_rows, int max_cols);
+Grid downsample_signed_maxabs(const float* values, int rows, int cols, int max_rows, int max_cols);
+
+// [SECTION] drawing
+
+// A value grid drawn into [a, b]: by the Gpu when there is one, else as at most 48 x 48 CPU cells
+// (signed block max-abs, like every other downsampling here).
+void heatmap(Gpu* gpu, HeatSlot slot, const Grid& grid, ImVec2 a, ImVec2 b, float vmin, float vmax);
+// A horizontal colour bar for [vmin, vmax] with its end labels, `width` wide, one line high.
+void colour_legend(const char* label, float vmin, float vmax, float width);
+
+// The rectangle a heatmap panel draws into: `margin` wide labels on the left, `below` pixels kept
+// under it; reserved as an invisible button `id` so hovering is known.
+struct HeatFrame {
+  ImVec2 p0;     // top-left of the reserved area (labels start here)
+  ImVec2 a, b;   // the heatmap itself
+  float width;   // of the reserved area
+  bool hovered;  // the mouse is over the reserved area
+  // The mouse position as fractions (u across, v down) of [a, b], clamped to [0, 1].
+  ImVec2 mouse_uv() const;
+};
+HeatFrame heat_frame(const char* id, float margin, float below);
+
+// Height that `text` takes wrapped at the content region's width, with the item spacing after it.
+float wrapped_height(const char* text);
+// Text on a dark plate, readable over stripes.
+void plate_text(ImDrawList* dl, ImVec2 at, ImU32 colour, const char* text);
+// A line across the frame at fraction t of its width (vertical) or height (horizontal), with a
+// label on a plate at its start (top / left) or end (bottom / right); dashed lines are for
+// boundaries, solid ones for positions. Skipped outside [0, 1].
+enum class Marker { Vertical, Horizontal };
+enum class LabelAt { Start, End };
+void frame_marker(ImDrawList* dl, const HeatFrame& f, Marker kind, double t, ImU32 colour, const char* label,
+                  LabelAt where, bool dashed);
+// Labels for the first and last row, right-aligned in the left margin.
+void row_end_labels(ImDrawList* dl, const HeatFrame& f, const char* first, const char* last);
+// Greys and hatches [a, b] and centres `label` in it when it fits: cells that are not drawn
+// because the sampling cannot resolve them.
+void hatch_band(ImDrawList* dl, ImVec2 a, ImVec2 b, const char* label);
+// Hatches the cells of flagged pairs: `per_flag` of the frame's `cells` rows (Horizontal) or
+// columns (Vertical) per flag, each run of flags as one band labelled `label`.
+void hatch_flagged(ImDrawList* dl, const HeatFrame& f, Marker kind, const std::vector<bool>& flags, int per_flag,
+                   int cells, const char* label);
+// The sampled range in words: "positions 999,680 to 1,000,191, one column per position",
+// "positions 0 to 5,000, about 9.78 positions per column" (`sample` is "column" or "row").
+std::string sampling_words(double x0, double x_end, double step, const char* sample);
+
+}  // namespace rv
