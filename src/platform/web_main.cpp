@@ -32,6 +32,8 @@ EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* con
 // (no permission, no user activation) becomes a note through rv_web_note.
 EM_JS(void, rv_js_copy_link, (void* web), { Module.rvCopyLink(web); });
 
+// Called outside a frame (after one, and after rv_web_apply): describe() reads the model, which
+// must reflect params a panel or set() changed since the frame's update.
 void publish_if_changed(Web& web) {
   rv::update_model(web.app.params, web.app.model);
   std::string hash = rv::encode_query(web.app.params);
@@ -77,7 +79,7 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_apply(Web* web, const char* hash) {
 EMSCRIPTEN_KEEPALIVE void rv_web_note(Web* web, const char* text) { web->app.ui.notes.push_back(text); }
 
 EMSCRIPTEN_KEEPALIVE const char* rv_web_state(Web* web) {
-  rv::update_model(web->app.params, web->app.model);
+  rv::update_model(web->app.params, web->app.model);  // set() then state() sees the new values, no frame needed
   web->reply = rv::state_json(web->app);
   return web->reply.c_str();
 }
