@@ -13,6 +13,7 @@
 #include "app/params.hpp"
 #include "app/report.hpp"
 #include "headless.hpp"
+#include "imgui_config.hpp"
 
 using rv::test::Headless;
 
@@ -199,4 +200,34 @@ TEST_CASE("model: a link applied outside a frame is in the state once update_mod
   CHECK(m.inv_freq.size() == 8);
   CHECK(m.probes[2].position == 42);
   CHECK(rv::state_json(ui.app).find("\"position\":42") != std::string::npos);
+}
+
+TEST_CASE("model: a size changed by a control mid-frame reaches the panels in that same frame") {
+  // Clicks the '+' step button of the heads box (d = h x d_head grows): the update after the
+  // controls must rebuild the table before the panels index it, with no assertion.
+  Headless ui;
+  ui.app.params.tab_bottom = 0;  // the learned table panel
+  ui.frames(2);
+  const rv::Rect r = ui.rect("heads");
+  REQUIRE(r.y + r.h < 800.0f);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float label = ImGui::CalcTextSize("h (heads)").x, side = ImGui::GetFrameHeight();
+  ui.mouse_move(r.x + r.w - label - style.ItemInnerSpacing.x - side * 0.5f, r.y + r.h * 0.5f);
+  ui.frame();
+  const int before = rv::imgui_assert_count();
+  bool changed = false;
+  for (bool down : {true, false}) {
+    ui.mouse_down(down);
+    ui.frame();
+    if (ui.app.params.heads == 5 && !changed) {
+      changed = true;
+      // No update_model since the frame ended: this is what the panels drew from.
+      const rv::Model& m = ui.app.model;
+      CHECK(m.table.P.cols() == ui.app.params.d_model());
+      CHECK(m.e_row.size() == ui.app.params.d_model());
+      CHECK(m.counts.learned_position == (long long)ui.app.params.max_position * ui.app.params.d_model());
+    }
+  }
+  CHECK(changed);
+  CHECK(rv::imgui_assert_count() == before);
 }
