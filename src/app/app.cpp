@@ -51,7 +51,7 @@ void tab_bar(App& app, Bar bar, float height) {
 }  // namespace
 
 void frame(App& app) {
-  update_model(app.params, app.model);
+  update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
@@ -67,7 +67,12 @@ void frame(App& app) {
     ImGui::SameLine();
   }
   ImGui::BeginGroup();
-  update_model(app.params, app.model);  // controls may have changed params this frame
+  // The one extra update: the controls change any parameter, including sizes (d_head, heads,
+  // max_position, offsets), and the panels below index model arrays, some with bounds taken from
+  // app.params. Updating here keeps them consistent this frame; it rebuilds only what the controls
+  // changed and is a tuple comparison otherwise. Panels that change params themselves (offsets,
+  // scaling) are picked up by the next frame's first update.
+  update_model(app.params, app.model);
   show_position_test(app);
   const float avail = ImGui::GetContentRegionAvail().y;
   const float top = std::max(120.0f * app.ui.scale, (avail - ImGui::GetStyle().ItemSpacing.y) * 0.5f);
@@ -76,7 +81,6 @@ void frame(App& app) {
   ImGui::EndGroup();
   ImGui::End();
   trim_notes(app.ui);
-  update_model(app.params, app.model);
   app.ui.frames += 1;
 }
 

@@ -244,77 +244,81 @@ std::vector<bool> aliased_pairs(const Eigen::VectorXd& inv_freq, double step) {
 
 // [SECTION] update_model
 
+// Each piece rebuilds when the inputs named in its key (ModelCaches, state.hpp) change, in
+// dependency order: freq, table and vectors first, then what reads them. A key lists raw Params
+// (and derived values like the field's x range), so two pieces never share a hidden flag.
 void update_model(const Params& p, Model& m) {
-  const std::optional<Params> old = m.computed_from;
-  if (old && *old == p) return;
-  const bool freq_changed = !old || old->d_head != p.d_head || old->base != p.base;
-  const bool table_changed =
-      !old || old->max_position != p.max_position || old->d_model() != p.d_model() || old->seed != p.seed;
-  const bool vectors_changed = !old || old->d_head != p.d_head || old->seed != p.seed;
-  const bool curves_changed = freq_changed || vectors_changed || old->pairing != p.pairing ||
-                              old->key_position != p.key_position || old->offsets != p.offsets;
-  const bool decay_changed = freq_changed || old->offsets != p.offsets;
-  const bool dims_changed = table_changed || freq_changed || old->batch != p.batch || old->seq_len != p.seq_len ||
-                            old->heads != p.heads || old->vocab != p.vocab;
-  const bool token_changed = table_changed || old->position != p.position || old->vocab != p.vocab;
-  const bool scaling_changed =
-      freq_changed || old->scaling != p.scaling || old->factor != p.factor || old->original_max != p.original_max ||
-      old->low_freq != p.low_freq || old->high_freq != p.high_freq || old->beta_fast != p.beta_fast ||
-      old->beta_slow != p.beta_slow || (p.scaling == ScalingType::Dynamic && old->position != p.position);
-  const bool precision_changed = freq_changed || old->position != p.position;
-
-  if (freq_changed) m.inv_freq = rope_inv_freq(p.d_head, p.base);  // [d_head/2]
-  m.angles = rope_angles(double(p.position), m.inv_freq);          // [d_head/2]
-  if (table_changed) {
-    m.table = learned_table(p.max_position, p.d_model(), p.seed);  // [max_position, d]
+  ModelCaches& c = m.caches;
+  m.updates += 1;
+  const int d = p.d_model();
+  if (c.freq.stale(p.d_head, p.base)) m.inv_freq = rope_inv_freq(p.d_head, p.base);  // [d_head/2]
+  if (c.table.stale(p.max_position, d, p.seed)) {
+    m.table = learned_table(p.max_position, d, p.seed);  // [max_position, d]
     build_table_image(m);
   }
-  if (vectors_changed) {
+  if (c.vectors.stale(p.d_head, p.seed)) {
     m.q = seeded_normal(p.seed * 3 + 1, p.d_head);  // [d_head]
     m.k = seeded_normal(p.seed * 3 + 2, p.d_head);
     m.v = seeded_normal(p.seed * 3 + 3, p.d_head);
   }
-
-  Expected<Eigen::RowVectorXd> looked_up = learned_lookup(m.table, p.position);
-  if (looked_up.ok()) {
-    m.row = looked_up.value();
-    m.lookup_error.reset();
-  } else {
-    m.row.reset();
-    m.lookup_error = looked_up.error();
+  if (c.lookup.stale(p.max_position, d, p.seed, p.position)) {
+    Expected<Eigen::RowVectorXd> looked_up = learned_lookup(m.table, p.position);
+    if (looked_up.ok()) {
+      m.row = looked_up.value();
+      m.lookup_error.reset();
+    } else {
+      m.row.reset();
+      m.lookup_error = looked_up.error();
+    }
+    m.lookup_message = m.lookup_error ? m.lookup_error->full() : std::string();
   }
-  m.lookup_message = m.lookup_error ? m.lookup_error->full() : std::string();
-
-  m.q_rot = apply_rope(m.q, double(p.position), m.inv_freq, p.pairing);
-  m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
-  m.score = m.q_rot.dot(m.k_rot);
-  m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
-
-  if (curves_changed) build_curves(p, m);
-  if (decay_changed) build_decay(p, m);
-  if (token_changed) build_token(p, m);
+  if (c.rotate.stale(p.d_head, p.base, p.seed, p.pairing, p.position, p.key_position)) {
+    m.angles = rope_angles(double(p.position), m.inv_freq);  // [d_head/2]
+    m.q_rot = apply_rope(m.q, double(p.position), m.inv_freq, p.pairing);
+    m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
+    m.score = m.q_rot.dot(m.k_rot);
+    m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
+  }
+  if (c.curves.stale(p.d_head, p.base, p.seed, p.pairing, p.key_position, p.offsets)) build_curves(p, m);
+  if (c.decay.stale(p.d_head, p.base, p.offsets)) build_decay(p, m);
+  if (c.token.stale(p.seed, p.position, p.vocab, d)) build_token(p, m);
+  // The heatmaps' windows (position_window) are derived inputs: a drag inside a window rebuilds nothing.
   const double slowest = m.inv_freq.minCoeff();
   const PositionWindow field = position_window(p.position, p.max_position, field_columns, slowest);
-  if (freq_changed || field.x0 != m.field_x0 || field.x_end != m.field_x_end) build_field(m, field);
+  if (c.field.stale(p.d_head, p.base, field.x0, field.x_end, field.step)) build_field(m, field);
   const int sinus_rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
   const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows, slowest);
-  if (freq_changed || sinus.x0 != m.sinus_x0 || sinus.x_end != m.sinus_x_end) build_sinusoidal(p, m, sinus);
-  if (scaling_changed) build_scaling(p, m);
-  if (precision_changed) {
+  if (c.sinusoidal.stale(p.d_head, p.base, sinus.x0, sinus.x_end, sinus.step)) build_sinusoidal(p, m, sinus);
+  // Only dynamic NTK reads the sequence length (m + 1): other methods do not rebuild as m moves.
+  const long long scaling_m = p.scaling == ScalingType::Dynamic ? p.position : -1;
+  if (c.scaling.stale(p.d_head, p.base, p.scaling, p.factor, p.original_max, p.low_freq, p.high_freq, p.beta_fast,
+                      p.beta_slow, scaling_m))
+    build_scaling(p, m);
+  if (c.precision.stale(p.d_head, p.base, p.position)) {
     build_precision(p, m);
     m.sinus_at_m = sinusoidal(p.d_head, {double(p.position)}, p.base).row(0);  // [d_head]
   }
-  if (dims_changed) {
+  if (c.shapes.stale(p.batch, p.seq_len, p.heads, p.d_head, p.vocab, p.max_position, p.base, p.seed)) {
     m.shapes = shape_trace(dims_of(p));
     m.counts = param_counts(dims_of(p));
     build_checks(p, m);
   }
-  if (table_changed || freq_changed || !old || old->position != p.position) {
+  if (c.probes.stale(p.max_position, d, p.seed, p.d_head, p.base, p.position)) {
     long long at[Model::probe_count];
     probe_positions(p, at);
     for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
   }
-  m.computed_from = p;
+}
+
+std::vector<std::pair<const char*, int>> cache_builds(const Model& m) {
+  const ModelCaches& c = m.caches;
+  return {{"freq", c.freq.builds},       {"table", c.table.builds},
+          {"vectors", c.vectors.builds}, {"lookup", c.lookup.builds},
+          {"rotate", c.rotate.builds},   {"curves", c.curves.builds},
+          {"decay", c.decay.builds},     {"token", c.token.builds},
+          {"field", c.field.builds},     {"sinusoidal", c.sinusoidal.builds},
+          {"scaling", c.scaling.builds}, {"precision", c.precision.builds},
+          {"shapes", c.shapes.builds},   {"probes", c.probes.builds}};
 }
 
 }  // namespace rv

@@ -1,5 +1,8 @@
 // Recomputes the Model from Params through src/core, touching only what the change affects.
 #pragma once
+#include <utility>
+#include <vector>
+
 #include "app/state.hpp"
 
 namespace rv {
@@ -22,7 +25,13 @@ RopeScaling scaling_of(const Params& p);
 void probe_positions(const Params& p, long long (&out)[Model::probe_count]);
 
 // Brings app.model up to date with app.params. Cheap when nothing changed.
+// Brings app.model up to date with app.params, rebuilding only the pieces whose inputs changed
+// (Model::caches). Cheap when nothing changed: a comparison of small tuples. Called at the start
+// of frame() and after the controls (app.cpp), and by the platform seams before reading state
+// outside a frame.
 void update_model(const Params& params, Model& model);
+// How often each cached piece has been built, by name ("freq", "table", ...), for tests.
+std::vector<std::pair<const char*, int>> cache_builds(const Model& model);
 
 // The overview's x range for a position and table: a 1-2-5 step above both, so dragging the
 // position only rebuilds the field when it crosses a step.

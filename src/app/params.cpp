@@ -9,14 +9,6 @@
 
 namespace rv {
 
-bool Params::operator==(const Params& o) const {
-  return position == o.position && key_position == o.key_position && max_position == o.max_position &&
-         d_head == o.d_head && heads == o.heads && batch == o.batch && seq_len == o.seq_len && vocab == o.vocab &&
-         base == o.base && pairing == o.pairing && seed == o.seed && offsets == o.offsets && tab_top == o.tab_top &&
-         tab_bottom == o.tab_bottom && scaling == o.scaling && factor == o.factor && original_max == o.original_max &&
-         low_freq == o.low_freq && high_freq == o.high_freq && beta_fast == o.beta_fast && beta_slow == o.beta_slow;
-}
-
 namespace {
 
 std::string quoted(std::string_view s) {
@@ -68,76 +60,168 @@ bool set_real(double& field, std::string_view key, std::string_view text, double
   return true;
 }
 
-// A tab by its panel's key (tab_top=precision) or, from old links, by its number in the bar.
-bool set_tab(Params& p, Bar bar, std::string_view key, std::string_view text, std::vector<std::string>& notes) {
-  const std::optional<long long> tab = parse_tab(bar, text);
-  if (!tab) {
-    notes.push_back(std::string(key) + "=" + quoted(text) + " is not one of " + tab_keys(bar) + "; kept " +
-                    tab_key(bar, tab_of(p, bar)));
+// [SECTION] row kinds: parse, encode and compare one member, chosen by a pointer-to-member
+
+using Notes = std::vector<std::string>;
+
+template <auto M>
+bool member_equal(const Params& a, const Params& b) {
+  return a.*M == b.*M;
+}
+template <auto M>
+std::string encode_integer(const Params& p) {
+  return std::to_string(p.*M);
+}
+template <auto M>
+std::string encode_real(const Params& p) {
+  return format_number(p.*M);
+}
+template <auto M>
+bool parse_integer(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  return set_int(p.*M, f.key, text, (long long)f.lo, (long long)f.hi, notes);
+}
+// A whole number; an odd one is bumped to the next even value (the previous when at the limit).
+template <auto M>
+bool parse_even(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  auto v = p.*M;
+  if (!set_int(v, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  if (v % 2 != 0) {
+    const auto even = double(v + 1) <= f.hi ? v + 1 : v - 1;
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is odd: RoPE rotates pairs; using " +
+                    std::to_string(even));
+    v = even;
+  }
+  p.*M = v;
+  return true;
+}
+template <auto M>
+bool parse_whole_real(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  long long whole = (long long)(p.*M);
+  if (!set_int(whole, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  p.*M = double(whole);
+  return true;
+}
+template <auto M>
+bool parse_real(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  return set_real(p.*M, f.key, text, f.lo, f.hi, notes);
+}
+template <auto M, auto Parse, auto Name>
+bool parse_enum(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  const auto v = Parse(text);
+  if (!v) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not " + f.choices + "; kept " + Name(p.*M));
     return false;
   }
-  const long long last = (long long)bar_panels(bar).size() - 1;
-  return set_int(tab_of(p, bar), key, std::to_string(*tab), 0, last, notes);
+  p.*M = *v;
+  return true;
 }
+template <auto M, auto Name>
+std::string encode_enum(const Params& p) {
+  return Name(p.*M);
+}
+
+// [SECTION] row builders: one call per link key
+
+template <auto M>
+constexpr ParamField integer(const char* key, double lo, double hi, const char* help) {
+  return {key, FieldKind::Integer, lo, hi, help, parse_integer<M>, encode_integer<M>, member_equal<M>, ""};
+}
+template <auto M>
+constexpr ParamField even_integer(const char* key, double lo, double hi, const char* help) {
+  return {key, FieldKind::EvenInteger, lo, hi, help, parse_even<M>, encode_integer<M>, member_equal<M>, ""};
+}
+template <auto M>
+constexpr ParamField whole_real(const char* key, double lo, double hi, const char* help) {
+  return {key, FieldKind::WholeReal, lo, hi, help, parse_whole_real<M>, encode_real<M>, member_equal<M>, ""};
+}
+template <auto M>
+constexpr ParamField real_above(const char* key, double above, double hi, const char* help) {
+  return {key, FieldKind::RealAbove, above, hi, help, parse_real<M>, encode_real<M>, member_equal<M>, ""};
+}
+template <auto M, auto Parse, auto Name>
+constexpr ParamField enumeration(const char* key, const char* choices, const char* help) {
+  return {key, FieldKind::Enum, 0, 0, help, parse_enum<M, Parse, Name>, encode_enum<M, Name>, member_equal<M>, choices};
+}
+// A tab by its panel's key (tab_top=precision) or, from old links, by its number in the bar.
+template <Bar B>
+bool parse_tab_row(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  const std::optional<long long> tab = parse_tab(B, text);
+  if (!tab) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not one of " + tab_keys(B) + "; kept " +
+                    tab_key(B, tab_of(p, B)));
+    return false;
+  }
+  const long long last = (long long)bar_panels(B).size() - 1;
+  return set_int(tab_of(p, B), f.key, std::to_string(*tab), 0, last, notes);
+}
+template <Bar B>
+std::string encode_tab_row(const Params& p) {
+  return tab_key(B, tab_of(p, B));
+}
+template <auto M, Bar B>
+constexpr ParamField tab(const char* key, const char* help) {
+  return {key, FieldKind::Tab, 0, 0, help, parse_tab_row<B>, encode_tab_row<B>, member_equal<M>, ""};
+}
+
+// [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
+
+using P = Params;
+constexpr ParamField table[] = {
+    integer<&P::position>("position", 0, Limits::position_max,
+                          "The query's position m. The learned table serves 0 <= m < max_position; RoPE any m >= 0."),
+    integer<&P::key_position>("key_position", 0, Limits::position_max,
+                              "The key's position n; the score depends on m - n."),
+    integer<&P::max_position>("max_position", 1, Limits::max_position_max,
+                              "Rows of the learned table P[max_position, d]; any other index raises IndexError."),
+    even_integer<&P::d_head>("d_head", 2, Limits::d_head_max, "Width per head; RoPE rotates d_head / 2 pairs."),
+    integer<&P::heads>("heads", 1, Limits::heads_max, "Heads h; the model width is d = h x d_head."),
+    integer<&P::batch>("batch", 1, Limits::batch_max, "B: sequences processed together."),
+    integer<&P::seq_len>("seq_len", 1, Limits::seq_len_max, "T: tokens per sequence."),
+    integer<&P::vocab>("vocab", 1, Limits::vocab_max, "V: rows of the token table E[V, d]."),
+    real_above<&P::base>("base", 1.0, Limits::base_max, "RoPE's base: theta_i = base^(-2i / d_head)."),
+    enumeration<&P::pairing, parse_pairing, pairing_name>(
+        "pairing", "'interleaved' or 'half_split'",
+        "Which dimensions rotate together: (2i, 2i+1) interleaved, or (i, i + d_head/2) half_split."),
+    integer<&P::seed>("seed", 0, Limits::seed_max, "Seeds P, E, and the example q, k, v."),
+    integer<&P::offsets>("offsets", 1, Limits::offsets_max, "The score curve spans m - n in [-offsets, offsets]."),
+    tab<&P::tab_top, Bar::Top>("tab_top", "The panel shown in the top tab bar, by name (or old number)."),
+    tab<&P::tab_bottom, Bar::Bottom>("tab_bottom", "The panel shown in the bottom tab bar, by name (or old number)."),
+    enumeration<&P::scaling, parse_scaling, scaling_name>(
+        "scaling", "none, linear, dynamic, yarn or llama3",
+        "Context extension: the Hugging Face rope_scaling type (its panel only)."),
+    real_above<&P::factor>("factor", 0.0, Limits::factor_max, "rope_scaling factor: the context grows by this much."),
+    whole_real<&P::original_max>("original_max", 1, Limits::original_max_max,
+                                 "original_max_position_embeddings (Llama 2: 4096, Llama 3.1: 8192)."),
+    real_above<&P::low_freq>("low_freq", 0.0, Limits::factor_max, "llama3 low_freq_factor (Llama 3.1: 1)."),
+    real_above<&P::high_freq>("high_freq", 0.0, Limits::factor_max, "llama3 high_freq_factor (Llama 3.1: 4)."),
+    real_above<&P::beta_fast>("beta_fast", 0.0, Limits::factor_max,
+                              "yarn beta_fast: rotations at the ramp's fast end."),
+    real_above<&P::beta_slow>("beta_slow", 0.0, Limits::factor_max,
+                              "yarn beta_slow: rotations at the ramp's slow end."),
+};
 
 }  // namespace
 
+ParamFields param_fields() {
+  return {table, sizeof table / sizeof table[0]};
+}
+
+const ParamField* find_field(std::string_view key) {
+  for (const ParamField& f : table)
+    if (key == f.key) return &f;
+  return nullptr;
+}
+
+bool Params::operator==(const Params& o) const {
+  for (const ParamField& f : table)
+    if (!f.equal(*this, o)) return false;
+  return true;
+}
+
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
-  if (key == "position") return set_int(p.position, key, value, 0, Limits::position_max, notes);
-  if (key == "key_position") return set_int(p.key_position, key, value, 0, Limits::position_max, notes);
-  if (key == "max_position") return set_int(p.max_position, key, value, 1, Limits::max_position_max, notes);
-  if (key == "heads") return set_int(p.heads, key, value, 1, Limits::heads_max, notes);
-  if (key == "batch") return set_int(p.batch, key, value, 1, Limits::batch_max, notes);
-  if (key == "seq_len") return set_int(p.seq_len, key, value, 1, Limits::seq_len_max, notes);
-  if (key == "vocab") return set_int(p.vocab, key, value, 1, Limits::vocab_max, notes);
-  if (key == "offsets") return set_int(p.offsets, key, value, 1, Limits::offsets_max, notes);
-  if (key == "tab_top") return set_tab(p, Bar::Top, key, value, notes);
-  if (key == "tab_bottom") return set_tab(p, Bar::Bottom, key, value, notes);
-  if (key == "factor") return set_real(p.factor, key, value, 0.0, Limits::factor_max, notes);
-  if (key == "low_freq") return set_real(p.low_freq, key, value, 0.0, Limits::factor_max, notes);
-  if (key == "high_freq") return set_real(p.high_freq, key, value, 0.0, Limits::factor_max, notes);
-  if (key == "beta_fast") return set_real(p.beta_fast, key, value, 0.0, Limits::factor_max, notes);
-  if (key == "beta_slow") return set_real(p.beta_slow, key, value, 0.0, Limits::factor_max, notes);
-  if (key == "original_max") {
-    double v = p.original_max;
-    long long whole = (long long)v;
-    if (!set_int(whole, key, value, 1, (long long)Limits::original_max_max, notes)) return false;
-    p.original_max = double(whole);
-    return true;
-  }
-  if (key == "scaling") {
-    auto type = parse_scaling(value);
-    if (!type) {
-      notes.push_back("scaling=" + quoted(value) + " is not none, linear, dynamic, yarn or llama3; kept " +
-                      scaling_name(p.scaling));
-      return false;
-    }
-    p.scaling = *type;
-    return true;
-  }
-  if (key == "seed") return set_int(p.seed, key, value, 0, Limits::seed_max, notes);
-  if (key == "d_head") {
-    int d = p.d_head;
-    if (!set_int(d, key, value, 2, Limits::d_head_max, notes)) return false;
-    if (d % 2 != 0) {
-      notes.push_back("d_head=" + quoted(value) + " is odd: RoPE rotates pairs; using " + std::to_string(d + 1));
-      d += 1;
-    }
-    p.d_head = d;
-    return true;
-  }
-  if (key == "base") return set_real(p.base, key, value, 1.0, Limits::base_max, notes);
-  if (key == "pairing") {
-    auto pairing = parse_pairing(value);
-    if (!pairing) {
-      notes.push_back("pairing=" + quoted(value) + " is not 'interleaved' or 'half_split'; kept " +
-                      pairing_name(p.pairing));
-      return false;
-    }
-    p.pairing = *pairing;
-    return true;
-  }
-  return true;  // unknown keys are ignored, as links from newer versions may carry more
+  const ParamField* f = find_field(key);
+  if (!f) return true;  // unknown keys are ignored, as links from newer versions may carry more
+  return f->parse(*f, p, value, notes);
 }
 
 void enforce_limits(Params& p, std::vector<std::string>& notes) {
@@ -181,16 +265,9 @@ void apply_query(Params& p, std::string_view query, std::vector<std::string>& no
 }
 
 std::string encode_query(const Params& p) {
-  using std::to_string;
-  return "position=" + to_string(p.position) + "&key_position=" + to_string(p.key_position) +
-         "&max_position=" + to_string(p.max_position) + "&d_head=" + to_string(p.d_head) +
-         "&heads=" + to_string(p.heads) + "&batch=" + to_string(p.batch) + "&seq_len=" + to_string(p.seq_len) +
-         "&vocab=" + to_string(p.vocab) + "&base=" + format_number(p.base) + "&pairing=" + pairing_name(p.pairing) +
-         "&seed=" + to_string(p.seed) + "&offsets=" + to_string(p.offsets) + "&tab_top=" + tab_key(Bar::Top, p.tab_top) +
-         "&tab_bottom=" + tab_key(Bar::Bottom, p.tab_bottom) + "&scaling=" + scaling_name(p.scaling) +
-         "&factor=" + format_number(p.factor) + "&original_max=" + format_number(p.original_max) +
-         "&low_freq=" + format_number(p.low_freq) + "&high_freq=" + format_number(p.high_freq) +
-         "&beta_fast=" + format_number(p.beta_fast) + "&beta_slow=" + format_number(p.beta_slow);
+  std::string out;
+  for (const ParamField& f : param_fields()) out += (out.empty() ? "" : "&") + std::string(f.key) + "=" + f.encode(p);
+  return out;
 }
 
 }  // namespace rv

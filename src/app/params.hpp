@@ -1,6 +1,7 @@
 // Reading and writing Params as text: one setter for every source (URL hash, --state, the JS
 // hook), with the limits that keep every value safe, and the URL-hash encoding.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,43 @@ struct Limits {
   static constexpr double factor_max = 1000.0;     // rope_scaling factor, and llama3/yarn tuning factors
   static constexpr double original_max_max = 1e9;  // original_max_position_embeddings
 };
+
+// [SECTION] The table of link keys: one row per Params member a link carries. The row drives
+// parsing (set_param), the canonical hash (encode_query, in table order), Params::operator== and
+// the README's key list (tests/ui/params_test.cpp). Adding a link key is one row in params.cpp.
+enum class FieldKind {
+  Integer,      // a whole number in [lo, hi], clamped with a note
+  EvenInteger,  // Integer, and an odd value is bumped to the next even one with a note
+  WholeReal,    // a whole number in [lo, hi] stored in a double
+  RealAbove,    // a finite number in (lo, hi]: <= lo is rejected, > hi clamped
+  Enum,         // one of a fixed set of names
+  Tab,          // a panel of a tab bar (app/registry.hpp), by its key or, from old links, its number
+};
+
+struct ParamField {
+  const char* key;  // the URL / --state / window.ropeviz.set name
+  FieldKind kind;
+  double lo, hi;     // limits, as the kind reads them (exact: every limit is below 2^53)
+  const char* help;  // one line, for tooltips and docs
+  // Parses text into the member: false (member unchanged, a note) when rejected, clamps with a note.
+  bool (*parse)(const ParamField& f, Params& p, std::string_view text, std::vector<std::string>& notes);
+  std::string (*encode)(const Params& p);           // the value as the hash writes it
+  bool (*equal)(const Params& a, const Params& b);  // the member compares equal
+  const char* choices;                              // Enum: "'interleaved' or 'half_split'", else ""
+};
+
+struct ParamFields {
+  const ParamField* first;
+  std::size_t count;
+  const ParamField* begin() const { return first; }
+  const ParamField* end() const { return first + count; }
+  std::size_t size() const { return count; }
+};
+
+// Every link key, in the canonical hash order.
+ParamFields param_fields();
+// The row for a key, or nullptr when no parameter has that name.
+const ParamField* find_field(std::string_view key);
 
 // Sets one parameter from text. Unknown keys are ignored (returns true, no note); a value that
 // cannot be parsed leaves the parameter unchanged and adds a note; an out-of-range one is clamped

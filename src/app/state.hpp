@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,7 +23,8 @@ namespace rv {
 
 class Gpu;  // app/gpu.hpp: the renderer seam for shader heatmaps (null when headless)
 
-// What a link (URL hash, --state, window.ropeviz.set) can set. Defaults are the lesson's.
+// What a link (URL hash, --state, window.ropeviz.set) can set. Defaults are the lesson's. Each member
+// is one row of the link-key table (params.cpp): it parses, encodes and compares them all.
 struct Params {
   long long position = 5;      // m, the query's position
   long long key_position = 3;  // n, the key's position
@@ -48,7 +50,7 @@ struct Params {
   double beta_fast = 32.0, beta_slow = 1.0;  // yarn: rotations bounding the ramp
 
   int d_model() const { return heads * d_head; }
-  bool operator==(const Params& o) const;
+  bool operator==(const Params& o) const;  // every row of the link-key table compares equal
   bool operator!=(const Params& o) const { return !(*this == o); }
 };
 
@@ -72,9 +74,46 @@ struct Probe {
   double angle_last = 0.0;  // position * theta_{d/2-1}
 };
 
+// One derived piece of the Model and the exact inputs it was last built from: stale(inputs...) is
+// true (and records them) when they differ from the last build's, so a piece rebuilds only when
+// its own inputs change. builds counts the rebuilds, for tests.
+template <class... Inputs>
+struct Cached {
+  std::optional<std::tuple<Inputs...>> built_from;  // nullopt until the first build
+  int builds = 0;
+  bool stale(const Inputs&... now) {
+    std::tuple<Inputs...> key(now...);
+    if (built_from && *built_from == key) return false;
+    built_from = std::move(key);
+    ++builds;
+    return true;
+  }
+};
+
+// The Model's pieces, each keyed on the Params (and derived values) it reads; update_model
+// (model.cpp) is the only writer. Order of declaration = order of building.
+struct ModelCaches {
+  Cached<int, double> freq;                                                  // d_head, base
+  Cached<int, int, std::uint64_t> table;                                     // max_position, d, seed
+  Cached<int, std::uint64_t> vectors;                                        // d_head, seed
+  Cached<int, int, std::uint64_t, long long> lookup;                         // max_position, d, seed, m
+  Cached<int, double, std::uint64_t, Pairing, long long, long long> rotate;  // d_head, base, seed, pairing, m, n
+  Cached<int, double, std::uint64_t, Pairing, long long, int> curves;        // d_head, base, seed, pairing, n, offsets
+  Cached<int, double, int> decay;                                            // d_head, base, offsets
+  Cached<std::uint64_t, long long, int, int> token;                          // seed, m, vocab, d
+  Cached<int, double, double, double, double> field;       // d_head, base, window x0, x_end, step
+  Cached<int, double, double, double, double> sinusoidal;  // d_head, base, window x0, x_end, step
+  // d_head, base, scaling, factor, original_max, low_freq, high_freq, beta_fast, beta_slow, m (dynamic only)
+  Cached<int, double, ScalingType, double, double, double, double, double, double, long long> scaling;
+  Cached<int, double, long long> precision;                            // d_head, base, m
+  Cached<int, int, int, int, int, int, double, std::uint64_t> shapes;  // B, T, h, d_head, V, max_position, base, seed
+  Cached<int, int, std::uint64_t, int, double, long long> probes;      // max_position, d, seed, d_head, base, m
+};
+
 // Everything computed from Params by src/core; recomputed only when its inputs change.
 struct Model {
-  std::optional<Params> computed_from;    // nullopt until the first update
+  ModelCaches caches;                     // what each piece was built from (update_model)
+  int updates = 0;                        // update_model calls, for tests
   std::uint64_t versions = 0;             // source of Grid / curve versions
   Eigen::VectorXd inv_freq;               // theta_i                     [d_head/2]
   Eigen::VectorXd angles;                 // m * theta_i                 [d_head/2]

@@ -32,11 +32,14 @@ EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* con
 // (no permission, no user activation) becomes a note through rv_web_note.
 EM_JS(void, rv_js_copy_link, (void* web), { Module.rvCopyLink(web); });
 
+// Called outside a frame (after one, and after rv_web_apply). Only when the params changed does
+// describe() read the model, which must then reflect what a panel or set() changed since the
+// frame's update: the one place this seam updates it besides rv_web_state.
 void publish_if_changed(Web& web) {
-  rv::update_model(web.app.params, web.app.model);
   std::string hash = rv::encode_query(web.app.params);
   if (hash == web.last_hash) return;
   web.last_hash = hash;
+  rv::update_model(web.app.params, web.app.model);
   rv_js_state_changed(hash.c_str(), rv::describe(web.app).c_str());
 }
 
@@ -77,7 +80,7 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_apply(Web* web, const char* hash) {
 EMSCRIPTEN_KEEPALIVE void rv_web_note(Web* web, const char* text) { web->app.ui.notes.push_back(text); }
 
 EMSCRIPTEN_KEEPALIVE const char* rv_web_state(Web* web) {
-  rv::update_model(web->app.params, web->app.model);
+  rv::update_model(web->app.params, web->app.model);  // set() then state() sees the new values, no frame needed
   web->reply = rv::state_json(web->app);
   return web->reply.c_str();
 }
