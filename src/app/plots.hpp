@@ -23,18 +23,4 @@ void heatmap(Gpu* gpu, HeatSlot slot, const Grid& grid, ImVec2 a, ImVec2 b, floa
 // A horizontal colour bar for [vmin, vmax] with its end labels, `width` wide, one line high.
 void colour_legend(const char* label, float vmin, float vmax, float width);
 
-// Maps data coordinates to a screen rectangle.
-struct PlotFrame {
-  ImVec2 a, b;            // screen rectangle (inner, after margins)
-  double x0, x1, y0, y1;  // data range
-  float sx(double x) const { return a.x + float((x - x0) / (x1 - x0)) * (b.x - a.x); }
-  float sy(double y) const { return b.y - float((y - y0) / (y1 - y0)) * (b.y - a.y); }
-  double data_x(float px) const { return x0 + double(px - a.x) / double(b.x - a.x) * (x1 - x0); }
-};
-
-// Draws a decimated curve (one vertical segment per column, joined) into f.
-void draw_decimated(ImDrawList* dl, const PlotFrame& f, const Decimated& d, ImU32 colour, float thickness);
-// Axis box with tick labels at the ends and at zero when in range.
-void draw_axes(ImDrawList* dl, const PlotFrame& f, const char* x_label, const char* y_label);
-
 }  // namespace rv

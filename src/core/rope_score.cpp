@@ -1,6 +1,8 @@
-// Attention scores under RoPE: the score-vs-offset curve by rotation recurrence, and the spread across anchors.
+// Attention scores under RoPE: the score-vs-offset curve by rotation recurrence, the spread across anchors, and
+// true bounds on |score(r)| for given q, k (Abel summation, and RoFormer's looser form).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 
 #include "core/rope.hpp"
@@ -79,6 +81,85 @@ double rope_relative_spread(const Eigen::VectorXd& q, const Eigen::VectorXd& k, 
   double spread = 0.0;
   for (std::size_t j = 0; j < n; ++j) spread = std::max(spread, hi[j] - lo[j]);
   return spread;
+}
+
+Eigen::VectorXcd rope_pair_products(const Eigen::VectorXd& q, const Eigen::VectorXd& k, Pairing p) {
+  const int d = static_cast<int>(q.size());
+  Eigen::VectorXcd h(d / 2);
+  for (int i = 0; i < d / 2; ++i) {
+    const auto ab = pair_indices(i, d, p);
+    // RoPE multiplies pair (a, b) as a + ib by e^{i pos theta}; <u, v> = Re(u conj(v)) for pairs.
+    h[i] = std::complex<double>(q[ab.first], q[ab.second]) * std::conj(std::complex<double>(k[ab.first], k[ab.second]));
+  }
+  return h;
+}
+
+namespace {
+// w_i = |h_i - h_{i+1}| with h_{d/2} = 0, and their max.
+double abel_weights(const Eigen::VectorXcd& h, std::vector<double>& w) {
+  const Eigen::Index half = h.size();
+  w.resize(static_cast<std::size_t>(half));
+  double wmax = 0.0;
+  for (Eigen::Index i = 0; i < half; ++i) {
+    w[static_cast<std::size_t>(i)] = std::abs(h[i] - (i + 1 < half ? h[i + 1] : std::complex<double>()));
+    wmax = std::max(wmax, w[static_cast<std::size_t>(i)]);
+  }
+  return wmax;
+}
+}  // namespace
+
+ScoreBound rope_score_bound(const Eigen::VectorXcd& h, const Eigen::VectorXd& inv_freq, double r) {
+  std::vector<double> w;
+  const double wmax = abel_weights(h, w);
+  std::complex<double> S(0.0, 0.0);
+  ScoreBound b;
+  double sum_s = 0.0;
+  for (Eigen::Index i = 0; i < h.size(); ++i) {
+    S += std::polar(1.0, r * inv_freq[i]);  // S_{i+1}
+    b.abel += w[static_cast<std::size_t>(i)] * std::abs(S);
+    sum_s += std::abs(S);
+  }
+  b.roformer = wmax * sum_s;
+  return b;
+}
+
+void rope_score_bound_curve(const Eigen::VectorXd& q, const Eigen::VectorXd& k, const Eigen::VectorXd& inv_freq,
+                            Pairing p, long long offset_lo, long long offset_hi, std::vector<double>& abel,
+                            std::vector<double>& roformer) {
+  const std::size_t n = offset_hi < offset_lo ? 0 : static_cast<std::size_t>(offset_hi - offset_lo) + 1;
+  abel.assign(n, 0.0);
+  roformer.assign(n, 0.0);
+  std::vector<double> w;
+  const double wmax = abel_weights(rope_pair_products(q, k, p), w);
+  const std::size_t half = w.size();
+  // e^{i r theta_i} as (c, s), advanced by e^{i theta_i} = (cs, sn); plain arithmetic (no hypot, no __muldc3)
+  std::vector<double> c(half), s(half), cs(half), sn(half);
+  for (std::size_t i = 0; i < half; ++i) {
+    cs[i] = std::cos(inv_freq[static_cast<Eigen::Index>(i)]);
+    sn[i] = std::sin(inv_freq[static_cast<Eigen::Index>(i)]);
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j % kReanchor == 0)
+      for (std::size_t i = 0; i < half; ++i) {
+        const double ang =
+            static_cast<double>(offset_lo + static_cast<long long>(j)) * inv_freq[static_cast<Eigen::Index>(i)];
+        c[i] = std::cos(ang);
+        s[i] = std::sin(ang);
+      }
+    double re = 0.0, im = 0.0, a = 0.0, sum_s = 0.0;
+    for (std::size_t i = 0; i < half; ++i) {
+      re += c[i];  // S_{i+1}
+      im += s[i];
+      const double mag = std::sqrt(re * re + im * im);
+      a += w[i] * mag;
+      sum_s += mag;
+      const double cn = c[i] * cs[i] - s[i] * sn[i];
+      s[i] = s[i] * cs[i] + c[i] * sn[i];
+      c[i] = cn;
+    }
+    abel[j] = a;
+    roformer[j] = wmax * sum_s;
+  }
 }
 
 }  // namespace rv
