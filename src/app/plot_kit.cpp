@@ -201,27 +201,30 @@ void layout(Ticks& xt, Ticks& yt, Ticks& rt, double* rvals) {
 
 // [SECTION] drawing
 
-// A polyline, solid or dashed (6 px on, 4 off); non-finite points break it.
+// A polyline, solid or dashed: dashes follow the screen x (6 px on, 4 off), so a jagged decimated curve
+// costs no more vertices than its points; long segments are cut at the dash boundaries.
 void stroke(ImDrawList* dl, const ImVec2* p, int n, ImU32 colour, float thickness, bool dashed) {
   if (!dashed) {
     for (int i = 0; i < n; ++i) dl->PathLineTo(p[i]);
-    dl->PathStroke(colour, 0, thickness);
-    return;
+    return dl->PathStroke(colour, 0, thickness);
   }
-  float phase = 0;
+  auto at = [](ImVec2 u, ImVec2 v, float t) { return ImVec2(u.x + (v.x - u.x) * t, u.y + (v.y - u.y) * t); };
+  bool open = false;
   for (int i = 0; i + 1 < n; ++i) {
-    const ImVec2 d(p[i + 1].x - p[i].x, p[i + 1].y - p[i].y);
-    const float len = std::sqrt(d.x * d.x + d.y * d.y);
-    for (float s = 0; s < len;) {
-      const float on = std::fmod(phase, 10.0f) < 6.0f,
-                  run = std::min(len - s, (on ? 6.0f : 10.0f) - std::fmod(phase, 10.0f));
-      if (on)
-        dl->AddLine(ImVec2(p[i].x + d.x * s / len, p[i].y + d.y * s / len),
-                    ImVec2(p[i].x + d.x * (s + run) / len, p[i].y + d.y * (s + run) / len), colour, thickness);
-      s += std::max(run, 0.01f);
-      phase += std::max(run, 0.01f);
+    const int pieces = std::max(1, int(std::fabs(p[i + 1].x - p[i].x) / 5.0f));
+    for (int k = 0; k < pieces; ++k) {
+      const ImVec2 u = at(p[i], p[i + 1], float(k) / pieces), v = at(p[i], p[i + 1], float(k + 1) / pieces);
+      if (std::fmod(0.5f * (u.x + v.x) - g.p0.x, 10.0f) >= 6.0f) {
+        if (open) dl->PathStroke(colour, 0, thickness);
+        open = false;
+        continue;
+      }
+      if (!open) dl->PathLineTo(u);
+      dl->PathLineTo(v);
+      open = true;
     }
   }
+  if (open) dl->PathStroke(colour, 0, thickness);
 }
 
 void draw_line(ImDrawList* dl, const Item& it) {
@@ -248,9 +251,6 @@ void draw_columns(ImDrawList* dl, const Item& it) {
 }
 
 void draw_envelope(ImDrawList* dl, const Item& it) {
-  const ImU32 fill = (it.style.colour & 0x00FFFFFF) | 0x14000000;
-  for (int i = it.from; i + 1 < it.to && !it.style.dashed; ++i)
-    dl->AddRectFilled(ImVec2(sx(g.cols[i].x), sy(g.cols[i].hi)), ImVec2(sx(g.cols[i + 1].x), sy(-g.cols[i].hi)), fill);
   for (double sign : {1.0, -1.0}) {
     g.screen.clear();
     for (int i = it.from; i < it.to; ++i) g.screen.push_back(ImVec2(sx(g.cols[i].x), sy(sign * g.cols[i].hi)));
@@ -344,8 +344,6 @@ void swatch(ImDrawList* dl, const Item& it, ImVec2 p, float w, float lh) {
   const ImU32 c = it.style.colour;
   const float y = p.y + lh * 0.5f;
   if (it.kind == Kind::Marker) return dl->AddCircleFilled(ImVec2(p.x + w * 0.5f, y), 4.0f, c);
-  if (it.kind == Kind::Envelope && !it.style.dashed)
-    dl->AddRectFilled(ImVec2(p.x, y - lh * 0.3f), ImVec2(p.x + w, y + lh * 0.3f), (c & 0x00FFFFFF) | 0x30000000);
   const ImVec2 e[2] = {ImVec2(p.x, y), ImVec2(p.x + w, y)};
   stroke(dl, e, 2, c, std::max(1.5f, it.style.thickness), it.style.dashed);
   if (it.style.dots > 0) dl->AddCircleFilled(ImVec2(p.x + w * 0.5f, y), it.style.dots, c);

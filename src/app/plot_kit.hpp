@@ -46,7 +46,7 @@ void plot_line_g(const char* label, int n, F y_at, const Style& s, double xscale
 void plot_line(const char* label, const double* ys, int n, const Style& s, double xscale = 1.0, double x0 = 0.0);
 // A decimated curve whose first and last source points sit at x_first and x_last.
 void plot_line(const char* label, const Decimated& d, double x_first, double x_last, const Style& s);
-// ±(column max of d): a symmetric envelope, faintly filled between.
+// ±(column max of d): a symmetric envelope (upper line at each column's max, lower at minus it).
 void plot_envelope(const char* label, const Decimated& d, double x_first, double x_last, const Style& s);
 // A filled disc with a ring; outside the x range, an arrow at that edge.
 void plot_marker(const char* label, double x, double y, ImU32 colour);

@@ -28,7 +28,7 @@ ScoreAt score_at(const App& app, long long r) {
 
 namespace {
 
-constexpr const char* abel_label = "bound Σ|hᵢ − hᵢ₊₁|·|Sᵢ₊₁|";
+constexpr const char* abel_label = "bound Σ|h_i − h_i+1|·|S_i+1|";
 constexpr const char* roformer_label = "RoFormer bound (max|Δh|·Σ|S_j|)";
 
 void offsets_control(App& app) {
@@ -84,13 +84,13 @@ void score_plot(App& app, ImVec2 size) {
                                                                       {&m.roformer_bound, &ui.dec_roformer}};
   for (const auto& [y, dec] : curves) decimate(y->data(), y->size(), cols, m.curve_version, *dec);
   if (ui.show_decay) {
-    plot::plot_envelope(roformer_label, ui.dec_roformer, r0, r1, {theme::learned, 1.0f, 0, true, false});
-    plot::plot_envelope(abel_label, ui.dec_bound, r0, r1, {theme::ok, 1.2f});
+    plot::plot_envelope(roformer_label, ui.dec_roformer, r0, r1, {theme::learned & 0xC0FFFFFF, 1.0f, 0, false, false});
+    plot::plot_envelope(abel_label, ui.dec_bound, r0, r1, {theme::ok, 1.0f});
   }
   char a[48], b[48];
   std::snprintf(a, sizeof a, "anchor n = %s", format_count((long long)m.anchor_a).c_str());
   std::snprintf(b, sizeof b, "anchor n = %s (on top)", format_count((long long)m.anchor_b).c_str());
-  plot::plot_line(a, ui.dec_a, r0, r1, {theme::rope, 2.5f});
+  plot::plot_line(a, ui.dec_a, r0, r1, {theme::rope, 2.0f});
   plot::plot_line(b, ui.dec_b, r0, r1, {theme::key, 1.0f});
   plot::plot_marker("now: r = m − n", double(app.params.position - app.params.key_position), m.score, theme::rope);
   plot::end_plot();
