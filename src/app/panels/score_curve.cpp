@@ -37,13 +37,13 @@ void offsets_control(App& app) {
   if (ImGui::InputInt("± offsets", &r, 64, 1024, ImGuiInputTextFlags_EnterReturnsTrue) && r != app.params.offsets)
     set_param(app.params, "offsets", std::to_string(r), app.ui.notes);
   record_rect(app.ui, "offsets");
-  ImGui::SameLine();
   for (int preset : {64, 4096, 65536}) {
     char label[24];
     std::snprintf(label, sizeof label, "±%s", format_count(preset).c_str());
-    if (ImGui::SmallButton(label)) set_param(app.params, "offsets", std::to_string(preset), app.ui.notes);
     ImGui::SameLine();
+    if (ImGui::SmallButton(label)) set_param(app.params, "offsets", std::to_string(preset), app.ui.notes);
   }
+  same_line_if_fits(ImGui::CalcTextSize("bounds (?)").x + 2.0f * ImGui::GetFrameHeight());
   ImGui::Checkbox("bounds", &app.ui.show_decay);
   formula_tip(
       "score(r) = Re Σᵢ hᵢ e^{i r θᵢ}, hᵢ = q_i conj(k_i) per pair (h_{d/2} = 0), S_j = Σ_{k<j} e^{i r θ_k}. "
@@ -92,7 +92,11 @@ void score_plot(App& app, ImVec2 size) {
   std::snprintf(b, sizeof b, "anchor n = %s (on top)", format_count((long long)m.anchor_b).c_str());
   plot::plot_line(a, ui.dec_a, r0, r1, {theme::rope, 2.0f});
   plot::plot_line(b, ui.dec_b, r0, r1, {theme::key, 1.0f});
-  plot::plot_marker("now: r = m − n", double(app.params.position - app.params.key_position), m.score, theme::rope);
+  const long long now = app.params.position - app.params.key_position;
+  char marker[64];
+  std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(),
+                format_sig(m.score, 4).c_str());
+  plot::plot_marker(marker, double(now), m.score, theme::rope);
   plot::end_plot();
   double x = 0;
   if (m.curve_a.empty() || !plot::begin_readout(&x)) return;
@@ -103,17 +107,14 @@ void score_plot(App& app, ImVec2 size) {
 }  // namespace
 
 void show_score_curve(App& app) {
-  const Params& p = app.params;
   const Model& m = app.model;
   offsets_control(app);
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  score_plot(app, ImVec2(avail.x, std::max(120.0f, avail.y - 1.2f * lh)));
-  const long long r = p.position - p.key_position;
-  ImGui::Text("now: m − n = %s, score = %s", format_count(r).c_str(), format_sig(m.score, 6).c_str());
+  score_plot(app, ImVec2(avail.x, std::max(100.0f, avail.y - 1.2f * lh)));
   char within[64];
-  std::snprintf(within, sizeof within, "anchors coincide within %s", format_sig(m.relative_spread, 2).c_str());
-  same_line_if_fits(ImGui::CalcTextSize(within).x + 30.0f);
+  std::snprintf(within, sizeof within, "the two anchors' curves coincide within %s",
+                format_sig(m.relative_spread, 2).c_str());
   ImGui::TextUnformatted(within);
   formula_tip(
       "score(m, n) = ⟨RoPE(q, m), RoPE(k, n)⟩ = Σᵢ Re[q_i conj(k_i) e^{i(m−n)θᵢ}] depends only on m − n: "
