@@ -434,38 +434,32 @@ void plot_envelope(const char* label, const Decimated& d, double x_first, double
   add_columns(Kind::Envelope, label, d, x_first, x_last, s);
 }
 
-void plot_marker(const char* label, double x, double y, ImU32 colour) {
+namespace {
+// An item at (x, y) in data units (a line or span uses only one of them), in one colour.
+Item& add_at(Kind kind, const char* label, ImU32 colour, double x, double y) {
   Style s;
   s.colour = colour;
-  Item& it = add(Kind::Marker, label, s);
+  Item& it = add(kind, label, s);
   it.x = to_axis(g.spec.x, x);
   it.y = to_axis(g.spec.y, y);
+  return it;
+}
+}  // namespace
+
+void plot_marker(const char* label, double x, double y, ImU32 colour) {
+  add_at(Kind::Marker, label, colour, x, y);
 }
 void plot_hline(double y, ImU32 colour, const char* label, bool label_below) {
-  Style s;
-  s.colour = colour;
-  Item& it = add(Kind::HLine, label, s);
-  it.y = to_axis(g.spec.y, y);
-  it.below = label_below;
+  add_at(Kind::HLine, label, colour, 1.0, y).below = label_below;
 }
 void plot_vline(double x, ImU32 colour, const char* label) {
-  Style s;
-  s.colour = colour;
-  add(Kind::VLine, label, s).x = to_axis(g.spec.x, x);
+  add_at(Kind::VLine, label, colour, x, 1.0);
 }
 void plot_vspan(double x0, double x1, ImU32 colour) {
-  Style s;
-  s.colour = colour;
-  Item& it = add(Kind::VSpan, nullptr, s);
-  it.x = to_axis(g.spec.x, x0);
-  it.x2 = to_axis(g.spec.x, x1);
+  add_at(Kind::VSpan, nullptr, colour, x0, 1.0).x2 = to_axis(g.spec.x, x1);
 }
 void plot_text(double x, double y, const char* text, ImU32 colour) {
-  Style s;
-  s.colour = colour;
-  Item& it = add(Kind::Text, text, s);
-  it.x = to_axis(g.spec.x, x);
-  it.y = to_axis(g.spec.y, y);
+  add_at(Kind::Text, text, colour, x, y);
 }
 
 void end_plot() {

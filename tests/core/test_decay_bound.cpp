@@ -7,16 +7,12 @@
 
 #include "core/learned.hpp"
 #include "core/rope.hpp"
+#include "test_util.hpp"
 
 using namespace rv;
+using rv::test::randn;
 
 namespace {
-Eigen::VectorXd randn(int n, std::uint64_t seed) {
-  NormalRng rng(seed);
-  Eigen::VectorXd v(n);
-  for (int i = 0; i < n; ++i) v[i] = rng.normal();
-  return v;
-}
 // Rounding slack: the bounds and the curve are sums of d/2 terms of size |h_i|.
 double slack(const Eigen::VectorXcd& h) {
   return 1e-12 * (1.0 + h.cwiseAbs().sum());

@@ -108,26 +108,29 @@ void method_controls(App& app) {
       "base, which every panel uses.");
 }
 
+// The formula behind each method, by ScalingType.
+const char* const method_tips[] = {
+    "θᵢ = base^(−2i/d_head).",
+    "θ'ᵢ = θᵢ / factor  (equivalently m → m / factor).",
+    "base' = base · (factor · L / L_orig − (factor − 1))^(d/(d−2)), L = max(m + 1, L_orig); θ'ᵢ = base'^(−2i/d). "
+    "Hugging Face's dynamic rope_type.",
+    "dim(n) = d · ln(L_orig / (2π n)) / (2 ln base); ramp over pair indices [floor(dim(beta_fast)), "
+    "ceil(dim(beta_slow))]; rᵢ = clamp((i − low) / (high − low), 0, 1); θ'ᵢ = θᵢ · (rᵢ / factor + 1 − rᵢ); "
+    "attention factor 0.1 · ln(factor) + 1 multiplies cos and sin.",
+    "λᵢ = 2π/θᵢ. λᵢ < L_orig/high: θ'ᵢ = θᵢ; λᵢ > L_orig/low: θ'ᵢ = θᵢ/factor; between: "
+    "s = (L_orig/λᵢ − low)/(high − low), θ'ᵢ = (1 − s) θᵢ/factor + s θᵢ.",
+};
+
 // "(?)" with a formula tooltip, then the method's one sentence wrapped beside it.
 void method_sentence(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  static const char* const tips[] = {
-      "θᵢ = base^(−2i/d_head).",
-      "θ'ᵢ = θᵢ / factor  (equivalently m → m / factor).",
-      "base' = base · (factor · L / L_orig − (factor − 1))^(d/(d−2)), L = max(m + 1, L_orig); θ'ᵢ = base'^(−2i/d). "
-      "Hugging Face's dynamic rope_type.",
-      "dim(n) = d · ln(L_orig / (2π n)) / (2 ln base); ramp over pair indices [floor(dim(beta_fast)), "
-      "ceil(dim(beta_slow))]; rᵢ = clamp((i − low) / (high − low), 0, 1); θ'ᵢ = θᵢ · (rᵢ / factor + 1 − rᵢ); "
-      "attention factor 0.1 · ln(factor) + 1 multiplies cos and sin.",
-      "λᵢ = 2π/θᵢ. λᵢ < L_orig/high: θ'ᵢ = θᵢ; λᵢ > L_orig/low: θ'ᵢ = θᵢ/factor; between: "
-      "s = (L_orig/λᵢ − low)/(high − low), θ'ᵢ = (1 − s) θᵢ/factor + s θᵢ.",
-  };
+
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(tips[int(p.scaling)]);
+    ImGui::TextUnformatted(method_tips[int(p.scaling)]);
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
