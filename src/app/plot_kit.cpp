@@ -187,9 +187,10 @@ void layout(Ticks& xt, Ticks& yt, Ticks& rt, double* rvals) {
   const float top = lh * 1.7f;
   const float bottom = lh * (1.2f + (g.spec.x.label ? 1.0f : 0.0f)) + lh * legend(g.size.x, ImVec2(), false);
   const float data_h = std::max(10.0f, g.size.y - top - bottom);
-  yt = make_ticks(g.spec.y, g.y0, g.y1, std::max(2, int(data_h / (1.8f * lh))));
+  const int y_count = std::max(2, int(data_h / (1.8f * lh)));
+  yt = make_ticks(g.spec.y, g.y0, g.y1, y_count);
   const bool right = g.spec.right.to_right && g.spec.y.scale == Scale::Log10;
-  rt = right ? right_ticks(std::max(2, int(data_h / (2.2f * lh))), rvals) : Ticks{};
+  rt = right ? right_ticks(y_count, rvals) : Ticks{};
   Axis decades;
   decades.scale = Scale::Log10;
   const float left = std::max(widest_label(g.spec.y, yt), em) + 8.0f;
