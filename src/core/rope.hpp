@@ -84,8 +84,7 @@ struct ScoreBound {
 Eigen::VectorXcd rope_pair_products(const Eigen::VectorXd& q, const Eigen::VectorXd& k, Pairing p);
 ScoreBound rope_score_bound(const Eigen::VectorXcd& h, const Eigen::VectorXd& inv_freq, double r);
 // abel[j], roformer[j] at r = offset_lo + j for j < offset_hi - offset_lo + 1: every offset, O(d/2) each
-// (rotation recurrence re-anchored every 128 offsets, as rope_score_curve). No allocation if both have capacity
-// (beyond two [d/2] scratch vectors).
+// (rotation recurrence re-anchored every 128 offsets, as rope_score_curve; r < 0 mirrored from |r| when in range).
 void rope_score_bound_curve(const Eigen::VectorXd& q, const Eigen::VectorXd& k, const Eigen::VectorXd& inv_freq,
                             Pairing p, long long offset_lo, long long offset_hi, std::vector<double>& abel,
                             std::vector<double>& roformer);

@@ -123,28 +123,22 @@ ScoreBound rope_score_bound(const Eigen::VectorXcd& h, const Eigen::VectorXd& in
   return b;
 }
 
-void rope_score_bound_curve(const Eigen::VectorXd& q, const Eigen::VectorXd& k, const Eigen::VectorXd& inv_freq,
-                            Pairing p, long long offset_lo, long long offset_hi, std::vector<double>& abel,
-                            std::vector<double>& roformer) {
-  const std::size_t n = offset_hi < offset_lo ? 0 : static_cast<std::size_t>(offset_hi - offset_lo) + 1;
-  abel.assign(n, 0.0);
-  roformer.assign(n, 0.0);
-  std::vector<double> w;
-  const double wmax = abel_weights(rope_pair_products(q, k, p), w);
+namespace {
+// Both bounds for r in [r0, r1] into abel[r - r0], roformer[r - r0]: e^{i r theta_i} as (c, s) advanced by
+// e^{i theta_i}, re-anchored every kReanchor offsets; plain arithmetic (no hypot, no __muldc3).
+void bound_run(const std::vector<double>& w, double wmax, const Eigen::VectorXd& inv_freq, long long r0, long long r1,
+               double* abel, double* roformer) {
   const std::size_t half = w.size();
-  // e^{i r theta_i} as (c, s), advanced by e^{i theta_i} = (cs, sn); plain arithmetic (no hypot, no __muldc3)
   std::vector<double> c(half), s(half), cs(half), sn(half);
   for (std::size_t i = 0; i < half; ++i) {
     cs[i] = std::cos(inv_freq[static_cast<Eigen::Index>(i)]);
     sn[i] = std::sin(inv_freq[static_cast<Eigen::Index>(i)]);
   }
-  for (std::size_t j = 0; j < n; ++j) {
-    if (j % kReanchor == 0)
+  for (long long r = r0; r <= r1; ++r) {
+    if ((r - r0) % kReanchor == 0)
       for (std::size_t i = 0; i < half; ++i) {
-        const double ang =
-            static_cast<double>(offset_lo + static_cast<long long>(j)) * inv_freq[static_cast<Eigen::Index>(i)];
-        c[i] = std::cos(ang);
-        s[i] = std::sin(ang);
+        c[i] = std::cos(static_cast<double>(r) * inv_freq[static_cast<Eigen::Index>(i)]);
+        s[i] = std::sin(static_cast<double>(r) * inv_freq[static_cast<Eigen::Index>(i)]);
       }
     double re = 0.0, im = 0.0, a = 0.0, sum_s = 0.0;
     for (std::size_t i = 0; i < half; ++i) {
@@ -157,8 +151,28 @@ void rope_score_bound_curve(const Eigen::VectorXd& q, const Eigen::VectorXd& k, 
       s[i] = s[i] * cs[i] + c[i] * sn[i];
       c[i] = cn;
     }
-    abel[j] = a;
-    roformer[j] = wmax * sum_s;
+    abel[r - r0] = a;
+    roformer[r - r0] = wmax * sum_s;
+  }
+}
+}  // namespace
+
+void rope_score_bound_curve(const Eigen::VectorXd& q, const Eigen::VectorXd& k, const Eigen::VectorXd& inv_freq,
+                            Pairing p, long long offset_lo, long long offset_hi, std::vector<double>& abel,
+                            std::vector<double>& roformer) {
+  const long long lo = offset_lo, hi = offset_hi;
+  abel.assign(hi < lo ? 0 : static_cast<std::size_t>(hi - lo) + 1, 0.0);
+  roformer.assign(abel.size(), 0.0);
+  if (hi < lo) return;
+  std::vector<double> w;
+  const double wmax = abel_weights(rope_pair_products(q, k, p), w);
+  // Both bounds depend on |r| only: compute r >= 0 (and negatives with no mirror in range), copy the rest.
+  const long long pos = std::max(lo, 0LL), neg_end = std::min(hi, -hi - 1);
+  if (pos <= hi) bound_run(w, wmax, inv_freq, pos, hi, &abel[std::size_t(pos - lo)], &roformer[std::size_t(pos - lo)]);
+  if (lo <= neg_end) bound_run(w, wmax, inv_freq, lo, neg_end, &abel[0], &roformer[0]);
+  for (long long r = std::max(lo, -hi); r < 0; ++r) {
+    abel[std::size_t(r - lo)] = abel[std::size_t(-r - lo)];
+    roformer[std::size_t(r - lo)] = roformer[std::size_t(-r - lo)];
   }
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <utility>
 
 #include "core/learned.hpp"
 #include "core/rope.hpp"
@@ -58,6 +59,17 @@ TEST_CASE("score bounds: curve form equals the one-offset form, and both depend 
     CHECK(abel[std::size_t(r + 1000)] == doctest::Approx(b.abel).epsilon(1e-12));
     CHECK(roformer[std::size_t(r + 1000)] == doctest::Approx(b.roformer).epsilon(1e-12));
     CHECK(abel[std::size_t(r + 1000)] == doctest::Approx(abel[std::size_t(1000 - r)]).epsilon(1e-12));
+  }
+  // Ranges not symmetric about 0: mirrored and computed parts agree with the one-offset form.
+  for (auto [lo, hi] : {std::pair{-300LL, 100LL}, {50LL, 200LL}, {-200LL, -50LL}, {-5LL, 300LL}}) {
+    rope_score_bound_curve(q, k, theta, Pairing::HalfSplit, lo, hi, abel, roformer);
+    REQUIRE(abel.size() == std::size_t(hi - lo + 1));
+    for (long long r = lo; r <= hi; r += 7) {
+      CAPTURE(r);
+      CHECK(abel[std::size_t(r - lo)] == doctest::Approx(rope_score_bound(h, theta, double(r)).abel).epsilon(1e-12));
+      CHECK(roformer[std::size_t(r - lo)] ==
+            doctest::Approx(rope_score_bound(h, theta, double(r)).roformer).epsilon(1e-12));
+    }
   }
   // h_i = q_i conj(k_i): score(r) = Re sum h_i e^{i r theta_i}, the sign convention of apply_rope
   for (double r : {-7.0, 0.0, 3.0, 250.0}) {
