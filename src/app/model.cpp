@@ -24,7 +24,15 @@ Eigen::VectorXd seeded_normal(std::uint64_t seed, int n) {
 
 // [SECTION] per-panel builders
 
-// score(anchor + r, anchor) at two anchors, the decay bound, and their spread.
+// The true bounds on |score(r)| for this q, k, pairing at every offset the curves have (O(d/2) each,
+// the cost of one more curve). Also called by build_curves, so it runs once per new curve.
+void build_decay(const Params& p, Model& m) {
+  if (m.bound_version == m.curve_version && m.bound.size() == m.curve_a.size()) return;
+  rope_score_bound_curve(m.q, m.k, m.inv_freq, p.pairing, -p.offsets, p.offsets, m.bound, m.roformer_bound);
+  m.bound_version = m.curve_version;
+}
+
+// score(anchor + r, anchor) at two anchors, their bounds, and their spread.
 void build_curves(const Params& p, Model& m) {
   m.anchor_a = double(p.key_position);
   m.anchor_b = double(p.key_position) + anchor_shift;
@@ -35,17 +43,7 @@ void build_curves(const Params& p, Model& m) {
   rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_b, -r, r, m.curve_b);
   m.relative_spread = rope_relative_spread(m.q, m.k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
   m.curve_version = ++m.versions;
-}
-
-// RoFormer's bound depends on |r| only (S_j(-r) is the conjugate of S_j(r)): sample [0, offsets].
-void build_decay(const Params& p, Model& m) {
-  const int n = int(std::min<long long>(p.offsets + 1, decay_samples_max));
-  m.decay_r.resize(size_t(n));
-  m.decay.resize(size_t(n));
-  for (int j = 0; j < n; ++j) {
-    m.decay_r[j] = n == 1 ? 0.0 : std::round(double(p.offsets) * j / (n - 1));
-    m.decay[j] = rope_decay_bound(m.inv_freq, m.decay_r[j]);
-  }
+  build_decay(p, m);
 }
 
 // P downsampled to at most heatmap_side_max per side by signed block max-abs (a lone outlier stays visible).

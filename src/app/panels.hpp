@@ -37,7 +37,11 @@ struct PairView {
 };
 PairView pair_view(const App& app, int i);
 
-// The score panel's envelope: RoFormer's bound at |r| scaled so bound(0) = max |score| on the curve.
-double decay_envelope_scale(const Model& m);
+// What the score panel draws at offset r in [-offsets, offsets]: the curves at both anchors and both
+// true bounds on |score(r)| (the hover read-out shows exactly these).
+struct ScoreAt {
+  double a = 0, b = 0, bound = 0, roformer = 0;
+};
+ScoreAt score_at(const App& app, long long r);
 
 }  // namespace rv

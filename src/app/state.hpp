@@ -129,7 +129,8 @@ struct Model {
   // [SECTION] Dot product against offset: score(anchor + r, anchor) for r in [-offsets, offsets]
   double anchor_a = 0.0, anchor_b = 0.0;  // n and n + anchor_shift
   std::vector<double> curve_a, curve_b;   // [2 * offsets + 1]
-  std::vector<double> decay_r, decay;     // RoFormer bound sampled at |r| = decay_r[j]
+  std::vector<double> bound, roformer_bound;  // true bounds on |score(r)| at the curve's offsets (core: rope_score_bound)
+  std::uint64_t bound_version = 0;            // curve_version the bounds were computed for
   double relative_spread = 0.0;           // max |curve_a - curve_b| (core: rope_relative_spread)
   std::uint64_t curve_version = 0;
 
@@ -216,6 +217,7 @@ struct Ui {
   bool show_decay = true;
   int shown_tab[2] = {-1, -1};  // tab each bar (app/registry.hpp) drew last frame
   Decimated dec_a, dec_b;       // the score curves at the plot's width
+  Decimated dec_bound, dec_roformer;  // their bounds (column max: still above every curve point)
 };
 
 struct App {

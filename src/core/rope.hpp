@@ -72,4 +72,21 @@ double rope_norm_max_diff(const Eigen::MatrixXd& X, double position, const Eigen
 std::vector<double> rope_decay_bound(int d, double base, const std::vector<double>& distances);
 double rope_decay_bound(const Eigen::VectorXd& inv_freq, double distance);
 
+// True bounds on |score(r)| for this q, k, where score(r) = <RoPE(q, n + r), RoPE(k, n)> = Re sum_i h_i e^{i r
+// theta_i}, h_i = (q_a + i q_b) conj(k_a + i k_b) for pair i = (a, b), h_{d/2} = 0, S_j = sum_{k<j} e^{i r theta_k}.
+//   abel     = sum_{i<d/2} |h_i - h_{i+1}| |S_{i+1}|          (Abel summation; the tighter one)
+//   roformer = max_i |h_i - h_{i+1}| * sum_{j=1..d/2} |S_j|    (RoFormer 3.4.3; looser)
+// Both depend on |r| only. (rope_decay_bound above is RoFormer's q, k-free relative factor.)
+struct ScoreBound {
+  double abel = 0.0, roformer = 0.0;
+};
+// h_i per pair                                                               # [d_head/2]
+Eigen::VectorXcd rope_pair_products(const Eigen::VectorXd& q, const Eigen::VectorXd& k, Pairing p);
+ScoreBound rope_score_bound(const Eigen::VectorXcd& h, const Eigen::VectorXd& inv_freq, double r);
+// abel[j], roformer[j] at r = offset_lo + j for j < offset_hi - offset_lo + 1: every offset, O(d/2) each
+// (rotation recurrence re-anchored every 128 offsets, as rope_score_curve; r < 0 mirrored from |r| when in range).
+void rope_score_bound_curve(const Eigen::VectorXd& q, const Eigen::VectorXd& k, const Eigen::VectorXd& inv_freq,
+                            Pairing p, long long offset_lo, long long offset_hi, std::vector<double>& abel,
+                            std::vector<double>& roformer);
+
 }  // namespace rv

@@ -7,17 +7,10 @@
 #include "core/learned.hpp"
 #include "core/rope.hpp"
 #include "core/rope_tensor.hpp"
+#include "test_util.hpp"
 
 using namespace rv;
-
-namespace {
-Eigen::VectorXd randn(int n, std::uint64_t seed) {
-  NormalRng rng(seed);
-  Eigen::VectorXd v(n);
-  for (int i = 0; i < n; ++i) v[i] = rng.normal();
-  return v;
-}
-}  // namespace
+using rv::test::randn;
 
 TEST_CASE("check_rope_dims rejects odd, zero, negative d_head and base <= 1 or non-finite") {
   CHECK_FALSE(check_rope_dims(8, 10000.0));

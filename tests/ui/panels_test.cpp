@@ -11,7 +11,7 @@
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
-#include "app/plots.hpp"
+#include "app/decimate.hpp"
 #include "app/registry.hpp"
 #include "app/report.hpp"
 #include "alloc_counter.hpp"
@@ -43,7 +43,7 @@ void check_model_finite(const rv::Model& m) {
   CHECK(m.angles.allFinite());
   CHECK(std::isfinite(m.score));
   for (double s : m.curve_a) REQUIRE(std::isfinite(s));
-  for (double s : m.decay) REQUIRE(std::isfinite(s));
+  for (double s : m.bound) REQUIRE(std::isfinite(s));
   for (float v : m.field.values) REQUIRE(std::isfinite(v));
   CHECK(std::isfinite(m.relative_spread));
 }
@@ -148,11 +148,12 @@ TEST_CASE("score panel: curves are core's, decimation keeps the extremes, anchor
   CHECK(small.lo[2] == -5.0f);  // [6, 10)
   CHECK(small.hi[2] == 6.0f);
 
-  // The envelope scale matches the curve's peak at r = 0.
-  double peak = 0;
-  for (double s : m.curve_a) peak = std::max(peak, std::abs(s));
-  CHECK(rv::decay_envelope_scale(m) * m.decay[0] == doctest::Approx(peak));
-  CHECK(m.decay[0] == doctest::Approx(rv::rope_decay_bound(m.inv_freq, 0.0)));
+  // The bounds are core's, at the curve's offsets.
+  REQUIRE(m.bound.size() == m.curve_a.size());
+  const rv::ScoreBound b0 =
+      rv::rope_score_bound(rv::rope_pair_products(m.q, m.k, rv::Pairing::Interleaved), m.inv_freq, 0.0);
+  CHECK(m.bound[65536] == doctest::Approx(b0.abel));
+  CHECK(m.roformer_bound[65536] == doctest::Approx(b0.roformer));
 }
 
 TEST_CASE("learned table and angle field grids hold core's values") {

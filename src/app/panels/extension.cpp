@@ -11,7 +11,8 @@
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
-#include "app/plots.hpp"
+#include "app/format.hpp"
+#include "app/plot_kit.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
 #include "imgui.h"
@@ -78,18 +79,18 @@ void method_controls(App& app) {
     set_param(app.params, "scaling", scaling_name(ScalingType(current)), app.ui.notes);
   record_rect(app.ui, "scaling");
   same_line_if_fits(unit * 8.0f);
-  number_control(app, "factor", "factor", p.factor, unit * 4.0f, "%g");
+  number_control(app, "factor", "factor", p.factor, unit * 4.0f, "%.10g");
   same_line_if_fits(unit * 11.0f);
   number_control(app, "original max", "original_max", p.original_max, unit * 5.0f, "%.0f");
   if (p.scaling == ScalingType::Llama3) {
-    number_control(app, "low_freq_factor", "low_freq", p.low_freq, unit * 4.0f, "%g");
+    number_control(app, "low_freq_factor", "low_freq", p.low_freq, unit * 4.0f, "%.10g");
     same_line_if_fits(unit * 12.0f);
-    number_control(app, "high_freq_factor", "high_freq", p.high_freq, unit * 4.0f, "%g");
+    number_control(app, "high_freq_factor", "high_freq", p.high_freq, unit * 4.0f, "%.10g");
     ImGui::SameLine();
   } else if (p.scaling == ScalingType::Yarn) {
-    number_control(app, "beta_fast", "beta_fast", p.beta_fast, unit * 4.0f, "%g");
+    number_control(app, "beta_fast", "beta_fast", p.beta_fast, unit * 4.0f, "%.10g");
     same_line_if_fits(unit * 9.0f);
-    number_control(app, "beta_slow", "beta_slow", p.beta_slow, unit * 4.0f, "%g");
+    number_control(app, "beta_slow", "beta_slow", p.beta_slow, unit * 4.0f, "%.10g");
     same_line_if_fits(unit * 9.0f);
   }
   if (ImGui::SmallButton("Llama 3.1 preset")) {
@@ -108,26 +109,29 @@ void method_controls(App& app) {
       "base, which every panel uses.");
 }
 
+// The formula behind each method, by ScalingType.
+const char* const method_tips[] = {
+    "θᵢ = base^(−2i/d_head).",
+    "θ'ᵢ = θᵢ / factor  (equivalently m → m / factor).",
+    "base' = base · (factor · L / L_orig − (factor − 1))^(d/(d−2)), L = max(m + 1, L_orig); θ'ᵢ = base'^(−2i/d). "
+    "Hugging Face's dynamic rope_type.",
+    "dim(n) = d · ln(L_orig / (2π n)) / (2 ln base); ramp over pair indices [floor(dim(beta_fast)), "
+    "ceil(dim(beta_slow))]; rᵢ = clamp((i − low) / (high − low), 0, 1); θ'ᵢ = θᵢ · (rᵢ / factor + 1 − rᵢ); "
+    "attention factor 0.1 · ln(factor) + 1 multiplies cos and sin.",
+    "λᵢ = 2π/θᵢ. λᵢ < L_orig/high: θ'ᵢ = θᵢ; λᵢ > L_orig/low: θ'ᵢ = θᵢ/factor; between: "
+    "s = (L_orig/λᵢ − low)/(high − low), θ'ᵢ = (1 − s) θᵢ/factor + s θᵢ.",
+};
+
 // "(?)" with a formula tooltip, then the method's one sentence wrapped beside it.
 void method_sentence(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  static const char* const tips[] = {
-      "θᵢ = base^(−2i/d_head).",
-      "θ'ᵢ = θᵢ / factor  (equivalently m → m / factor).",
-      "base' = base · (factor · L / L_orig − (factor − 1))^(d/(d−2)), L = max(m + 1, L_orig); θ'ᵢ = base'^(−2i/d). "
-      "Hugging Face's dynamic rope_type.",
-      "dim(n) = d · ln(L_orig / (2π n)) / (2 ln base); ramp over pair indices [floor(dim(beta_fast)), "
-      "ceil(dim(beta_slow))]; rᵢ = clamp((i − low) / (high − low), 0, 1); θ'ᵢ = θᵢ · (rᵢ / factor + 1 − rᵢ); "
-      "attention factor 0.1 · ln(factor) + 1 multiplies cos and sin.",
-      "λᵢ = 2π/θᵢ. λᵢ < L_orig/high: θ'ᵢ = θᵢ; λᵢ > L_orig/low: θ'ᵢ = θᵢ/factor; between: "
-      "s = (L_orig/λᵢ − low)/(high − low), θ'ᵢ = (1 − s) θᵢ/factor + s θᵢ.",
-  };
+
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(tips[int(p.scaling)]);
+    ImGui::TextUnformatted(method_tips[int(p.scaling)]);
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
@@ -141,149 +145,96 @@ void method_sentence(const App& app) {
     case ScalingType::Linear:
       ImGui::TextWrapped(
           "Linear position interpolation (Chen et al. 2023): every θᵢ is divided by the factor, so "
-          "position m looks like m / %g: the trained range is stretched over %g× the context, fast "
+          "position m looks like m / %s: the trained range is stretched over %s× the context, fast "
           "pairs included.",
-          p.factor, p.factor);
+          format_sig(p.factor).c_str(), format_sig(p.factor).c_str());
       break;
     case ScalingType::Dynamic:
       if (double(p.position) + 1.0 <= p.original_max)
         ImGui::TextWrapped(
-            "Dynamic NTK: the base grows only once the sequence (m + 1 = %lld tokens) passes "
-            "original_max = %.0f; below it nothing changes.",
-            p.position + 1, p.original_max);
+            "Dynamic NTK: the base grows only once the sequence (m + 1 = %s tokens) passes "
+            "original_max = %s; below it nothing changes.",
+            format_count(p.position + 1).c_str(), format_sig(p.original_max).c_str());
       else
         ImGui::TextWrapped(
-            "Dynamic NTK: the sequence (m + 1 = %lld tokens) is past original_max = %.0f, so the "
+            "Dynamic NTK: the sequence (m + 1 = %s tokens) is past original_max = %s, so the "
             "base is raised: pair 0 stays, slower pairs are stretched more, following the "
             "sequence length.",
-            p.position + 1, p.original_max);
+            format_count(p.position + 1).c_str(), format_sig(p.original_max).c_str());
       break;
     case ScalingType::Yarn:
       ImGui::TextWrapped(
-          "YaRN (Peng et al. 2023): pairs turning more than beta_fast = %g times in the original "
-          "context are left alone, fewer than beta_slow = %g times are divided by the factor, a "
+          "YaRN (Peng et al. 2023): pairs turning more than beta_fast = %s times in the original "
+          "context are left alone, fewer than beta_slow = %s times are divided by the factor, a "
           "linear ramp blends pairs %.0f..%.0f; cos and sin are scaled by the attention factor.",
-          p.beta_fast, p.beta_slow, m.yarn_range.first, m.yarn_range.second);
+          format_sig(p.beta_fast).c_str(), format_sig(p.beta_slow).c_str(), m.yarn_range.first, m.yarn_range.second);
       break;
     case ScalingType::Llama3:
       ImGui::TextWrapped(
-          "Llama 3.1: pairs with wavelength below original/high = %g positions are left alone, "
-          "above original/low = %g are divided by the factor, and the band between is blended "
+          "Llama 3.1: pairs with wavelength below original/high = %s positions are left alone, "
+          "above original/low = %s are divided by the factor, and the band between is blended "
           "smoothly by wavelength.",
-          p.original_max / p.high_freq, p.original_max / p.low_freq);
+          format_sig(p.original_max / p.high_freq).c_str(), format_sig(p.original_max / p.low_freq).c_str());
       break;
   }
 }
 
-// Decade ticks on a log10 axis, labelled on the left (theta) and on the right (wavelength).
-void log_axes(ImDrawList* dl, const PlotFrame& f) {
-  dl->AddRect(f.a, f.b, theme::grid);
-  char buf[32];
-  const float lh = ImGui::GetTextLineHeight();
-  const int step = std::max(1, int(std::ceil((f.y1 - f.y0) / 6.0)));
-  for (int e = int(std::ceil(f.y0)); e <= int(std::floor(f.y1)); e += step) {
-    const float y = f.sy(double(e));
-    dl->AddLine(ImVec2(f.a.x, y), ImVec2(f.b.x, y), theme::grid & 0x60FFFFFF);
-    std::snprintf(buf, sizeof buf, "1e%d", e);
-    dl->AddText(ImVec2(f.a.x - ImGui::CalcTextSize(buf).x - 4, y - lh * 0.5f), theme::muted, buf);
-  }
-  // wavelength lambda = 2 pi / theta: log10 lambda = log10(2 pi) - log10 theta
-  const double l0 = std::log10(two_pi) - f.y1, l1 = std::log10(two_pi) - f.y0;
-  for (int e = int(std::ceil(l0)); e <= int(std::floor(l1)); e += step) {
-    const float y = f.sy(std::log10(two_pi) - double(e));
-    std::snprintf(buf, sizeof buf, "1e%d", e);
-    dl->AddText(ImVec2(f.b.x + 4, y - lh * 0.5f), theme::key, buf);
-  }
-  const char* label = "left: θᵢ (log), right: λ = 2π/θ";
-  dl->AddText(ImVec2(0.5f * (f.a.x + f.b.x) - 0.5f * ImGui::CalcTextSize(label).x, f.b.y + 2), theme::muted, label);
+ImU32 tint(Band b) {
+  return b == Band::Kept ? kept_tint : b == Band::Interpolated ? interp_tint : blend_tint;
 }
 
-// A dashed line at a wavelength, labelled above it (or below, so two close lines keep apart).
-void threshold(ImDrawList* dl, const PlotFrame& f, double wavelength, ImU32 colour, const char* label, bool below) {
-  const double y = std::log10(two_pi / wavelength);
-  if (y < f.y0 || y > f.y1) return;
-  const float py = f.sy(y);
-  for (float x = f.a.x; x < f.b.x; x += 10.0f) dl->AddLine(ImVec2(x, py), ImVec2(std::min(x + 5, f.b.x), py), colour);
-  const ImVec2 ts = ImGui::CalcTextSize(label);
-  const ImVec2 at(f.b.x - ts.x - 4, below ? py + 1 : py - ts.y - 1);
-  dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + ts.x + 2, at.y + ts.y), IM_COL32(20, 22, 26, 200), 2.0f);
-  dl->AddText(at, colour, label);
+double wavelength_of(double theta) {
+  return two_pi / theta;  // and theta of a wavelength: its own inverse
 }
 
-void hover_readout(const App& app, const PlotFrame& f) {
-  const int pairs = int(app.model.inv_freq.size());
-  const int i = std::clamp(int(std::lround(f.data_x(ImGui::GetIO().MousePos.x))), 0, pairs - 1);
-  ImGui::BeginTooltip();
-  ImGui::Text("pair i = %d", i);
-  if (app.model.scaled_inv_freq.size() == pairs) {
-    const ExtensionPair e = extension_pair(app, i);
-    ImGui::Text("θᵢ = %.10g  (λ = %.6g positions)", e.theta, e.wavelength);
-    ImGui::TextColored(theme::vec(theme::learned), "scaled θᵢ = %.10g  (λ = %.6g)", e.scaled, e.scaled_wavelength);
-    ImGui::Text("%s; ratio %.6g, %.3g of the way to θᵢ / factor", band_name(e.band), e.scaled / e.theta,
-                e.interpolated);
+// Dashed lines at the wavelengths where the method changes behaviour.
+void thresholds(const Params& p) {
+  char buf[80];
+  if (p.scaling == ScalingType::Llama3) {
+    std::snprintf(buf, sizeof buf, "λ = original/high = %s", format_sig(p.original_max / p.high_freq).c_str());
+    plot::plot_hline(two_pi * p.high_freq / p.original_max, theme::rope, buf, false);
+    std::snprintf(buf, sizeof buf, "λ = original/low = %s", format_sig(p.original_max / p.low_freq).c_str());
+    plot::plot_hline(two_pi * p.low_freq / p.original_max, theme::learned, buf, true);
   } else {
-    ImGui::Text("θᵢ = %.10g", app.model.inv_freq[i]);
+    std::snprintf(buf, sizeof buf, "λ = original_max = %s", format_sig(p.original_max).c_str());
+    plot::plot_hline(two_pi / p.original_max, theme::muted, buf, false);
   }
-  ImGui::EndTooltip();
+}
+
+void readout(const App& app, int i) {
+  ImGui::Text("pair i = %d", i);
+  if (app.model.scaled_inv_freq.size() != app.model.inv_freq.size()) {
+    ImGui::Text("θᵢ = %s", format_sig(app.model.inv_freq[i], 10).c_str());
+    return;
+  }
+  const ExtensionPair e = extension_pair(app, i);
+  ImGui::Text("θᵢ = %s  (λ = %s positions)", format_sig(e.theta, 10).c_str(), format_sig(e.wavelength).c_str());
+  ImGui::TextColored(theme::vec(theme::learned), "scaled θᵢ = %s  (λ = %s)", format_sig(e.scaled, 10).c_str(),
+                     format_sig(e.scaled_wavelength).c_str());
+  ImGui::Text("%s; ratio %s, %s of the way to θᵢ / factor", band_name(e.band), format_sig(e.scaled / e.theta).c_str(),
+              format_sig(e.interpolated, 3).c_str());
 }
 
 void draw_plot(const App& app, float height) {
-  const Params& p = app.params;
   const Model& m = app.model;
   const int pairs = int(m.inv_freq.size());
   const bool scaled = m.scaled_inv_freq.size() == pairs;
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const float w = std::max(80.0f, avail.x);
-  ImGui::InvisibleButton("extension_plot", ImVec2(w, height));
-  const bool hovered = ImGui::IsItemHovered();
-  const float lh = ImGui::GetTextLineHeight();
-  const float margin_l = ImGui::CalcTextSize("1e-00").x + 8.0f, margin_r = ImGui::CalcTextSize("1e00").x + 10.0f;
-  double lo = std::log10(m.inv_freq[pairs - 1]);
-  if (scaled) lo = std::min(lo, std::log10(m.scaled_inv_freq.minCoeff()));
-  PlotFrame f{ImVec2(p0.x + margin_l, p0.y + 4),
-              ImVec2(p0.x + w - margin_r, p0.y + height - lh - 4),
-              -0.5,
-              double(pairs) - 0.5,
-              std::floor(lo - 0.05),
-              0.3};
-
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->PushClipRect(p0, ImVec2(p0.x + w, p0.y + height), true);
-  if (scaled) {  // one tinted column per pair, by what the method did to it
-    for (int i = 0; i < pairs; ++i) {
-      const Band b = extension_pair(app, i).band;
-      const ImU32 tint = b == Band::Kept ? kept_tint : b == Band::Interpolated ? interp_tint : blend_tint;
-      dl->AddRectFilled(ImVec2(f.sx(i - 0.5), f.a.y), ImVec2(f.sx(i + 0.5), f.b.y), tint);
-    }
-  }
-  log_axes(dl, f);
-  char buf[64];
-  if (p.scaling == ScalingType::Llama3) {
-    std::snprintf(buf, sizeof buf, "λ = original/high = %g", p.original_max / p.high_freq);
-    threshold(dl, f, p.original_max / p.high_freq, theme::rope, buf, false);
-    std::snprintf(buf, sizeof buf, "λ = original/low = %g", p.original_max / p.low_freq);
-    threshold(dl, f, p.original_max / p.low_freq, theme::learned, buf, true);
-  } else {
-    std::snprintf(buf, sizeof buf, "λ = original_max %.0f", p.original_max);
-    threshold(dl, f, p.original_max, theme::muted, buf, false);
-  }
+  const double lo = scaled ? std::min(m.inv_freq[pairs - 1], m.scaled_inv_freq.minCoeff()) : m.inv_freq[pairs - 1];
+  plot::Spec spec;
+  spec.x = {"pair i", plot::Scale::Linear, -0.5, pairs - 0.5, true};
+  spec.y = {"θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo) - 0.05)), 2.0};
+  spec.right = {"λ = 2π/θᵢ", wavelength_of, wavelength_of, theme::key};
+  if (!plot::begin_plot("extension_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
+  for (int i = 0; scaled && i < pairs; ++i) plot::plot_vspan(i - 0.5, i + 0.5, tint(extension_pair(app, i).band));
+  thresholds(app.params);
   const float dot = pairs > 64 ? 1.5f : 3.0f;
-  for (int i = 0; i < pairs; ++i) dl->PathLineTo(ImVec2(f.sx(i), f.sy(std::log10(m.inv_freq[i]))));
-  dl->PathStroke(theme::rope, 0, 2.0f);
-  for (int i = 0; i < pairs; ++i)
-    dl->AddCircleFilled(ImVec2(f.sx(i), f.sy(std::log10(m.inv_freq[i]))), dot, theme::rope);
-  if (scaled) {
-    for (int i = 0; i < pairs; ++i) dl->PathLineTo(ImVec2(f.sx(i), f.sy(std::log10(m.scaled_inv_freq[i]))));
-    dl->PathStroke(theme::learned, 0, 1.5f);
-    for (int i = 0; i < pairs; ++i)
-      dl->AddCircle(ImVec2(f.sx(i), f.sy(std::log10(m.scaled_inv_freq[i]))), dot + 1.0f, theme::learned);
-  }
-  dl->AddText(ImVec2(f.a.x, f.b.y + 2), theme::muted, "pair 0");
-  std::snprintf(buf, sizeof buf, "pair %d", pairs - 1);
-  dl->AddText(ImVec2(f.b.x - ImGui::CalcTextSize(buf).x, f.b.y + 2), theme::muted, buf);
-  dl->PopClipRect();
-  if (hovered) hover_readout(app, f);
+  plot::plot_line("original θᵢ", m.inv_freq.data(), pairs, {theme::rope, 2.0f, dot});
+  if (scaled) plot::plot_line("scaled θᵢ", m.scaled_inv_freq.data(), pairs, {theme::learned, 1.5f, dot});
+  plot::end_plot();
+  double x = 0;
+  if (!plot::begin_readout(&x)) return;
+  readout(app, int(x));
+  plot::end_readout();
 }
 
 }  // namespace
@@ -291,7 +242,6 @@ void draw_plot(const App& app, float height) {
 void show_extension(App& app) {
   const Model& m = app.model;
   method_controls(app);
-  update_model(app.params, app.model);  // the controls may have changed the scaling this frame
   method_sentence(app);
   if (!m.scaling_error.empty()) error_box("rope_scaled_inv_freq rejected these settings", m.scaling_error);
 
@@ -300,24 +250,17 @@ void show_extension(App& app) {
   if (m.scaled_inv_freq.size() == pairs)
     for (int i = 0; i < pairs; ++i) count[int(extension_pair(app, i).band)] += 1;
   char counts[96], attention[48];
-  std::snprintf(counts, sizeof counts, "%d left alone, %d divided by factor, %d partly scaled", count[0], count[1],
-                count[2]);
-  std::snprintf(attention, sizeof attention, "attention factor %.6g", m.attention_factor);
+  std::snprintf(counts, sizeof counts, "pairs: %d left alone, %d divided by factor, %d partly scaled", count[0],
+                count[1], count[2]);
+  std::snprintf(attention, sizeof attention, "attention factor %s", format_sig(m.attention_factor).c_str());
   const char* local = "local to this panel: the other panels use the unscaled θᵢ";
-  // Lines under the plot: the legend and the attention line, each wrapping once when narrow.
+  // Lines under the plot: the counts, and the attention line wrapping once when narrow.
   const float width = ImGui::GetContentRegionAvail().x, gap = 2.0f * ImGui::GetStyle().ItemSpacing.x;
-  const float legend_w = ImGui::CalcTextSize("● original θᵢ ○ scaled θᵢ").x + gap;
   const float attention_w = ImGui::CalcTextSize(attention).x + ImGui::CalcTextSize("(?)").x + gap;
-  const int lines =
-      2 + (legend_w + ImGui::CalcTextSize(counts).x > width) + (attention_w + ImGui::CalcTextSize(local).x > width);
+  const int lines = 2 + (attention_w + ImGui::CalcTextSize(local).x > width);
   const float lh = ImGui::GetTextLineHeightWithSpacing();
-  draw_plot(app, std::max(80.0f, ImGui::GetContentRegionAvail().y - (float(lines) + 0.2f) * lh));
-
-  ImGui::TextColored(theme::vec(theme::rope), "● original θᵢ");
-  ImGui::SameLine();
-  ImGui::TextColored(theme::vec(theme::learned), "○ scaled θᵢ");
-  same_line_if_fits(ImGui::CalcTextSize(counts).x);
-  ImGui::TextUnformatted(counts);
+  draw_plot(app, std::max(120.0f, ImGui::GetContentRegionAvail().y - (float(lines) + 0.2f) * lh));
+  ImGui::TextWrapped("%s", counts);
   ImGui::TextUnformatted(attention);
   formula_tip(
       "YaRN multiplies cos and sin by this factor (so q·k by its square): 0.1 · ln(factor) + 1. "

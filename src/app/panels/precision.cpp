@@ -9,7 +9,8 @@
 #include "app/format.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
-#include "app/plots.hpp"
+#include "app/format.hpp"
+#include "app/plot_kit.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
 #include "imgui.h"
@@ -40,7 +41,7 @@ void error_text(char* buf, size_t n, const PrecisionReport& r) {
   else if (r.max_angle_err == 0.0)
     std::snprintf(buf, n, "0 (exact)");
   else
-    std::snprintf(buf, n, "%.3g rad", r.max_angle_err);
+    std::snprintf(buf, n, "%s rad", format_sig(r.max_angle_err, 3).c_str());
 }
 
 void summary_table(const App& app) {
@@ -61,13 +62,13 @@ void summary_table(const App& app) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(float_format_name(precision_formats[f]));
     ImGui::TableNextColumn();
-    ImGui::Text("%.0f", exact_integer_limit(precision_formats[f]));
+    ImGui::TextUnformatted(format_sig(exact_integer_limit(precision_formats[f]), 10).c_str());
     ImGui::TableNextColumn();
     const bool moved = naive.position_in_format != naive.position;
     if (moved)
-      ImGui::TextColored(theme::vec(theme::error), "%.10g", naive.position_in_format);
+      ImGui::TextColored(theme::vec(theme::error), "%s", format_sig(naive.position_in_format, 10).c_str());
     else
-      ImGui::Text("%.10g", naive.position_in_format);
+      ImGui::TextUnformatted(format_sig(naive.position_in_format, 10).c_str());
     ImGui::TableNextColumn();
     error_text(buf, sizeof buf, naive);
     ImGui::TextColored(theme::vec(naive.max_angle_err > 1e-3 || moved ? theme::error : theme::muted), "%s", buf);
@@ -78,69 +79,46 @@ void summary_table(const App& app) {
   ImGui::EndTable();
 }
 
-void hover_readout(const App& app, const PlotFrame& f) {
+void readout(const App& app, int i) {
   const Model& m = app.model;
-  const int pairs = int(m.inv_freq.size());
-  const int i = std::clamp(int(std::lround(f.data_x(ImGui::GetIO().MousePos.x))), 0, pairs - 1);
   const PairPrecision& ref = m.precision[1][0].pairs[size_t(i)];
-  ImGui::BeginTooltip();
-  ImGui::Text("pair i = %d: θᵢ = %.10g, m·θᵢ = %.17g rad (float64)", i, ref.theta, ref.angle_ref);
+  ImGui::Text("pair i = %d: θᵢ = %s, m·θᵢ = %s rad (float64)", i, format_sig(ref.theta, 10).c_str(),
+              format_sig(ref.angle_ref, 17).c_str());
   for (int r = 0; r < 2; ++r)
     for (int fm = 0; fm < 3; ++fm) {
       const PairPrecision& pp = m.precision[r][fm].pairs[size_t(i)];
+      const char *recipe = angle_recipe_name(precision_recipes[r]), *format = float_format_name(precision_formats[fm]);
       if (std::isnan(pp.angle_err))
-        ImGui::Text("%s %s: m overflows the format", angle_recipe_name(precision_recipes[r]),
-                    float_format_name(precision_formats[fm]));
+        ImGui::Text("%s %s: m overflows the format", recipe, format);
       else
-        ImGui::Text("%s %s: angle error %.3g rad, rotation error %.3g", angle_recipe_name(precision_recipes[r]),
-                    float_format_name(precision_formats[fm]), pp.angle_err, pp.rotation_err);
+        ImGui::Text("%s %s: angle error %s rad, rotation error %s", recipe, format, format_sig(pp.angle_err, 3).c_str(),
+                    format_sig(pp.rotation_err, 3).c_str());
     }
-  ImGui::EndTooltip();
+}
+
+// Where an error sits on the plot: exact zeros (and tiny errors) on the floor, overflow at the top.
+double shown_error(double e) {
+  return std::isfinite(e) ? std::max(e, err_floor) : err_top;
 }
 
 void draw_plot(const App& app, float height) {
   const Model& m = app.model;
   const int pairs = int(m.inv_freq.size());
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const float w = std::max(80.0f, avail.x);
-  ImGui::InvisibleButton("precision_plot", ImVec2(w, height));
-  const bool hovered = ImGui::IsItemHovered();
-  const float lh = ImGui::GetTextLineHeight();
-  const float margin_l = ImGui::CalcTextSize("1e-10").x + 8.0f;
-  const PlotFrame f{ImVec2(p0.x + margin_l, p0.y + 4),
-                    ImVec2(p0.x + w - 6, p0.y + height - lh - 4),
-                    -0.5,
-                    double(pairs) - 0.5,
-                    std::log10(err_floor),
-                    std::log10(err_top)};
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->PushClipRect(p0, ImVec2(p0.x + w, p0.y + height), true);
-  dl->AddRect(f.a, f.b, theme::grid);
-  char buf[32];
-  for (int e = -10; e <= 0; e += 2) {
-    const float y = f.sy(double(e));
-    dl->AddLine(ImVec2(f.a.x, y), ImVec2(f.b.x, y), theme::grid & 0x60FFFFFF);
-    std::snprintf(buf, sizeof buf, "1e%d", e);
-    dl->AddText(ImVec2(f.a.x - ImGui::CalcTextSize(buf).x - 4, y - lh * 0.5f), theme::muted, buf);
-  }
-  dl->AddText(ImVec2(f.a.x + 4, f.a.y + 2), theme::muted, "|angle error| (rad, log) vs float64");
+  plot::Spec spec;
+  spec.x = {"pair i (0 fast … slow)", plot::Scale::Linear, -0.5, pairs - 0.5, true};
+  spec.y = {"|angle error| (rad, log) vs float64", plot::Scale::Log10, err_floor, err_top};
+  if (!plot::begin_plot("precision_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   const float dot = pairs > 64 ? 1.5f : 3.0f;
   for (const Series& s : series) {
     const std::vector<PairPrecision>& pp = m.precision[s.recipe][s.format].pairs;
-    auto at = [&](int i) {
-      const double e = std::isfinite(pp[size_t(i)].angle_err) ? std::max(pp[size_t(i)].angle_err, err_floor) : err_top;
-      return ImVec2(f.sx(i), f.sy(std::log10(e)));
-    };
-    for (int i = 0; i < pairs; ++i) dl->PathLineTo(at(i));  // the line first: AddCircleFilled uses the path
-    dl->PathStroke(s.colour, 0, 1.5f);
-    for (int i = 0; i < pairs; ++i) dl->AddCircleFilled(at(i), dot, s.colour);
+    plot::plot_line_g(s.label, pairs, [&pp](int i) { return shown_error(pp[size_t(i)].angle_err); },
+                      {s.colour, 1.5f, dot});
   }
-  dl->AddText(ImVec2(f.a.x, f.b.y + 2), theme::muted, "pair 0 (fast)");
-  std::snprintf(buf, sizeof buf, "pair %d (slow)", pairs - 1);
-  dl->AddText(ImVec2(f.b.x - ImGui::CalcTextSize(buf).x, f.b.y + 2), theme::muted, buf);
-  dl->PopClipRect();
-  if (hovered) hover_readout(app, f);
+  plot::end_plot();
+  double x = 0;
+  if (!plot::begin_readout(&x)) return;
+  readout(app, int(x));
+  plot::end_readout();
 }
 
 }  // namespace
@@ -151,9 +129,10 @@ void show_precision(App& app) {
   const PrecisionReport& naive = m.precision[0][0];
   const PrecisionReport& ours = m.precision[1][0];
   ImGui::TextWrapped(
-      "At m = %lld, float32: the naive recipe loses up to %.3g rad, ours %.3g rad (max angle "
+      "At m = %s, float32: the naive recipe loses up to %s rad, ours %s rad (max angle "
       "error over pairs, vs float64).",
-      p.position, naive.max_angle_err, ours.max_angle_err);
+      format_count(p.position).c_str(), format_sig(naive.max_angle_err, 3).c_str(),
+      format_sig(ours.max_angle_err, 3).c_str());
   formula_tip(
       "Naive (Llama 2 reference code): freqs = 1 / base ** (arange(0, d, 2).float() / d) in float32, "
       "t = arange(end).float(), angles = outer(t, freqs) in float32, then polar(). m·θᵢ is rounded to "
@@ -161,19 +140,16 @@ void show_precision(App& app) {
       "Ours: m·θᵢ in double, cos and sin rounded once to the format: error ≈ half an ulp of cos/sin. "
       "Angle error = |atan2(sin, cos) − m·θᵢ| wrapped to [−π, π].");
   const PrecisionReport& bf = m.precision[0][2];
-  ImGui::TextWrapped("bfloat16 represents integer positions exactly only up to %.0f: position m rounds to %.10g",
-                     exact_integer_limit(FloatFormat::BF16), bf.position_in_format);
+  ImGui::TextWrapped("bfloat16 represents integer positions exactly only up to %s: position m rounds to %s",
+                     format_sig(exact_integer_limit(FloatFormat::BF16), 10).c_str(),
+                     format_sig(bf.position_in_format, 10).c_str());
   const PrecisionReport& h = m.precision[0][1];
   if (!std::isfinite(h.position_in_format))
-    ImGui::TextColored(theme::vec(theme::error), "float16 tops out at 65504: position m overflows to inf");
+    ImGui::TextColored(theme::vec(theme::error), "float16 tops out at 65,504: position m overflows to ∞");
   summary_table(app);
   const float lh = ImGui::GetTextLineHeightWithSpacing();
-  draw_plot(app, std::max(80.0f, ImGui::GetContentRegionAvail().y - 1.2f * lh));
-  for (const Series& s : series) {
-    if (&s != series) same_line_if_fits(ImGui::CalcTextSize(s.label).x + ImGui::GetFontSize());
-    ImGui::TextColored(theme::vec(s.colour), "● %s", s.label);
-  }
-  formula_tip("Errors below 1e-10 (and exact zeros) sit on the plot's floor. Hover a pair for all six.");
+  draw_plot(app, std::max(120.0f, ImGui::GetContentRegionAvail().y - 1.2f * lh));
+  ImGui::TextDisabled("errors below 1e-10 (and exact zeros) sit on the floor; hover a pair for all six");
 }
 
 std::string describe_precision(const App& app) {

@@ -43,26 +43,27 @@ void draw_pair_cell(const App& app, int i, ImVec2 p0, float size) {
 
   char buf[96];
   float y = c.y + r + 3.0f;
-  std::snprintf(buf, sizeof buf, "i=%d  θ=%.3g", i, v.theta);
+  std::snprintf(buf, sizeof buf, "i=%d  θ=%s", i, format_sig(v.theta, 3).c_str());
   dl->AddText(ImVec2(p0.x + 4, y), ImGui::GetColorU32(ImGuiCol_Text), buf);
-  std::snprintf(buf, sizeof buf, "∠%.3f  λ=%.4g", v.angle_mod, v.wavelength);
+  std::snprintf(buf, sizeof buf, "∠%.3f  λ=%s", v.angle_mod, format_sig(v.wavelength, 4).c_str());
   dl->AddText(ImVec2(p0.x + 4, y + lh), v.beyond_table ? theme::learned : theme::muted, buf);
 }
 
 void cell_tooltip(const App& app, int i) {
   const PairView v = pair_view(app, i);
   ImGui::BeginTooltip();
-  ImGui::Text("pair i = %d   θᵢ = base^(-2i/d_head) = %.17g", i, v.theta);
-  ImGui::Text("m·θᵢ = %lld × θᵢ = %.17g rad", app.params.position, v.angle);
-  ImGui::Text("m·θᵢ mod 2π = %.17g rad (the arc)", v.angle_mod);
-  ImGui::Text("wavelength 2π/θᵢ = %.17g positions", v.wavelength);
+  ImGui::Text("pair i = %d   θᵢ = base^(−2i/d_head) = %s", i, format_sig(v.theta, 17).c_str());
+  ImGui::Text("m·θᵢ = %s × θᵢ = %s rad", format_count(app.params.position).c_str(), format_sig(v.angle, 17).c_str());
+  ImGui::Text("m·θᵢ mod 2π = %s rad (the arc)", format_sig(v.angle_mod, 17).c_str());
+  ImGui::Text("wavelength 2π/θᵢ = %s positions", format_sig(v.wavelength, 17).c_str());
   if (v.beyond_table)
     ImGui::TextColored(theme::vec(theme::learned),
-                       "wavelength > max_position = %d: never completes a turn in the table", app.params.max_position);
+                       "wavelength > max_position = %s: never completes a turn in the table",
+                       format_count(app.params.max_position).c_str());
   ImGui::TextColored(theme::vec(theme::rope), "q pair (%.4f, %.4f) -> RoPE(q, m) (%.4f, %.4f)", v.q.x(), v.q.y(),
                      v.q_rot.x(), v.q_rot.y());
-  ImGui::TextColored(theme::vec(theme::key), "RoPE(k, n = %lld) pair (%.4f, %.4f)", app.params.key_position,
-                     v.k_rot.x(), v.k_rot.y());
+  ImGui::TextColored(theme::vec(theme::key), "RoPE(k, n = %s) pair (%.4f, %.4f)",
+                     format_count(app.params.key_position).c_str(), v.k_rot.x(), v.k_rot.y());
   ImGui::TextDisabled("x' = x cos φ − y sin φ,  y' = x sin φ + y cos φ,  φ = m·θᵢ.  ‖pair‖ = %.6f kept", v.q.norm());
   ImGui::EndTooltip();
 }
@@ -115,7 +116,8 @@ PairView pair_view(const App& app, int i) {
 
 void show_rotations(App& app) {
   const int pairs = int(app.model.inv_freq.size());
-  ImGui::TextColored(theme::vec(theme::rope), "%d pairs rotated by m·θᵢ at m = %lld", pairs, app.params.position);
+  ImGui::TextColored(theme::vec(theme::rope), "%s rotated by m·θᵢ at m = %s", plural(pairs, "pair", "pairs").c_str(),
+                     format_count(app.params.position).c_str());
   formula_tip(
       "Pair i of q (faint line) is rotated by φ = m·θᵢ (the arc, shown mod 2π) into RoPE(q, m) (solid). "
       "Violet: RoPE(k, n). θᵢ = base^(-2i/d_head); wavelength λ = 2π/θᵢ. Amber frame: λ > max_position, "
