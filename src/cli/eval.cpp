@@ -354,7 +354,7 @@ Result op_analyze(Request& r) {
   if (context && !(*context > 0)) return bad_request("\"context\" must be > 0, got " + format_number(*context));
   if (limit < 1) return bad_request("\"limit\" must be >= 1, got " + std::to_string(limit));
   if (static_cast<double>(limit) * (a->d_head / 2) > kMaxAnalyzeWork)
-    return bad_request("\"limit\" * d_head/2 must be at most 4e9 (the search's cost), got " +
+    return bad_request("\"limit\" * d_head/2 must be at most 2.6e9 (the search's cost), got " +
                        format_number(static_cast<double>(limit) * (a->d_head / 2)));
   const auto m = rope_first_negative_m(a->d_head, a->base, limit);
   return json{{"critical_dim", context ? json(rope_critical_dim(a->d_head, a->base, *context)) : json(nullptr)},

@@ -17,6 +17,6 @@ int rope_critical_dim(int d_head, double base, double context);
 std::optional<long long> rope_first_negative_m(int d_head, double base, long long limit);
 
 // The search's cost bound: limit * d_head/2 must be at most this.
-constexpr double kMaxAnalyzeWork = 4e9;
+constexpr double kMaxAnalyzeWork = 2.6e9;  // d_head 512 with the default limit 1e7
 
 }  // namespace rv
