@@ -1,4 +1,4 @@
-// The eval protocol's ops: inv_freq (+scaling), rotate, score, lookup, sinusoidal, decay_bound, model, analyze, and a few extras.
+// The eval protocol's ops: inv_freq (+scaling), rotate, score, lookup, sinusoidal, decay_bound, model, analyze, ...
 #include "cli/eval.hpp"
 
 #include <cmath>
@@ -371,10 +371,17 @@ Result dispatch(const json& j) {
   const std::string op = r.string("op");
   if (r.error) return *r.error;
   static const std::map<std::string, std::function<Result(Request&)>> ops = {
-      {"inv_freq", op_inv_freq},       {"rotate", op_rotate},         {"score", op_score},
-      {"lookup", op_lookup},           {"sinusoidal", op_sinusoidal}, {"decay_bound", op_decay_bound},
-      {"score_curve", op_score_curve}, {"precision", op_precision},   {"shape_trace", op_shape_trace},
-      {"model", op_model},             {"analyze", op_analyze},
+      {"inv_freq", op_inv_freq},
+      {"rotate", op_rotate},
+      {"score", op_score},
+      {"lookup", op_lookup},
+      {"sinusoidal", op_sinusoidal},
+      {"decay_bound", op_decay_bound},
+      {"score_curve", op_score_curve},
+      {"precision", op_precision},
+      {"shape_trace", op_shape_trace},
+      {"model", op_model},
+      {"analyze", op_analyze},
   };
   auto it = ops.find(op);
   if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");
@@ -429,12 +436,14 @@ int run_eval(std::FILE* in, std::FILE* out) {
   bool too_long = false;
   while (read_line(in, line, kMaxJsonBytes, too_long)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    bool ok = true;
-    const std::string resp =
-        too_long ? (ok = false, error_json(bad_request("request line is longer than the limit of " +
-                                                       std::to_string(kMaxJsonBytes) + " bytes"))
-                                    .dump())
-                 : eval_line(line, ok);
+    bool ok = false;
+    std::string resp;
+    if (too_long)
+      resp = error_json(
+                 bad_request("request line is longer than the limit of " + std::to_string(kMaxJsonBytes) + " bytes"))
+                 .dump();
+    else
+      resp = eval_line(line, ok);
     all_ok = all_ok && ok;
     std::fwrite(resp.data(), 1, resp.size(), out);
     std::fputc('\n', out);

@@ -1,4 +1,4 @@
-// ropeviz-cli: the headless engine. `verify` reproduces the lesson's checks; `eval` answers JSON-lines requests (model, analyze, ...).
+// ropeviz-cli: the headless engine. `verify` reproduces the lesson's checks; `eval` answers JSON-lines requests.
 #include <cstdio>
 #include <cstring>
 

@@ -19,8 +19,7 @@ std::string num(long long x) {
 // An optional integer field in [lo, hi]; absent stays absent.
 std::optional<Error> check_range(const std::optional<long long>& v, const char* name, long long lo, long long hi) {
   if (v && (*v < lo || *v > hi))
-    return bad_request(std::string(name) + " must be an integer in [" + num(lo) + ", " + num(hi) + "], got " +
-                       num(*v));
+    return bad_request(std::string(name) + " must be an integer in [" + num(lo) + ", " + num(hi) + "], got " + num(*v));
   return std::nullopt;
 }
 
@@ -29,8 +28,7 @@ bool finite_positive(double x) {
 }
 
 std::optional<Error> check_positive(const std::optional<double>& v, const char* name) {
-  if (v && !finite_positive(*v))
-    return bad_request(std::string(name) + " must be a finite number > 0, got " + num(*v));
+  if (v && !finite_positive(*v)) return bad_request(std::string(name) + " must be a finite number > 0, got " + num(*v));
   return std::nullopt;
 }
 
@@ -97,7 +95,8 @@ Expected<ScalingType> derive_type(const HfConfig& c, std::string& name) {
   const char* field = s.rope_type ? "rope_scaling.rope_type" : "rope_scaling.type";
   const std::optional<std::string>& t = s.rope_type ? s.rope_type : s.type;
   if (!t) return ScalingType::None;
-  auto parsed = parse_scaling(*t);
+  // Qwen2-VL's "mrope" sections the rotary dims by modality; transformers' config turns it into default frequencies
+  auto parsed = *t == "mrope" ? std::optional<ScalingType>(ScalingType::None) : parse_scaling(*t);
   if (!parsed || *t == "none")
     return bad_request(std::string(field) + " \"" + *t +
                        "\" is not one of default, linear, dynamic, yarn, longrope (su), llama3");
@@ -136,8 +135,8 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
     if (!c.hidden_size) return bad_request("missing hidden_size (or n_embd): the learned table's width");
     if (!c.max_position_embeddings)
       return bad_request("missing max_position_embeddings (or n_positions): the learned table's rows");
-    out.absolute = AbsoluteModel{*c.max_position_embeddings, *c.hidden_size,
-                                 *c.max_position_embeddings * *c.hidden_size};
+    out.absolute =
+        AbsoluteModel{*c.max_position_embeddings, *c.hidden_size, *c.max_position_embeddings * *c.hidden_size};
     return out;
   }
 
@@ -172,7 +171,8 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
   if (auto e = check_positive(rs.high_freq_factor, "rope_scaling.high_freq_factor")) return *e;
   if (rs.attention_factor && !(std::isfinite(*rs.attention_factor) && *rs.attention_factor >= 0))
     return bad_request("rope_scaling.attention_factor must be a finite number >= 0, got " + num(*rs.attention_factor));
-  for (auto [v, name] : {std::pair{&rs.mscale, "rope_scaling.mscale"}, {&rs.mscale_all_dim, "rope_scaling.mscale_all_dim"}})
+  for (auto [v, name] :
+       {std::pair{&rs.mscale, "rope_scaling.mscale"}, {&rs.mscale_all_dim, "rope_scaling.mscale_all_dim"}})
     if (*v && !std::isfinite(**v)) return bad_request(std::string(name) + " must be finite");
 
   RopeScaling s;
@@ -189,13 +189,14 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
     return std::nullopt;
   };
   const std::optional<double> top_original =
-      c.original_max_position_embeddings ? std::optional<double>(static_cast<double>(*c.original_max_position_embeddings))
-                                         : std::nullopt;
+      c.original_max_position_embeddings
+          ? std::optional<double>(static_cast<double>(*c.original_max_position_embeddings))
+          : std::nullopt;
   const std::optional<double> max_pos =
       c.max_position_embeddings ? std::optional<double>(static_cast<double>(*c.max_position_embeddings)) : std::nullopt;
   std::optional<double> original = rs.original_max_position_embeddings ? rs.original_max_position_embeddings
-                                   : top_original                       ? top_original
-                                                                        : max_pos;
+                                   : top_original                      ? top_original
+                                                                       : max_pos;
   switch (*type) {
     case ScalingType::None:
       break;
@@ -233,8 +234,9 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
       break;
     case ScalingType::Longrope: {
       if (auto e = need_max("rope_type longrope")) return *e;
-      original = top_original ? top_original : rs.original_max_position_embeddings ? rs.original_max_position_embeddings
-                                                                                    : max_pos;
+      original = top_original                          ? top_original
+                 : rs.original_max_position_embeddings ? rs.original_max_position_embeddings
+                                                       : max_pos;
       if (auto e = check_factor_list(rs.short_factor, "rope_scaling.short_factor", m.rotary_dims / 2)) return *e;
       if (auto e = check_factor_list(rs.long_factor, "rope_scaling.long_factor", m.rotary_dims / 2)) return *e;
       if (!rs.attention_factor && *max_pos > *original && !(*original > 1.0))

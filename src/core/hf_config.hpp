@@ -16,9 +16,9 @@ struct HfRopeScaling {
   std::optional<std::string> rope_type, type;  // type: the legacy spelling ("su" = longrope)
   std::optional<double> factor, original_max_position_embeddings;
   std::optional<double> beta_fast, beta_slow, attention_factor, mscale, mscale_all_dim;  // yarn
-  std::optional<double> low_freq_factor, high_freq_factor;                              // llama3
-  std::optional<bool> truncate;                                                         // yarn
-  std::optional<std::vector<double>> short_factor, long_factor;                         // longrope
+  std::optional<double> low_freq_factor, high_freq_factor;                               // llama3
+  std::optional<bool> truncate;                                                          // yarn
+  std::optional<std::vector<double>> short_factor, long_factor;                          // longrope
 };
 
 // The fields of config.json that decide the positional encoding. Legacy names are folded in by the reader:

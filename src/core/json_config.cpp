@@ -129,8 +129,10 @@ std::optional<Error> check_json_text(std::string_view text, std::size_t max_byte
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];
     if (in_string) {
-      if (ch == '\\') ++i;
-      else if (ch == '"') in_string = false;
+      if (ch == '\\')
+        ++i;
+      else if (ch == '"')
+        in_string = false;
     } else if (ch == '"') {
       in_string = true;
     } else if (ch == '[' || ch == '{') {
@@ -151,13 +153,16 @@ std::optional<std::string> quote_nonfinite_literals(std::string_view text) {
     const char ch = text[i];
     if (in_string) {
       out += ch;
-      if (ch == '\\' && i + 1 < text.size()) out += text[++i];
-      else if (ch == '"') in_string = false;
+      if (ch == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (ch == '"')
+        in_string = false;
       continue;
     }
     if (ch == '"') in_string = true;
     bool replaced = false;
-    for (std::string_view word : {std::string_view("NaN"), std::string_view("-Infinity"), std::string_view("Infinity")}) {
+    for (std::string_view word :
+         {std::string_view("NaN"), std::string_view("-Infinity"), std::string_view("Infinity")}) {
       if (text.substr(i, word.size()) == word) {
         out += '"';
         out += word;
@@ -195,6 +200,14 @@ Expected<json> parse_json_text(std::string_view text, std::size_t max_bytes) {
 
 Expected<HfConfig> hf_config_from_json(const json& j) {
   if (!j.is_object()) return bad_request(std::string("config must be a JSON object, got ") + type_word(j));
+  // multimodal configs (Llava, Gemma 3, Mistral 3, ...) keep the language model's fields in text_config
+  auto tc = j.find("text_config");
+  if (tc != j.end() && tc->is_object() && !j.contains("hidden_size") && !j.contains("n_embd") &&
+      !j.contains("head_dim")) {
+    auto inner = hf_config_from_json(*tc);
+    if (!inner) return bad_request("text_config." + inner.error().message);
+    return inner;
+  }
   Reader r{j, "", std::nullopt};
   HfConfig c;
   c.model_type = r.string("model_type");

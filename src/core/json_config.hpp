@@ -1,4 +1,4 @@
-// JSON text safety checks and the config.json -> HfConfig reader (nlohmann-json; target rv_json_config, used by the CLI and the app).
+// JSON text limits and the config.json -> HfConfig reader (nlohmann-json; target rv_json_config, for CLI and app).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -28,7 +28,8 @@ std::optional<std::string> quote_nonfinite_literals(std::string_view text);
 Expected<nlohmann::ordered_json> parse_json_text(std::string_view text, std::size_t max_bytes = kMaxJsonBytes);
 
 // The positional-encoding fields of a config.json object, type-checked: a wrong type is a BadRequest naming the
-// field. Legacy names count: n_embd, n_head, n_positions. Unknown fields are ignored.
+// field. Legacy names count: n_embd, n_head, n_positions. Unknown fields are ignored. A multimodal config without
+// hidden_size/n_embd/head_dim at the top level is read from its "text_config" object.
 Expected<HfConfig> hf_config_from_json(const nlohmann::ordered_json& j);
 Expected<HfConfig> parse_hf_config(std::string_view text);
 

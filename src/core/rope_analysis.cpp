@@ -28,7 +28,7 @@ std::optional<long long> rope_first_negative_m(int d_head, double base, long lon
     cs[i] = std::cos(theta[i]);
     sn[i] = std::sin(theta[i]);
   }
-  constexpr long long kBlock = 256;          // recurrence steps between exact resynchronisations
+  constexpr long long kBlock = 256;           // recurrence steps between exact resynchronisations
   const double margin = 1e-9 * half + 1e-12;  // far above the recurrence's drift over one block
   for (long long m0 = 1; m0 <= limit; m0 += kBlock) {
     for (int i = 0; i < half; ++i) {

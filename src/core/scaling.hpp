@@ -1,4 +1,4 @@
-// Context extension of RoPE frequencies with Hugging Face rope_scaling semantics: linear, dynamic NTK, YaRN, LongRoPE, Llama 3.1.
+// RoPE context extension with Hugging Face rope_scaling semantics: linear, dynamic NTK, YaRN, LongRoPE, Llama 3.1.
 #pragma once
 
 #include <Eigen/Core>

@@ -78,6 +78,8 @@ def ref_rope(cfg, seq_len=None):
     rope_type = rs.get("rope_type", rs.get("type", "default"))
     if rope_type == "su":
         rope_type = "longrope"
+    if rope_type == "mrope":  # Qwen2-VL's config maps it to default
+        rope_type = "default"
     max_pos = get(cfg, "max_position_embeddings")
     attention = 1.0
     if rope_type == "default":
@@ -196,6 +198,7 @@ synth = [
     ("llama3 defaults lo/hi", dict(llama, rope_scaling={"rope_type": "llama3", "factor": 8.0,
                                                         "original_max_position_embeddings": 8192})),
     ("default explicit", dict(llama, rope_scaling={"rope_type": "default"})),
+    ("mrope (Qwen2-VL)", dict(llama, rope_theta=1e6, rope_scaling={"type": "mrope", "mrope_section": [16, 24, 24]})),
     ("partial 0.4 (phi-2)", {"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32,
                              "partial_rotary_factor": 0.4, "max_position_embeddings": 2048}),
     ("rotary_pct 0.25", {"model_type": "gpt_neox", "hidden_size": 768, "num_attention_heads": 12, "rotary_pct": 0.25,
@@ -247,6 +250,13 @@ for o, (req, (name, cfg, seq_len)) in zip(out, cases):
         worst[:] = [e, name]
     check(e <= REL, "%s: inv_freq/attention_factor relative error %.3g" % (name, e))
     check(r["max_position_embeddings"] == get(cfg, "max_position_embeddings"), name + ": max_position_embeddings")
+    rs = cfg.get("rope_scaling") or {}
+    top, inner, mp = get(cfg, "original_max_position_embeddings"), rs.get("original_max_position_embeddings"), \
+        get(cfg, "max_position_embeddings")
+    orig = (top or inner or mp) if rope_type == "longrope" else (inner or mp) if rope_type == "yarn" else \
+        (inner or top or mp)
+    check(r["original_max_position_embeddings"] == orig, "%s: original_max_position_embeddings %s vs %s" %
+          (name, r["original_max_position_embeddings"], orig))
 
 # presets with a fixture give exactly what the fixture gives
 PRESET_FIXTURE = {"gpt2": "gpt2.json", "bert-base": "bert-base-arctic-embed-m.json", "llama-2-7b": "llama-2-7b.json",

@@ -80,7 +80,7 @@ TEST_CASE("llama-3.1-8b: the contract's example") {
   CHECK(m->rope->pairing == Pairing::HalfSplit);
   CHECK(m->rope->rope_type == "llama3");
   CHECK(m->rope->inv_freq.size() == 64);
-  CHECK(m->rope->inv_freq[0] == 1.0);                                     // high frequency: kept
+  CHECK(m->rope->inv_freq[0] == 1.0);  // high frequency: kept
   CHECK(m->rope->inv_freq[63] == doctest::Approx(std::pow(500000.0, -126.0 / 128) / 8).epsilon(1e-14));  // /factor
   CHECK(m->rope->attention_factor == 1.0);
   CHECK(m->rope->max_position_embeddings == 131072);
@@ -113,11 +113,23 @@ TEST_CASE("learned tables, partial rotary, legacy names, pairing") {
   CHECK(ds->rope->rotary_dims == 64);  // qk_rope_head_dim
   CHECK(ds->rope->pairing == Pairing::Interleaved);
   CHECK(ds->rope->rope_type == "yarn");
-  CHECK(ds->rope->attention_factor == 1.0);  // mscale == mscale_all_dim
+  CHECK(ds->rope->attention_factor == 1.0);                  // mscale == mscale_all_dim
   CHECK(preset_model("gemma-2-9b")->rope->head_dim == 256);  // head_dim given, not 3584/16
   CHECK(preset_model("lesson")->rope->pairing == Pairing::Interleaved);
   CHECK(preset_model("lesson")->rope->inv_freq.size() == 4);
   CHECK(preset_model("llama-2-7b")->rope->base == 10000.0);  // no rope_theta: 10000
+
+  auto mm = from_text(R"({"model_type":"llava","text_config":{"model_type":"mistral","hidden_size":5120,
+                          "num_attention_heads":32,"head_dim":128,"rope_theta":1000000000.0,
+                          "max_position_embeddings":131072}})");
+  REQUIRE(mm.ok());
+  CHECK(mm->rope->head_dim == 128);
+  CHECK(mm->rope->base == 1e9);
+  auto mm_bad = from_text(R"({"text_config":{"hidden_size":"x"}})");
+  REQUIRE_FALSE(mm_bad.ok());
+  CHECK(mm_bad.error().message.find("text_config.hidden_size") != std::string::npos);
+  CHECK(from_text(R"({"hidden_size":64,"num_attention_heads":4,"rope_scaling":{"type":"mrope"}})")->rope->rope_type ==
+        "default");
 }
 
 TEST_CASE("dynamic and longrope follow seq_len") {
@@ -182,8 +194,9 @@ TEST_CASE("bad configs: BadRequest naming the field") {
 }
 
 TEST_CASE("JSON text limits") {
-  CHECK(check_json_text(std::string(100, '[')) .has_value());
-  CHECK_FALSE(check_json_text("[[[\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"]]]").has_value());
+  CHECK(check_json_text(std::string(100, '[')).has_value());
+  CHECK_FALSE(check_json_text("[[[\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"]]]")
+                  .has_value());
   CHECK(check_json_text(std::string(100, ' '), 50).has_value());
   CHECK(quote_nonfinite_literals(R"({"a":NaN,"b":"NaN","c":-Infinity})") ==
         std::optional<std::string>(R"({"a":"NaN","b":"NaN","c":"-Infinity"})"));
@@ -192,8 +205,8 @@ TEST_CASE("JSON text limits") {
 
 TEST_CASE("analyze: critical dimension and first negative cosine sum") {
   CHECK(rope_critical_dim(128, 10000.0, 4096) == 92);
-  CHECK(rope_critical_dim(128, 10000.0, 1.0) == 0);       // clamped below
-  CHECK(rope_critical_dim(128, 10000.0, 1e300) == 128);   // clamped above
+  CHECK(rope_critical_dim(128, 10000.0, 1.0) == 0);      // clamped below
+  CHECK(rope_critical_dim(128, 10000.0, 1e300) == 128);  // clamped above
   CHECK(rope_first_negative_m(128, 10000.0, 10000000) == std::optional<long long>(1707));
   CHECK(rope_first_negative_m(128, 10000.0, 1706) == std::nullopt);
   CHECK(rope_first_negative_m(2, 10000.0, 10) == std::optional<long long>(2));  // cos(2) < 0
