@@ -118,6 +118,28 @@ struct Reader {
   }
 };
 
+// A SAX consumer that accepts everything and keeps the parser's error message (nlohmann hands it the exception
+// object instead of throwing it, so this works where exceptions are off, as in the web build).
+struct ErrorOnly : nlohmann::json_sax<json> {
+  std::string message = "not valid JSON";
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
+    message = ex.what();
+    return false;
+  }
+};
+
 }  // namespace
 
 std::optional<Error> check_json_text(std::string_view text, std::size_t max_bytes, int max_depth) {
@@ -186,16 +208,9 @@ Expected<json> parse_json_text(std::string_view text, std::size_t max_bytes) {
     json k = json::parse(*quoted, nullptr, false);
     if (!k.is_discarded()) return k;
   }
-  std::string message = "not valid JSON";
-#if defined(__cpp_exceptions)
-  try {  // parse again to get nlohmann's message with the position
-    const json ignored = json::parse(text.begin(), text.end());
-    (void)ignored;
-  } catch (const json::exception& e) {
-    message = e.what();
-  }
-#endif
-  return bad_request("malformed JSON: " + message);
+  ErrorOnly handler;  // parse again, only to get nlohmann's message with the position, without a throw
+  json::sax_parse(text.begin(), text.end(), &handler);
+  return bad_request("malformed JSON: " + handler.message);
 }
 
 Expected<HfConfig> hf_config_from_json(const json& j) {

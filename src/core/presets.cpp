@@ -1,5 +1,4 @@
-// The presets' config fields, copied from the published config.json files (tests/fixtures/configs/ holds those
-// with a fixture; a unit test checks preset == fixture-derived). Only positional-encoding fields are kept.
+// The presets' positional-encoding config fields, copied from published config.json files (see tests/fixtures/).
 #include "core/presets.hpp"
 
 #include <string>
