@@ -22,7 +22,7 @@ struct HfRopeScaling {
 };
 
 // The fields of config.json that decide the positional encoding. Legacy names are folded in by the reader:
-// n_embd -> hidden_size, n_head -> num_attention_heads, n_positions -> max_position_embeddings.
+// n_embd, dim -> hidden_size; n_head, n_heads -> num_attention_heads; n_positions -> max_position_embeddings.
 struct HfConfig {
   std::optional<std::string> model_type, position_embedding_type;
   std::optional<long long> hidden_size, num_attention_heads, head_dim;

@@ -2,6 +2,7 @@
 #include "core/json_config.hpp"
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 namespace rv {
@@ -73,9 +74,11 @@ struct Reader {
     }
     return static_cast<long long>(*x);
   }
-  // The first of several spellings that is present (e.g. hidden_size, then n_embd).
-  std::optional<long long> integer(const char* key, const char* legacy) {
-    return find(key) ? integer(key) : integer(legacy);
+  // The first of several spellings that is present (e.g. hidden_size, then n_embd, then dim).
+  std::optional<long long> integer(std::initializer_list<const char*> keys) {
+    for (const char* key : keys)
+      if (find(key)) return integer(key);
+    return std::nullopt;
   }
   std::optional<std::string> string(const char* key) {
     const json* v = find(key);
@@ -217,7 +220,7 @@ Expected<HfConfig> hf_config_from_json(const json& j) {
   if (!j.is_object()) return bad_request(std::string("config must be a JSON object, got ") + type_word(j));
   // multimodal configs (Llava, Gemma 3, Mistral 3, ...) keep the language model's fields in text_config
   auto tc = j.find("text_config");
-  if (tc != j.end() && tc->is_object() && !j.contains("hidden_size") && !j.contains("n_embd") &&
+  if (tc != j.end() && tc->is_object() && !j.contains("hidden_size") && !j.contains("n_embd") && !j.contains("dim") &&
       !j.contains("head_dim")) {
     auto inner = hf_config_from_json(*tc);
     if (!inner) return bad_request("text_config." + inner.error().message);
@@ -227,10 +230,10 @@ Expected<HfConfig> hf_config_from_json(const json& j) {
   HfConfig c;
   c.model_type = r.string("model_type");
   c.position_embedding_type = r.string("position_embedding_type");
-  c.hidden_size = r.integer("hidden_size", "n_embd");
-  c.num_attention_heads = r.integer("num_attention_heads", "n_head");
+  c.hidden_size = r.integer({"hidden_size", "n_embd", "dim"});  // dim, n_heads: DistilBERT's attribute map
+  c.num_attention_heads = r.integer({"num_attention_heads", "n_head", "n_heads"});
   c.head_dim = r.integer("head_dim");
-  c.max_position_embeddings = r.integer("max_position_embeddings", "n_positions");
+  c.max_position_embeddings = r.integer({"max_position_embeddings", "n_positions"});
   c.original_max_position_embeddings = r.integer("original_max_position_embeddings");
   c.rotary_dim = r.integer("rotary_dim");
   c.qk_rope_head_dim = r.integer("qk_rope_head_dim");

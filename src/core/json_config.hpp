@@ -28,7 +28,7 @@ std::optional<std::string> quote_nonfinite_literals(std::string_view text);
 Expected<nlohmann::ordered_json> parse_json_text(std::string_view text, std::size_t max_bytes = kMaxJsonBytes);
 
 // The positional-encoding fields of a config.json object, type-checked: a wrong type is a BadRequest naming the
-// field. Legacy names count: n_embd, n_head, n_positions. Unknown fields are ignored. A multimodal config without
+// field. Legacy names count: n_embd, n_head, n_positions (and DistilBERT's dim, n_heads). Unknown fields are ignored. A multimodal config without
 // hidden_size/n_embd/head_dim at the top level is read from its "text_config" object.
 Expected<HfConfig> hf_config_from_json(const nlohmann::ordered_json& j);
 Expected<HfConfig> parse_hf_config(std::string_view text);

@@ -38,15 +38,17 @@ def ask(reqs):
 
 
 # ---- the reference: config.json as transformers sees it ----------------------------------------------------------
-ATTRIBUTE_MAP = {"hidden_size": "n_embd", "num_attention_heads": "n_head", "max_position_embeddings": "n_positions"}
+ATTRIBUTE_MAP = {"hidden_size": ["n_embd", "dim"], "num_attention_heads": ["n_head", "n_heads"],
+                 "max_position_embeddings": ["n_positions"]}
 LEARNED = {"gpt2", "gpt_bigcode", "bert", "roberta", "distilbert", "opt"}
 
 
 def get(cfg, key, default=None):
     if cfg.get(key) is not None:
         return cfg[key]
-    if key in ATTRIBUTE_MAP and cfg.get(ATTRIBUTE_MAP[key]) is not None:
-        return cfg[ATTRIBUTE_MAP[key]]
+    for alias in ATTRIBUTE_MAP.get(key, []):
+        if cfg.get(alias) is not None:
+            return cfg[alias]
     return default
 
 
@@ -180,6 +182,9 @@ synth = [
     ("linear x4", dict(llama, rope_scaling={"rope_type": "linear", "factor": 4.0})),
     ("linear legacy type", dict(llama, rope_scaling={"type": "linear", "factor": 2.5})),
     ("dynamic x2", dict(llama, rope_scaling={"rope_type": "dynamic", "factor": 2.0})),
+    ("dynamic partial 0.5", dict(llama, partial_rotary_factor=0.5,
+                                 rope_scaling={"rope_type": "dynamic", "factor": 4.0})),
+    ("distilbert dim/n_heads", {"model_type": "distilbert", "dim": 768, "n_heads": 12, "max_position_embeddings": 512}),
     ("yarn x8 defaults", dict(llama, rope_scaling={"rope_type": "yarn", "factor": 8.0})),
     ("yarn with original", dict(llama, max_position_embeddings=32768,
                                 rope_scaling={"rope_type": "yarn", "factor": 8.0,

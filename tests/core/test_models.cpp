@@ -99,6 +99,8 @@ TEST_CASE("learned tables, partial rotary, legacy names, pairing") {
   auto absolute = from_text(R"({"model_type":"llama","position_embedding_type":"absolute","hidden_size":64,
                                 "max_position_embeddings":16})");
   CHECK(absolute->absolute->parameters == 1024);
+  auto distil = from_text(R"({"model_type":"distilbert","dim":768,"n_heads":12,"max_position_embeddings":512})");
+  CHECK(distil->absolute->parameters == 512 * 768);
 
   auto j = preset_model("gpt-j-6b");  // n_embd 4096, n_head 16, rotary_dim 64
   CHECK(j->rope->head_dim == 256);
