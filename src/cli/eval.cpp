@@ -1,16 +1,21 @@
-// The eval protocol's ops: inv_freq (+scaling), rotate, score, lookup, sinusoidal, decay_bound, and a few extras.
+// The eval protocol's ops: inv_freq (+scaling), rotate, score, lookup, sinusoidal, decay_bound, model, analyze, ...
 #include "cli/eval.hpp"
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sys/types.h>
 #include <functional>
 #include <map>
 
 #include "cli/request.hpp"
+#include "core/hf_config.hpp"
+#include "core/json_config.hpp"
 #include "core/learned.hpp"
 #include "core/precision.hpp"
+#include "core/presets.hpp"
 #include "core/rope.hpp"
+#include "core/rope_analysis.hpp"
 #include "core/rope_tensor.hpp"
 #include "core/scaling.hpp"
 #include "core/shape_trace.hpp"
@@ -86,14 +91,15 @@ std::optional<RopeScaling> scaling_args(Request& outer, const json& obj) {
   }
   auto t = parse_scaling(type);
   if (!t) {
-    outer.fail("scaling.type must be one of \"linear\", \"dynamic\", \"yarn\", \"llama3\", got \"" + type + "\"");
+    outer.fail("scaling.type must be one of \"linear\", \"dynamic\", \"yarn\", \"llama3\", \"longrope\", got \"" +
+               type + "\"");
     return std::nullopt;
   }
   s.type = *t;
   const bool llama3 = s.type == ScalingType::Llama3;
   std::optional<double> default_factor;  // required, except Llama 3.1's published 8 and "none"
   if (llama3) default_factor = 8.0;
-  if (s.type == ScalingType::None) default_factor = 1.0;
+  if (s.type == ScalingType::None || s.type == ScalingType::Longrope) default_factor = 1.0;
   s.factor = r.number("factor", default_factor);
   s.original_max_position_embeddings = r.number("original_max_position_embeddings", llama3 ? 8192.0 : 0.0);
   s.beta_fast = r.number("beta_fast", 32.0);
@@ -104,6 +110,10 @@ std::optional<RopeScaling> scaling_args(Request& outer, const json& obj) {
   s.mscale = r.optional_number("mscale");
   s.mscale_all_dim = r.optional_number("mscale_all_dim");
   s.truncate = r.boolean("truncate", true);
+  if (s.type == ScalingType::Longrope) {
+    s.short_factor = r.numbers("short_factor", std::nullopt, 65536);
+    s.long_factor = r.numbers("long_factor", std::nullopt, 65536);
+  }
   // dynamic/yarn lengths: inside "scaling" (preferred) or at the top level of the request
   s.seq_len = r.has("seq_len") ? r.number("seq_len") : outer.number("seq_len", 0.0);
   s.max_position_embeddings = r.has("max_position_embeddings") ? r.number("max_position_embeddings")
@@ -291,15 +301,87 @@ Result op_shape_trace(Request& r) {
        {{"token_embedding", pc.token_embedding}, {"learned_position", pc.learned_position}, {"rope", pc.rope}}}};
 }
 
+json rope_model_json(const RopeModel& m) {
+  const auto opt = [](const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); };
+  return json{{"head_dim", m.head_dim},
+              {"rotary_dims", m.rotary_dims},
+              {"base", m.base},
+              {"pairing", pairing_name(m.pairing)},
+              {"rope_type", m.rope_type},
+              {"inv_freq", vec_json(m.inv_freq)},
+              {"attention_factor", m.attention_factor},
+              {"max_position_embeddings", opt(m.max_position_embeddings)},
+              {"original_max_position_embeddings", opt(m.original_max_position_embeddings)}};
+}
+
+// {"config": {...config.json...}} or {"preset": "llama-3.1-8b"}, optional "seq_len" (dynamic, longrope).
+Result op_model(Request& r) {
+  const json* cfg = r.object("config");
+  const bool has_preset = r.has("preset");
+  const std::string preset = has_preset ? r.string("preset") : std::string();
+  const std::optional<double> seq_len = r.optional_number("seq_len");
+  if (r.error) return *r.error;
+  if (cfg && has_preset) return bad_request("give either \"config\" or \"preset\", not both");
+  if (!cfg && !has_preset)
+    return bad_request("missing required field \"config\" (a Hugging Face config.json object) or \"preset\"");
+  if (seq_len && *seq_len < 0) return bad_request("\"seq_len\" must be >= 0, got " + format_number(*seq_len));
+  Expected<ModelInfo> info = bad_request("");
+  if (cfg) {
+    auto c = hf_config_from_json(*cfg);
+    if (!c) return bad_request("config: " + c.error().message);
+    info = derive_model(*c, seq_len);
+    if (!info) return bad_request("config: " + info.error().message);
+  } else {
+    info = preset_model(preset, seq_len);
+    if (!info) return info.error();
+  }
+  json out;
+  out["rope"] = info->rope ? rope_model_json(*info->rope) : json(nullptr);
+  out["absolute"] = info->absolute ? json{{"max_position", info->absolute->max_position},
+                                          {"d", info->absolute->d},
+                                          {"parameters", info->absolute->parameters}}
+                                   : json(nullptr);
+  return out;
+}
+
+// {"d_head":128,"base":10000.0,"context":4096,"limit":10000000} -> critical_dim, first_negative_m.
+Result op_analyze(Request& r) {
+  auto a = rope_args(r);
+  if (r.error) return *r.error;
+  const std::optional<double> context = r.optional_number("context");
+  const long long limit = r.integer("limit", 10000000);
+  if (r.error) return *r.error;
+  if (context && !(*context > 0)) return bad_request("\"context\" must be > 0, got " + format_number(*context));
+  if (limit < 1) return bad_request("\"limit\" must be >= 1, got " + std::to_string(limit));
+  if (static_cast<double>(limit) * (a->d_head / 2) > kMaxAnalyzeWork)
+    return bad_request("\"limit\" * d_head/2 must be at most 2.6e9 (the search's cost), got " +
+                       format_number(static_cast<double>(limit) * (a->d_head / 2)));
+  const auto m = rope_first_negative_m(a->d_head, a->base, limit);
+  return json{{"critical_dim", context ? json(rope_critical_dim(a->d_head, a->base, *context)) : json(nullptr)},
+              {"first_negative_m", m ? json(*m) : json(nullptr)},
+              {"d_head", a->d_head},
+              {"base", a->base},
+              {"context", context ? json(*context) : json(nullptr)},
+              {"limit", limit}};
+}
+
 Result dispatch(const json& j) {
   if (!j.is_object()) return bad_request("request must be a JSON object");
   Request r(j);
   const std::string op = r.string("op");
   if (r.error) return *r.error;
   static const std::map<std::string, std::function<Result(Request&)>> ops = {
-      {"inv_freq", op_inv_freq},       {"rotate", op_rotate},         {"score", op_score},
-      {"lookup", op_lookup},           {"sinusoidal", op_sinusoidal}, {"decay_bound", op_decay_bound},
-      {"score_curve", op_score_curve}, {"precision", op_precision},   {"shape_trace", op_shape_trace},
+      {"inv_freq", op_inv_freq},
+      {"rotate", op_rotate},
+      {"score", op_score},
+      {"lookup", op_lookup},
+      {"sinusoidal", op_sinusoidal},
+      {"decay_bound", op_decay_bound},
+      {"score_curve", op_score_curve},
+      {"precision", op_precision},
+      {"shape_trace", op_shape_trace},
+      {"model", op_model},
+      {"analyze", op_analyze},
   };
   auto it = ops.find(op);
   if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");
@@ -314,19 +396,13 @@ json error_json(const Error& e) {
 
 std::string eval_line(const std::string& line, bool& ok) {
   json response;
-  json request;
-  std::string parse_error;
-  try {
-    request = json::parse(line);
-  } catch (const json::exception& e) {  // keep nlohmann's position information in the message
-    parse_error = e.what();
-  }
-  if (!parse_error.empty()) {
+  // size and depth limits first; NaN/Infinity literals become strings so the field holding one can be named
+  Expected<json> request = parse_json_text(line);
+  if (!request) {
     const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
-    response =
-        error_json(bad_request(blank ? "empty line: expected one JSON request" : "malformed JSON: " + parse_error));
+    response = error_json(blank ? bad_request("empty line: expected one JSON request") : request.error());
   } else {
-    Result res = dispatch(request);
+    Result res = dispatch(*request);
     if (res && !all_finite(res.value())) res = bad_request("result is not finite (inputs too large)");
     response = res ? res.value() : error_json(res.error());
   }
@@ -334,23 +410,45 @@ std::string eval_line(const std::string& line, bool& ok) {
   return response.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+namespace {
+// One line without its newline; at most max_bytes + 1 bytes are kept (the rest of a longer line is skipped),
+// so a huge line cannot exhaust memory. False at EOF with nothing read.
+bool read_line(std::FILE* in, std::string& line, std::size_t max_bytes, bool& too_long) {
+  line.clear();
+  too_long = false;
+  int ch = std::getc(in);
+  if (ch == EOF) return false;
+  for (; ch != EOF && ch != '\n'; ch = std::getc(in)) {  // embedded NULs are kept (and rejected by the parser)
+    if (line.size() < max_bytes) {
+      line.push_back(static_cast<char>(ch));
+    } else {
+      too_long = true;
+    }
+  }
+  if (too_long) line.clear();
+  return true;
+}
+}  // namespace
+
 int run_eval(std::FILE* in, std::FILE* out) {
   bool all_ok = true;
-  char* buf = nullptr;
-  std::size_t cap = 0;
-  ssize_t len;
-  while ((len = ::getline(&buf, &cap, in)) >= 0) {  // POSIX getline: any line length, embedded NULs kept
-    std::string line(buf, static_cast<std::size_t>(len));
-    if (!line.empty() && line.back() == '\n') line.pop_back();
+  std::string line;
+  bool too_long = false;
+  while (read_line(in, line, kMaxJsonBytes, too_long)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    bool ok = true;
-    const std::string resp = eval_line(line, ok);
+    bool ok = false;
+    std::string resp;
+    if (too_long)
+      resp = error_json(
+                 bad_request("request line is longer than the limit of " + std::to_string(kMaxJsonBytes) + " bytes"))
+                 .dump();
+    else
+      resp = eval_line(line, ok);
     all_ok = all_ok && ok;
     std::fwrite(resp.data(), 1, resp.size(), out);
     std::fputc('\n', out);
     std::fflush(out);  // one response per request, visible immediately
   }
-  std::free(buf);
   return all_ok ? 0 : 1;
 }
 

@@ -2,8 +2,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include <string>
+
 #include "cli/eval.hpp"
 #include "cli/verify.hpp"
+#include "core/presets.hpp"
 
 namespace {
 const char* kHelp = R"(ropeviz-cli: positional encodings (learned absolute vs RoPE) from the command line
@@ -58,12 +61,48 @@ Ops (one example each):
     {"op":"shape_trace","B":2,"T":5,"h":4,"d_head":8,"V":100,"max_position":10}
     -> {"steps":[{"name":"token_ids","shape":[2,5],"note":"..."},...],"params":{...}}
 
+  model        a Hugging Face config.json (any model) or a named preset -> RoPE parameters as transformers derives
+               them (head_dim, rotary_dims, base, pairing, rope_type default|linear|dynamic|yarn|longrope|llama3,
+               scaled inv_freq, attention_factor), or the learned table's size for gpt2/bert/... ("rope": null).
+               Optional "seq_len" (the current length; dynamic and longrope depend on it).
+    {"op":"model","preset":"llama-3.1-8b"}
+    {"op":"model","config":{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"rope_theta":500000.0,
+     "max_position_embeddings":131072,"rope_scaling":{"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,
+     "high_freq_factor":4.0,"original_max_position_embeddings":8192}},"seq_len":4096}
+    -> {"rope":{"head_dim":128,"rotary_dims":128,"base":500000.0,"pairing":"half_split","rope_type":"llama3",
+        "inv_freq":[...64],"attention_factor":1.0,"max_position_embeddings":131072,
+        "original_max_position_embeddings":8192},"absolute":null}
+    {"op":"model","preset":"gpt2"}
+    -> {"rope":null,"absolute":{"max_position":1024,"d":768,"parameters":786432}}
+    presets: %PRESETS%
+  analyze      critical_dim = 2*ceil((d_head/2)*ln(context/(2 pi))/ln(base)) clamped to [0, d_head] (Liu et al. 2023);
+               first_negative_m = smallest m >= 1 with sum_i cos(m theta_i) < 0, up to "limit" (default 1e7;
+               limit * d_head/2 <= 2.6e9), null if none (Men et al. 2024)
+    {"op":"analyze","d_head":128,"base":10000.0,"context":4096}
+    -> {"critical_dim":92,"first_negative_m":1707,"d_head":128,"base":10000.0,"context":4096.0,"limit":10000000}
+
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
-malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions) are BadRequest;
+malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions, a line over 8 MiB,
+JSON nested deeper than 64) are BadRequest; a bad config's message names the field (e.g. "rope_scaling.factor");
 a lookup outside [0, max_position) is IndexError in the message format of PyTorch tensor indexing
 ("index 100 is out of bounds for dimension 0 with size 10"); negatives are refused too, as nn.Embedding
 does, though a PyTorch tensor P[-1] would return the last row.
 )";
+
+// The help text with the preset names filled in from the table, so the two never disagree.
+std::string help_text() {
+  std::string names, line;
+  for (const rv::Preset& p : rv::presets()) {
+    if (line.size() + std::strlen(p.name) > 88) {
+      names += line + "\n             ";
+      line.clear();
+    }
+    line += std::string(" ") + p.name;
+  }
+  std::string text = kHelp;
+  text.replace(text.find("%PRESETS%"), 9, names + line);
+  return text;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,9 +110,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "eval") == 0) return rv::cli::run_eval(stdin, stdout);
   if (argc == 2 &&
       (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "help") == 0)) {
-    std::fputs(kHelp, stdout);
+    std::fputs(help_text().c_str(), stdout);
     return 0;
   }
-  std::fputs(kHelp, stderr);
+  std::fputs(help_text().c_str(), stderr);
   return 2;
 }

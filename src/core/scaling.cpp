@@ -43,6 +43,8 @@ const char* scaling_name(ScalingType t) {
       return "yarn";
     case ScalingType::Llama3:
       return "llama3";
+    case ScalingType::Longrope:
+      return "longrope";
     case ScalingType::None:
       break;
   }
@@ -55,6 +57,7 @@ std::optional<ScalingType> parse_scaling(std::string_view name) {
   if (name == "dynamic") return ScalingType::Dynamic;
   if (name == "yarn") return ScalingType::Yarn;
   if (name == "llama3") return ScalingType::Llama3;
+  if (name == "longrope" || name == "su") return ScalingType::Longrope;
   return std::nullopt;
 }
 
@@ -81,7 +84,7 @@ std::pair<double, double> yarn_correction_range(int d_head, double base, const R
 
 Expected<ScaledFreq> rope_scaled_inv_freq(int d_head, double base, const RopeScaling& s) {
   if (auto err = check_rope_dims(d_head, base)) return *err;
-  if (s.type != ScalingType::None && !finite_positive(s.factor))
+  if (s.type != ScalingType::None && s.type != ScalingType::Longrope && !finite_positive(s.factor))
     return bad_request("scaling.factor must be a finite number > 0, got " + num(s.factor));
   const int half = d_head / 2;
   ScaledFreq out;
@@ -133,6 +136,34 @@ Expected<ScaledFreq> rope_scaled_inv_freq(int d_head, double base, const RopeSca
         const double extrapolation_factor = 1.0 - ramp;  // 1 for high frequencies: left alone
         out.inv_freq[i] = interpolation * (1.0 - extrapolation_factor) + extrapolation * extrapolation_factor;
       }
+      break;
+    }
+    case ScalingType::Longrope: {
+      const double L = yarn_original_length(s);
+      if (!finite_positive(L))
+        return bad_request("longrope scaling needs original_max_position_embeddings (or max_position_embeddings) > 0");
+      for (const auto* f : {&s.short_factor, &s.long_factor}) {
+        const char* name = f == &s.short_factor ? "short_factor" : "long_factor";
+        if (static_cast<int>(f->size()) != half)
+          return bad_request(std::string("scaling.") + name + " must have d_head/2 = " + std::to_string(half) +
+                             " entries, got " + std::to_string(f->size()));
+        for (double x : *f)
+          if (!finite_positive(x))
+            return bad_request(std::string("scaling.") + name + " must contain finite numbers > 0, got " + num(x));
+      }
+      if (s.attention_factor) {
+        if (!std::isfinite(*s.attention_factor) || *s.attention_factor < 0)
+          return bad_request("scaling.attention_factor must be a finite number >= 0");
+        out.attention_factor = *s.attention_factor;
+      } else {
+        const double ratio = s.max_position_embeddings > 0 ? s.max_position_embeddings / L : 1.0;
+        if (ratio > 1.0 && !(L > 1.0))
+          return bad_request("longrope scaling needs original_max_position_embeddings > 1");
+        out.attention_factor = ratio <= 1.0 ? 1.0 : std::sqrt(1.0 + std::log(ratio) / std::log(L));
+      }
+      const std::vector<double>& f = s.seq_len > L ? s.long_factor : s.short_factor;
+      for (int i = 0; i < half; ++i)
+        out.inv_freq[i] = 1.0 / (f[static_cast<std::size_t>(i)] * std::pow(base, static_cast<double>(2 * i) / d_head));
       break;
     }
     case ScalingType::Llama3: {

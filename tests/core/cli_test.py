@@ -215,10 +215,156 @@ check(p.returncode == 0 and "IndexError: index 100 is out of bounds for dimensio
       "verify exits 0 and shows the IndexError")
 p = subprocess.run([CLI, "--help"], capture_output=True, text=True)
 check(p.returncode == 0 and all(op in p.stdout for op in
-                                ["inv_freq", "rotate", "score", "lookup", "sinusoidal", "decay_bound", "scaling"]),
+                                ["inv_freq", "rotate", "score", "lookup", "sinusoidal", "decay_bound", "scaling", "model",
+                                 "analyze", "preset"]),
       "--help documents every op")
 p = subprocess.run([CLI, "frobnicate"], capture_output=True, text=True)
 check(p.returncode != 0, "unknown subcommand fails")
+
+# ---- real models: model and analyze ----------------------------------------------------------------------------------
+import os  # noqa: E402
+FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "configs")
+llama31 = json.load(open(os.path.join(FIX, "llama-3.1-8b.json")))
+resp, rc = run([json.dumps({"op": "model", "preset": "llama-3.1-8b"}), json.dumps({"op": "model", "config": llama31}),
+                json.dumps({"op": "model", "preset": "gpt2"}),
+                json.dumps({"op": "analyze", "d_head": 128, "base": 10000.0, "context": 4096}),
+                json.dumps({"op": "model", "preset": "lesson"}),
+                json.dumps({"op": "analyze", "d_head": 8, "base": 10000.0, "limit": 50})])
+check(rc == 0 and len(resp) == 6, "model/analyze good lines exit 0")
+if len(resp) == 6:
+    r = resp[0]
+    check(list(r.keys()) == ["rope", "absolute"] and r["absolute"] is None, "model: rope and absolute keys")
+    rope = r["rope"]
+    check(list(rope.keys()) == ["head_dim", "rotary_dims", "base", "pairing", "rope_type", "inv_freq",
+                                "attention_factor", "max_position_embeddings", "original_max_position_embeddings"],
+          "model: rope fields in order: %s" % list(rope.keys()))
+    check({k: v for k, v in rope.items() if k != "inv_freq"} ==
+          {"head_dim": 128, "rotary_dims": 128, "base": 500000.0, "pairing": "half_split", "rope_type": "llama3",
+           "attention_factor": 1.0, "max_position_embeddings": 131072, "original_max_position_embeddings": 8192},
+          "llama-3.1-8b preset values: %s" % {k: v for k, v in rope.items() if k != "inv_freq"})
+    check(len(rope["inv_freq"]) == 64 and rope["inv_freq"][0] == 1.0, "llama-3.1-8b inv_freq length 64")
+    check(resp[1] == resp[0], "preset llama-3.1-8b == its config.json")
+    check(resp[2] == {"rope": None, "absolute": {"max_position": 1024, "d": 768, "parameters": 786432}}, "gpt2 absolute")
+    check(resp[3]["critical_dim"] == 92 and resp[3]["first_negative_m"] == 1707, "analyze example: %s" % resp[3])
+    check(resp[4]["rope"]["inv_freq"] == [1.0, 0.1, 0.01, 0.001] and resp[4]["rope"]["pairing"] == "interleaved",
+          "lesson preset")
+    check(resp[5]["first_negative_m"] is None and resp[5]["critical_dim"] is None, "analyze: null when none/no context")
+
+# every fixture loads, and its preset (when named like it) gives the same answer
+fixtures = sorted(f for f in os.listdir(FIX) if f.endswith(".json"))
+resp, rc = run([json.dumps({"op": "model", "config": json.load(open(os.path.join(FIX, f)))}) for f in fixtures])
+check(rc == 0 and all("error" not in r for r in resp), "every fixture config loads")
+names = [f[:-5] for f in fixtures if f[:-5] not in ("bert-base-arctic-embed-m", "redpajama-3b-gpt-neox")]
+resp2, _ = run([json.dumps({"op": "model", "preset": n}) for n in names])
+for n, r in zip(names, resp2):
+    check(r == resp[fixtures.index(n + ".json")], "preset %s == fixture" % n)
+
+llama = '"model_type":"llama","hidden_size":64,"num_attention_heads":4,"max_position_embeddings":128'
+L8 = ",".join(["1.0"] * 8)
+
+
+def cfg(extra):
+    return '{"op":"model","config":{' + llama + extra + '}}'
+
+
+bad_models = [  # (name, line, a word the message must contain)
+    ("no config or preset", '{"op":"model"}', "config"),
+    ("config and preset", '{"op":"model","preset":"gpt2","config":{}}', "preset"),
+    ("config not object", '{"op":"model","config":[1]}', "config"),
+    ("unknown preset", '{"op":"model","preset":"llama-9"}', "preset"),
+    ("preset not string", '{"op":"model","preset":5}', "preset"),
+    ("seq_len negative", '{"op":"model","preset":"gpt2","seq_len":-1}', "seq_len"),
+    ("seq_len string", '{"op":"model","preset":"gpt2","seq_len":"long"}', "seq_len"),
+    ("missing hidden_size", '{"op":"model","config":{"num_attention_heads":4}}', "hidden_size"),
+    ("missing heads", '{"op":"model","config":{"hidden_size":64}}', "num_attention_heads"),
+    ("head_dim not dividing", '{"op":"model","config":{"hidden_size":65,"num_attention_heads":4}}', "num_attention_heads"),
+    ("head_dim zero", cfg(',"head_dim":0'), "head_dim"),
+    ("head_dim odd", cfg(',"head_dim":9'), "head_dim"),
+    ("head_dim absurd", cfg(',"head_dim":1000000'), "head_dim"),
+    ("hidden_size string", cfg(',"hidden_size":"64"'), "hidden_size"),
+    ("hidden_size fractional", cfg(',"hidden_size":64.5'), "hidden_size"),
+    ("heads bool", cfg(',"num_attention_heads":true'), "num_attention_heads"),
+    ("heads zero", cfg(',"num_attention_heads":0'), "num_attention_heads"),
+    ("rotary_dim odd", cfg(',"rotary_dim":7'), "rotary_dim"),
+    ("rotary_dim too big", cfg(',"rotary_dim":32'), "rotary_dim"),
+    ("partial factor > 1", cfg(',"partial_rotary_factor":2'), "partial_rotary_factor"),
+    ("partial factor gives 0", cfg(',"partial_rotary_factor":0.01'), "partial_rotary_factor"),
+    ("rotary_pct negative", cfg(',"rotary_pct":-0.5'), "rotary_pct"),
+    ("theta negative", cfg(',"rope_theta":-10000'), "rope_theta"),
+    ("theta zero", cfg(',"rope_theta":0'), "rope_theta"),
+    ("theta NaN literal", cfg(',"rope_theta":NaN'), "rope_theta"),
+    ("theta Infinity literal", cfg(',"rope_theta":Infinity'), "rope_theta"),
+    ("theta string", cfg(',"rope_theta":"1e4"'), "rope_theta"),
+    ("rotary_emb_base 1", '{"op":"model","config":{"hidden_size":64,"num_attention_heads":4,"rotary_emb_base":1}}',
+     "rotary_emb_base"),
+    ("rope_scaling string", cfg(',"rope_scaling":"yarn"'), "rope_scaling"),
+    ("unknown rope_type", cfg(',"rope_scaling":{"rope_type":"ntk-by-parts","factor":2}'), "rope_scaling.rope_type"),
+    ("unknown legacy type", cfg(',"rope_scaling":{"type":"magic","factor":2}'), "rope_scaling.type"),
+    ("rope_type not string", cfg(',"rope_scaling":{"rope_type":3,"factor":2}'), "rope_scaling.rope_type"),
+    ("linear without factor", cfg(',"rope_scaling":{"rope_type":"linear"}'), "rope_scaling.factor"),
+    ("factor zero", cfg(',"rope_scaling":{"rope_type":"linear","factor":0}'), "rope_scaling.factor"),
+    ("factor negative", cfg(',"rope_scaling":{"rope_type":"dynamic","factor":-2}'), "rope_scaling.factor"),
+    ("factor string", cfg(',"rope_scaling":{"rope_type":"yarn","factor":"4"}'), "rope_scaling.factor"),
+    ("yarn beta_fast negative", cfg(',"rope_scaling":{"rope_type":"yarn","factor":4,"beta_fast":-1}'),
+     "rope_scaling.beta_fast"),
+    ("yarn attention_factor negative", cfg(',"rope_scaling":{"rope_type":"yarn","factor":4,"attention_factor":-1}'),
+     "rope_scaling.attention_factor"),
+    ("llama3 without original", cfg(',"rope_scaling":{"rope_type":"llama3","factor":8}'),
+     "original_max_position_embeddings"),
+    ("llama3 low >= high", cfg(',"rope_scaling":{"rope_type":"llama3","factor":8,"low_freq_factor":4,'
+                               '"high_freq_factor":1,"original_max_position_embeddings":64}'), "high_freq_factor"),
+    ("longrope short wrong length", cfg(',"rope_scaling":{"rope_type":"longrope","short_factor":[1,2],'
+                                        '"long_factor":[' + L8 + ']}'), "short_factor"),
+    ("longrope long wrong length", cfg(',"rope_scaling":{"type":"su","short_factor":[' + L8 + '],'
+                                       '"long_factor":[1,2,3,4,5,6,7,8,9]}'), "long_factor"),
+    ("longrope missing long", cfg(',"rope_scaling":{"rope_type":"longrope","short_factor":[' + L8 + ']}'),
+     "long_factor"),
+    ("longrope zero entry", cfg(',"rope_scaling":{"rope_type":"longrope","short_factor":[' + L8 + '],'
+                                '"long_factor":[1,1,1,1,1,1,1,0]}'), "long_factor"),
+    ("longrope factor list of strings", cfg(',"rope_scaling":{"rope_type":"longrope","short_factor":["a"],'
+                                            '"long_factor":[' + L8 + ']}'), "short_factor"),
+    ("dynamic without max_position", '{"op":"model","config":{"hidden_size":64,"num_attention_heads":4,'
+                                     '"rope_scaling":{"type":"dynamic","factor":2}}}', "max_position_embeddings"),
+    ("max_position negative", cfg(',"max_position_embeddings":-1'), "max_position_embeddings"),
+    ("max_position absurd", cfg(',"max_position_embeddings":1e18'), "max_position_embeddings"),
+    ("gpt2 without n_positions", '{"op":"model","config":{"model_type":"gpt2","n_embd":768,"n_head":12}}',
+     "max_position_embeddings"),
+    ("gpt2 n_embd string", '{"op":"model","config":{"model_type":"gpt2","n_embd":"768","n_positions":1024}}',
+     "n_embd"),
+    ("model_type number", cfg(',"model_type":7'), "model_type"),
+    ("analyze odd d_head", '{"op":"analyze","d_head":7,"base":10000,"context":4096}', "d_head"),
+    ("analyze base 1", '{"op":"analyze","d_head":8,"base":1,"context":4096}', "base"),
+    ("analyze context zero", '{"op":"analyze","d_head":8,"base":10000,"context":0}', "context"),
+    ("analyze limit zero", '{"op":"analyze","d_head":8,"base":10000,"limit":0}', "limit"),
+    ("analyze limit too costly", '{"op":"analyze","d_head":65536,"base":10000,"limit":10000000}', "limit"),
+]
+lines = []
+for _, line, _ in bad_models:
+    lines += [line, ok_line]
+resp, rc = run(lines)
+check(rc == 1, "model bad configs: exit 1 (got %d)" % rc)
+check(len(resp) == len(lines), "model bad configs: one response per line")
+for n, (name, line, word) in enumerate(bad_models):
+    if 2 * n + 1 >= len(resp):
+        break
+    r, after = resp[2 * n], resp[2 * n + 1]
+    err = r.get("error") if isinstance(r, dict) else None
+    check(isinstance(err, dict) and err.get("type") == "BadRequest" and word in err.get("message", "")
+          and list(r.keys()) == ["error"], "%s -> BadRequest naming %s, got %s" % (name, word, r))
+    check(after == {"inv_freq": [1.0, 0.01]}, "next line still served after: " + name)
+print("bad model/analyze lines:", len(bad_models))
+
+# ---- hostile lines: too long, too deep -------------------------------------------------------------------------------
+huge = '{"op":"inv_freq","d_head":8,"pad":"' + "x" * (9 << 20) + '"}'
+deep = "[" * 100000 + "]" * 100000
+deep_obj = '{"op":"model","config":' + '{"a":' * 70 + "1" + "}" * 70 + "}"
+resp, rc = run([huge, ok_line, deep, ok_line, deep_obj, ok_line])
+check(rc == 1 and len(resp) == 6, "hostile lines answered (rc %d, %d responses)" % (rc, len(resp)))
+if len(resp) == 6:
+    check(resp[0]["error"]["type"] == "BadRequest" and "limit" in resp[0]["error"]["message"], "huge line: %s" % resp[0])
+    check(resp[2]["error"]["type"] == "BadRequest" and "deeper" in resp[2]["error"]["message"], "deep line: %s" % resp[2])
+    check(resp[4]["error"]["type"] == "BadRequest" and "deeper" in resp[4]["error"]["message"], "deep object")
+    check(resp[1] == resp[3] == resp[5] == {"inv_freq": [1.0, 0.01]}, "served after hostile lines")
 
 print("%d checks," % checks[0], "%d failures" % len(failures) if failures else "cli_test: all checks passed")
 sys.exit(1 if failures else 0)

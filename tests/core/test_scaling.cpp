@@ -22,7 +22,9 @@ TEST_CASE("names") {
   CHECK(parse_scaling("dynamic") == ScalingType::Dynamic);
   CHECK(parse_scaling("yarn") == ScalingType::Yarn);
   CHECK(parse_scaling("llama3") == ScalingType::Llama3);
-  CHECK_FALSE(parse_scaling("longrope"));
+  CHECK(parse_scaling("longrope") == ScalingType::Longrope);
+  CHECK(parse_scaling("su") == ScalingType::Longrope);
+  CHECK_FALSE(parse_scaling("ntk"));
   CHECK(std::string(scaling_name(ScalingType::Yarn)) == "yarn");
 }
 

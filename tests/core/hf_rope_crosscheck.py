@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Cross-check the `model` and `analyze` ops against an independent float64 re-implementation of transformers'
+modeling_rope_utils RoPE initialisation (default, linear, dynamic, yarn, longrope, llama3), for every fixture config
+in tests/fixtures/configs, with seq_len variants and synthetic configs. Exit 77 (skip) without torch."""
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+
+try:
+    import torch
+except Exception as e:  # noqa: BLE001
+    print("SKIP: PyTorch is not importable (%s)" % e)
+    sys.exit(77)
+
+CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "..", "fixtures", "configs")
+REL = 1e-12
+failures = []
+checks = [0]
+worst = [0.0, ""]
+
+
+def check(cond, what):
+    checks[0] += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def ask(reqs):
+    p = subprocess.run([CLI, "eval"], input="".join(json.dumps(r) + "\n" for r in reqs), capture_output=True,
+                       text=True, timeout=300)
+    return [json.loads(l) for l in p.stdout.splitlines()]
+
+
+# ---- the reference: config.json as transformers sees it ----------------------------------------------------------
+ATTRIBUTE_MAP = {"hidden_size": ["n_embd", "dim"], "num_attention_heads": ["n_head", "n_heads"],
+                 "max_position_embeddings": ["n_positions"]}
+LEARNED = {"gpt2", "gpt_bigcode", "bert", "roberta", "distilbert", "opt"}
+
+
+def get(cfg, key, default=None):
+    if cfg.get(key) is not None:
+        return cfg[key]
+    for alias in ATTRIBUTE_MAP.get(key, []):
+        if cfg.get(alias) is not None:
+            return cfg[alias]
+    return default
+
+
+def rotary_dim_of(cfg):
+    head_dim = get(cfg, "head_dim") or get(cfg, "hidden_size") // get(cfg, "num_attention_heads")
+    frac = get(cfg, "partial_rotary_factor", get(cfg, "rotary_pct"))
+    if frac is not None:
+        return head_dim, int(head_dim * frac)
+    if get(cfg, "rotary_dim") is not None:
+        return head_dim, get(cfg, "rotary_dim")
+    if get(cfg, "qk_rope_head_dim") is not None:
+        return head_dim, get(cfg, "qk_rope_head_dim")
+    return head_dim, head_dim
+
+
+def base_of(cfg):
+    return float(get(cfg, "rope_theta", get(cfg, "rotary_emb_base", 10000.0)))
+
+
+def default_inv_freq(base, dim):
+    return 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(torch.float64) / dim))
+
+
+def ref_rope(cfg, seq_len=None):
+    """(head_dim, rotary_dims, base, rope_type, inv_freq, attention_factor)"""
+    head_dim, dim = rotary_dim_of(cfg)
+    base = base_of(cfg)
+    rs = cfg.get("rope_scaling") or {}
+    rope_type = rs.get("rope_type", rs.get("type", "default"))
+    if rope_type == "su":
+        rope_type = "longrope"
+    if rope_type == "mrope":  # Qwen2-VL's config maps it to default
+        rope_type = "default"
+    max_pos = get(cfg, "max_position_embeddings")
+    attention = 1.0
+    if rope_type == "default":
+        inv = default_inv_freq(base, dim)
+    elif rope_type == "linear":
+        inv = default_inv_freq(base, dim) / rs["factor"]
+    elif rope_type == "dynamic":  # _compute_dynamic_ntk_parameters
+        factor = rs["factor"]
+        L = seq_len if seq_len is not None and seq_len > max_pos else max_pos
+        base = base * ((factor * L / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+        inv = default_inv_freq(base, dim)
+    elif rope_type == "yarn":  # _compute_yarn_parameters (factor as given)
+        factor = rs["factor"]
+        orig = rs.get("original_max_position_embeddings") or max_pos
+
+        def get_mscale(scale, mscale=1):
+            return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+        attention = rs.get("attention_factor")
+        mscale, mscale_all_dim = rs.get("mscale"), rs.get("mscale_all_dim")
+        if attention is None:
+            if mscale and mscale_all_dim:
+                attention = float(get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim))
+            else:
+                attention = get_mscale(factor)
+        beta_fast = rs.get("beta_fast") or 32
+        beta_slow = rs.get("beta_slow") or 1
+
+        def corr_dim(n_rot):
+            return (dim * math.log(orig / (n_rot * 2 * math.pi))) / (2 * math.log(base))
+
+        low, high = corr_dim(beta_fast), corr_dim(beta_slow)
+        if rs.get("truncate", True):
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, dim - 1)
+        if low == high:
+            high += 0.001
+        ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float64) - low) / (high - low), 0, 1)
+        pos_freqs = base ** (torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+        extra, inter = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
+        extra_factor = 1 - ramp
+        inv = inter * (1 - extra_factor) + extra * extra_factor
+    elif rope_type == "longrope":  # _compute_longrope_parameters, as the contract states it
+        orig = get(cfg, "original_max_position_embeddings") or rs.get("original_max_position_embeddings") or max_pos
+        s = max_pos / orig
+        attention = rs.get("attention_factor")
+        if attention is None:
+            attention = 1.0 if s <= 1.0 else math.sqrt(1 + math.log(s) / math.log(orig))
+        ext = torch.tensor(rs["long_factor"] if seq_len and seq_len > orig else rs["short_factor"],
+                           dtype=torch.float64)
+        inv = 1.0 / (ext * base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(torch.float64) / dim))
+    elif rope_type == "llama3":  # _compute_llama3_parameters
+        inv = default_inv_freq(base, dim)
+        factor, lo, hi = rs["factor"], rs.get("low_freq_factor", 1.0), rs.get("high_freq_factor", 4.0)
+        old = rs["original_max_position_embeddings"]
+        lo_wl, hi_wl = old / lo, old / hi
+        wavelen = 2 * math.pi / inv
+        inv_l = torch.where(wavelen > lo_wl, inv / factor, inv)
+        smooth = (old / wavelen - lo) / (hi - lo)
+        smoothed = (1 - smooth) * inv_l / factor + smooth * inv_l
+        medium = ~(wavelen < hi_wl) * ~(wavelen > lo_wl)
+        inv = torch.where(medium, smoothed, inv_l)
+    else:
+        raise ValueError(rope_type)
+    return head_dim, dim, base_of(cfg), rope_type, inv, attention
+
+
+def rel_err(a, b):
+    a, b = torch.tensor(a, dtype=torch.float64), torch.as_tensor(b, dtype=torch.float64)
+    if a.shape != b.shape:
+        return math.inf
+    return ((a - b).abs() / b.abs().clamp_min(1e-300)).max().item() if a.numel() else 0.0
+
+
+def compare(name, cfg, seq_len=None):
+    req = {"op": "model", "config": cfg}
+    if seq_len is not None:
+        req["seq_len"] = seq_len
+    return req, (name, cfg, seq_len)
+
+
+cases = []
+for path in sorted(glob.glob(os.path.join(FIXTURES, "*.json"))):
+    cfg = json.load(open(path))
+    name = os.path.basename(path)
+    cases.append(compare(name, cfg))
+    rt = (cfg.get("rope_scaling") or {}).get("type") or (cfg.get("rope_scaling") or {}).get("rope_type")
+    if rt in ("dynamic", "longrope", "su"):
+        mp = get(cfg, "max_position_embeddings")
+        orig = get(cfg, "original_max_position_embeddings") or mp
+        for sl in (0, 1, orig - 1, orig, orig + 1, mp, mp + 1, 2 * mp, 3 * mp + 7):
+            cases.append(compare("%s seq_len=%d" % (name, sl), cfg, sl))
+
+# synthetic configs: every rope type, partial rotary, legacy spellings
+llama = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096,
+         "rope_theta": 10000.0}
+synth = [
+    ("linear x4", dict(llama, rope_scaling={"rope_type": "linear", "factor": 4.0})),
+    ("linear legacy type", dict(llama, rope_scaling={"type": "linear", "factor": 2.5})),
+    ("dynamic x2", dict(llama, rope_scaling={"rope_type": "dynamic", "factor": 2.0})),
+    ("dynamic partial 0.5", dict(llama, partial_rotary_factor=0.5,
+                                 rope_scaling={"rope_type": "dynamic", "factor": 4.0})),
+    ("distilbert dim/n_heads", {"model_type": "distilbert", "dim": 768, "n_heads": 12, "max_position_embeddings": 512}),
+    ("yarn x8 defaults", dict(llama, rope_scaling={"rope_type": "yarn", "factor": 8.0})),
+    ("yarn with original", dict(llama, max_position_embeddings=32768,
+                                rope_scaling={"rope_type": "yarn", "factor": 8.0,
+                                              "original_max_position_embeddings": 4096})),
+    ("yarn betas", dict(llama, rope_scaling={"rope_type": "yarn", "factor": 4.0, "beta_fast": 16, "beta_slow": 2})),
+    ("yarn attention_factor", dict(llama, rope_scaling={"rope_type": "yarn", "factor": 4.0, "attention_factor": 0.9})),
+    ("yarn mscale", dict(llama, rope_scaling={"rope_type": "yarn", "factor": 16.0, "mscale": 1.0,
+                                              "mscale_all_dim": 0.5})),
+    ("yarn mscale zero", dict(llama, rope_scaling={"rope_type": "yarn", "factor": 16.0, "mscale": 0,
+                                                   "mscale_all_dim": 1.0})),
+    ("yarn no truncate", dict(llama, rope_scaling={"rope_type": "yarn", "factor": 4.0, "truncate": False})),
+    ("yarn partial", dict(llama, partial_rotary_factor=0.5, rope_scaling={"rope_type": "yarn", "factor": 4.0})),
+    ("llama3 x16", dict(llama, rope_theta=500000.0, rope_scaling={"rope_type": "llama3", "factor": 16.0,
+                                                                  "low_freq_factor": 2.0, "high_freq_factor": 8.0,
+                                                                  "original_max_position_embeddings": 2048})),
+    ("llama3 defaults lo/hi", dict(llama, rope_scaling={"rope_type": "llama3", "factor": 8.0,
+                                                        "original_max_position_embeddings": 8192})),
+    ("default explicit", dict(llama, rope_scaling={"rope_type": "default"})),
+    ("mrope (Qwen2-VL)", dict(llama, rope_theta=1e6, rope_scaling={"type": "mrope", "mrope_section": [16, 24, 24]})),
+    ("partial 0.4 (phi-2)", {"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32,
+                             "partial_rotary_factor": 0.4, "max_position_embeddings": 2048}),
+    ("rotary_pct 0.25", {"model_type": "gpt_neox", "hidden_size": 768, "num_attention_heads": 12, "rotary_pct": 0.25,
+                         "rotary_emb_base": 10000, "max_position_embeddings": 2048}),
+    ("legacy n_embd/n_head", {"model_type": "codegen", "n_embd": 1024, "n_head": 16, "rotary_dim": 32,
+                              "n_positions": 2048}),
+    ("longrope su, seq", {"model_type": "phi3", "hidden_size": 64, "num_attention_heads": 4,
+                          "max_position_embeddings": 8192, "original_max_position_embeddings": 1024,
+                          "rope_scaling": {"type": "su", "short_factor": [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5],
+                                           "long_factor": [2.0, 3.0, 5.0, 7.0, 11.0, 13.0, 17.0, 19.0]}}),
+    ("longrope original in rope_scaling", {"model_type": "x", "hidden_size": 64, "num_attention_heads": 4,
+                                           "max_position_embeddings": 8192,
+                                           "rope_scaling": {"rope_type": "longrope",
+                                                            "original_max_position_embeddings": 2048,
+                                                            "short_factor": [1.0] * 8, "long_factor": [4.0] * 8}}),
+    ("longrope attention given", {"model_type": "x", "hidden_size": 64, "num_attention_heads": 4,
+                                  "max_position_embeddings": 4096,
+                                  "rope_scaling": {"rope_type": "longrope", "attention_factor": 1.25,
+                                                   "short_factor": [1.0] * 8, "long_factor": [4.0] * 8}}),
+]
+for name, cfg in synth:
+    cases.append(compare(name, cfg))
+    if name.startswith("dynamic") or name.startswith("longrope"):
+        for sl in (100, 1024, 1025, 4096, 4097, 9000, 50000):
+            cases.append(compare("%s seq_len=%d" % (name, sl), cfg, sl))
+
+out = ask([c[0] for c in cases])
+check(len(out) == len(cases), "one response per model request")
+for o, (req, (name, cfg, seq_len)) in zip(out, cases):
+    mt = cfg.get("model_type")
+    if mt in LEARNED or cfg.get("position_embedding_type") == "absolute":
+        mp, d = get(cfg, "max_position_embeddings"), get(cfg, "hidden_size")
+        check(o == {"rope": None, "absolute": {"max_position": mp, "d": d, "parameters": mp * d}},
+              "%s: absolute %s" % (name, o))
+        continue
+    if "rope" not in o or o["rope"] is None:
+        check(False, "%s: no rope in %s" % (name, str(o)[:200]))
+        continue
+    r = o["rope"]
+    head_dim, dim, base, rope_type, inv, att = ref_rope(cfg, seq_len)
+    pairing = "interleaved" if mt in ("gptj", "deepseek_v2", "deepseek_v3") else "half_split"
+    check(o["absolute"] is None, name + ": absolute null")
+    check((r["head_dim"], r["rotary_dims"], r["base"], r["rope_type"], r["pairing"]) ==
+          (head_dim, dim, base, rope_type, pairing),
+          "%s: %s vs %s" % (name, (r["head_dim"], r["rotary_dims"], r["base"], r["rope_type"], r["pairing"]),
+                            (head_dim, dim, base, rope_type, pairing)))
+    e = max(rel_err(r["inv_freq"], inv), abs(r["attention_factor"] - att) / abs(att) if att else abs(r["attention_factor"]))
+    if e > worst[0]:
+        worst[:] = [e, name]
+    check(e <= REL, "%s: inv_freq/attention_factor relative error %.3g" % (name, e))
+    check(r["max_position_embeddings"] == get(cfg, "max_position_embeddings"), name + ": max_position_embeddings")
+    rs = cfg.get("rope_scaling") or {}
+    top, inner, mp = get(cfg, "original_max_position_embeddings"), rs.get("original_max_position_embeddings"), \
+        get(cfg, "max_position_embeddings")
+    orig = (top or inner or mp) if rope_type == "longrope" else (inner or mp) if rope_type == "yarn" else \
+        (inner or top or mp)
+    check(r["original_max_position_embeddings"] == orig, "%s: original_max_position_embeddings %s vs %s" %
+          (name, r["original_max_position_embeddings"], orig))
+
+# presets with a fixture give exactly what the fixture gives
+PRESET_FIXTURE = {"gpt2": "gpt2.json", "bert-base": "bert-base-arctic-embed-m.json", "llama-2-7b": "llama-2-7b.json",
+                  "llama-3.1-8b": "llama-3.1-8b.json", "phi-3.5-mini": "phi-3.5-mini.json",
+                  "deepseek-v2-lite": "deepseek-v2-lite.json", "gpt-neox": "redpajama-3b-gpt-neox.json",
+                  "minicpm-2b": "minicpm-2b.json", "gpt-j-6b": "gpt-j-6b.json"}
+reqs = []
+for p, f in PRESET_FIXTURE.items():
+    cfg = json.load(open(os.path.join(FIXTURES, f)))
+    reqs += [{"op": "model", "preset": p, "seq_len": 200000}, {"op": "model", "config": cfg, "seq_len": 200000}]
+o = ask(reqs)
+for i, p in enumerate(PRESET_FIXTURE):
+    check(o[2 * i] == o[2 * i + 1] and "error" not in o[2 * i], "preset %s == its fixture" % p)
+
+# ---- analyze against a direct computation ------------------------------------------------------------------------
+def critical_dim(d, base, ctx):
+    return int(min(d, max(0, 2 * math.ceil((d / 2) * math.log(ctx / (2 * math.pi)) / math.log(base)))))
+
+
+def first_negative(d, base, limit):
+    th = [1.0 / base ** (2 * i / d) for i in range(d // 2)]
+    th_t = torch.tensor(th, dtype=torch.float64)
+    step = 65536
+    for lo in range(1, limit + 1, step):
+        m = torch.arange(lo, min(limit, lo + step - 1) + 1, dtype=torch.float64)
+        s = torch.cos(m[:, None] * th_t[None, :]).sum(dim=1)
+        neg = (s < 0).nonzero()
+        if len(neg):
+            return int(m[neg[0, 0]].item())
+    return None
+
+
+areqs, arefs = [], []
+for d, base, ctx, limit in [(128, 10000.0, 4096, 10000000), (128, 500000.0, 8192, 10000000), (64, 10000.0, 2048, 100000),
+                            (8, 10000.0, 10, 1000), (256, 10000.0, 8192, 100000), (128, 1e6, 32768, 2000000),
+                            (2, 10000.0, 1, 10), (96, 10000.0, 131072, 10000), (16, 1e9, 1e12, 50)]:
+    areqs.append({"op": "analyze", "d_head": d, "base": base, "context": ctx, "limit": limit})
+    arefs.append((critical_dim(d, base, ctx), first_negative(d, base, limit)))
+for o, (cd, fm), rq in zip(ask(areqs), arefs, areqs):
+    check(o.get("critical_dim") == cd and o.get("first_negative_m") == fm,
+          "analyze %s: %s vs (%s, %s)" % (rq, o, cd, fm))
+    print("analyze d_head=%d base=%g context=%g: critical_dim %s, first_negative_m %s" %
+          (rq["d_head"], rq["base"], rq["context"], o.get("critical_dim"), o.get("first_negative_m")))
+
+print("model cases: %d; worst relative error %.3g (%s)" % (len(cases), worst[0], worst[1]))
+print("%d checks," % checks[0], "%d failures" % len(failures) if failures else "hf_rope_crosscheck: all checks passed")
+sys.exit(1 if failures else 0)

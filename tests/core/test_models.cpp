@@ -1,0 +1,223 @@
+// Real models: config.json -> RoPE parameters, presets == their published fixtures, validation, analyze numbers.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/hf_config.hpp"
+#include "core/json_config.hpp"
+#include "core/presets.hpp"
+#include "core/rope_analysis.hpp"
+
+using namespace rv;
+
+namespace {
+std::string read_fixture(const std::string& name) {
+  std::ifstream f(std::string(RV_FIXTURES_DIR) + "/configs/" + name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+Expected<ModelInfo> from_text(const std::string& text, std::optional<double> seq_len = std::nullopt) {
+  auto c = parse_hf_config(text);
+  if (!c) return c.error();
+  return derive_model(*c, seq_len);
+}
+
+bool same(const ModelInfo& a, const ModelInfo& b) {
+  if (a.rope.has_value() != b.rope.has_value() || a.absolute.has_value() != b.absolute.has_value()) return false;
+  if (a.absolute)
+    return a.absolute->max_position == b.absolute->max_position && a.absolute->d == b.absolute->d &&
+           a.absolute->parameters == b.absolute->parameters;
+  const RopeModel &x = *a.rope, &y = *b.rope;
+  return x.head_dim == y.head_dim && x.rotary_dims == y.rotary_dims && x.base == y.base && x.pairing == y.pairing &&
+         x.rope_type == y.rope_type && x.inv_freq == y.inv_freq && x.attention_factor == y.attention_factor &&
+         x.max_position_embeddings == y.max_position_embeddings &&
+         x.original_max_position_embeddings == y.original_max_position_embeddings;
+}
+
+std::string error_of(const std::string& text) {
+  auto m = from_text(text);
+  return m ? std::string("(no error)") : m.error().message;
+}
+}  // namespace
+
+TEST_CASE("every preset with a fixture derives exactly what its fixture derives, at several seq_len") {
+  int with_fixture = 0;
+  for (const Preset& p : presets()) {
+    CAPTURE(p.name);
+    REQUIRE(derive_model(p.config()).ok());
+    if (std::string(p.fixture).empty()) continue;
+    ++with_fixture;
+    const std::string text = read_fixture(p.fixture);
+    REQUIRE_FALSE(text.empty());
+    for (std::optional<double> seq : {std::optional<double>(), std::optional<double>(1000.0),
+                                      std::optional<double>(5000.0), std::optional<double>(1e6)}) {
+      auto a = preset_model(p.name, seq);
+      auto b = from_text(text, seq);
+      REQUIRE(a.ok());
+      REQUIRE(b.ok());
+      CHECK(same(*a, *b));
+    }
+  }
+  CHECK(with_fixture >= 23);
+  CHECK(presets().size() >= 27);
+  CHECK(find_preset("lesson") != nullptr);
+  CHECK_FALSE(preset_model("llama-9").ok());
+}
+
+TEST_CASE("llama-3.1-8b: the contract's example") {
+  auto m = preset_model("llama-3.1-8b");
+  REQUIRE(m.ok());
+  REQUIRE(m->rope);
+  CHECK_FALSE(m->absolute);
+  CHECK(m->rope->head_dim == 128);
+  CHECK(m->rope->rotary_dims == 128);
+  CHECK(m->rope->base == 500000.0);
+  CHECK(m->rope->pairing == Pairing::HalfSplit);
+  CHECK(m->rope->rope_type == "llama3");
+  CHECK(m->rope->inv_freq.size() == 64);
+  CHECK(m->rope->inv_freq[0] == 1.0);  // high frequency: kept
+  CHECK(m->rope->inv_freq[63] == doctest::Approx(std::pow(500000.0, -126.0 / 128) / 8).epsilon(1e-14));  // /factor
+  CHECK(m->rope->attention_factor == 1.0);
+  CHECK(m->rope->max_position_embeddings == 131072);
+  CHECK(m->rope->original_max_position_embeddings == 8192);
+}
+
+TEST_CASE("learned tables, partial rotary, legacy names, pairing") {
+  auto g = preset_model("gpt2");
+  REQUIRE(g.ok());
+  CHECK_FALSE(g->rope);
+  CHECK(g->absolute->max_position == 1024);
+  CHECK(g->absolute->d == 768);
+  CHECK(g->absolute->parameters == 786432);
+  auto bert = preset_model("bert-base");
+  CHECK(bert->absolute->parameters == 512 * 768);
+  auto absolute = from_text(R"({"model_type":"llama","position_embedding_type":"absolute","hidden_size":64,
+                                "max_position_embeddings":16})");
+  CHECK(absolute->absolute->parameters == 1024);
+  auto distil = from_text(R"({"model_type":"distilbert","dim":768,"n_heads":12,"max_position_embeddings":512})");
+  CHECK(distil->absolute->parameters == 512 * 768);
+
+  auto j = preset_model("gpt-j-6b");  // n_embd 4096, n_head 16, rotary_dim 64
+  CHECK(j->rope->head_dim == 256);
+  CHECK(j->rope->rotary_dims == 64);
+  CHECK(j->rope->pairing == Pairing::Interleaved);
+  CHECK(j->rope->max_position_embeddings == 2048);
+  CHECK(preset_model("phi-2")->rope->rotary_dims == 32);            // int(80 * 0.4)
+  CHECK(preset_model("stablelm-2-1.6b")->rope->rotary_dims == 16);  // int(64 * 0.25)
+  CHECK(preset_model("pythia-160m")->rope->rotary_dims == 16);      // rotary_pct 0.25
+  CHECK(preset_model("gpt-neox")->rope->base == 10000.0);           // rotary_emb_base
+  auto ds = preset_model("deepseek-v2-lite");
+  CHECK(ds->rope->rotary_dims == 64);  // qk_rope_head_dim
+  CHECK(ds->rope->pairing == Pairing::Interleaved);
+  CHECK(ds->rope->rope_type == "yarn");
+  CHECK(ds->rope->attention_factor == 1.0);                  // mscale == mscale_all_dim
+  CHECK(preset_model("gemma-2-9b")->rope->head_dim == 256);  // head_dim given, not 3584/16
+  CHECK(preset_model("lesson")->rope->pairing == Pairing::Interleaved);
+  CHECK(preset_model("lesson")->rope->inv_freq.size() == 4);
+  CHECK(preset_model("llama-2-7b")->rope->base == 10000.0);  // no rope_theta: 10000
+
+  auto mm = from_text(R"({"model_type":"llava","text_config":{"model_type":"mistral","hidden_size":5120,
+                          "num_attention_heads":32,"head_dim":128,"rope_theta":1000000000.0,
+                          "max_position_embeddings":131072}})");
+  REQUIRE(mm.ok());
+  CHECK(mm->rope->head_dim == 128);
+  CHECK(mm->rope->base == 1e9);
+  auto mm_bad = from_text(R"({"text_config":{"hidden_size":"x"}})");
+  REQUIRE_FALSE(mm_bad.ok());
+  CHECK(mm_bad.error().message.find("text_config.hidden_size") != std::string::npos);
+  CHECK(from_text(R"({"hidden_size":64,"num_attention_heads":4,"rope_scaling":{"type":"mrope"}})")->rope->rope_type ==
+        "default");
+}
+
+TEST_CASE("dynamic and longrope follow seq_len") {
+  auto d0 = preset_model("internlm2.5-7b");
+  auto d1 = preset_model("internlm2.5-7b", 32768.0);  // == max_position_embeddings: unchanged
+  auto d2 = preset_model("internlm2.5-7b", 65536.0);
+  CHECK(d0->rope->inv_freq == d1->rope->inv_freq);
+  const double r = 128;
+  const double base2 = 1e6 * std::pow(2.0 * 65536 / 32768 - 1.0, r / (r - 2));
+  CHECK(d2->rope->inv_freq[1] == doctest::Approx(std::pow(base2, -2.0 / 128)).epsilon(1e-14));
+
+  auto s = preset_model("phi-3.5-mini", 4096.0);  // == original: short factors
+  auto l = preset_model("phi-3.5-mini", 4097.0);
+  CHECK(s->rope->rope_type == "longrope");
+  CHECK(s->rope->inv_freq[1] == doctest::Approx(1.0 / (1.0199999809265137 * std::pow(10000.0, 2.0 / 96))));
+  CHECK(l->rope->inv_freq[1] == doctest::Approx(1.0 / (1.1100000143051147 * std::pow(10000.0, 2.0 / 96))));
+  CHECK(s->rope->attention_factor == doctest::Approx(std::sqrt(1 + std::log(32.0) / std::log(4096.0))));
+  CHECK(s->rope->original_max_position_embeddings == 4096);
+}
+
+TEST_CASE("bad configs: BadRequest naming the field") {
+  const char* L = R"("model_type":"llama","hidden_size":64,"num_attention_heads":4,"max_position_embeddings":128)";
+  const auto cfg = [&](const std::string& extra) { return "{" + std::string(L) + extra + "}"; };
+  const std::pair<std::string, std::string> cases[] = {
+      {"{}", "hidden_size"},
+      {R"({"hidden_size":64})", "num_attention_heads"},
+      {R"({"hidden_size":65,"num_attention_heads":4})", "num_attention_heads"},
+      {cfg(R"(,"head_dim":0)"), "head_dim"},
+      {cfg(R"(,"head_dim":100000)"), "head_dim"},
+      {cfg(R"(,"head_dim":7)"), "head_dim"},
+      {cfg(R"(,"hidden_size":"64")"), "hidden_size"},
+      {cfg(R"(,"rotary_dim":7)"), "rotary_dim"},
+      {cfg(R"(,"partial_rotary_factor":1.5)"), "partial_rotary_factor"},
+      {cfg(R"(,"partial_rotary_factor":0.01)"), "partial_rotary_factor"},
+      {cfg(R"(,"rope_theta":-1)"), "rope_theta"},
+      {cfg(R"(,"rope_theta":0)"), "rope_theta"},
+      {cfg(R"(,"rope_theta":NaN)"), "rope_theta"},
+      {cfg(R"(,"rope_theta":"big")"), "rope_theta"},
+      {cfg(R"(,"rope_scaling":"yarn")"), "rope_scaling"},
+      {cfg(R"(,"rope_scaling":{"rope_type":"magic","factor":2})"), "rope_scaling.rope_type"},
+      {cfg(R"(,"rope_scaling":{"type":"ntk","factor":2})"), "rope_scaling.type"},
+      {cfg(R"(,"rope_scaling":{"rope_type":"linear"})"), "rope_scaling.factor"},
+      {cfg(R"(,"rope_scaling":{"rope_type":"linear","factor":0})"), "rope_scaling.factor"},
+      {cfg(R"(,"rope_scaling":{"rope_type":"yarn","factor":-4})"), "rope_scaling.factor"},
+      {cfg(R"(,"rope_scaling":{"rope_type":"llama3","factor":8})"), "original_max_position_embeddings"},
+      {cfg(R"(,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1],"long_factor":[1,1,1,1,1,1,1,1]})"),
+       "short_factor"},
+      {cfg(R"(,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1,1,1,1,1,1,1],"long_factor":[1,1,1,1,1,1,1,0]})"),
+       "long_factor"},
+      {cfg(R"(,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1,1,1,1,1,1,1]})"), "long_factor"},
+      {cfg(R"(,"max_position_embeddings":-5)"), "max_position_embeddings"},
+      {R"({"model_type":"gpt2","n_embd":768})", "max_position_embeddings"},
+      {R"({"model_type":"gpt2","n_positions":1024})", "hidden_size"},
+      {cfg(R"(,"model_type":7)"), "model_type"},
+      {"[1,2]", "config"},
+  };
+  for (const auto& [text, field] : cases) {
+    CAPTURE(text);
+    const std::string msg = error_of(text);
+    CHECK(msg.find(field) != std::string::npos);
+  }
+}
+
+TEST_CASE("JSON text limits") {
+  CHECK(check_json_text(std::string(100, '[')).has_value());
+  CHECK_FALSE(check_json_text("[[[\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"]]]")
+                  .has_value());
+  CHECK(check_json_text(std::string(100, ' '), 50).has_value());
+  CHECK(quote_nonfinite_literals(R"({"a":NaN,"b":"NaN","c":-Infinity})") ==
+        std::optional<std::string>(R"({"a":"NaN","b":"NaN","c":"-Infinity"})"));
+  CHECK_FALSE(quote_nonfinite_literals(R"({"a":1})"));
+}
+
+TEST_CASE("analyze: critical dimension and first negative cosine sum") {
+  CHECK(rope_critical_dim(128, 10000.0, 4096) == 92);
+  CHECK(rope_critical_dim(128, 10000.0, 1.0) == 0);      // clamped below
+  CHECK(rope_critical_dim(128, 10000.0, 1e300) == 128);  // clamped above
+  CHECK(rope_first_negative_m(128, 10000.0, 10000000) == std::optional<long long>(1707));
+  CHECK(rope_first_negative_m(128, 10000.0, 1706) == std::nullopt);
+  CHECK(rope_first_negative_m(2, 10000.0, 10) == std::optional<long long>(2));  // cos(2) < 0
+  // brute force for the lesson's toy
+  long long brute = 0;
+  for (long long m = 1; m < 100000 && !brute; ++m) {
+    double s = 0;
+    for (int i = 0; i < 4; ++i) s += std::cos(m * std::pow(10000.0, -2.0 * i / 8));
+    if (s < 0) brute = m;
+  }
+  CHECK(rope_first_negative_m(8, 10000.0, 100000) == std::optional<long long>(brute));
+}
