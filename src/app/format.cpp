@@ -39,6 +39,20 @@ std::string format_count(long long n) {
   return group_thousands(std::to_string(n));
 }
 
+const char* format_count(long long n, char* buf, size_t size) {
+  char digits[24];
+  const int len = std::snprintf(digits, sizeof digits, "%lld", n);
+  const int start = digits[0] == '-' ? 1 : 0;
+  size_t o = 0;
+  for (int i = 0; i < len && o + 1 < size; ++i) {
+    buf[o++] = digits[i];
+    const int left = len - i - 1;
+    if (i >= start && left > 0 && left % 3 == 0 && o + 1 < size) buf[o++] = ',';
+  }
+  if (size > 0) buf[o] = '\0';
+  return buf;
+}
+
 std::string format_sig(double v, int significant) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "∞" : "−∞";

@@ -1,11 +1,14 @@
 // Numbers and counts as a person writes them on screen: 1,000,000 not 1e+06, "1 row" not "1 rows".
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace rv {
 
 // 1234567 -> "1,234,567"; -5 -> "-5".
 std::string format_count(long long n);
+// The same written into buf (28 bytes hold any long long), for per-frame labels that must not allocate.
+const char* format_count(long long n, char* buf, size_t size);
 // A readable number with about `significant` digits: 198700 -> "198,700", 1e6 -> "1,000,000",
 // 0.0123 -> "0.0123", 3.14159 -> "3.142" (significant 4), 1e-9 -> "1e-9", 2e18 -> "2e18".
 // Never "1e+06"; NaN and infinities read "NaN", "∞", "−∞".

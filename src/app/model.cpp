@@ -240,6 +240,44 @@ std::vector<bool> aliased_pairs(const Eigen::VectorXd& inv_freq, double step) {
   return aliased;
 }
 
+namespace {
+
+// P[m] or the IndexError, as the learned table answers position m.
+void build_lookup(const Params& p, Model& m) {
+  Expected<Eigen::RowVectorXd> looked_up = learned_lookup(m.table, p.position);
+  if (looked_up.ok()) {
+    m.row = looked_up.value();
+    m.lookup_error.reset();
+  } else {
+    m.row.reset();
+    m.lookup_error = looked_up.error();
+  }
+  m.lookup_message = m.lookup_error ? m.lookup_error->full() : std::string();
+}
+
+// The angles at m, RoPE(q, m), RoPE(k, n), their score and how well the norm is kept.
+void build_rotation(const Params& p, Model& m) {
+  m.angles = rope_angles(double(p.position), m.inv_freq);  // [d_head/2]
+  m.q_rot = apply_rope(m.q, double(p.position), m.inv_freq, p.pairing);
+  m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
+  m.score = m.q_rot.dot(m.k_rot);
+  m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
+}
+
+// The angle field and sinusoidal heatmaps. Their windows (position_window) are derived inputs:
+// a drag inside a window rebuilds nothing.
+void update_heatmaps(const Params& p, Model& m) {
+  ModelCaches& c = m.caches;
+  const double slowest = m.inv_freq.minCoeff();
+  const PositionWindow field = position_window(p.position, p.max_position, field_columns, slowest);
+  if (c.field.stale(p.d_head, p.base, field.x0, field.x_end, field.step)) build_field(m, field);
+  const int sinus_rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
+  const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows, slowest);
+  if (c.sinusoidal.stale(p.d_head, p.base, sinus.x0, sinus.x_end, sinus.step)) build_sinusoidal(p, m, sinus);
+}
+
+}  // namespace
+
 // [SECTION] update_model
 
 // Each piece rebuilds when the inputs named in its key (ModelCaches, state.hpp) change, in
@@ -259,34 +297,12 @@ void update_model(const Params& p, Model& m) {
     m.k = seeded_normal(p.seed * 3 + 2, p.d_head);
     m.v = seeded_normal(p.seed * 3 + 3, p.d_head);
   }
-  if (c.lookup.stale(p.max_position, d, p.seed, p.position)) {
-    Expected<Eigen::RowVectorXd> looked_up = learned_lookup(m.table, p.position);
-    if (looked_up.ok()) {
-      m.row = looked_up.value();
-      m.lookup_error.reset();
-    } else {
-      m.row.reset();
-      m.lookup_error = looked_up.error();
-    }
-    m.lookup_message = m.lookup_error ? m.lookup_error->full() : std::string();
-  }
-  if (c.rotate.stale(p.d_head, p.base, p.seed, p.pairing, p.position, p.key_position)) {
-    m.angles = rope_angles(double(p.position), m.inv_freq);  // [d_head/2]
-    m.q_rot = apply_rope(m.q, double(p.position), m.inv_freq, p.pairing);
-    m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
-    m.score = m.q_rot.dot(m.k_rot);
-    m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
-  }
+  if (c.lookup.stale(p.max_position, d, p.seed, p.position)) build_lookup(p, m);
+  if (c.rotate.stale(p.d_head, p.base, p.seed, p.pairing, p.position, p.key_position)) build_rotation(p, m);
   if (c.curves.stale(p.d_head, p.base, p.seed, p.pairing, p.key_position, p.offsets)) build_curves(p, m);
   if (c.decay.stale(p.d_head, p.base, p.offsets)) build_decay(p, m);
   if (c.token.stale(p.seed, p.position, p.vocab, d)) build_token(p, m);
-  // The heatmaps' windows (position_window) are derived inputs: a drag inside a window rebuilds nothing.
-  const double slowest = m.inv_freq.minCoeff();
-  const PositionWindow field = position_window(p.position, p.max_position, field_columns, slowest);
-  if (c.field.stale(p.d_head, p.base, field.x0, field.x_end, field.step)) build_field(m, field);
-  const int sinus_rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
-  const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows, slowest);
-  if (c.sinusoidal.stale(p.d_head, p.base, sinus.x0, sinus.x_end, sinus.step)) build_sinusoidal(p, m, sinus);
+  update_heatmaps(p, m);
   // Only dynamic NTK reads the sequence length (m + 1): other methods do not rebuild as m moves.
   const long long scaling_m = p.scaling == ScalingType::Dynamic ? p.position : -1;
   if (c.scaling.stale(p.d_head, p.base, p.scaling, p.factor, p.original_max, p.low_freq, p.high_freq, p.beta_fast,

@@ -163,6 +163,13 @@ constexpr ParamField tab(const char* key, const char* help) {
   return {key, FieldKind::Tab, 0, 0, help, parse_tab_row<B>, encode_tab_row<B>, member_equal<M>, ""};
 }
 
+// The scaling methods a link can choose: longrope needs per-pair factor lists from a model's config.
+std::optional<ScalingType> parse_link_scaling(std::string_view name) {
+  const std::optional<ScalingType> type = parse_scaling(name);
+  if (type == ScalingType::Longrope) return std::nullopt;
+  return type;
+}
+
 // [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
 
 using P = Params;
@@ -186,7 +193,7 @@ constexpr ParamField table[] = {
     integer<&P::offsets>("offsets", 1, Limits::offsets_max, "The score curve spans m - n in [-offsets, offsets]."),
     tab<&P::tab_top, Bar::Top>("tab_top", "The panel shown in the top tab bar, by name (or old number)."),
     tab<&P::tab_bottom, Bar::Bottom>("tab_bottom", "The panel shown in the bottom tab bar, by name (or old number)."),
-    enumeration<&P::scaling, parse_scaling, scaling_name>(
+    enumeration<&P::scaling, parse_link_scaling, scaling_name>(
         "scaling", "none, linear, dynamic, yarn or llama3",
         "Context extension: the Hugging Face rope_scaling type (its panel only)."),
     real_above<&P::factor>("factor", 0.0, Limits::factor_max, "rope_scaling factor: the context grows by this much."),

@@ -62,6 +62,19 @@ void end_plot();
 // (snapped when the x axis is integer) and returns true; then call end_readout().
 bool begin_readout(double* x);
 void end_readout();
+// end_plot(), then, if hovered, a read-out tooltip whose lines readout(x) writes for the data x.
+template <class F>
+void end_plot(F&& readout) {
+  end_plot();
+  double x = 0;
+  if (!begin_readout(&x)) return;
+  readout(x);
+  end_readout();
+}
+// Dot radius for a series of n points: small when they crowd.
+inline float dots_for(int n) {
+  return n > 64 ? 1.5f : 3.0f;
+}
 
 // [SECTION] internals of plot_line_g
 void series_begin(const char* label, const Style& s);

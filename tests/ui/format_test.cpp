@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "app/format.hpp"
 
@@ -12,6 +13,11 @@ TEST_CASE("format_count groups thousands") {
   CHECK(rv::format_count(1000) == "1,000");
   CHECK(rv::format_count(1000000) == "1,000,000");
   CHECK(rv::format_count(-1234567) == "-1,234,567");
+  char buf[28];
+  for (long long n : {0LL, 7LL, 999LL, 1000LL, -1000LL, 123456789LL, -9223372036854775807LL - 1})
+    CHECK(std::string(rv::format_count(n, buf, sizeof buf)) == rv::format_count(n));
+  char tiny[4];
+  CHECK(std::string(rv::format_count(123456, tiny, sizeof tiny)) == "123");  // truncated, still terminated
 }
 
 TEST_CASE("format_sig writes large numbers in full and small ones compactly") {

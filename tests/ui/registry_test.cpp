@@ -85,3 +85,15 @@ TEST_CASE("registry: every panel draws without an assertion and describes itself
   }
   CHECK(rv::imgui_assert_count() == before);
 }
+
+TEST_CASE("a link cannot choose longrope: its per-pair factors come only from a model's config") {
+  Headless ui;
+  for (const char* name : {"longrope", "su"}) {
+    const std::vector<std::string> notes = ui.set_state(std::string("scaling=") + name);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].find("is not none, linear, dynamic, yarn or llama3; kept none") != std::string::npos);
+    CHECK(ui.app.params.scaling == rv::ScalingType::None);
+  }
+  ui.set_state("tab_top=extension");
+  ui.frames(3);  // the panel's method text and tips index by the method: must stay in range
+}

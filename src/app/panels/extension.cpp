@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include "app/format.hpp"
 #include "app/model.hpp"
@@ -131,7 +132,7 @@ void method_sentence(const App& app) {
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(method_tips[int(p.scaling)]);
+    ImGui::TextUnformatted(method_tips[std::min<size_t>(size_t(p.scaling), std::size(method_tips) - 1)]);
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
@@ -175,6 +176,9 @@ void method_sentence(const App& app) {
           "above original/low = %s are divided by the factor, and the band between is blended "
           "smoothly by wavelength.",
           format_sig(p.original_max / p.high_freq).c_str(), format_sig(p.original_max / p.low_freq).c_str());
+      break;
+    case ScalingType::Longrope:  // not reachable from a link (params.cpp): its factor lists come from a config
+      ImGui::TextWrapped("LongRoPE: each pair's θᵢ is divided by its own factor from the model's config.");
       break;
   }
 }
@@ -227,14 +231,10 @@ void draw_plot(const App& app, float height) {
   if (!plot::begin_plot("extension_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   for (int i = 0; scaled && i < pairs; ++i) plot::plot_vspan(i - 0.5, i + 0.5, tint(extension_pair(app, i).band));
   thresholds(app.params);
-  const float dot = pairs > 64 ? 1.5f : 3.0f;
+  const float dot = plot::dots_for(pairs);
   plot::plot_line("original θᵢ", m.inv_freq.data(), pairs, {theme::rope, 2.0f, dot});
   if (scaled) plot::plot_line("scaled θᵢ", m.scaled_inv_freq.data(), pairs, {theme::learned, 1.5f, dot});
-  plot::end_plot();
-  double x = 0;
-  if (!plot::begin_readout(&x)) return;
-  readout(app, int(x));
-  plot::end_readout();
+  plot::end_plot([&](double x) { readout(app, int(x)); });
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "app/format.hpp"
-#include "app/panels.hpp"
 #include "app/heatmap.hpp"
+#include "app/panels.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
 #include "imgui.h"
@@ -99,15 +99,15 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
   }
 }
 
-}  // namespace
-
-void show_learned_table(App& app) {
+// The table's shape and parameter count, the formula, and the IndexError when m is past it.
+void table_header(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d] = [%d, %d]", p.max_position, p.d_model());
-  char params[96];
-  std::snprintf(params, sizeof params, "d = h × d_head, %lld learned parameters",
-                (long long)p.max_position * p.d_model());
+  char rows[28], width[28], count[28], params[96];
+  ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d] = [%s, %s]",
+                     format_count(p.max_position, rows, sizeof rows), format_count(p.d_model(), width, sizeof width));
+  std::snprintf(params, sizeof params, "d = h × d_head, %s learned parameters",
+                format_count(learned_param_count(p.max_position, p.d_model()), count, sizeof count));
   same_line_if_fits(ImGui::CalcTextSize(params).x + ImGui::GetFrameHeight() * 2.0f);
   ImGui::TextDisabled("%s", params);
   formula_tip(
@@ -116,10 +116,14 @@ void show_learned_table(App& app) {
       "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError. The app's table has width d = h × d_head; "
       "the lesson's section 3 uses a [10, d_head] table.");
   if (m.lookup_error) error_box("Learned table: position not in the table", m.lookup_message);
+}
 
+// The heatmap with its row labels and colour legend, leaving `below` pixels for what follows.
+void table_area(App& app, float below) {
+  const Params& p = app.params;
+  const Model& m = app.model;
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float below = 5.2f * lh;  // legend + the sum
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float margin = ImGui::CalcTextSize("t=00000").x;
   // At least 40 px of table above the missing row's ghost (the panel scrolls rather than overlap).
@@ -127,12 +131,11 @@ void show_learned_table(App& app) {
   const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(min_h, avail.y - below));
   ImGui::Dummy(ImVec2(avail.x, size.y));
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  char buf[32];
   dl->AddText(ImVec2(p0.x, p0.y), theme::muted, "t=0");
-  std::snprintf(buf, sizeof buf, "t=%d", p.max_position - 1);
-  dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::muted, buf);
+  char last[32] = "t=";
+  format_count(p.max_position - 1, last + 2, sizeof last - 2);
+  dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::muted, last);
   draw_table(app, ImVec2(p0.x + margin + 4.0f, p0.y), size);
-
   char label[96];
   if (m.table_img.row_step > 1 || m.table_img.col_step > 1)
     std::snprintf(label, sizeof label, "P[t, j]; texel = largest |value| of %d×%d", m.table_img.row_step,
@@ -140,32 +143,46 @@ void show_learned_table(App& app) {
   else
     std::snprintf(label, sizeof label, "P[t, j]");
   colour_legend(label, -float(m.table_absmax), float(m.table_absmax), avail.x);
+}
 
-  // embedding[t] = E[token] + P[t], for the token at position m.
+// embedding[m] = E[token] + P[m] as value strips, or why it cannot be formed (and what other
+// frameworks do with the same lookup).
+void embedding_sum(const App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  const float width = ImGui::GetContentRegionAvail().x;
   ImGui::Text("embedding[%lld] = E[token %lld] + P[%lld]", p.position, m.token, p.position);
   ImGui::SameLine();
   ImGui::TextDisabled("shape [B, T, d] = [%d, %d, %d]", p.batch, p.seq_len, p.d_model());
   const double absmax = std::max(1e-12, 2.0 * m.table_absmax);
   const int d = p.d_model();
-  value_strip("E[token]", m.e_row.data(), d, absmax, avail.x, theme::muted);
-  value_strip("P[t]", m.row ? m.row->data() : nullptr, d, absmax, avail.x, theme::learned);
+  value_strip("E[token]", m.e_row.data(), d, absmax, width, theme::muted);
+  value_strip("P[t]", m.row ? m.row->data() : nullptr, d, absmax, width, theme::learned);
   if (m.row) {
     // The sum, element by element: drawn from the two rows above without a per-frame allocation.
     const float h = ImGui::GetTextLineHeight();
     ImGui::TextColored(theme::vec(theme::ok), "E + P");
     ImGui::SameLine(strip_x());
     const ImVec2 sp = ImGui::GetCursorScreenPos();
-    const float w = std::max(20.0f, avail.x - (sp.x - ImGui::GetWindowPos().x));
+    const float w = std::max(20.0f, width - (sp.x - ImGui::GetWindowPos().x));
     ImGui::Dummy(ImVec2(w, h));
-    draw_strip(dl, sp, w, h, d, absmax, [&](int j) { return m.e_row[j] + (*m.row)[j]; });
-  } else {
-    ImGui::TextColored(theme::vec(theme::error), "E + P: cannot be formed, P[%lld] does not exist", p.position);
-    // The same lookup elsewhere: not every framework raises (below the table, so the heatmap keeps its room).
-    if (ImGui::TreeNode("frameworks", "P[%lld] in other frameworks: PyTorch, TensorFlow, JAX", p.position)) {
-      frameworks_table(p.position, p.max_position);
-      ImGui::TreePop();
-    }
+    draw_strip(ImGui::GetWindowDrawList(), sp, w, h, d, absmax, [&](int j) { return m.e_row[j] + (*m.row)[j]; });
+    return;
   }
+  ImGui::TextColored(theme::vec(theme::error), "E + P: cannot be formed, P[%lld] does not exist", p.position);
+  // The same lookup elsewhere: not every framework raises (below the table, so the heatmap keeps its room).
+  if (ImGui::TreeNode("frameworks", "P[%lld] in other frameworks: PyTorch, TensorFlow, JAX", p.position)) {
+    frameworks_table(p.position, p.max_position);
+    ImGui::TreePop();
+  }
+}
+
+}  // namespace
+
+void show_learned_table(App& app) {
+  table_header(app);
+  table_area(app, 5.2f * ImGui::GetTextLineHeightWithSpacing());  // room for the legend and the sum
+  embedding_sum(app);
 }
 
 std::string describe_learned_table(const App& app) {

@@ -108,17 +108,13 @@ void draw_plot(const App& app, float height) {
   spec.x = {"pair i (0 fast … slow)", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"|angle error| (rad, log) vs float64", plot::Scale::Log10, err_floor, err_top};
   if (!plot::begin_plot("precision_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
-  const float dot = pairs > 64 ? 1.5f : 3.0f;
+  const float dot = plot::dots_for(pairs);
   for (const Series& s : series) {
     const std::vector<PairPrecision>& pp = m.precision[s.recipe][s.format].pairs;
     plot::plot_line_g(s.label, pairs, [&pp](int i) { return shown_error(pp[size_t(i)].angle_err); },
                       {s.colour, 1.5f, dot});
   }
-  plot::end_plot();
-  double x = 0;
-  if (!plot::begin_readout(&x)) return;
-  readout(app, int(x));
-  plot::end_readout();
+  plot::end_plot([&](double x) { readout(app, int(x)); });
 }
 
 }  // namespace

@@ -97,11 +97,8 @@ void score_plot(App& app, ImVec2 size) {
   std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(),
                 format_sig(m.score, 4).c_str());
   plot::plot_marker(marker, double(now), m.score, theme::rope);
-  plot::end_plot();
-  double x = 0;
-  if (m.curve_a.empty() || !plot::begin_readout(&x)) return;
-  readout(app, std::llround(x));
-  plot::end_readout();
+  if (m.curve_a.empty()) return plot::end_plot();
+  plot::end_plot([&](double x) { readout(app, std::llround(x)); });
 }
 
 }  // namespace
