@@ -64,13 +64,12 @@ std::string format_sig(double v, int significant) {
     const int decimals = significant > int_digits ? significant - int_digits : 0;
     const double step = std::pow(10.0, int_digits - significant);  // rounding to `significant` digits
     const double rounded = decimals > 0 ? v : std::round(v / step) * step;
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, rounded);
-    std::string s = buf;
-    if (decimals > 0) {  // drop trailing zeros of the fraction, as %g would
-      while (s.back() == '0') s.pop_back();
-      if (s.back() == '.') s.pop_back();
+    int len = std::snprintf(buf, sizeof buf, "%.*f", decimals, rounded);
+    if (decimals > 0) {  // drop trailing zeros of the fraction, as %g would (in place: no allocation)
+      while (len > 0 && buf[len - 1] == '0') buf[--len] = '\0';
+      if (len > 0 && buf[len - 1] == '.') buf[--len] = '\0';
     }
-    return group_thousands(s);
+    return group_thousands(buf);
   }
   std::snprintf(buf, sizeof buf, "%.*g", significant, v);
   return tidy_exponent(buf);

@@ -1,4 +1,4 @@
-// Panel 4, the angle field: cos(x·θᵢ) over positions x (across) and pairs i (down) as a shader
+// The angle field: cos(x·θᵢ) over positions x (across) and pairs i (down) as a shader
 // heatmap with m and max_position marked. Low pairs spin fast, high pairs barely move; pairs that
 // turn more than π per column are hatched ("aliased at this zoom"), never drawn as false stripes.
 #include <algorithm>

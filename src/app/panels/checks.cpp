@@ -1,4 +1,4 @@
-// Panel 6, checks, live for the current settings: norm preservation, the relative property's
+// Checks, live for the current settings: norm preservation, the relative property's
 // spread across anchors, the lesson's section 3 table (in range, last row, past the table, and m) for both methods,
 // and every check of core's lesson_checks.
 #include <cmath>
@@ -82,11 +82,10 @@ void section3_table(const App& app) {
   for (const Probe& probe : m.probes) {
     ImGui::TableNextColumn();
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::ok));
-    // angle0 = position * 1 (theta_0 is 1): a whole number, written out rather than as 1e+06
-    if (probe.angle0 == std::floor(probe.angle0) && std::abs(probe.angle0) < 1e15)
-      ImGui::TextWrapped("works: angle %lld·θ₀ = %.0f rad", probe.position, probe.angle0);
-    else
-      ImGui::TextWrapped("works: angle %lld·θ₀ = %.6g rad", probe.position, probe.angle0);
+    // angle0 = position * theta_0 (theta_0 is 1): written out as a person would, 1,000,000 not 1e+06
+    char angle[48];
+    std::snprintf(angle, sizeof angle, "%s", format_sig(probe.angle0, 15).c_str());
+    ImGui::TextWrapped("works: angle %lld·θ₀ = %s rad", probe.position, angle);
     ImGui::PopStyleColor();
   }
   ImGui::EndTable();

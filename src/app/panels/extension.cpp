@@ -1,4 +1,4 @@
-// Panel 8, context extension: Hugging Face rope_scaling (linear position interpolation, dynamic
+// Context extension: Hugging Face rope_scaling (linear position interpolation, dynamic
 // NTK, YaRN, Llama 3.1) applied to theta_i by core's rope_scaled_inv_freq. Per pair i: the
 // original and the scaled theta_i on a log axis (wavelength on the right), which pairs are left
 // alone, divided by the factor or blended, and the attention factor. Local to this panel: the

@@ -1,4 +1,4 @@
-// Panel 3, the learned absolute table: P[max_position, d] as a shader heatmap with a diverging
+// The learned absolute table: P[max_position, d] as a shader heatmap with a diverging
 // colour legend, the row for position m highlighted, and embedding = E[token] + P[t] with its shape
 // [B, T, d]. Past the table, the missing row is drawn where it would be and the IndexError shown.
 #include <algorithm>
@@ -76,8 +76,9 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
   } else {
     const float gy = b.y + lh * 0.4f;
     const long long gap = p.position - p.max_position;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "≈ %lld rows that do not exist", gap);
+    char buf[160], count[28], row[28];
+    std::snprintf(buf, sizeof buf, "≈ %s %s", format_count(gap, count, sizeof count),
+                  gap == 1 ? "row that does not exist" : "rows that do not exist");
     if (gap > 0) dl->AddText(ImVec2(a.x + 6, b.y + 1), theme::muted, buf);
     const ImVec2 ga(a.x, gy + lh * 0.7f), gb(b.x, p0.y + size.y - 2);
     for (float x = ga.x; x < gb.x; x += 12.0f) {  // dashed outline of the missing row
@@ -86,8 +87,8 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
     }
     dl->AddLine(ga, ImVec2(ga.x, gb.y), theme::error, 2.0f);
     dl->AddLine(ImVec2(gb.x, ga.y), gb, theme::error, 2.0f);
-    std::snprintf(buf, sizeof buf, "P[%lld] would be here: row %lld of a %d-row table", p.position, p.position,
-                  p.max_position);
+    std::snprintf(buf, sizeof buf, "P[%lld] would be here: row %s of a %s-row table", p.position,
+                  format_count(p.position, row, sizeof row), format_count(p.max_position, count, sizeof count));
     dl->AddText(ImVec2(ga.x + 8, 0.5f * (ga.y + gb.y) - lh * 0.5f), theme::error, buf);
   }
   if (ImGui::IsMouseHoveringRect(a, b) && ImGui::IsWindowHovered()) {

@@ -58,10 +58,13 @@ void show_position_test(App& app) {
   if (ImGui::SmallButton(app.ui.controls_open ? "<<" : ">>")) app.ui.controls_open = !app.ui.controls_open;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip(app.ui.controls_open ? "hide the controls" : "show the controls");
   ImGui::SameLine();
-  ImGui::Text("m = %lld   n = %lld   m − n = %lld", p.position, p.key_position, p.position - p.key_position);
+  char at_m[28], at_n[28], offset[28];
+  ImGui::Text("m = %s   n = %s   m − n = %s", format_count(p.position, at_m, sizeof at_m),
+              format_count(p.key_position, at_n, sizeof at_n),
+              format_count(p.position - p.key_position, offset, sizeof offset));
   char rope[96];
-  std::snprintf(rope, sizeof rope, "RoPE: works, %d pairs, θ₀·m = %.6g rad", int(m.inv_freq.size()),
-                m.angles.size() ? m.angles[0] : 0.0);
+  std::snprintf(rope, sizeof rope, "RoPE: works, %d pairs, θ₀·m = %s rad", int(m.inv_freq.size()),
+                format_sig(m.angles.size() ? m.angles[0] : 0.0).c_str());
   same_line_if_fits(ImGui::CalcTextSize(rope).x + 16.0f);
   ImGui::TextColored(theme::vec(theme::rope), "%s", rope);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -92,7 +95,8 @@ void show_position_test(App& app) {
     const float h = ImGui::GetTextLineHeightWithSpacing() + 2.0f;
     ImGui::SetCursorScreenPos(ImVec2(p0.x + 6, p0.y + 2));
     ImGui::TextColored(theme::vec(theme::learned),
-                       "Learned table: serves m = %lld with row P[%lld] of %s, width d = %d", p.position, p.position,
+                       "Learned table: serves m = %s with row P[%lld] of %s, width d = %d",
+                       format_count(p.position, at_m, sizeof at_m), p.position,
                        plural(p.max_position, "row", "rows").c_str(), p.d_model());
     ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));
     ImGui::Dummy(ImVec2(0, 0));

@@ -1,4 +1,4 @@
-// Panel 9, precision at position m: core's rope_precision per pair, float64 as the reference.
+// Precision at position m: core's rope_precision per pair, float64 as the reference.
 // The naive recipe (Llama 2's reference code: theta_i in the format, m in the format, m * theta_i
 // rounded to the format) against ours (angle in double, cos/sin rounded once), in float32, float16
 // and bfloat16; and how far each format represents integer positions exactly.

@@ -1,4 +1,4 @@
-// Panel 1, rotations per frequency: for each pair i, the unit circle with q's pair before (faint)
+// Rotations per frequency: for each pair i, the unit circle with q's pair before (faint)
 // and after RoPE at m (solid), k's pair rotated at n, and the arc m * theta_i mod 2 pi. Pairs whose
 // wavelength 2 pi / theta_i exceeds max_position are marked: they never finish a turn inside the
 // table. V sits beside them, unrotated.

@@ -1,4 +1,4 @@
-// Panel 2, dot product against offset: score(r) = <RoPE(q, n + r), RoPE(k, n)> over r = m - n in
+// Dot product against offset: score(r) = <RoPE(q, n + r), RoPE(k, n)> over r = m - n in
 // [-offsets, offsets], at two anchors n and n + 1000 drawn on top of each other (they coincide:
 // the score depends only on the offset), between true bounds on |score(r)| for this q, k.
 #include <algorithm>

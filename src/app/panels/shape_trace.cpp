@@ -1,4 +1,4 @@
-// Panel 5, the shape trace: the lesson's dims table and every step's shape, live, from token ids
+// The shape trace: the lesson's dims table and every step's shape, live, from token ids
 // through E + P to Q/K/V, the complex view, freqs_cis and its broadcast, Q_rope and K_rope, with V
 // untouched; and the parameter counts of each method.
 #include <cstdio>
@@ -49,11 +49,13 @@ void show_shape_trace(App& app) {
   dims_table(p);
   ImGui::Text("Parameters:");
   ImGui::SameLine();
-  ImGui::TextColored(theme::vec(theme::learned), "P = max_position × d = %lld", m.counts.learned_position);
+  char count[28];
+  ImGui::TextColored(theme::vec(theme::learned), "P = max_position × d = %s",
+                     format_count(m.counts.learned_position, count, sizeof count));
   ImGui::SameLine();
-  ImGui::TextColored(theme::vec(theme::rope), "  RoPE = %lld", m.counts.rope);
+  ImGui::TextColored(theme::vec(theme::rope), "  RoPE = %s", format_count(m.counts.rope, count, sizeof count));
   ImGui::SameLine();
-  ImGui::TextDisabled("  (E = V × d = %lld, both)", m.counts.token_embedding);
+  ImGui::TextDisabled("  (E = V × d = %s, both)", format_count(m.counts.token_embedding, count, sizeof count));
   formula_tip(
       "Learned absolute adds a [max_position, d] table; RoPE adds nothing: θᵢ = base^(-2i/d_head) is a formula.");
 

@@ -1,4 +1,4 @@
-// Panel 10, sinusoidal position encoding (Vaswani et al. 3.5): PE[pos, 2i] = sin(pos / base^(2i/d)),
+// Sinusoidal position encoding (Vaswani et al. 3.5): PE[pos, 2i] = sin(pos / base^(2i/d)),
 // PE[pos, 2i+1] = cos(...), from core's sinusoidal(), as a heatmap over positions (down) and dims
 // (across) with position m marked. Drawn at width d_head, so dims 2i, 2i+1 use exactly RoPE's theta_i;
 // dims whose pair turns more than π between rows are hatched rather than drawn as false stripes.
