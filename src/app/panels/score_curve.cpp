@@ -28,8 +28,11 @@ ScoreAt score_at(const App& app, long long r) {
 
 namespace {
 
-constexpr const char* abel_label = "bound Σ|h_i − h_i+1|·|S_i+1|";
-constexpr const char* roformer_label = "RoFormer bound (max|Δh|·Σ|S_j|)";
+// Short legend names; the read-out and the (?) tip give the formulas.
+constexpr const char* abel_label = "true bound";
+constexpr const char* roformer_label = "RoFormer bound";
+constexpr const char* abel_formula = "true bound Σᵢ|hᵢ − hᵢ₊₁|·|Sᵢ₊₁|";
+constexpr const char* roformer_formula = "RoFormer bound max|Δh|·Σ|S_j|";
 
 void offsets_control(App& app) {
   int r = app.params.offsets;
@@ -62,8 +65,8 @@ void readout(const App& app, long long r) {
                      format_sig(s.b, 10).c_str());
   ImGui::Text("difference: %s", format_sig(s.a - s.b, 3).c_str());
   if (!app.ui.show_decay) return;
-  ImGui::TextColored(theme::vec(theme::ok), "%s = %s", abel_label, format_sig(s.bound, 6).c_str());
-  ImGui::TextColored(theme::vec(theme::learned), "%s = %s", roformer_label, format_sig(s.roformer, 6).c_str());
+  ImGui::TextColored(theme::vec(theme::ok), "%s = %s", abel_formula, format_sig(s.bound, 6).c_str());
+  ImGui::TextColored(theme::vec(theme::learned), "%s = %s", roformer_formula, format_sig(s.roformer, 6).c_str());
   if (m.curve_a.size() > std::size_t(app.ui.dec_a.columns))
     ImGui::TextDisabled("lines: min/max of each pixel column's %s offsets",
                         format_count((long long)(m.curve_a.size() / std::max(1, app.ui.dec_a.columns))).c_str());
@@ -88,8 +91,8 @@ void score_plot(App& app, ImVec2 size) {
     plot::plot_envelope(abel_label, ui.dec_bound, r0, r1, {theme::ok, 1.0f});
   }
   char a[48], b[48];
-  std::snprintf(a, sizeof a, "anchor n = %s", format_count((long long)m.anchor_a).c_str());
-  std::snprintf(b, sizeof b, "anchor n = %s (on top)", format_count((long long)m.anchor_b).c_str());
+  std::snprintf(a, sizeof a, "n = %s", format_count((long long)m.anchor_a).c_str());
+  std::snprintf(b, sizeof b, "n = %s (on top)", format_count((long long)m.anchor_b).c_str());
   plot::plot_line(a, ui.dec_a, r0, r1, {theme::rope, 2.0f});
   plot::plot_line(b, ui.dec_b, r0, r1, {theme::key, 1.0f});
   const long long now = app.params.position - app.params.key_position;
