@@ -259,6 +259,14 @@ resp2, _ = run([json.dumps({"op": "model", "preset": n}) for n in names])
 for n, r in zip(names, resp2):
     check(r == resp[fixtures.index(n + ".json")], "preset %s == fixture" % n)
 
+# every preset derives exactly (float ==, i.e. bit for bit) what the per-field C++ presets derived before the table
+golden = [json.loads(l) for l in open(os.path.join(FIX, "..", "preset_models.jsonl"))]
+check(len({g["request"]["preset"] for g in golden}) == 27, "preset_models.jsonl covers all 27 presets")
+resp, rc = run([json.dumps(dict(g["request"], op="model")) for g in golden])
+check(rc == 0 and len(resp) == len(golden), "preset golden requests answered")
+for g, r in zip(golden, resp):
+    check(r == g["response"], "preset %s derives its golden model bit for bit" % g["request"])
+
 llama = '"model_type":"llama","hidden_size":64,"num_attention_heads":4,"max_position_embeddings":128'
 L8 = ",".join(["1.0"] * 8)
 

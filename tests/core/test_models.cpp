@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -45,11 +46,38 @@ std::string error_of(const std::string& text) {
 }
 }  // namespace
 
+TEST_CASE("every preset row is config.json text that the shared reader parses; a bad row is an error, not a skip") {
+  std::set<std::string> names;
+  for (const Preset& p : presets()) {
+    CAPTURE(p.name);
+    CHECK(names.insert(p.name).second);            // unique
+    auto direct = parse_hf_config(p.config_json);  // the reader of dropped files and CLI configs
+    REQUIRE_MESSAGE(direct.ok(), (direct ? std::string() : direct.error().message));
+    CHECK(direct->hidden_size.has_value());
+    CHECK(direct->num_attention_heads.has_value());
+    CHECK(direct->max_position_embeddings.has_value());
+    CHECK(preset_config(p).ok());
+    CHECK(preset_config(p)->pairing == p.pairing);
+    CHECK((p.pairing.has_value() == (std::string(p.name) == "lesson")));
+  }
+  CHECK(names.size() == presets().size());
+  const Preset broken{"broken", "a test row", "", R"({"model_type":"llama","hidden_size":64,)"};
+  auto e = preset_config(broken);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().type == "BadRequest");
+  CHECK(e.error().message.find("preset \"broken\"") != std::string::npos);
+  const Preset wrong_type{"wrong", "a test row", "", R"({"hidden_size":"64"})"};
+  REQUIRE_FALSE(preset_config(wrong_type).ok());
+  CHECK(preset_config(wrong_type).error().message.find("hidden_size") != std::string::npos);
+}
+
 TEST_CASE("every preset with a fixture derives exactly what its fixture derives, at several seq_len") {
   int with_fixture = 0;
   for (const Preset& p : presets()) {
     CAPTURE(p.name);
-    REQUIRE(derive_model(p.config()).ok());
+    auto c = preset_config(p);
+    REQUIRE_MESSAGE(c.ok(), (c ? std::string() : c.error().message));
+    REQUIRE(derive_model(*c).ok());
     if (std::string(p.fixture).empty()) continue;
     ++with_fixture;
     const std::string text = read_fixture(p.fixture);
