@@ -253,6 +253,7 @@ void build_lookup(const Params& p, Model& m) {
     m.lookup_error = looked_up.error();
   }
   m.lookup_message = m.lookup_error ? m.lookup_error->full() : std::string();
+  m.elsewhere = m.lookup_error ? framework_lookups(p.position, p.max_position) : std::vector<FrameworkLookup>();
 }
 
 // The angles at m, RoPE(q, m), RoPE(k, n), their score and how well the norm is kept.

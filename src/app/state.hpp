@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/frameworks.hpp"
 #include "core/learned.hpp"
 #include "core/precision.hpp"
 #include "core/rope.hpp"
@@ -121,6 +122,7 @@ struct Model {
   std::optional<Eigen::RowVectorXd> row;  // P[m] when m < max_position  [d]
   std::optional<Error> lookup_error;      // the IndexError otherwise
   std::string lookup_message;             // lookup_error->full(), or "" (kept, so frames need not build it)
+  std::vector<FrameworkLookup> elsewhere;  // P[m] in other frameworks (core/frameworks.hpp), when m is past P
   Eigen::VectorXd q, k, v;                // seeded head vectors         [d_head]
   Eigen::VectorXd q_rot, k_rot;           // RoPE(q, m), RoPE(k, n)      [d_head]
   double score = 0.0;                     // <RoPE(q, m), RoPE(k, n)>

@@ -8,9 +8,10 @@ std::string num(long long v) {
   return std::to_string(v);
 }
 
-FrameworkLookup entry(const char* framework, const char* call, const char* device) {
+FrameworkLookup entry(const char* framework, const char* short_name, const char* call, const char* device) {
   FrameworkLookup f;
   f.framework = framework;
+  f.short_name = short_name;
   f.call = call;
   f.device = device;
   return f;
@@ -50,7 +51,7 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // anything outside [-n, n) raises IndexError with this message (ATen's index checks, "index %d is out of
   // bounds for dimension %d with size %d"; the lesson quotes it for P[100]).
   {
-    const FrameworkLookup f = entry("PyTorch tensor indexing", "pos_table[t]", "any");
+    const FrameworkLookup f = entry("PyTorch tensor indexing", "PyTorch P[t]", "pos_table[t]", "any");
     out.push_back(python_range ? row_of(f, wrapped, t)
                                : error_of(f, "IndexError: index " + num(t) +
                                                  " is out of bounds for dimension 0 with size " + num(n)));
@@ -61,9 +62,9 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // CUDA: the kernel's device-side assert (an "Assertion `srcIndex < srcSelectDimSize` failed" line in the log,
   // from ATen's Indexing.cu, as far as we know) surfaces, asynchronously, as the RuntimeError below.
   {
-    const FrameworkLookup cpu = entry("PyTorch nn.Embedding (Hugging Face GPT-2 wpe)", "wpe(position_ids)", "CPU");
+    const FrameworkLookup cpu = entry("PyTorch nn.Embedding (Hugging Face GPT-2 wpe)", "nn.Embedding", "wpe(position_ids)", "CPU");
     out.push_back(inside ? row_of(cpu, t, t) : error_of(cpu, "IndexError: index out of range in self"));
-    const FrameworkLookup cuda = entry("PyTorch nn.Embedding (Hugging Face GPT-2 wpe)", "wpe(position_ids)", "CUDA");
+    const FrameworkLookup cuda = entry("PyTorch nn.Embedding (Hugging Face GPT-2 wpe)", "nn.Embedding", "wpe(position_ids)", "CUDA");
     out.push_back(inside ? row_of(cuda, t, t)
                          : error_of(cuda, "RuntimeError: CUDA error: device-side assert triggered"));
   }
@@ -74,11 +75,11 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // position (indices of shape [1]); GPT-2's [batch, T] positions print as indices[0,t], and eager mode
   // appends the op name ("... [Op:GatherV2]").
   {
-    const FrameworkLookup cpu = entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather(wpe, positions)", "CPU");
+    const FrameworkLookup cpu = entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather", "tf.gather(wpe, positions)", "CPU");
     out.push_back(
         inside ? row_of(cpu, t, t)
                : error_of(cpu, "InvalidArgumentError: indices[0] = " + num(t) + " is not in [0, " + num(n) + ")"));
-    const FrameworkLookup gpu = entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather(wpe, positions)", "GPU");
+    const FrameworkLookup gpu = entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather", "tf.gather(wpe, positions)", "GPU");
     out.push_back(inside
                       ? row_of(gpu, t, t)
                       : filler_of(gpu, LookupOutcome::Zeros, "returns a row of zeros, no error: no position signal"));
@@ -87,7 +88,7 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // bounds indices"; fill_value "Defaults to NaN for inexact types". Negative indices are normalised first, as
   // in NumPy (its unique_indices note speaks of "normalization of negative indices"), so -n <= t < 0 wraps.
   {
-    const FrameworkLookup f = entry("JAX jnp.take (mode=\"fill\")", "jnp.take(P, t, axis=0)", "any");
+    const FrameworkLookup f = entry("JAX jnp.take (mode=\"fill\")", "jnp.take", "jnp.take(P, t, axis=0)", "any");
     out.push_back(python_range ? row_of(f, wrapped, t)
                                : filler_of(f, LookupOutcome::NaNs, "returns a row of NaN, no error"));
   }
@@ -96,7 +97,7 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // normalised (t + n) before the clamp; t < -n then clamps to row 0 (our reading of that order; not checked
   // against a running JAX).
   {
-    const FrameworkLookup f = entry("JAX array indexing", "P[t]", "any");
+    const FrameworkLookup f = entry("JAX array indexing", "JAX P[t]", "P[t]", "any");
     out.push_back(python_range ? row_of(f, wrapped, t) : row_of(f, t >= n ? n - 1 : 0, t, "is clamped to"));
   }
   return out;

@@ -15,6 +15,7 @@ enum class LookupOutcome {
 
 struct FrameworkLookup {
   const char* framework = "";  // "PyTorch tensor indexing"
+  const char* short_name = "";  // "PyTorch P[t]", for one-line summaries
   const char* call = "";       // "pos_table[t]"
   const char* device = "";     // "any", "CPU", "CUDA", "GPU"
   LookupOutcome outcome = LookupOutcome::Row;

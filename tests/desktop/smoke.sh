@@ -14,6 +14,15 @@ run() {  # name state size error
 run desktop-inside "position=5&max_position=10" 1280x800 absent
 run desktop-past "position=100&max_position=10" 1280x800 shown
 run desktop-narrow "position=100&d_head=64" 800x800 shown
+# The states where a careful reading once found untrue drawings, now fixed: each at two sizes.
+for size in 1280x800 800x600; do
+  run "fixed-bound-$size" "tab_bottom=score_curve" $size absent
+  run "fixed-checks-1024-$size" "max_position=1024&tab_bottom=checks" $size absent
+  run "fixed-frameworks-$size" "position=100&tab_bottom=learned_table" $size shown
+  run "fixed-widths-$size" "tab_bottom=checks" $size absent
+  run "fixed-field-1e6-$size" "position=1000000&tab_top=angle_field" $size shown
+  run "fixed-numbers-1e6-$size" "position=1000000&tab_top=rotations&tab_bottom=score_curve" $size shown
+done
 # Bad input: a hostile state string is reported, not fatal.
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --state 'd_head=abc&base=nan&position=-5' \
   > "$out/bad-state.log" 2>&1

@@ -126,3 +126,24 @@ TEST_CASE("truth: the pairing box is wide enough for its label at every display"
     }
   }
 }
+
+TEST_CASE("truth: past the table, the learned panel shows what P[m] does in every framework, next to the IndexError") {
+  Headless ui;
+  ui.set_state("position=100&tab_bottom=learned_table");
+  ui.frames(3);
+  const rv::Model& m = ui.app.model;
+  REQUIRE(m.elsewhere.size() == 7);
+  int errors = 0, silent = 0;
+  for (const rv::FrameworkLookup& f : m.elsewhere) (f.silent() ? silent : errors) += 1;
+  CHECK(errors == 4);  // PyTorch P[t], nn.Embedding on CPU and CUDA, tf.gather on CPU
+  CHECK(silent == 3);  // tf.gather on GPU (zeros), jnp.take (NaN), JAX P[t] (clamped to the last row)
+  CHECK(m.elsewhere[0].text == "IndexError: index 100 is out of bounds for dimension 0 with size 10");
+  CHECK(m.elsewhere.back().row == 9);
+  const rv::Rect r = ui.rect("elsewhere");  // the last item, drawn in the panel without scrolling at 1280x800
+  CHECK(r.w > 0.0f);
+  CHECK(r.y > 400.0f);  // the bottom bar
+  CHECK(r.y + r.h <= 800.0f);
+  ui.set_state("position=5");
+  ui.frames(2);
+  CHECK(ui.app.model.elsewhere.empty());  // inside the table there is nothing to compare
+}

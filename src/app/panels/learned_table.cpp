@@ -101,7 +101,7 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
 }
 
 // The table's shape and parameter count, the formula, and the IndexError when m is past it.
-void table_header(const App& app) {
+void table_header(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   char rows[28], width[28], count[28], params[96];
@@ -116,7 +116,10 @@ void table_header(const App& app) {
       "E[token_id[t]] + P[t]: [B, T, d] + [T, d] -> [B, T, d], broadcast over B. Row t exists only for "
       "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError. The app's table has width d = h × d_head; "
       "the lesson's section 3 uses a [10, d_head] table.");
-  if (m.lookup_error) error_box("Learned table: position not in the table", m.lookup_message);
+  if (!m.lookup_error) return;
+  // The IndexError, and beside it what the same lookup does in other frameworks (not all raise).
+  error_box("Learned table: position not in the table", m.lookup_message);
+  frameworks_summary(app);
 }
 
 // The heatmap with its row labels and colour legend, leaving `below` pixels for what follows.
@@ -171,11 +174,6 @@ void embedding_sum(const App& app) {
     return;
   }
   ImGui::TextColored(theme::vec(theme::error), "E + P: cannot be formed, P[%lld] does not exist", p.position);
-  // The same lookup elsewhere: not every framework raises (below the table, so the heatmap keeps its room).
-  if (ImGui::TreeNode("frameworks", "P[%lld] in other frameworks: PyTorch, TensorFlow, JAX", p.position)) {
-    frameworks_table(p.position, p.max_position);
-    ImGui::TreePop();
-  }
 }
 
 }  // namespace

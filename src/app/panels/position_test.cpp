@@ -3,54 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
-#include <vector>
 
 #include "app/format.hpp"
 #include "app/panels.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
-#include "core/frameworks.hpp"
 #include "imgui.h"
 
 namespace rv {
-
-void frameworks_table(long long position, int max_position) {
-  const long long at[3] = {position, -1, -position};
-  const int columns = position == 1 || position == 0 ? 2 : 3;  // P[-m] repeats P[-1] or P[m] then
-  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-  if (!ImGui::BeginTable("frameworks", 1 + columns, flags)) return;
-  ImGui::TableSetupColumn("framework (device)", ImGuiTableColumnFlags_WidthStretch, 1.3f);
-  char head[3][32];
-  for (int c = 0; c < columns; ++c) {
-    std::snprintf(head[c], sizeof head[c], "P[%lld]", at[c]);
-    ImGui::TableSetupColumn(head[c], ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  }
-  ImGui::TableHeadersRow();
-  const std::vector<FrameworkLookup> rows[3] = {framework_lookups(at[0], max_position),
-                                                framework_lookups(at[1], max_position),
-                                                framework_lookups(at[2], max_position)};
-  for (size_t r = 0; r < rows[0].size(); ++r) {
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s (%s)", rows[0][r].framework, rows[0][r].device);
-    for (int c = 0; c < columns; ++c) {
-      const FrameworkLookup& f = rows[c][r];
-      ImGui::TableNextColumn();
-      // Raising is loud and safe; a wrong row, zeros or NaN come back silently: those are the dangerous ones.
-      const ImU32 colour = f.outcome == LookupOutcome::Error                                 ? theme::error
-                           : f.outcome == LookupOutcome::Row && f.row == at[c] && at[c] >= 0 ? theme::ok
-                                                                                             : theme::learned;
-      ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(colour));
-      ImGui::TextWrapped("%s", f.text.c_str());
-      ImGui::PopStyleColor();
-    }
-  }
-  ImGui::EndTable();
-  ImGui::TextColored(theme::vec(theme::muted),
-                     "Table of %s. ropeviz raises IndexError for every index outside "
-                     "[0, max_position), as nn.Embedding does, in tensor indexing's message format.",
-                     plural(max_position, "row", "rows").c_str());
-}
 
 void show_position_test(App& app) {
   const Params& p = app.params;
