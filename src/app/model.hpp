@@ -11,7 +11,6 @@ constexpr double anchor_shift = 1000.0;   // the score curve's second anchor is 
 constexpr int heatmap_side_max = 1024;    // texture cap per side; larger tables are downsampled
 constexpr int field_columns = 512;        // positions sampled by the angle field
 constexpr double overview_step_max = 10;  // widest step (positions per sample) of the 0..extent overview
-constexpr int decay_samples_max = 512;    // offsets at which the decay bound is evaluated
 constexpr int sinus_rows_max = 512;       // positions sampled by the sinusoidal heatmap
 
 // The precision panel's formats, in Model::precision's column order; rows are Naive, Ours.

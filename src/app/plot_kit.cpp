@@ -17,7 +17,7 @@ namespace {
 
 // [SECTION] recorded state of the current plot (buffers keep their capacity: no allocation once warm)
 
-enum class Kind { Line, Columns, Envelope, Marker, HLine, VLine, VSpan, Text };
+enum class Kind { Line, Columns, Envelope, Marker, HLine, VLine, VSpan };
 
 struct Item {
   Kind kind;
@@ -293,8 +293,6 @@ void draw_item(ImDrawList* dl, const Item& it) {
       return draw_marker(dl, it);
     case Kind::VSpan:
       return dl->AddRectFilled(ImVec2(sx(it.x), g.a.y), ImVec2(sx(it.x2), g.b.y), it.style.colour);
-    case Kind::Text:
-      return plate(dl, ImVec2(sx(it.x) - ts.x * 0.5f, sy(it.y) - ts.y * 0.5f), text_at(it.label), it.style.colour);
     case Kind::HLine:
     case Kind::VLine:
       break;
@@ -356,7 +354,7 @@ int legend(float w, ImVec2 at, bool draw) {
   float x = 0;
   int rows = 0;
   for (const Item& it : g.items) {
-    if (it.label < 0 || it.kind == Kind::HLine || it.kind == Kind::VLine || it.kind == Kind::Text) continue;
+    if (it.label < 0 || it.kind == Kind::HLine || it.kind == Kind::VLine) continue;
     const float iw = sw + 4 + ImGui::CalcTextSize(text_at(it.label)).x;
     if (rows == 0 || (x > 0 && x + iw > w)) x = 0, rows += 1;
     const ImVec2 p(at.x + x, at.y + (rows - 1) * lh);
@@ -458,9 +456,6 @@ void plot_vline(double x, ImU32 colour, const char* label) {
 }
 void plot_vspan(double x0, double x1, ImU32 colour) {
   add_at(Kind::VSpan, nullptr, colour, x0, 1.0).x2 = to_axis(g.spec.x, x1);
-}
-void plot_text(double x, double y, const char* text, ImU32 colour) {
-  add_at(Kind::Text, text, colour, x, y);
 }
 
 void end_plot() {

@@ -54,7 +54,6 @@ void plot_marker(const char* label, double x, double y, ImU32 colour);
 void plot_hline(double y, ImU32 colour, const char* label = nullptr, bool label_below = false);
 void plot_vline(double x, ImU32 colour, const char* label = nullptr);
 void plot_vspan(double x0, double x1, ImU32 colour);                 // a tinted column, full height
-void plot_text(double x, double y, const char* text, ImU32 colour);  // a text plate centred at (x, y)
 // Lays out, draws everything recorded since begin_plot, the legend under the axis, the hover cursor.
 void end_plot();
 

@@ -99,6 +99,7 @@ void score_plot(App& app, ImVec2 size) {
   char marker[64];
   std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(),
                 format_sig(m.score, 4).c_str());
+  plot::plot_vline(double(now), theme::rope & 0xA0FFFFFF);  // the current offset, when in range
   plot::plot_marker(marker, double(now), m.score, theme::rope);
   if (m.curve_a.empty()) return plot::end_plot();
   plot::end_plot([&](double x) { readout(app, std::llround(x)); });
