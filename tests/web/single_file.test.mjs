@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { webDir, launch, openPage, ready, state, drag, shot } from './lib.mjs';
+import zlib from 'node:zlib';
+import { webDir, artifactDir, launch, openPage, ready, state, drag, shot } from './lib.mjs';
 
 const file = path.join(webDir, 'ropeviz.html');
 const url = pathToFileURL(file).href;
@@ -18,6 +19,22 @@ test('ropeviz.html is self-contained: no script, wasm or other file beside it is
   assert.ok(!/src=["'](?!data:)/.test(html), 'no src= attribute pointing at another file');
   assert.ok(!html.includes('ropeviz.wasm'), 'wasm is inlined');
   assert.ok(html.includes('id="a11y"') && html.includes('aria-live="polite"'));
+});
+
+// The budget a learner's first load must fit: 300 KB gzip for the whole app in one file.
+const gzipBudget = 300000;
+
+test(`ropeviz.html stays under ${gzipBudget} bytes gzip (level 9); sizes are written to the artefacts`, () => {
+  const sizes = ['ropeviz.html', 'ropeviz.js', 'ropeviz.wasm'].map((name) => {
+    const bytes = fs.readFileSync(path.join(webDir, name));
+    return { name, raw: bytes.length, gzip: zlib.gzipSync(bytes, { level: 9 }).length };
+  });
+  fs.mkdirSync(artifactDir, { recursive: true });
+  fs.writeFileSync(path.join(artifactDir, 'sizes.txt'),
+    sizes.map((s) => `${s.name}: ${s.raw} bytes, ${s.gzip} gzip -9`).join('\n') + '\n');
+  const single = sizes[0];
+  assert.ok(single.gzip < gzipBudget, `ropeviz.html is ${single.gzip} bytes gzip, over the ${gzipBudget} budget`);
+  assert.ok(single.gzip > 100000, 'the measurement reads the real build');
 });
 
 test('from file:// the drag past max_position shows the IndexError while RoPE keeps working', async () => {
