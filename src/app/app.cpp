@@ -3,6 +3,7 @@
 #include "app/app.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "app/model.hpp"
 #include "app/panels.hpp"
@@ -20,6 +21,14 @@ void trim_notes(Ui& ui) {
   if (ui.notes.size() > notes_kept) ui.notes.erase(ui.notes.begin(), ui.notes.end() - notes_kept);
 }
 
+// True when every panel of the bar fits with its full title in the available width.
+bool full_titles_fit(const std::vector<const Panel*>& list) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float width = 0;
+  for (const Panel* p : list) width += ImGui::CalcTextSize(p->title).x + 2 * style.FramePadding.x + style.ItemInnerSpacing.x;
+  return width <= ImGui::GetContentRegionAvail().x;
+}
+
 // The tab a link asks for (Params::tab_top / tab_bottom) is selected until shown (ImGui applies a
 // selection one frame later); a tab the user clicks is written back, so the hash follows the view.
 void tab_bar(App& app, Bar bar, float height) {
@@ -30,10 +39,14 @@ void tab_bar(App& app, Bar bar, float height) {
   int shown = -1;
   ImGui::PushID(int(bar));
   ImGui::BeginChild("bar", ImVec2(0, height), false);
+  const bool full = full_titles_fit(list);
   if (ImGui::BeginTabBar("tabs")) {
     for (int t = 0; t < int(list.size()); ++t) {
       const ImGuiTabItemFlags flags = (t == want && last_shown != want) ? ImGuiTabItemFlags_SetSelected : 0;
-      if (!ImGui::BeginTabItem(list[size_t(t)]->title, nullptr, flags)) continue;
+      char label[96];  // "###key": the tab keeps its identity whichever title it shows
+      std::snprintf(label, sizeof label, "%s###%s", full ? list[size_t(t)]->title : list[size_t(t)]->short_title,
+                    list[size_t(t)]->key);
+      if (!ImGui::BeginTabItem(label, nullptr, flags)) continue;
       shown = t;
       ImGui::BeginChild("panel", ImVec2(0, 0), true);
       list[size_t(t)]->show(app);

@@ -7,27 +7,27 @@
 
 namespace rv {
 
-// key, tab title, bar: in tab order within each bar.
-#define RV_PANELS(X)                                 \
-  X(rotations, "Rotations per frequency", Top)       \
-  X(angle_field, "Angle field", Top)                 \
-  X(shape_trace, "Shape trace", Top)                 \
-  X(extension, "Context extension", Top)             \
-  X(precision, "Precision", Top)                     \
-  X(sinusoidal, "Sinusoidal", Top)                   \
-  X(learned_table, "Learned table", Bottom)          \
-  X(score_curve, "Dot product vs offset", Bottom)    \
-  X(checks, "Checks", Bottom)                        \
-  X(comparison, "Comparison", Bottom)
+// key, tab title, short title (when the bar is narrow), bar: in tab order within each bar.
+#define RV_PANELS(X)                                                  \
+  X(rotations, "Rotations per frequency", "Rotations", Top)           \
+  X(angle_field, "Angle field", "Angles", Top)                        \
+  X(shape_trace, "Shape trace", "Shapes", Top)                        \
+  X(extension, "Context extension", "Extension", Top)                 \
+  X(precision, "Precision", "Precision", Top)                         \
+  X(sinusoidal, "Sinusoidal", "Sinus", Top)                           \
+  X(learned_table, "Learned table", "Learned", Bottom)                \
+  X(score_curve, "Dot product vs offset", "Dot product", Bottom)      \
+  X(checks, "Checks", "Checks", Bottom)                               \
+  X(comparison, "Comparison", "Comparison", Bottom)
 
-#define RV_DECLARE_PANEL(key, title, bar) \
+#define RV_DECLARE_PANEL(key, title, short_title, bar) \
   void show_##key(App&);                  \
   std::string describe_##key(const App&);
 RV_PANELS(RV_DECLARE_PANEL)
 #undef RV_DECLARE_PANEL
 
 const std::vector<Panel>& all_panels() {
-#define RV_PANEL_ENTRY(key, title, bar) {#key, title, Bar::bar, show_##key, describe_##key},
+#define RV_PANEL_ENTRY(key, title, short_title, bar) {#key, title, short_title, Bar::bar, show_##key, describe_##key},
   static const std::vector<Panel> list = {RV_PANELS(RV_PANEL_ENTRY)};
 #undef RV_PANEL_ENTRY
   return list;

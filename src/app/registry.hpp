@@ -15,7 +15,8 @@ constexpr Bar bars[] = {Bar::Top, Bar::Bottom};
 
 struct Panel {
   const char* key;    // stable link name: tab_top=precision; also names show_<key> and describe_<key>
-  const char* title;  // the tab's label
+  const char* title;        // the tab's label
+  const char* short_title;  // the label when the bar is too narrow for every full title
   Bar bar;
   void (*show)(App&);                   // draws into the current ImGui window
   std::string (*describe)(const App&);  // what the panel shows now, in sentences (text layer)

@@ -11,6 +11,7 @@
 #include "app/report.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
+#include "imgui_internal.h"
 
 using rv::Bar;
 using rv::test::Headless;
@@ -96,4 +97,21 @@ TEST_CASE("a link cannot choose longrope: its per-pair factors come only from a 
   }
   ui.set_state("tab_top=extension");
   ui.frames(3);  // the panel's method text and tips index by the method: must stay in range
+}
+
+TEST_CASE("registry: no tab label is cut short at any display (short titles when a bar is narrow)") {
+  rv::test::for_each_setting({"", "tab_top=sinusoidal&tab_bottom=comparison"}, [](Headless& ui) {
+    ui.frames(3);
+    ImGuiContext& g = *ImGui::GetCurrentContext();
+    int tabs = 0;
+    for (int n = 0; n < g.TabBars.GetMapSize(); ++n) {
+      ImGuiTabBar* bar = g.TabBars.TryGetMapData(n);
+      if (!bar) continue;
+      for (const ImGuiTabItem& tab : bar->Tabs) {
+        CHECK(tab.Width + 0.5f >= tab.ContentWidth);  // ImGui shrinks a tab below its label to fit the bar
+        tabs += 1;
+      }
+    }
+    CHECK(tabs == int(rv::all_panels().size()));
+  });
 }
