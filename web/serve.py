@@ -1,39 +1,92 @@
 #!/usr/bin/env python3
-"""Serves the web build on 127.0.0.1 for `make run`: refuses clearly when the port is taken."""
+"""Serves the web app for `make run`: only its four files, GET/HEAD, with a Content-Security-Policy.
+
+Whatever else lies in --root (the CMake build directory: CMakeCache.txt, build.ninja,
+compile_commands.json with absolute paths) is never served: a request path must equal one of
+DELIVERABLES exactly, so `..`, %2e%2e, absolute paths and every other name are a plain 404.
+Binds 127.0.0.1 unless --host is given; refuses clearly when the port is taken.
+"""
 import argparse
-import functools
 import http.server
 import os
-import socket
 import sys
 
+import csp
 
-class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".js": "text/javascript", ".html": "text/html; charset=utf-8"}
+DELIVERABLES = {"/": "index.html", "/index.html": "index.html", "/ropeviz.js": "ropeviz.js",
+                "/ropeviz.wasm": "ropeviz.wasm", "/ropeviz.html": "ropeviz.html"}
+TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm"}
 
-    def end_headers(self):
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    root = "."
+    server_version = "ropeviz"
+    sys_version = ""
+
+    def do_GET(self):
+        self._serve(body=True)
+
+    def do_HEAD(self):
+        self._serve(body=False)
+
+    def __getattr__(self, name):
+        # Every other method (POST, PUT, DELETE, OPTIONS, anything): 405, not the default 501.
+        if name.startswith("do_"):
+            return self._not_allowed
+        raise AttributeError(name)
+
+    def _not_allowed(self):
+        self._reply(405, b"method not allowed\n", "text/plain; charset=utf-8", body=True, allow=True)
+
+    def _serve(self, body):
+        name = DELIVERABLES.get(self.path.split("?", 1)[0].split("#", 1)[0])
+        data = None
+        if name:
+            try:
+                with open(os.path.join(self.root, name), "rb") as f:
+                    data = f.read()
+            except OSError:
+                pass
+        if data is None:
+            return self._reply(404, b"not found\n", "text/plain; charset=utf-8", body)
+        ctype = TYPES[os.path.splitext(name)[1]]
+        policy = csp.policy(data.decode("utf-8")) if name.endswith(".html") else "default-src 'none'"
+        self._reply(200, data, ctype, body, policy=policy)
+
+    def _reply(self, code, data, ctype, body, policy="default-src 'none'", allow=False):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-cache")
-        super().end_headers()
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Content-Security-Policy", policy + "; frame-ancestors 'none'")
+        self.send_header("Referrer-Policy", "no-referrer")
+        if allow:
+            self.send_header("Allow", "GET, HEAD")
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
 
     def log_message(self, fmt, *args):
         pass
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--root", required=True)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--root", required=True, help="the web build (only its deliverables are served)")
     ap.add_argument("--port", type=int, default=8080)
+    ap.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     args = ap.parse_args()
     if not os.path.isfile(os.path.join(args.root, "index.html")):
         sys.exit(f"serve: {args.root}/index.html is missing: build the web app first (make web)")
+    Handler.root = os.path.abspath(args.root)
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port),
-                                                 functools.partial(Handler, directory=args.root))
+        server = http.server.ThreadingHTTPServer((args.host, args.port), Handler)
     except OSError as e:
-        sys.exit(f"serve: port {args.port} on 127.0.0.1 is not available ({e.strerror}); "
+        sys.exit(f"serve: port {args.port} on {args.host} is not available ({e.strerror}); "
                  f"choose another with PORT=8081 make run")
-    print(f"ropeviz is served at http://127.0.0.1:{server.server_address[1]}/  (Ctrl+C to stop)", flush=True)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"ropeviz is served at http://{host}:{server.server_address[1]}/  (Ctrl+C to stop)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
