@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""`make run`'s server: serves the build with the wasm MIME type, and refuses a taken port clearly."""
+"""`make run`'s server: serves only the app's four files (wasm MIME type, nosniff, CSP), GET/HEAD only,
+refuses a taken port clearly. Prints each probe's status and key headers."""
+import http.client
 import socket
 import subprocess
 import sys
@@ -16,6 +18,55 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def request(port, method, path):
+    # http.client sends the path exactly as written (no normalisation of .. or %2e).
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.putrequest(method, path, skip_host=False, skip_accept_encoding=True)
+    c.putheader("Content-Length", "0")
+    c.endheaders()
+    r = c.getresponse()
+    body = r.read()
+    c.close()
+    h = {k: r.getheader(k) for k in ("Content-Type", "X-Content-Type-Options", "Content-Security-Policy", "Allow")}
+    print(f"  {method} {path} -> {r.status} " + "; ".join(f"{k}: {v}" for k, v in h.items() if v
+                                                        and k != "Content-Security-Policy")
+          + (f"; CSP: {h['Content-Security-Policy'][:60]}..." if h["Content-Security-Policy"] else ""))
+    return r.status, h, body
+
+
+def probes(port):
+    # The deliverables: 200 with their type, nosniff and a policy that allows only the page's own code.
+    types = {"/": "text/html; charset=utf-8", "/index.html": "text/html; charset=utf-8",
+             "/ropeviz.js": "text/javascript", "/ropeviz.wasm": "application/wasm",
+             "/ropeviz.html": "text/html; charset=utf-8", "/index.html?x=1": "text/html; charset=utf-8"}
+    for path, ctype in types.items():
+        for method in ("GET", "HEAD"):
+            status, h, body = request(port, method, path)
+            assert status == 200, (method, path, status)
+            assert h["Content-Type"] == ctype, (path, h)
+            assert h["X-Content-Type-Options"] == "nosniff", (path, h)
+            policy = h["Content-Security-Policy"]
+            assert policy.startswith("default-src 'none'"), policy
+            assert "unsafe-inline" not in policy and "'unsafe-eval'" not in policy and "*" not in policy, policy
+            assert (body == b"") == (method == "HEAD"), (method, path)
+            if ctype.startswith("text/html"):
+                assert "script-src 'self' 'wasm-unsafe-eval' " in policy and "connect-src 'self'" in policy, policy
+    # The build directory's other files, traversal in every spelling, absolute paths: 404.
+    for path in ["/CMakeCache.txt", "/build.ninja", "/compile_commands.json", "/cmake_install.cmake",
+                 "/librv_imgui.a", "/single/ropeviz.html", "/CMakeFiles/", "/src/", "/include-links/",
+                 "/../CMakeLists.txt", "/../../README.md", "/%2e%2e/%2e%2e/README.md", "/%2E%2E/web/serve.py",
+                 "/..%2fCMakeCache.txt", "/./CMakeCache.txt", "/./index.html", "//etc/passwd", "/etc/passwd",
+                 "http://127.0.0.1/CMakeCache.txt", "/index.html/", "/INDEX.HTML", "/ropeviz.js.map", "/%69ndex.html"]:
+        status, h, body = request(port, "GET", path)
+        assert status == 404, (path, status)
+        assert h["X-Content-Type-Options"] == "nosniff", (path, h)
+        assert b"CMAKE" not in body and b"ninja" not in body, path
+    # Any other method: 405 naming the allowed ones.
+    for method in ("POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE"):
+        status, h, _ = request(port, method, "/index.html")
+        assert status == 405 and h["Allow"] == "GET, HEAD", (method, status, h)
 
 
 def main():
@@ -42,10 +93,11 @@ def main():
         assert 'id="a11y"' in page
         wasm = urllib.request.urlopen(f"http://127.0.0.1:{port}/ropeviz.wasm", timeout=5)
         assert wasm.headers["Content-Type"] == "application/wasm", wasm.headers["Content-Type"]
+        probes(port)
     finally:
         server.terminate()
         server.wait(timeout=10)
-    print("serve: 2 passed, 0 failed")
+    print("serve: 3 passed, 0 failed")
 
 
 if __name__ == "__main__":
