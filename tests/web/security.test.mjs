@@ -1,0 +1,111 @@
+// The page under its Content-Security-Policy: served by the real `make run` server (web/serve.py,
+// header + <meta>) and as the single file from file:// (<meta> only), it loads, draws, exports and
+// copies a link without one policy violation or console error.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { webDir, launch, openPage, ready, frames, state } from './lib.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const serveScript = path.resolve(here, '../../web/serve.py');
+let browser, server, origin;
+
+const freePort = () => new Promise((resolve, reject) => {
+  const s = net.createServer();
+  s.once('error', reject);
+  s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+});
+
+before(async () => {
+  browser = await launch();
+  const port = await freePort();
+  server = spawn('python3', [serveScript, '--root', webDir, '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise((resolve, reject) => {
+    server.once('exit', (code) => reject(new Error(`serve.py exited with ${code}`)));
+    server.stdout.once('data', (d) => resolve(String(d)));
+  });
+  origin = `http://127.0.0.1:${port}`;
+  assert.ok(line.includes(`${origin}/`), line);
+});
+after(async () => {
+  await browser?.close();
+  server?.kill();
+});
+
+// Every securitypolicyviolation event from the first script on, kept on window for the test to read.
+const watch = (page) => page.addInitScript(() => {
+  window.__cspViolations = [];
+  document.addEventListener('securitypolicyviolation', (e) => {
+    window.__cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || '(inline)'} ${e.sample || ''}`);
+  });
+});
+
+async function exercise(page) {
+  const s = await ready(page);
+  assert.equal(s.position, 3);
+  await frames(page, 3);
+  // It draws: frames are counted, the loading box is gone, and the screenshot is no blank fill (a
+  // one-colour 1280x800 PNG is a few KB; the drawn panels are far more).
+  assert.ok(await page.evaluate(() => window.ropeviz.frames()) >= 3);
+  assert.ok(await page.evaluate(() => document.getElementById('status').classList.contains('hidden')));
+  const png = await page.screenshot();
+  assert.ok(png.length > 30000, `the screenshot is ${png.length} bytes: nothing drawn?`);
+  // An export is a blob: download, allowed under the policy.
+  const r = await page.evaluate(() => window.ropeviz.rect('export_angles'));
+  assert.ok(r, 'the export button is drawn');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.mouse.click(r.x + r.w / 2, r.y + r.h / 2)]);
+  assert.match(download.suggestedFilename(), /^ropeviz-angles-.*\.csv$/);
+  // The context menu is still suppressed by the canvas's hashed inline handler.
+  const prevented = await page.evaluate(() => {
+    const e = new MouseEvent('contextmenu', { bubbles: true, cancelable: true });
+    document.getElementById('canvas').dispatchEvent(e);
+    return e.defaultPrevented;
+  });
+  assert.equal(prevented, true, 'oncontextmenu ran under the policy');
+  await frames(page, 3);
+  assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
+  page.assertClean();
+}
+
+test('served by web/serve.py: the page runs under the header policy with no violation', async () => {
+  const page = await openPage(browser, { allowed: (u) => u.startsWith(`${origin}/`) });
+  await watch(page);
+  const response = await page.goto(`${origin}/#position=3`);
+  const policy = response.headers()['content-security-policy'];
+  assert.match(policy, /^default-src 'none'; script-src 'self' 'wasm-unsafe-eval' /);
+  assert.ok(!policy.includes("'unsafe-inline'") && !policy.includes("'unsafe-eval'"), policy);
+  assert.equal(response.headers()['x-content-type-options'], 'nosniff');
+  await exercise(page);
+  // The same page must not reach past the policy: an injected inline script and a foreign fetch are refused.
+  const blocked = await page.evaluate(async () => {
+    const s = document.createElement('script');
+    s.textContent = 'window.__injected = true;';
+    document.body.appendChild(s);
+    let fetched = true;
+    try { await fetch('https://example.com/'); } catch { fetched = false; }
+    return { injected: window.__injected === true, fetched };
+  });
+  assert.deepEqual(blocked, { injected: false, fetched: false });
+  // Violation events arrive asynchronously: both refusals are reported (the listener works).
+  await page.waitForFunction(() => window.__cspViolations.length >= 2);
+  const reported = (await page.evaluate(() => window.__cspViolations)).join('\n');
+  assert.match(reported, /script-src/);
+  assert.match(reported, /connect-src blocked https:\/\/example\.com/);
+  await page.closeAll();
+});
+
+test('the single file from file:// runs under its <meta> policy with no violation', async () => {
+  const url = pathToFileURL(path.join(webDir, 'ropeviz.html')).href;
+  const page = await openPage(browser, { allowed: (u) => u === url || u.startsWith(`${url}#`) });
+  await watch(page);
+  await page.goto(`${url}#position=3`);
+  const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+  assert.match(meta, /^default-src 'none'; script-src 'self' 'wasm-unsafe-eval' 'sha256-/);
+  assert.ok(!meta.includes("'unsafe-inline'") && !meta.includes("'unsafe-eval'"), meta);
+  await exercise(page);
+  assert.equal((await state(page)).rope.ok, true);
+  await page.closeAll();
+});
