@@ -1,25 +1,10 @@
 // The page survives its GPU: a lost and restored WebGL context, a 0x0 canvas, a window wider than
 // the GPU allows, and 300% zoom (devicePixelRatio 3). Screenshots go to build/web-test-artifacts.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openPage, ready, frames, state, shot } from './lib.mjs';
+import { servedApp, frames, state, shot } from './lib.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const open = async (hash = '', options = {}) => {
-  const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/'), ...options });
-  await page.goto(`${server.origin}/${hash}`);
-  await ready(page);
-  return page;
-};
+const open = servedApp();
 
 // Mean brightness of a rectangle of the canvas, read back from a screenshot's pixels in the page.
 const brightness = async (page, r) => page.evaluate(async ({ r, png }) => {

@@ -1,25 +1,10 @@
 // Limits on every input in the browser: a 1 MB hash, 10,000 keys, set() with wrong types, 100k
 // characters typed into a field, and a wasm heap bounded by -sMAXIMUM_MEMORY.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openPage, ready, frames, state, shot } from './lib.mjs';
+import { servedApp, frames, state, shot } from './lib.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const open = async (hash = '') => {
-  const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/') });
-  await page.goto(`${server.origin}/${hash}`);
-  await ready(page);
-  return page;
-};
+const open = servedApp();
 
 // Sets a hash and waits for the app to answer it (the hashchange handler runs synchronously).
 const setHash = (page, hash) => page.evaluate((h) => new Promise((resolve) => {
