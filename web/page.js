@@ -10,15 +10,20 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   var a11y = document.getElementById('a11y');
   var app = 0;           // the C++ Web pointer, set by rvStarted
   var frames = 0;
+  var maxSide = 4096;    // the largest backing store side the GPU takes (viewport and renderbuffer)
+  var queryMax = 16386;  // > Limits::query_bytes_max + '#': the C++ side rejects it whole with a note
   var resolveReady, rejectReady;
   var ready = new Promise(function (res, rej) { resolveReady = res; rejectReady = rej; });
   ready.catch(function () {});  // a page without WebGL2 still has a settled promise, not an unhandled one
 
-  function fail(message) {
+  function show(message) {
     statusBox.classList.remove('hidden');
     statusBox.classList.add('error');
     statusText.textContent = message;
     a11y.textContent = message;
+  }
+  function fail(message) {
+    show(message);
     rejectReady(new Error(message));
   }
 
@@ -27,10 +32,17 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     try { return decodeURIComponent(text); } catch (e) { return text; }
   }
 
-  // Backing store = CSS size x devicePixelRatio, so text is crisp; CSS keeps the layout size.
+  // Applies a query; a huge one is cut (ccall copies strings to the stack), and so rejected whole.
+  function apply(text) {
+    return call('rv_web_apply', 'string', ['number', 'string'], [app, text.slice(0, queryMax)]);
+  }
+
+  // Backing store = CSS size x devicePixelRatio, so text is crisp; CSS keeps the layout size. A
+  // window wider than the GPU allows gets a lower ratio, never a backing store the GPU refuses.
   function resize() {
     if (!app) return;
-    var ratio = window.devicePixelRatio || 1;
+    var ratio = Math.min(window.devicePixelRatio || 1, maxSide / Math.max(1, window.innerWidth),
+                         maxSide / Math.max(1, window.innerHeight));
     var w = Math.max(1, Math.round(window.innerWidth * ratio)), h = Math.max(1, Math.round(window.innerHeight * ratio));
     call('rv_web_set_scale', null, ['number', 'number'], [app, ratio]);
     if (canvas.width !== w || canvas.height !== h) Module.setCanvasSize(w, h);
@@ -38,7 +50,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
 
   function applyHash() {
     if (!app) return;
-    var notes = call('rv_web_apply', 'string', ['number', 'string'], [app, decode(location.hash)]);
+    var notes = apply(decode(location.hash));
     if (notes) console.info('ropeviz: ' + notes.trim().split('\n').join('; '));
   }
 
@@ -48,7 +60,10 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   Module.onAbort = function (what) { fail('ropeviz stopped: ' + what + '. Reload the page to start again.'); };
 
   var probe = document.createElement('canvas').getContext('webgl2');
-  if (!probe) {
+  if (probe) {
+    var dims = probe.getParameter(probe.MAX_VIEWPORT_DIMS);
+    maxSide = Math.min(dims[0], dims[1], probe.getParameter(probe.MAX_RENDERBUFFER_SIZE)) || maxSide;
+  } else {
     Module.noInitialRun = true;
     fail('This browser cannot run ropeviz: it has no WebGL2. Try a current Chrome, Firefox, Safari or Edge, ' +
          'or enable hardware acceleration.');
@@ -90,6 +105,18 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     }
   };
 
+  // A lost GPU (driver reset, too many contexts): say so and draw nothing until the browser gives
+  // the context back; then the app rebuilds every GL object. preventDefault() allows the restore.
+  canvas.addEventListener('webglcontextlost', function (e) {
+    e.preventDefault();
+    show('The graphics context was lost. ropeviz carries on when the browser restores it.');
+    if (app) call('rv_web_gl_lost', null, ['number', 'number'], [app, 1]);
+  });
+  canvas.addEventListener('webglcontextrestored', function () {
+    if (app) call('rv_web_gl_lost', null, ['number', 'number'], [app, 0]);
+    statusBox.classList.add('hidden');
+  });
+
   window.addEventListener('resize', resize);
   (function watchRatio() {  // devicePixelRatio changes with zoom and when moving between screens
     if (!window.matchMedia) return;
@@ -107,19 +134,24 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   window.ropeviz = {
     ready: ready,
     frames: function () { return frames; },
-    state: function () { return app ? JSON.parse(call('rv_web_state', 'string', ['number'], [app])) : null; },
+    state: function () {
+      if (!app) return null;
+      var s = JSON.parse(call('rv_web_state', 'string', ['number'], [app]));
+      s.memory_bytes = HEAPU8.length;  // the wasm heap, bounded by -sMAXIMUM_MEMORY
+      return s;
+    },
     // Sets parameters as the UI would (same keys, limits and notes as the URL hash); returns state().
     set: function (partial) {
       if (!app) throw new Error('ropeviz is not running yet: await window.ropeviz.ready');
       if (partial === null || typeof partial !== 'object' || Array.isArray(partial))
         throw new TypeError('set() expects an object such as {position: 100}');
       var pairs = Object.keys(partial).map(function (key) {
-        var v = partial[key];
-        if (typeof v !== 'number' && typeof v !== 'string')
-          throw new TypeError('set(): ' + key + ' must be a number or a string');
-        return key + '=' + String(v).replace(/[&=]/g, '');
+        var v = partial[key], t = typeof v;
+        // Another type becomes text no parser accepts, e.g. position='(boolean)': a note, value kept.
+        var text = t === 'number' || t === 'string' ? String(v) : '(' + (v === null ? 'null' : Array.isArray(v) ? 'array' : t) + ')';
+        return key.replace(/[&=]/g, '') + '=' + text.replace(/[&=]/g, '');
       });
-      call('rv_web_apply', 'string', ['number', 'string'], [app, pairs.join('&')]);
+      apply(pairs.join('&'));
       return window.ropeviz.state();
     },
     rect: function (id) {

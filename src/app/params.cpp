@@ -256,6 +256,12 @@ void enforce_limits(Params& p, std::vector<std::string>& notes) {
 
 void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes) {
   if (!query.empty() && query.front() == '#') query.remove_prefix(1);
+  if (query.size() > Limits::query_bytes_max) {
+    notes.push_back("ignored a link longer than " + std::to_string(Limits::query_bytes_max) +
+                    " bytes; kept the current view");
+    return;
+  }
+  const size_t first_note = notes.size();
   while (!query.empty()) {
     size_t amp = query.find('&');
     std::string_view pair = query.substr(0, amp);
@@ -267,6 +273,11 @@ void apply_query(Params& p, std::string_view query, std::vector<std::string>& no
       continue;
     }
     set_param(p, pair.substr(0, eq), pair.substr(eq + 1), notes);
+  }
+  const size_t raised = notes.size() - first_note;
+  if (raised > Limits::query_notes_max) {
+    notes.resize(first_note + Limits::query_notes_max);
+    notes.push_back("and " + std::to_string(raised - Limits::query_notes_max) + " more notes about this link");
   }
   enforce_limits(p, notes);
 }

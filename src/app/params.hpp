@@ -25,6 +25,8 @@ struct Limits {
   static constexpr long long seed_max = (1LL << 53) - 1;  // exact in JSON and JS numbers
   static constexpr double factor_max = 1000.0;     // rope_scaling factor, and llama3/yarn tuning factors
   static constexpr double original_max_max = 1e9;  // original_max_position_embeddings
+  static constexpr std::size_t query_bytes_max = 16384;  // a longer link is rejected whole, unparsed
+  static constexpr std::size_t query_notes_max = 16;     // one query raises at most this many notes (+1 summary)
 };
 
 // [SECTION] The table of link keys: one row per Params member a link carries. The row drives
@@ -71,6 +73,7 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
 // Restores the cross-parameter invariants (table size within Limits), with a note if it had to.
 void enforce_limits(Params& p, std::vector<std::string>& notes);
 // "position=100&max_position=10&..." (an optional leading '#' is skipped); applies each pair.
+// A query over Limits::query_bytes_max changes nothing (one note); notes are capped per query.
 void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes);
 // The canonical hash (without '#'): every parameter, in a fixed order.
 std::string encode_query(const Params& p);

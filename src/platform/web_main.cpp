@@ -18,6 +18,7 @@ struct Web {
   rv::Window window;
   std::string last_hash;  // what the page's URL hash says now
   std::string reply;      // storage for strings returned to JS
+  bool gl_lost = false;   // between webglcontextlost and webglcontextrestored: no GL calls
 };
 
 // Tells the page what changed: the new hash (for history.replaceState) and the #a11y text.
@@ -45,6 +46,7 @@ void publish_if_changed(Web& web) {
 
 void loop(void* arg) {
   Web& web = *static_cast<Web*>(arg);
+  if (web.gl_lost) return;  // the page says so; GL calls would only fail until the context is back
   glfwPollEvents();
   rv::render_frame(web.window, web.app);
   if (const auto& file = web.app.ui.pending_export) {
@@ -70,6 +72,7 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_apply(Web* web, const char* hash) {
   std::vector<std::string> notes;
   rv::apply_query(web->app.params, hash, notes);
   web->app.ui.notes.insert(web->app.ui.notes.end(), notes.begin(), notes.end());
+  if (!notes.empty()) web->last_hash.clear();  // the address goes back to the view that holds
   publish_if_changed(*web);
   web->reply.clear();
   for (const std::string& n : notes) web->reply += n + "\n";
@@ -101,6 +104,12 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_rect(Web* web, const char* id) {
 // screen's); fonts and style scale with it here.
 EMSCRIPTEN_KEEPALIVE void rv_web_set_scale(Web* web, double ratio) {
   web->app.ui.scale = ratio >= 0.5 && ratio <= 8.0 ? float(ratio) : 1.0f;
+}
+
+// The page's webglcontextlost (lost = 1) and webglcontextrestored (lost = 0) events.
+EMSCRIPTEN_KEEPALIVE void rv_web_gl_lost(Web* web, int lost) {
+  web->gl_lost = lost != 0;
+  if (!lost) rv::recreate_gl(web->window, web->app);
 }
 
 }  // extern "C"

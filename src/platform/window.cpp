@@ -51,6 +51,13 @@ void sync_scale(Window& w, const App& app) {
   w.font_scale = app.ui.scale;
 }
 
+void recreate_gl(Window& w, App& app) {
+  w.renderer = GlRenderer{};  // forget the dead names: deleting them would only raise GL errors
+  gl_renderer_init(w.renderer);
+  w.font_scale = 0.0f;  // sync_scale rebuilds the atlas (its pixels were freed) and uploads it
+  app.ui.gpu.reset();   // render_frame makes a new one with no textures: every slot uploads again
+}
+
 void render_frame(Window& w, App& app) {
   const auto start = std::chrono::steady_clock::now();
   sync_scale(w, app);

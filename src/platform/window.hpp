@@ -20,6 +20,9 @@ std::string open_window(Window& w, const char* title, int width, int height);
 void close_window(Window& w);
 // Re-applies theme and fonts when app.ui.scale changed (HiDPI, moving between monitors).
 void sync_scale(Window& w, const App& app);
+// After the GL context was lost and restored (browsers): every old GL name is dead, so build the
+// renderer, font texture and heatmaps (which re-upload every slot) again.
+void recreate_gl(Window& w, App& app);
 // One whole frame: events already polled; times the CPU work into app.ui.frame_ms.
 void render_frame(Window& w, App& app);
 

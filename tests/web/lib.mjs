@@ -4,6 +4,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -57,6 +58,26 @@ export async function openPage(browser, { viewport = { width: 1280, height: 800 
   };
   page.closeAll = () => context.close();
   return page;
+}
+
+// One server and one browser for a test file (node:test before/after hooks); returns open(hash,
+// options): a fresh page of the served app at that hash, ready, with the guards of openPage.
+export function servedApp() {
+  let server, browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return async (hash = '', options = {}) => {
+    const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/'), ...options });
+    await page.goto(`${server.origin}/${hash}`);
+    await ready(page);
+    return page;
+  };
 }
 
 export async function ready(page) {

@@ -1,0 +1,120 @@
+// The page survives its GPU: a lost and restored WebGL context, a 0x0 canvas, a window wider than
+// the GPU allows, and 300% zoom (devicePixelRatio 3). Screenshots go to build/web-test-artifacts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { servedApp, frames, state, shot } from './lib.mjs';
+
+const open = servedApp();
+
+// Mean brightness of a rectangle of the canvas, read back from a screenshot's pixels in the page.
+const brightness = async (page, r) => page.evaluate(async ({ r, png }) => {
+  const img = new Image();
+  img.src = `data:image/png;base64,${png}`;
+  await img.decode();
+  const c = document.createElement('canvas');
+  c.width = img.width;
+  c.height = img.height;
+  const g = c.getContext('2d');
+  g.drawImage(img, 0, 0);
+  const d = g.getImageData(r.x, r.y, r.w, r.h).data;
+  let sum = 0;
+  for (let i = 0; i < d.length; i += 4) sum += d[i] + d[i + 1] + d[i + 2];
+  return sum / (d.length / 4) / 3;
+}, { r, png: (await page.screenshot()).toString('base64') });
+
+const lose = (page, how) => page.evaluate((how) => {
+  const ext = document.getElementById('canvas').getContext('webgl2').getExtension('WEBGL_lose_context');
+  window.__ropevizLoseExt ??= ext;  // the extension object of the first call restores the context
+  window.__ropevizLoseExt[how]();
+}, how);
+
+test('a lost WebGL context shows a message, then everything is rebuilt and drawn on restore', async () => {
+  const page = await open('#tab_top=angle_field');
+  await frames(page, 5);
+  const box = { x: 0, y: 0, w: 1280, h: 800 };
+  await shot(page, 'gpu-before');
+  const before = await brightness(page, box);
+
+  await lose(page, 'loseContext');
+  await page.waitForFunction(() => !document.getElementById('status').classList.contains('hidden'));
+  assert.match(await page.textContent('#status-text'), /graphics context was lost/);
+  const stopped = await page.evaluate(() => window.ropeviz.frames());
+  await page.waitForTimeout(300);
+  const during = await page.evaluate(() => window.ropeviz.frames());
+  assert.ok(during - stopped <= 1, `no frames while lost (${stopped} -> ${during})`);
+  // The app still answers: state and set work without a GPU.
+  assert.equal((await page.evaluate(() => window.ropeviz.set({ position: 7 }))).position, 7);
+  await shot(page, 'gpu-lost');
+
+  await lose(page, 'restoreContext');
+  await page.waitForFunction(() => document.getElementById('status').classList.contains('hidden'));
+  await frames(page, 10);
+  await shot(page, 'gpu-after');
+  const after = await brightness(page, box);
+  assert.ok(Math.abs(after - before) < 3, `the restored page looks like before (${before} vs ${after})`);
+  assert.ok(after > 20, `the restored page draws the UI (mean brightness ${after})`);
+  const s = await state(page);
+  assert.equal(s.panel_top, 'angle_field');
+  assert.equal(s.position, 7);
+
+  // Lose and restore again: the second restore must rebuild from the first one's objects too.
+  await lose(page, 'loseContext');
+  await page.waitForFunction(() => !document.getElementById('status').classList.contains('hidden'));
+  await lose(page, 'restoreContext');
+  await page.waitForFunction(() => document.getElementById('status').classList.contains('hidden'));
+  await frames(page, 5);
+  assert.ok(Math.abs((await brightness(page, box)) - before) < 3, 'the second restore draws like the first');
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('a 0x0 canvas and a hidden canvas neither crash nor hang; frames resume at a normal size', async () => {
+  const page = await open();
+  await page.evaluate(() => Module.setCanvasSize(0, 0));
+  await frames(page, 5);
+  await page.evaluate(() => { document.getElementById('canvas').style.display = 'none'; });
+  await page.setViewportSize({ width: 1, height: 1 });
+  await frames(page, 5);
+  await page.evaluate(() => { document.getElementById('canvas').style.display = ''; });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await frames(page, 5);
+  const size = await page.evaluate(() => [document.getElementById('canvas').width, document.getElementById('canvas').height]);
+  assert.deepEqual(size, [1280, 800]);
+  assert.ok((await brightness(page, { x: 0, y: 0, w: 1280, h: 800 })) > 20, 'the UI is drawn again');
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('a 16k-wide window gets a backing store the GPU accepts; frames keep coming', async () => {
+  const page = await open();
+  await page.setViewportSize({ width: 16384, height: 600 });
+  await frames(page, 5);
+  const wide = await page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    const g = c.getContext('webgl2');
+    const dims = g.getParameter(g.MAX_VIEWPORT_DIMS);
+    return { w: c.width, h: c.height, max: Math.min(dims[0], g.getParameter(g.MAX_RENDERBUFFER_SIZE)) };
+  });
+  assert.ok(wide.w <= wide.max && wide.w > 0, `backing store ${wide.w} within the GPU's ${wide.max}`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await frames(page, 5);
+  assert.equal(await page.evaluate(() => document.getElementById('canvas').width), 1280);
+  assert.ok((await brightness(page, { x: 0, y: 0, w: 1280, h: 800 })) > 20);
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('300% zoom (devicePixelRatio 3) draws at 3x and keeps running', async () => {
+  const page = await open('#tab_top=angle_field', { scale: 3 });
+  await frames(page, 5);
+  const size = await page.evaluate(() => [document.getElementById('canvas').width, window.devicePixelRatio]);
+  assert.deepEqual(size, [3840, 3]);
+  await shot(page, 'gpu-dpr3');
+  const r = await page.evaluate(() => window.ropeviz.rect('position'));
+  assert.ok(r && r.w > 50 && r.x + r.w <= 1280, `controls laid out in CSS pixels: ${JSON.stringify(r)}`);
+  await page.setViewportSize({ width: 640, height: 400 });
+  await frames(page, 5);
+  assert.equal(await page.evaluate(() => document.getElementById('canvas').width), 1920);
+  page.assertClean();
+  await page.closeAll();
+});
