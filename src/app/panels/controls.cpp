@@ -14,13 +14,15 @@
 namespace rv {
 namespace {
 
-// An integer input whose new value goes through set_param (clamping, notes) like a link would.
+// An integer input whose new value goes through set_param (clamping, notes) like a link would. The
+// box edits a double: ImGui reads an S64 with sscanf, which overflows to -1 on long input (Emscripten's
+// libc), while a double saturates to a huge value that set_param clamps with an honest note.
 void int_control(App& app, const char* label, const char* key, long long value, long long step, const char* tip) {
-  long long v = value;
-  const long long fast = step * 10;
+  double v = double(value);
+  const double by = double(step), fast = by * 10;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-  if (ImGui::InputScalar(label, ImGuiDataType_S64, &v, &step, &fast, "%lld") && v != value)
-    set_param(app.params, key, std::to_string(v), app.ui.notes);
+  if (ImGui::InputScalar(label, ImGuiDataType_Double, &v, &by, &fast, "%.0f") && v != double(value))
+    set_param(app.params, key, format_number(v), app.ui.notes);
   // the slider owns the name "position"; its exact-value box is "position_input"
   record_rect(app.ui, std::string(key) == "position" ? "position_input" : key);
   formula_tip(tip);
