@@ -3,10 +3,10 @@
 
 #include <cstdio>
 
-#define RV_FUZZ_CHECK(cond)                                                                 \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
+#define RV_FUZZ_CHECK(cond)                                                                  \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
       std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", __FILE__, __LINE__, #cond); \
-      __builtin_trap();                                                                     \
-    }                                                                                       \
+      __builtin_trap();                                                                      \
+    }                                                                                        \
   } while (0)
