@@ -26,8 +26,8 @@ for target in fuzz_eval fuzz_params fuzz_config; do
   fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')
-  rate=$(awk -v e="${execs:-0}" -v s="$seconds" 'BEGIN { printf "%d", e / s }')
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   printf '%-12s %s: %s executions in %ss (%s/s), cov %s, corpus %s files\n' "$target" "$result" "${execs:-?}" \
-    "$seconds" "$rate" "${cov:-?}" "$(ls "$corpus" | wc -l)"
+    "$seconds" "${rate:-?}" "${cov:-?}" "$(ls "$corpus" | wc -l)"
 done
 exit $status
