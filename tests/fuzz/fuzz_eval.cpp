@@ -12,7 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string line(reinterpret_cast<const char*>(data), size);
   bool ok = false;
   const std::string response = rv::cli::eval_line(line, ok);  // must not throw: an escaping exception aborts
-  RV_FUZZ_CHECK(!response.empty() && response.find('\n') == std::string::npos);  // one line per request
+  bool ok_again = !ok;
+  RV_FUZZ_CHECK(rv::cli::eval_line(line, ok_again) == response && ok_again == ok);  // no hidden state
+  RV_FUZZ_CHECK(!response.empty() && response.find('\n') == std::string::npos);     // one line per request
   const auto j = nlohmann::ordered_json::parse(response, nullptr, /*allow_exceptions=*/false);
   RV_FUZZ_CHECK(j.is_object());
   RV_FUZZ_CHECK(ok == !j.contains("error"));

@@ -80,5 +80,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   RV_FUZZ_CHECK(q == p);
   RV_FUZZ_CHECK(q_notes.empty());
   RV_FUZZ_CHECK(rv::encode_query(q) == hash);
+
+  // applying the same link again changes nothing (every accepted value is absolute, not relative)
+  rv::Params twice = p;
+  std::vector<std::string> twice_notes;
+  rv::apply_query(twice, query, twice_notes);
+  RV_FUZZ_CHECK(twice == p);
   return 0;
 }

@@ -15,7 +15,7 @@ for target in fuzz_eval fuzz_params fuzz_config; do
   [ "$mode" = --seeds-only ] && corpus=$build/seeds/$target && rm -rf "$corpus"
   mkdir -p "$corpus"
   cp "$root"/tests/fuzz/corpus/$target/* "$corpus"/
-  log=$build/logs/$target.log
+  log=$build/logs/$target${mode:+-seeds}.log
   # -timeout: one request may take a few seconds under ASan; -rss_limit_mb: the CLI's tables may use ~1 GB
   if "$build/$target" -max_total_time="$seconds" -print_final_stats=1 -timeout=60 -rss_limit_mb=4096 \
       -dict="$root/tests/fuzz/$target.dict" -artifact_prefix="$build/artifacts/$target-" "$corpus" >"$log" 2>&1; then
