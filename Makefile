@@ -1,9 +1,10 @@
 # The front door: `make run` serves the web app, `make test` builds everything and runs every test.
 PORT ?= 8080
 JOBS ?= $(shell nproc)
+FUZZ_S ?= 600
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native web run test test-asan bench clean
+.PHONY: setup native web run test test-asan fuzz fuzz-build bench clean
 
 setup:
 	@./setup.sh
@@ -23,11 +24,21 @@ test: native web
 	@ctest --preset native
 	@cd tests/web && node --test --test-concurrency=1 .
 	@/usr/bin/python3 tests/web/serve_test.py
+	@$(MAKE) --no-print-directory fuzz-build
+	@tests/fuzz/run.sh 5 --seeds-only
 
 test-asan: setup
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 	@ctest --preset asan
+
+# libFuzzer targets (tests/fuzz), each for FUZZ_S seconds on build/fuzz/corpus/<target>.
+fuzz-build: setup
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz -j $(JOBS)
+
+fuzz: fuzz-build
+	@tests/fuzz/run.sh $(FUZZ_S)
 
 bench: setup
 	@cmake --preset native >/dev/null
@@ -35,4 +46,4 @@ bench: setup
 	@build/native/tests/bench/rv_bench
 
 clean:
-	rm -rf build/native build/web build/asan
+	rm -rf build/native build/web build/asan build/fuzz
