@@ -61,7 +61,8 @@ export async function openPage(browser, { viewport = { width: 1280, height: 800 
 }
 
 // One server and one browser for a test file (node:test before/after hooks); returns open(hash,
-// options): a fresh page of the served app at that hash, ready, with the guards of openPage.
+// options): a fresh page of the served app at that hash, ready, with the guards of openPage
+// (open.origin() is the server's address).
 export function servedApp() {
   let server, browser;
   before(async () => {
@@ -72,12 +73,14 @@ export function servedApp() {
     await browser?.close();
     await server?.close();
   });
-  return async (hash = '', options = {}) => {
+  const open = async (hash = '', options = {}) => {
     const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/'), ...options });
     await page.goto(`${server.origin}/${hash}`);
     await ready(page);
     return page;
   };
+  open.origin = () => server.origin;  // for tests that bring their own browser
+  return open;
 }
 
 export async function ready(page) {

@@ -1,26 +1,11 @@
 // End-to-end tests of the served web app in headless Chromium: the drag past max_position, the
 // URL hash both ways, window.ropeviz, the #a11y text, high-DPI, resizing and hostile input.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startServer, launch, openPage, ready, frames, state, drag, shot } from './lib.mjs';
+import { servedApp, launch, openPage, frames, state, drag, shot } from './lib.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const open = async (hash = '', options = {}) => {
-  const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/'), ...options });
-  await page.goto(`${server.origin}/${hash}`);
-  await ready(page);
-  return page;
-};
+const open = servedApp();
 
 test('defaults are the lesson\'s: theta = [1, 0.1, 0.01, 0.001], angle 3.0 rad at m = 3', async () => {
   const page = await open();
@@ -158,8 +143,8 @@ test('the canvas follows the window and is backed at devicePixelRatio', async ()
 test('without WebGL2 the page says so instead of going blank', async () => {
   const noGl = await launch(['--disable-webgl', '--disable-3d-apis']);
   try {
-    const page = await openPage(noGl, { allowed: (url) => url.startsWith(server.origin + '/') });
-    await page.goto(`${server.origin}/`);
+    const page = await openPage(noGl, { allowed: (url) => url.startsWith(open.origin() + '/') });
+    await page.goto(`${open.origin()}/`);
     const error = await page.evaluate(() => window.ropeviz.ready.then(() => null, (e) => e.message));
     assert.match(error, /no WebGL2/);
     assert.match(await page.textContent('#status'), /no WebGL2/);
