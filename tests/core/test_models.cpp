@@ -249,3 +249,16 @@ TEST_CASE("analyze: critical dimension and first negative cosine sum") {
   }
   CHECK(rope_first_negative_m(8, 10000.0, 100000) == std::optional<long long>(brute));
 }
+
+TEST_CASE("MLA: DeepSeek's qk_rope_head_dim may exceed hidden_size / heads (V3: 64 rotary dims, 7168 / 128 = 56)") {
+  // Found by fuzz_config: the rope part of an MLA head is a width of its own, not a part of hidden / heads.
+  const auto m = from_text(
+      R"({"model_type":"deepseek_v3","hidden_size":7168,"num_attention_heads":128,"qk_rope_head_dim":64,)"
+      R"("qk_nope_head_dim":128,"max_position_embeddings":163840,"rope_theta":10000})");
+  REQUIRE(m.ok());
+  REQUIRE(m.value().rope.has_value());
+  CHECK(m.value().rope->head_dim == 56);
+  CHECK(m.value().rope->rotary_dims == 64);
+  CHECK(m.value().rope->inv_freq.size() == 32);
+  CHECK(m.value().rope->pairing == Pairing::Interleaved);
+}

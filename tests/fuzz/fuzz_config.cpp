@@ -55,7 +55,9 @@ void check_derived(const rv::HfConfig& c, std::optional<double> seq_len) {
     return;
   }
   const rv::RopeModel& r = *m->rope;
-  RV_FUZZ_CHECK(r.head_dim > 0 && r.rotary_dims > 0 && r.rotary_dims % 2 == 0 && r.rotary_dims <= r.head_dim);
+  // MLA (DeepSeek): qk_rope_head_dim is a width of its own, and may exceed hidden_size / heads (V3: 64 > 56).
+  const bool mla = c.qk_rope_head_dim && !c.partial_rotary_factor && !c.rotary_pct && !c.rotary_dim;
+  RV_FUZZ_CHECK(r.head_dim > 0 && r.rotary_dims > 0 && r.rotary_dims % 2 == 0 && (mla || r.rotary_dims <= r.head_dim));
   RV_FUZZ_CHECK(std::isfinite(r.base) && r.base > 1.0);
   RV_FUZZ_CHECK(r.inv_freq.size() == r.rotary_dims / 2);
   for (Eigen::Index i = 0; i < r.inv_freq.size(); ++i)
