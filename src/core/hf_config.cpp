@@ -251,6 +251,12 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
   }
   auto f = rope_scaled_inv_freq(m.rotary_dims, m.base, s);
   if (!f) return f.error();
+  // A factor that passes its own checks can still overflow the frequencies (llama3 with factor 8e-320
+  // divides theta by a subnormal): found by fuzz_config.
+  if (!(f->inv_freq.array().isFinite().all() && (f->inv_freq.array() > 0.0).all()) ||
+      !std::isfinite(f->attention_factor))
+    return bad_request("rope_scaling.factor " + num(s.factor) +
+                       " makes the scaled frequencies or the attention factor non-finite");
   m.inv_freq = f->inv_freq;
   m.attention_factor = f->attention_factor;
   if (original) m.original_max_position_embeddings = static_cast<long long>(*original);

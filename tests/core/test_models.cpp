@@ -262,3 +262,14 @@ TEST_CASE("MLA: DeepSeek's qk_rope_head_dim may exceed hidden_size / heads (V3: 
   CHECK(m.value().rope->inv_freq.size() == 32);
   CHECK(m.value().rope->pairing == Pairing::Interleaved);
 }
+
+TEST_CASE("a subnormal rope_scaling.factor is refused by name, not turned into infinite frequencies") {
+  // Found by fuzz_config: llama3 divides the slow pairs' theta by factor; 8.01e-320 overflows to inf.
+  const auto m = from_text(
+      R"({"model_type":"llama","hidden_size":2048,"num_attention_heads":32,"rope_theta":500000.0,)"
+      R"("max_position_embeddings":131072,"rope_scaling":{"rope_type":"llama3","factor":8.01e-320,)"
+      R"("low_freq_factor":1.0,"high_freq_factor":4.0,"original_max_position_embeddings":8192}})");
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().type == "BadRequest");
+  CHECK(m.error().message.find("rope_scaling.factor") != std::string::npos);
+}
