@@ -25,14 +25,13 @@ Eigen::VectorXd seeded_normal(std::uint64_t seed, int n) {
 // [SECTION] per-panel builders
 
 // The true bounds on |score(r)| for this q, k, pairing at every offset the curves have (O(d/2) each,
-// the cost of one more curve). Also called by build_curves, so it runs once per new curve.
+// the cost of one more curve). They do not depend on the anchor, so moving n leaves them alone; every
+// input they read is also a curve input, so a rebuild here always comes with a new curve_version.
 void build_decay(const Params& p, Model& m) {
-  if (m.bound_version == m.curve_version && m.bound.size() == m.curve_a.size()) return;
   rope_score_bound_curve(m.q, m.k, m.inv_freq, p.pairing, -p.offsets, p.offsets, m.bound, m.roformer_bound);
-  m.bound_version = m.curve_version;
 }
 
-// score(anchor + r, anchor) at two anchors, their bounds, and their spread.
+// score(anchor + r, anchor) at two anchors, and their spread.
 void build_curves(const Params& p, Model& m) {
   m.anchor_a = double(p.key_position);
   m.anchor_b = double(p.key_position) + anchor_shift;
@@ -43,7 +42,6 @@ void build_curves(const Params& p, Model& m) {
   rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_b, -r, r, m.curve_b);
   m.relative_spread = rope_relative_spread(m.q, m.k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
   m.curve_version = ++m.versions;
-  build_decay(p, m);
 }
 
 // P downsampled to at most heatmap_side_max per side by signed block max-abs (a lone outlier stays visible).
@@ -301,7 +299,7 @@ void update_model(const Params& p, Model& m) {
   if (c.lookup.stale(p.max_position, d, p.seed, p.position)) build_lookup(p, m);
   if (c.rotate.stale(p.d_head, p.base, p.seed, p.pairing, p.position, p.key_position)) build_rotation(p, m);
   if (c.curves.stale(p.d_head, p.base, p.seed, p.pairing, p.key_position, p.offsets)) build_curves(p, m);
-  if (c.decay.stale(p.d_head, p.base, p.offsets)) build_decay(p, m);
+  if (c.decay.stale(p.d_head, p.base, p.seed, p.pairing, p.offsets)) build_decay(p, m);
   if (c.token.stale(p.seed, p.position, p.vocab, d)) build_token(p, m);
   update_heatmaps(p, m);
   // Only dynamic NTK reads the sequence length (m + 1): other methods do not rebuild as m moves.

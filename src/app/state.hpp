@@ -100,7 +100,7 @@ struct ModelCaches {
   Cached<int, int, std::uint64_t, long long> lookup;                         // max_position, d, seed, m
   Cached<int, double, std::uint64_t, Pairing, long long, long long> rotate;  // d_head, base, seed, pairing, m, n
   Cached<int, double, std::uint64_t, Pairing, long long, int> curves;        // d_head, base, seed, pairing, n, offsets
-  Cached<int, double, int> decay;                                            // d_head, base, offsets
+  Cached<int, double, std::uint64_t, Pairing, int> decay;                    // d_head, base, seed, pairing, offsets
   Cached<std::uint64_t, long long, int, int> token;                          // seed, m, vocab, d
   Cached<int, double, double, double, double> field;       // d_head, base, window x0, x_end, step
   Cached<int, double, double, double, double> sinusoidal;  // d_head, base, window x0, x_end, step
@@ -132,7 +132,6 @@ struct Model {
   double anchor_a = 0.0, anchor_b = 0.0;  // n and n + anchor_shift
   std::vector<double> curve_a, curve_b;   // [2 * offsets + 1]
   std::vector<double> bound, roformer_bound;  // true bounds on |score(r)| at the curve's offsets (core: rope_score_bound)
-  std::uint64_t bound_version = 0;            // curve_version the bounds were computed for
   double relative_spread = 0.0;           // max |curve_a - curve_b| (core: rope_relative_spread)
   std::uint64_t curve_version = 0;
 

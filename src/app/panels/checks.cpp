@@ -1,7 +1,6 @@
 // Checks, live for the current settings: norm preservation, the relative property's
 // spread across anchors, the lesson's section 3 table (in range, last row, past the table, and m) for both methods,
 // and every check of core's lesson_checks.
-#include <cmath>
 #include <cstdio>
 
 #include "app/format.hpp"
@@ -83,9 +82,7 @@ void section3_table(const App& app) {
     ImGui::TableNextColumn();
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::ok));
     // angle0 = position * theta_0 (theta_0 is 1): written out as a person would, 1,000,000 not 1e+06
-    char angle[48];
-    std::snprintf(angle, sizeof angle, "%s", format_sig(probe.angle0, 15).c_str());
-    ImGui::TextWrapped("works: angle %lld·θ₀ = %s rad", probe.position, angle);
+    ImGui::TextWrapped("works: angle %lld·θ₀ = %s rad", probe.position, format_sig(probe.angle0, 15).c_str());
     ImGui::PopStyleColor();
   }
   ImGui::EndTable();
