@@ -13,6 +13,8 @@ void show_position_test(App& app);  // status strip: learned lookup at m (or its
 // What P[m], P[-1] and P[-m] do on a table of max_position rows in PyTorch, TensorFlow and JAX (core/frameworks).
 // P[position] on a table of max_position rows in every framework, with P[-1] and P[-position] (core/frameworks.hpp).
 void frameworks_table(long long position, int max_position);
+// A tooltip with that table (the status strip and the learned panel's summary both offer it on hover).
+void frameworks_tooltip(long long position, int max_position);
 // One short item per framework for the current m past the table (Model::elsewhere); hover: the full table.
 void frameworks_summary(App& app);
 // A note is a warning (a rejected or clamped value) or info (a confirmation such as "copied: ..."); show_notes

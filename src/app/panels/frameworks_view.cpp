@@ -57,6 +57,14 @@ void frameworks_table(long long position, int max_position) {
                      plural(max_position, "row", "rows").c_str());
 }
 
+void frameworks_tooltip(long long position, int max_position) {
+  ImGui::SetNextWindowSize(ImVec2(std::min(ImGui::GetIO().DisplaySize.x * 0.9f, 60.0f * ImGui::GetFontSize()), 0));
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted("The same lookup in other frameworks (PyTorch's tensor indexing is the lesson's):");
+  frameworks_table(position, max_position);
+  ImGui::EndTooltip();
+}
+
 void frameworks_summary(App& app) {
   const long long position = app.params.position;
   ImGui::TextColored(theme::vec(theme::muted), "P[m] elsewhere:");
@@ -79,12 +87,7 @@ void frameworks_summary(App& app) {
     }
     first = false;
     ImGui::TextColored(theme::vec(outcome_colour(f, position)), "%s", item);
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetNextWindowSize(ImVec2(std::min(ImGui::GetIO().DisplaySize.x * 0.9f, 60.0f * ImGui::GetFontSize()), 0));
-      ImGui::BeginTooltip();
-      frameworks_table(position, app.params.max_position);
-      ImGui::EndTooltip();
-    }
+    if (ImGui::IsItemHovered()) frameworks_tooltip(position, app.params.max_position);
   }
   record_rect(app.ui, "elsewhere");
 }

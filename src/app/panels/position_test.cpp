@@ -41,13 +41,8 @@ void show_position_test(App& app) {
     ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + w - 12.0f);
     ImGui::TextColored(theme::vec(theme::error), "Learned table: %s", m.lookup_message.c_str());
     ImGui::PopTextWrapPos();
-    if (ImGui::IsMouseHoveringRect(p0, ImVec2(p0.x + w, p0.y + h)) && ImGui::IsWindowHovered()) {
-      ImGui::SetNextWindowSize(ImVec2(std::min(ImGui::GetIO().DisplaySize.x * 0.9f, 60.0f * ImGui::GetFontSize()), 0));
-      ImGui::BeginTooltip();
-      ImGui::TextUnformatted("The same lookup in other frameworks (PyTorch's tensor indexing is the lesson's):");
-      frameworks_table(p.position, p.max_position);
-      ImGui::EndTooltip();
-    }
+    if (ImGui::IsMouseHoveringRect(p0, ImVec2(p0.x + w, p0.y + h)) && ImGui::IsWindowHovered())
+      frameworks_tooltip(p.position, p.max_position);
     ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));
     ImGui::Dummy(ImVec2(0, 0));
     return;
