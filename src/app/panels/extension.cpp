@@ -4,6 +4,7 @@
 // alone, divided by the factor or blended, and the attention factor. Local to this panel: the
 // other panels keep the lesson's unscaled RoPE.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iterator>
@@ -58,6 +59,16 @@ ExtensionPair extension_pair(const App& app, int i) {
 }
 
 namespace {
+
+// How many pairs fall in each Band (kept, interpolated, blended), as the plot tints them; zeros
+// when there are no scaled frequencies (an error).
+std::array<int, 3> band_counts(const App& app) {
+  std::array<int, 3> count = {0, 0, 0};
+  const int pairs = int(app.model.inv_freq.size());
+  if (app.model.scaled_inv_freq.size() == pairs)
+    for (int i = 0; i < pairs; ++i) count[size_t(extension_pair(app, i).band)] += 1;
+  return count;
+}
 
 // A number box whose new value goes through set_param (and the cross checks) like a link would.
 void number_control(App& app, const char* label, const char* key, double value, float width, const char* format) {
@@ -245,10 +256,7 @@ void show_extension(App& app) {
   method_sentence(app);
   if (!m.scaling_error.empty()) error_box("rope_scaled_inv_freq rejected these settings", m.scaling_error);
 
-  const int pairs = int(m.inv_freq.size());
-  int count[3] = {0, 0, 0};
-  if (m.scaled_inv_freq.size() == pairs)
-    for (int i = 0; i < pairs; ++i) count[int(extension_pair(app, i).band)] += 1;
+  const std::array<int, 3> count = band_counts(app);
   char counts[96], attention[48];
   std::snprintf(counts, sizeof counts, "pairs: %d left alone, %d divided by factor, %d partly scaled", count[0],
                 count[1], count[2]);
@@ -274,15 +282,11 @@ std::string describe_extension(const App& app) {
   const Model& m = app.model;
   if (!m.scaling_error.empty()) return "Context extension panel: " + m.scaling_error + ".";
   const int pairs = int(m.inv_freq.size());
-  int kept = 0, divided = 0;
-  for (int i = 0; i < pairs; ++i) {
-    const double ratio = m.scaled_inv_freq[i] / m.inv_freq[i];
-    kept += std::abs(ratio - 1.0) <= 1e-12;
-    divided += std::abs(ratio * p.factor - 1.0) <= 1e-12;
-  }
+  const std::array<int, 3> count = band_counts(app);  // the same bands the plot tints
   return std::string("Context extension panel: ") + scaling_name(p.scaling) + " scaling with factor " +
-         format_sig(p.factor) + " and original_max " + format_sig(p.original_max) + " leaves " + format_count(kept) +
-         " of " + plural(pairs, "pair's", "pairs'") + " theta unchanged, divides " + format_count(divided) +
+         format_sig(p.factor) + " and original_max " + format_sig(p.original_max) + " leaves " +
+         format_count(count[size_t(Band::Kept)]) + " of " + plural(pairs, "pair's", "pairs'") +
+         " theta unchanged, divides " + format_count(count[size_t(Band::Interpolated)]) +
          " by the factor and blends the rest; attention factor " + format_sig(m.attention_factor) +
          "; the other panels use unscaled RoPE.";
 }
