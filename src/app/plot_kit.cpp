@@ -202,28 +202,34 @@ void layout(Ticks& xt, Ticks& yt, Ticks& rt, double* rvals) {
 
 // [SECTION] drawing
 
-// A polyline, solid or dashed: dashes follow the screen x (6 px on, 4 off), so a jagged decimated curve
-// costs no more vertices than its points; long segments are cut at the dash boundaries.
+// A polyline, solid or dashed: dashes follow the length along the path (6 px on, 4 off), so a
+// vertical line dashes as a horizontal one does.
 void stroke(ImDrawList* dl, const ImVec2* p, int n, ImU32 colour, float thickness, bool dashed) {
   if (!dashed) {
     for (int i = 0; i < n; ++i) dl->PathLineTo(p[i]);
     return dl->PathStroke(colour, 0, thickness);
   }
-  auto at = [](ImVec2 u, ImVec2 v, float t) { return ImVec2(u.x + (v.x - u.x) * t, u.y + (v.y - u.y) * t); };
+  constexpr float on = 6.0f, period = 10.0f;
   bool open = false;
+  float walked = 0;
   for (int i = 0; i + 1 < n; ++i) {
-    const int pieces = std::max(1, int(std::fabs(p[i + 1].x - p[i].x) / 5.0f));
-    for (int k = 0; k < pieces; ++k) {
-      const ImVec2 u = at(p[i], p[i + 1], float(k) / pieces), v = at(p[i], p[i + 1], float(k + 1) / pieces);
-      if (std::fmod(0.5f * (u.x + v.x) - g.p0.x, 10.0f) >= 6.0f) {
-        if (open) dl->PathStroke(colour, 0, thickness);
+    const ImVec2 u = p[i], d(p[i + 1].x - u.x, p[i + 1].y - u.y);
+    const float len = std::sqrt(d.x * d.x + d.y * d.y);
+    for (float s = 0; s < len;) {
+      const float phase = std::fmod(walked + s, period);
+      const bool drawn = phase < on;
+      const float next = std::min(len, s + (drawn ? on : period) - phase);
+      if (drawn) {
+        if (!open) dl->PathLineTo(ImVec2(u.x + d.x * s / len, u.y + d.y * s / len));
+        dl->PathLineTo(ImVec2(u.x + d.x * next / len, u.y + d.y * next / len));
+        open = true;
+      } else if (open) {
+        dl->PathStroke(colour, 0, thickness);
         open = false;
-        continue;
       }
-      if (!open) dl->PathLineTo(u);
-      dl->PathLineTo(v);
-      open = true;
+      s = next;
     }
+    walked += len;
   }
   if (open) dl->PathStroke(colour, 0, thickness);
 }
