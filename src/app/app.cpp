@@ -3,6 +3,10 @@
 #include "app/app.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <iterator>
+#include <string>
+#include <vector>
 #include <cstdio>
 
 #include "app/model.hpp"
@@ -17,8 +21,26 @@ namespace {
 constexpr size_t notes_kept = 6;
 constexpr float controls_width = 300.0f;
 
-void trim_notes(Ui& ui) {
-  if (ui.notes.size() > notes_kept) ui.notes.erase(ui.notes.begin(), ui.notes.end() - notes_kept);
+// The notes' one bookkeeping pass, after everything that raises them this frame: a note raised
+// again is kept once, where it first appeared, and counted; past notes_kept the oldest go; counts
+// of notes no longer shown are forgotten.
+void tidy_notes(Ui& ui) {
+  std::vector<std::string>& notes = ui.notes;
+  for (size_t i = 0; i < notes.size(); ++i) {
+    int& count = ui.note_repeats[notes[i]];
+    count = std::max(count, 1);
+    for (size_t j = i + 1; j < notes.size();) {
+      if (notes[j] == notes[i]) {
+        notes.erase(notes.begin() + std::ptrdiff_t(j));
+        ++count;
+      } else {
+        ++j;
+      }
+    }
+  }
+  if (notes.size() > notes_kept) notes.erase(notes.begin(), notes.end() - notes_kept);
+  for (auto it = ui.note_repeats.begin(); it != ui.note_repeats.end();)
+    it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? ui.note_repeats.erase(it) : std::next(it);
 }
 
 // True when every panel of the bar fits with its full title in the available width.
@@ -93,7 +115,7 @@ void frame(App& app) {
   tab_bar(app, Bar::Bottom, 0);
   ImGui::EndGroup();
   ImGui::End();
-  trim_notes(app.ui);
+  tidy_notes(app.ui);
   app.ui.frames += 1;
 }
 

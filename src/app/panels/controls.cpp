@@ -1,7 +1,5 @@
 // Controls: every parameter of Params, each written through set_param so limits and notes apply.
 #include <algorithm>
-#include <cstddef>
-#include <iterator>
 #include <string>
 
 #include "app/export.hpp"
@@ -161,28 +159,13 @@ NoteKind note_kind(const std::string& note) {
 }
 
 void show_notes(App& app) {
-  Ui& ui = app.ui;
-  // The same note raised again is kept once, where it first appeared, and counted.
-  for (size_t i = 0; i < ui.notes.size(); ++i) {
-    int& count = ui.note_repeats[ui.notes[i]];
-    count = std::max(count, 1);
-    for (size_t j = i + 1; j < ui.notes.size();) {
-      if (ui.notes[j] == ui.notes[i]) {
-        ui.notes.erase(ui.notes.begin() + std::ptrdiff_t(j));
-        ++count;
-      } else {
-        ++j;
-      }
-    }
-  }
-  for (auto it = ui.note_repeats.begin(); it != ui.note_repeats.end();)  // forget notes trimmed or dismissed
-    it = std::find(ui.notes.begin(), ui.notes.end(), it->first) == ui.notes.end() ? ui.note_repeats.erase(it)
-                                                                                  : std::next(it);
+  const Ui& ui = app.ui;  // merged, counted and trimmed once per frame by tidy_notes (app.cpp)
   if (ui.notes.empty()) return;
   for (const std::string& note : ui.notes) {
     const bool info = note_kind(note) == NoteKind::Info;
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(info ? theme::ok : theme::learned));
-    const int count = ui.note_repeats[note];
+    const auto repeats = ui.note_repeats.find(note);
+    const int count = repeats == ui.note_repeats.end() ? 1 : repeats->second;
     if (count > 1)
       ImGui::TextWrapped("%s %s (×%d)", info ? "Done:" : "Note:", note.c_str(), count);
     else
@@ -190,8 +173,8 @@ void show_notes(App& app) {
     ImGui::PopStyleColor();
   }
   if (ImGui::SmallButton("Dismiss notes")) {
-    ui.notes.clear();
-    ui.note_repeats.clear();
+    app.ui.notes.clear();
+    app.ui.note_repeats.clear();
   }
 }
 
