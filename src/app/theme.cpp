@@ -1,6 +1,8 @@
 // Dark theme and embedded-font setup, scaled for high-DPI displays.
 #include "app/theme.hpp"
 
+#include <imgui_internal.h>  // ImFontAtlasGetBuilderForStbTruetype
+
 #include "assets/assets.hpp"
 
 namespace rv::theme {
@@ -46,7 +48,8 @@ void apply(float scale) {
   config.OversampleH = 2;
   io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(assets::font_ttf), assets::font_ttf_size, font_size * scale,
                                  &config, assets::font_glyph_ranges());
-  io.Fonts->Build();
+  // The builder directly: ImFontAtlas::Build() (and GetTexDataAs*) would link ImGui's default font, 12 KB of wasm.
+  ImFontAtlasGetBuilderForStbTruetype()->FontBuilder_Build(io.Fonts);
 }
 
 }  // namespace rv::theme

@@ -2,6 +2,7 @@
 #include "platform/gl_renderer.hpp"
 
 #include <cstddef>
+#include <vector>
 
 #include "platform/gl_program.hpp"
 
@@ -58,18 +59,19 @@ std::string gl_renderer_init(GlRenderer& r) {
 }
 
 void gl_renderer_upload_fonts(GlRenderer& r) {
-  ImGuiIO& io = ImGui::GetIO();
-  unsigned char* pixels = nullptr;
-  int w = 0, h = 0;
-  io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+  ImFontAtlas& atlas = *ImGui::GetIO().Fonts;
+  if (!atlas.TexPixelsAlpha8) return;  // theme::apply builds it; GetTexDataAs*() would link ImGui's default font
+  const int w = atlas.TexWidth, h = atlas.TexHeight;
+  std::vector<ImU32> pixels(std::size_t(w) * std::size_t(h));
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = IM_COL32(255, 255, 255, atlas.TexPixelsAlpha8[i]);
   if (!r.font_texture) glGenTextures(1, &r.font_texture);
   glBindTexture(GL_TEXTURE_2D, r.font_texture);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
-  io.Fonts->SetTexID((ImTextureID)(intptr_t)r.font_texture);
-  io.Fonts->ClearTexData();  // the GPU has it now
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  atlas.SetTexID((ImTextureID)(intptr_t)r.font_texture);
+  atlas.ClearTexData();  // the GPU has it now
 }
 
 void gl_renderer_draw(GlRenderer& r, ImDrawData* data) {
