@@ -18,6 +18,13 @@ std::string preamble(const App& app, const char* what) {
   return std::string("# ropeviz ") + what + "; state: " + encode_query(app.params) + "\n";
 }
 
+// A text field in double quotes, inner quotes doubled (RFC 4180).
+std::string csv_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
 void append_row(std::string& out, std::initializer_list<double> values) {
   bool first = true;
   for (double v : values) {
@@ -53,6 +60,33 @@ ExportFile export_score_csv(const App& app) {
   for (size_t j = 0; j < m.curve_a.size() && j < m.curve_b.size(); ++j)
     append_row(out, {double(lo + (long long)j), m.curve_a[j], m.curve_b[j]});
   return {"ropeviz-score-" + tag(p) + ".csv", "text/csv", out};
+}
+
+ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows) {
+  std::string out = preamble(app, "real models' positional encodings (presets from published config.json)");
+  out +=
+      "model,source,positions,base,head_dim,rotary_dims,pairing,rope_type,attention_factor,context,trained,"
+      "critical_dim,first_negative_m,learned_table_parameters\n";
+  for (const CatalogRow& r : rows) {
+    out += r.name + "," + csv_quoted(r.source) + ",";
+    if (!r.info) {
+      out += "error,,,,,,,,,,,\n";
+      continue;
+    }
+    if (const auto& table = r.info->absolute) {
+      out += "learned,,,,,,," + std::to_string(table->max_position) + ",,,," + std::to_string(table->parameters) + "\n";
+      continue;
+    }
+    const RopeModel& rope = *r.info->rope;
+    const ContextBudget& b = r.budget;
+    out += "rope," + format_number(rope.base) + "," + std::to_string(rope.head_dim) + "," +
+           std::to_string(rope.rotary_dims) + "," + pairing_name(rope.pairing) + "," + rope.rope_type + "," +
+           format_number(rope.attention_factor) + "," + std::to_string(b.context) + "," + std::to_string(b.trained) +
+           "," + std::to_string(b.critical_dim) + "," +
+           (b.first_negative_m ? std::to_string(*b.first_negative_m) : std::string()) + "," +
+           std::to_string(b.learned_parameters) + "\n";
+  }
+  return {"ropeviz-models.csv", "text/csv", out};
 }
 
 ExportFile export_state_json(const App& app) {

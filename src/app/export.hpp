@@ -11,6 +11,8 @@ namespace rv {
 ExportFile export_angles_csv(const App& app);
 // offset r = m - n, score at anchor n, score at anchor n + shift (they coincide: RoPE is relative).
 ExportFile export_score_csv(const App& app);
+// Every preset (model_catalog): base, dims, pairing, scaling, context, critical dim, first negative B(m), costs.
+ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows);
 // state(), as window.ropeviz.state() returns it.
 ExportFile export_state_json(const App& app);
 

@@ -8,6 +8,8 @@
 
 #include "app/format.hpp"
 #include "app/heatmap.hpp"
+#include "app/params.hpp"
+#include "core/presets.hpp"
 #include "core/sinusoidal.hpp"
 
 namespace rv {
@@ -45,11 +47,66 @@ void build_curves(const Params& p, Model& m) {
 }
 
 // P downsampled to at most heatmap_side_max per side by signed block max-abs (a lone outlier stays visible).
-void build_table_image(Model& m) {
-  const auto& P = m.table.P;  // row-major [max_position, d]: no copy
-  m.table_img = downsample_signed_maxabs(P.data(), int(P.rows()), int(P.cols()), heatmap_side_max, heatmap_side_max);
-  m.table_absmax = P.size() ? P.cwiseAbs().maxCoeff() : 0.0;
+// A table too large to build is drawn from heatmap_side_max of its rows, evenly spaced (table_sampled_rows).
+void build_table_image(const Params& p, Model& m) {
+  const int d = p.d_model();
+  if (m.table_built) {
+    const auto& P = m.table.P;  // row-major [max_position, d]: no copy
+    m.table_img = downsample_signed_maxabs(P.data(), int(P.rows()), d, heatmap_side_max, heatmap_side_max);
+    m.table_absmax = P.size() ? P.cwiseAbs().maxCoeff() : 0.0;
+    m.table_sampled_rows = 0;
+  } else {  // as many rows as a built table holds entries (at most a texture's height), each reduced as drawn
+    const int rows =
+        int(std::clamp<long long>(Limits::table_entries_max / d, 1, std::min(p.max_position, heatmap_side_max)));
+    const BlockSteps steps{1, block_steps(1, d, 1, heatmap_side_max).cols};
+    Grid& g = m.table_img;
+    g = Grid{};
+    g.rows = rows;
+    g.cols = (d + steps.cols - 1) / steps.cols;
+    g.col_step = steps.cols;
+    g.values.resize(std::size_t(rows) * g.cols);
+    m.table_absmax = 0.0;
+    for (int r = 0; r < rows; ++r) {
+      const Eigen::RowVectorXd row = learned_row(p.seed, table_sample_row(p.max_position, rows, r), d);  // [d]
+      m.table_absmax = std::max(m.table_absmax, row.cwiseAbs().maxCoeff());
+      for_each_block_maxabs([&](int, int c) { return row[c]; }, 1, d, steps,
+                            [&](int, int c, double v) { g.values[std::size_t(r) * g.cols + c] = float(v); });
+    }
+    m.table_sampled_rows = rows;
+  }
   m.table_img.version = ++m.versions;
+}
+
+// The frame's RoPE frequencies: base^(-2i/d_head), or the chosen model's as core derives them from its config.json
+// (rope_scaling at sequence length m + 1), with 0 for the pairs a partial-rotary model leaves alone.
+void build_freq(const Params& p, Model& m) {
+  m.base_inv_freq = rope_inv_freq(p.d_head, p.base);  // [d_head/2]
+  m.inv_freq = m.base_inv_freq;
+  m.rotary_pairs = p.d_head / 2;
+  m.attention_factor_model = 1.0;
+  m.real.reset();
+  m.model_error.clear();
+  if (!p.model.empty()) {
+    const Preset* preset = find_preset(p.model);
+    const Expected<HfConfig> c = preset ? preset_config(*preset) : Expected<HfConfig>(bad_request("unknown model"));
+    const Expected<ModelInfo> info = c ? derive_model(*c, double(p.position) + 1.0) : Expected<ModelInfo>(c.error());
+    if (info) {
+      const long long heads = c->num_attention_heads.value_or(1);
+      const long long hidden = c->hidden_size.value_or(heads * (info->rope ? info->rope->head_dim : p.d_head));
+      m.real = RealModel{preset->name, preset->source, *c, *info, hidden};
+      if (info->rope && 2 * info->rope->inv_freq.size() <= p.d_head) {
+        m.rotary_pairs = int(info->rope->inv_freq.size());
+        m.inv_freq.setZero();
+        m.inv_freq.head(m.rotary_pairs) = info->rope->inv_freq;
+        m.attention_factor_model = info->rope->attention_factor;
+      }
+    } else {
+      m.model_error = info.error().full();
+    }
+  }
+  m.freq_reads_position = m.real && m.real->info.rope &&
+                          (m.real->info.rope->rope_type == "dynamic" || m.real->info.rope->rope_type == "longrope");
+  m.freq_version = ++m.versions;
 }
 
 // The token at position m and its embedding row E[token] (seeded like P; E is never built whole,
@@ -115,7 +172,7 @@ void build_checks(const Params& p, Model& m) {
 
 void build_probe(const Params& p, Model& m, Probe& probe, long long position) {
   probe.position = position;
-  Expected<Eigen::RowVectorXd> r = learned_lookup(m.table, position);
+  Expected<Eigen::RowVectorXd> r = table_lookup(p, m, position);
   probe.learned_ok = r.ok();
   probe.learned_expected = position >= 0 && position < p.max_position;
   probe.learned = r.ok() ? "P[" + std::to_string(position) + "]: row of width d = " + std::to_string(p.d_model()) +
@@ -163,7 +220,7 @@ void build_sinusoidal(const Params& p, Model& m, const PositionWindow& w) {
     m.sinus_positions[size_t(r)] = std::round(w.at(r));
     if (r > 0) m.sinus_step = std::max(m.sinus_step, m.sinus_positions[size_t(r)] - m.sinus_positions[size_t(r) - 1]);
   }
-  m.sinus_aliased = aliased_pairs(m.inv_freq, m.sinus_step);
+  m.sinus_aliased = aliased_pairs(m.base_inv_freq, m.sinus_step);
   const RowMatrixXd pe = sinusoidal(p.d_head, m.sinus_positions, p.base);  // [rows, d_head]
   Grid& g = m.sinus;
   g.rows = rows;
@@ -182,6 +239,19 @@ void build_sinusoidal(const Params& p, Model& m, const PositionWindow& w) {
 }
 
 }  // namespace
+
+Expected<Eigen::RowVectorXd> table_lookup(const Params& p, const Model& m, long long position) {
+  if (m.table_built) return learned_lookup(m.table, position);
+  return learned_lookup_seeded(p.max_position, p.d_model(), p.seed, position);
+}
+
+double table_value(const Params& p, const Model& m, int t, int j) {
+  return m.table_built ? m.table.P(t, j) : learned_row(p.seed, t, p.d_model())[j];
+}
+
+int table_sample_row(int max_position, int rows, int r) {
+  return int((long long)r * max_position / rows);
+}
 
 void probe_positions(const Params& p, long long (&out)[Model::probe_count]) {
   VerifyConfig cfg;
@@ -242,7 +312,7 @@ namespace {
 
 // P[m] or the IndexError, as the learned table answers position m.
 void build_lookup(const Params& p, Model& m) {
-  Expected<Eigen::RowVectorXd> looked_up = learned_lookup(m.table, p.position);
+  Expected<Eigen::RowVectorXd> looked_up = table_lookup(p, m, p.position);
   if (looked_up.ok()) {
     m.row = looked_up.value();
     m.lookup_error.reset();
@@ -267,12 +337,29 @@ void build_rotation(const Params& p, Model& m) {
 // a drag inside a window rebuilds nothing.
 void update_heatmaps(const Params& p, Model& m) {
   ModelCaches& c = m.caches;
-  const double slowest = m.inv_freq.minCoeff();
+  const double slowest = m.inv_freq.head(m.rotary_pairs).minCoeff();  // of the pairs that rotate
   const PositionWindow field = position_window(p.position, p.max_position, field_columns, slowest);
-  if (c.field.stale(p.d_head, p.base, field.x0, field.x_end, field.step)) build_field(m, field);
+  if (c.field.stale(m.freq_version, field.x0, field.x_end, field.step)) build_field(m, field);
   const int sinus_rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
   const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows, slowest);
   if (c.sinusoidal.stale(p.d_head, p.base, sinus.x0, sinus.x_end, sinus.step)) build_sinusoidal(p, m, sinus);
+}
+
+// The chosen RoPE model's budget, or the one Params describe (every pair rotates, no rope_scaling).
+void build_budget(const Params& p, Model& m) {
+  if (m.real && m.real->info.rope) {
+    const auto& scaling = m.real->config.rope_scaling;
+    const double factor = scaling && scaling->factor ? *scaling->factor : 1.0;
+    m.budget = context_budget(*m.real->info.rope, factor, m.real->hidden);
+    return;
+  }
+  RopeModel rope;
+  rope.head_dim = rope.rotary_dims = p.d_head;
+  rope.base = p.base;
+  rope.pairing = p.pairing;
+  rope.inv_freq = m.inv_freq;
+  rope.max_position_embeddings = p.max_position;
+  m.budget = context_budget(rope, 1.0, p.d_model());
 }
 
 }  // namespace
@@ -286,10 +373,11 @@ void update_model(const Params& p, Model& m) {
   ModelCaches& c = m.caches;
   m.updates += 1;
   const int d = p.d_model();
-  if (c.freq.stale(p.d_head, p.base)) m.inv_freq = rope_inv_freq(p.d_head, p.base);  // [d_head/2]
+  if (c.freq.stale(p.model, p.d_head, p.base, m.freq_reads_position ? p.position : -1)) build_freq(p, m);
   if (c.table.stale(p.max_position, d, p.seed)) {
-    m.table = learned_table(p.max_position, d, p.seed);  // [max_position, d]
-    build_table_image(m);
+    m.table_built = (long long)p.max_position * d <= Limits::table_entries_max;
+    m.table = m.table_built ? learned_table(p.max_position, d, p.seed) : LearnedTable{};  // [max_position, d]
+    build_table_image(p, m);
   }
   if (c.vectors.stale(p.d_head, p.seed)) {
     m.q = seeded_normal(p.seed * 3 + 1, p.d_head);  // [d_head]
@@ -297,9 +385,10 @@ void update_model(const Params& p, Model& m) {
     m.v = seeded_normal(p.seed * 3 + 3, p.d_head);
   }
   if (c.lookup.stale(p.max_position, d, p.seed, p.position)) build_lookup(p, m);
-  if (c.rotate.stale(p.d_head, p.base, p.seed, p.pairing, p.position, p.key_position)) build_rotation(p, m);
-  if (c.curves.stale(p.d_head, p.base, p.seed, p.pairing, p.key_position, p.offsets)) build_curves(p, m);
-  if (c.decay.stale(p.d_head, p.base, p.seed, p.pairing, p.offsets)) build_decay(p, m);
+  const std::uint64_t freq = m.freq_version;
+  if (c.rotate.stale(freq, p.seed, p.pairing, p.position, p.key_position)) build_rotation(p, m);
+  if (c.curves.stale(freq, p.seed, p.pairing, p.key_position, p.offsets)) build_curves(p, m);
+  if (c.decay.stale(freq, p.seed, p.pairing, p.offsets)) build_decay(p, m);
   if (c.token.stale(p.seed, p.position, p.vocab, d)) build_token(p, m);
   update_heatmaps(p, m);
   // Only dynamic NTK reads the sequence length (m + 1): other methods do not rebuild as m moves.
@@ -316,11 +405,38 @@ void update_model(const Params& p, Model& m) {
     m.counts = param_counts(dims_of(p));
     build_checks(p, m);
   }
-  if (c.probes.stale(p.max_position, d, p.seed, p.d_head, p.base, p.position)) {
+  if (c.probes.stale(p.max_position, d, p.seed, freq, p.position)) {
     long long at[Model::probe_count];
     probe_positions(p, at);
     for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
   }
+  if (c.budget.stale(freq, p.max_position, d)) build_budget(p, m);
+}
+
+const std::vector<CatalogRow>& model_catalog(Model& m) {
+  if (!m.catalog.empty()) return m.catalog;
+  for (const Preset& preset : presets()) {
+    CatalogRow row{preset.name, preset.source, std::nullopt, "", {}, "none", 0};
+    const Expected<HfConfig> c = preset_config(preset);
+    const Expected<ModelInfo> info = c ? derive_model(*c) : Expected<ModelInfo>(c.error());
+    if (!info) {
+      row.error = info.error().full();
+      m.catalog.push_back(std::move(row));
+      continue;
+    }
+    row.info = *info;
+    const long long heads = c->num_attention_heads.value_or(1);
+    row.hidden = c->hidden_size.value_or(heads * (info->rope ? info->rope->head_dim : 0));
+    if (const auto& rope = info->rope) {
+      const auto& s = c->rope_scaling;
+      const double factor = s && s->factor ? *s->factor : 1.0;
+      row.budget = context_budget(*rope, factor, row.hidden);
+      if (rope->rope_type != "default")
+        row.scaling = rope->rope_type + (s && s->factor ? " ×" + format_number(factor) : std::string());
+    }
+    m.catalog.push_back(std::move(row));
+  }
+  return m.catalog;
 }
 
 std::vector<std::pair<const char*, int>> cache_builds(const Model& m) {
@@ -331,7 +447,8 @@ std::vector<std::pair<const char*, int>> cache_builds(const Model& m) {
           {"decay", c.decay.builds},     {"token", c.token.builds},
           {"field", c.field.builds},     {"sinusoidal", c.sinusoidal.builds},
           {"scaling", c.scaling.builds}, {"precision", c.precision.builds},
-          {"shapes", c.shapes.builds},   {"probes", c.probes.builds}};
+          {"shapes", c.shapes.builds},   {"probes", c.probes.builds},
+          {"budget", c.budget.builds}};
 }
 
 }  // namespace rv

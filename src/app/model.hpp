@@ -20,15 +20,24 @@ constexpr AngleRecipe precision_recipes[2] = {AngleRecipe::Naive, AngleRecipe::O
 // The RopeScaling that Params describe (dynamic NTK sees a sequence reaching position m: m + 1).
 RopeScaling scaling_of(const Params& p);
 
+// P[position] of the app's table: built whole when small (Model::table_built), else its row drawn alone; the
+// IndexError past it either way.
+Expected<Eigen::RowVectorXd> table_lookup(const Params& p, const Model& m, long long position);
+// P[t, j], for hover read-outs.
+double table_value(const Params& p, const Model& m, int t, int j);
+// The table row that row r of a `rows`-row sample of a max_position-row table shows (evenly spaced, from 0).
+int table_sample_row(int max_position, int rows, int r);
+
 // Where Model::probes look: in range, the last row, past the table (core's offset_probes) and m.
 void probe_positions(const Params& p, long long (&out)[Model::probe_count]);
 
-// Brings app.model up to date with app.params. Cheap when nothing changed.
 // Brings app.model up to date with app.params, rebuilding only the pieces whose inputs changed
 // (Model::caches). Cheap when nothing changed: a comparison of small tuples. Called at the start
 // of frame() and after the controls (app.cpp), and by the platform seams before reading state
 // outside a frame.
 void update_model(const Params& params, Model& model);
+// Every preset's derivation and context budget, built on first use (tens of ms) and kept: presets never change.
+const std::vector<CatalogRow>& model_catalog(Model& model);
 // How often each cached piece has been built, by name ("freq", "table", ...), for tests.
 std::vector<std::pair<const char*, int>> cache_builds(const Model& model);
 

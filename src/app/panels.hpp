@@ -22,6 +22,8 @@ void frameworks_summary(App& app);
 enum class NoteKind { Info, Warning };
 NoteKind note_kind(const std::string& note);
 const char* pairing_label(Pairing pairing);  // the pairing combo's text: "interleaved", "half_split"
+// The chosen model's original training length when its context was extended past it (Llama 3.1: 8192), else 0.
+long long trained_length(const App& app);
 
 // What the extension panel shows for pair i (from core's rope_scaled_inv_freq).
 enum class Band { Kept, Interpolated, Blended };
@@ -39,6 +41,7 @@ struct PairView {
   double theta = 0, angle = 0, angle_mod = 0, wavelength = 0;  // theta_i, m theta_i, fmod(., 2 pi), 2 pi / theta_i
   Eigen::Vector2d q, q_rot, k_rot;                             // pair i of q, RoPE(q, m), RoPE(k, n)
   bool beyond_table = false;                                   // wavelength > max_position
+  bool passes = false;  // a partial-rotary model leaves this pair alone (theta 0)
 };
 PairView pair_view(const App& app, int i);
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "app/registry.hpp"
+#include "core/presets.hpp"
 
 namespace rv {
 
@@ -170,6 +171,75 @@ std::optional<ScalingType> parse_link_scaling(std::string_view name) {
   return type;
 }
 
+// [SECTION] the model row: a preset sets the parameters its config.json decides
+
+std::string preset_names() {
+  std::string names;
+  for (const Preset& q : presets()) names += std::string(names.empty() ? "" : ", ") + q.name;
+  return names;
+}
+
+// Sets what the model's config decides; false (nothing changed, a note) when it does not fit the app's limits.
+bool apply_model(Params& p, const Preset& preset, Notes& notes) {
+  const Expected<HfConfig> config = preset_config(preset);
+  const Expected<ModelInfo> info = config ? derive_model(*config) : Expected<ModelInfo>(config.error());
+  if (!info) {
+    notes.push_back("model=" + std::string(preset.name) + ": " + info.error().message + "; kept the current model");
+    return false;
+  }
+  Params next = p;
+  const HfConfig& c = *config;
+  if (const auto& rope = info->rope) {
+    const int width = std::max(rope->head_dim, rope->rotary_dims);  // DeepSeek's MLA rotates a part of its own
+    next.d_head = width + width % 2;
+    next.base = rope->base;
+    next.pairing = rope->pairing;
+    next.heads = int(c.num_attention_heads.value_or(1));
+    if (rope->max_position_embeddings)
+      next.max_position = int(std::min<long long>(*rope->max_position_embeddings, Limits::max_position_max));
+    const auto& s = c.rope_scaling;
+    // the extension panel starts from the model's rope_scaling (longrope's factor lists are the model's alone)
+    next.scaling =
+        parse_link_scaling(rope->rope_type == "default" ? "none" : rope->rope_type).value_or(ScalingType::None);
+    if (s && s->factor) next.factor = *s->factor;
+    if (rope->original_max_position_embeddings) next.original_max = double(*rope->original_max_position_embeddings);
+    if (s && s->low_freq_factor) next.low_freq = *s->low_freq_factor;
+    if (s && s->high_freq_factor) next.high_freq = *s->high_freq_factor;
+    if (s && s->beta_fast) next.beta_fast = *s->beta_fast;
+    if (s && s->beta_slow) next.beta_slow = *s->beta_slow;
+  } else if (const auto& table = info->absolute) {
+    next.heads = int(c.num_attention_heads.value_or(1));
+    next.d_head = int(table->d / next.heads);
+    next.max_position = int(std::min<long long>(table->max_position, Limits::max_position_max));
+  }
+  if (next.d_head < 2 || next.d_head > Limits::d_head_max || next.heads < 1 || next.heads > Limits::heads_max ||
+      next.d_head % 2 != 0) {
+    notes.push_back("model=" + std::string(preset.name) + " has d_head " + std::to_string(next.d_head) + " and " +
+                    std::to_string(next.heads) + " heads, outside this app's limits; kept the current model");
+    return false;
+  }
+  next.model = preset.name;
+  p = next;
+  return true;
+}
+
+bool parse_model(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  if (text == "none" || text.empty()) {
+    p.model.clear();
+    return true;
+  }
+  const Preset* preset = find_preset(text);
+  if (!preset) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not none or one of " + preset_names() + "; kept " +
+                    (p.model.empty() ? "none" : p.model));
+    return false;
+  }
+  return apply_model(p, *preset, notes);
+}
+std::string encode_model(const Params& p) {
+  return p.model.empty() ? "none" : p.model;
+}
+
 // [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
 
 using P = Params;
@@ -205,6 +275,9 @@ constexpr ParamField table[] = {
                               "yarn beta_fast: rotations at the ramp's fast end."),
     real_above<&P::beta_slow>("beta_slow", 0.0, Limits::factor_max,
                               "yarn beta_slow: rotations at the ramp's slow end."),
+    {"model", FieldKind::Enum, 0, 0,
+     "A real model's positional encoding (llama-3.1-8b, gpt2, ...), or none for free parameters.", parse_model,
+     encode_model, member_equal<&P::model>, "none or a preset name"},
 };
 
 }  // namespace
@@ -225,21 +298,25 @@ bool Params::operator==(const Params& o) const {
   return true;
 }
 
+bool model_bound(std::string_view key) {
+  for (const char* bound : {"max_position", "d_head", "heads", "base", "pairing"})
+    if (key == bound) return true;
+  return false;
+}
+
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
   const ParamField* f = find_field(key);
   if (!f) return true;  // unknown keys are ignored, as links from newer versions may carry more
-  return f->parse(*f, p, value, notes);
+  if (p.model.empty() || !model_bound(key)) return f->parse(*f, p, value, notes);
+  Params trial = p;
+  std::vector<std::string> trial_notes;
+  if (f->parse(*f, trial, value, trial_notes) && f->equal(trial, p)) return true;  // the model's own value
+  notes.push_back(std::string(key) + "=" + quoted(value) + ": " + std::string(key) + " is " + f->encode(p) +
+                  " in the model " + p.model + "; choose model=none to change it");
+  return false;
 }
 
 void enforce_limits(Params& p, std::vector<std::string>& notes) {
-  long long entries = (long long)p.max_position * p.d_model();
-  if (entries > Limits::table_entries_max) {
-    int fit = int(Limits::table_entries_max / p.d_model());
-    notes.push_back("max_position " + std::to_string(p.max_position) + " x d " + std::to_string(p.d_model()) +
-                    " exceeds the " + std::to_string(Limits::table_entries_max) + "-entry table limit; using " +
-                    std::to_string(fit));
-    p.max_position = fit;
-  }
   if (!(p.low_freq < p.high_freq)) {
     notes.push_back("low_freq " + format_number(p.low_freq) + " must be below high_freq " + format_number(p.high_freq) +
                     " (Llama 3.1: 1 and 4); using 1 and 4");
@@ -262,6 +339,11 @@ void apply_query(Params& p, std::string_view query, std::vector<std::string>& no
     return;
   }
   const size_t first_note = notes.size();
+  for (std::string_view rest = query; !rest.empty();) {  // the model first: it sets the keys it decides
+    const std::string_view pair = rest.substr(0, rest.find('&'));
+    rest = pair.size() < rest.size() ? rest.substr(pair.size() + 1) : std::string_view();
+    if (pair.substr(0, 6) == "model=") set_param(p, "model", pair.substr(6), notes);
+  }
   while (!query.empty()) {
     size_t amp = query.find('&');
     std::string_view pair = query.substr(0, amp);
@@ -272,7 +354,7 @@ void apply_query(Params& p, std::string_view query, std::vector<std::string>& no
       notes.push_back("ignored " + quoted(pair) + ": expected key=value");
       continue;
     }
-    set_param(p, pair.substr(0, eq), pair.substr(eq + 1), notes);
+    if (pair.substr(0, eq) != "model") set_param(p, pair.substr(0, eq), pair.substr(eq + 1), notes);
   }
   const size_t raised = notes.size() - first_note;
   if (raised > Limits::query_notes_max) {

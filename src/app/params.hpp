@@ -13,20 +13,20 @@ namespace rv {
 // Upper limits that keep memory and frame time bounded; lower limits keep the math defined.
 struct Limits {
   static constexpr long long position_max = 1000000000;  // 1e9
-  static constexpr int max_position_max = 1 << 20;
-  static constexpr long long table_entries_max = 1 << 24;  // max_position * d, ~128 MB of doubles
+  static constexpr int max_position_max = 1 << 30;  // a larger table than any model's: its rows are drawn on demand
+  static constexpr long long table_entries_max = 1 << 24;  // max_position * d of a table built whole (~128 MB)
   static constexpr int d_head_max = 1024;
-  static constexpr int heads_max = 64;
+  static constexpr int heads_max = 256;
   static constexpr int batch_max = 64;
   static constexpr int seq_len_max = 8192;
   static constexpr int vocab_max = 1000000;
   static constexpr double base_max = 1e12;
   static constexpr int offsets_max = 65536;
   static constexpr long long seed_max = (1LL << 53) - 1;  // exact in JSON and JS numbers
-  static constexpr double factor_max = 1000.0;     // rope_scaling factor, and llama3/yarn tuning factors
-  static constexpr double original_max_max = 1e9;  // original_max_position_embeddings
-  static constexpr std::size_t query_bytes_max = 16384;  // a longer link is rejected whole, unparsed
-  static constexpr std::size_t query_notes_max = 16;     // one query raises at most this many notes (+1 summary)
+  static constexpr double factor_max = 1000.0;            // rope_scaling factor, and llama3/yarn tuning factors
+  static constexpr double original_max_max = 1e9;         // original_max_position_embeddings
+  static constexpr std::size_t query_bytes_max = 16384;   // a longer link is rejected whole, unparsed
+  static constexpr std::size_t query_notes_max = 16;      // one query raises at most this many notes (+1 summary)
 };
 
 // [SECTION] The table of link keys: one row per Params member a link carries. The row drives
@@ -70,9 +70,13 @@ const ParamField* find_field(std::string_view key);
 // cannot be parsed leaves the parameter unchanged and adds a note; an out-of-range one is clamped
 // with a note. Returns false when the value was rejected.
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes);
-// Restores the cross-parameter invariants (table size within Limits), with a note if it had to.
+// True for the keys a chosen model sets (max_position, d_head, heads, base, pairing): while Params::model names
+// one, set_param refuses a different value for them with a note.
+bool model_bound(std::string_view key);
+// Restores the cross-parameter invariants (llama3 and yarn knobs in order), with a note if it had to.
 void enforce_limits(Params& p, std::vector<std::string>& notes);
-// "position=100&max_position=10&..." (an optional leading '#' is skipped); applies each pair.
+// "position=100&max_position=10&..." (an optional leading '#' is skipped); applies each pair, the model
+// first wherever it is written (the other keys then adjust within it).
 // A query over Limits::query_bytes_max changes nothing (one note); notes are capped per query.
 void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes);
 // The canonical hash (without '#'): every parameter, in a fixed order.

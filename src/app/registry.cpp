@@ -8,20 +8,22 @@
 namespace rv {
 
 // key, tab title, short title (when the bar is narrow), bar: in tab order within each bar.
-#define RV_PANELS(X)                                                  \
-  X(rotations, "Rotations per frequency", "Rotations", Top)           \
-  X(angle_field, "Angle field", "Angles", Top)                        \
-  X(shape_trace, "Shape trace", "Shapes", Top)                        \
-  X(extension, "Context extension", "Extension", Top)                 \
-  X(precision, "Precision", "Precision", Top)                         \
-  X(sinusoidal, "Sinusoidal", "Sinus", Top)                           \
-  X(learned_table, "Learned table", "Learned", Bottom)                \
-  X(score_curve, "Dot product vs offset", "Dot product", Bottom)      \
-  X(checks, "Checks", "Checks", Bottom)                               \
-  X(comparison, "Comparison", "Comparison", Bottom)
+#define RV_PANELS(X)                                             \
+  X(rotations, "Rotations per frequency", "Rotations", Top)      \
+  X(angle_field, "Angle field", "Angles", Top)                   \
+  X(shape_trace, "Shape trace", "Shapes", Top)                   \
+  X(extension, "Context extension", "Extension", Top)            \
+  X(precision, "Precision", "Precision", Top)                    \
+  X(sinusoidal, "Sinusoidal", "Sinus", Top)                      \
+  X(context_budget, "Context budget", "Budget", Top)             \
+  X(learned_table, "Learned table", "Learned", Bottom)           \
+  X(score_curve, "Dot product vs offset", "Dot product", Bottom) \
+  X(checks, "Checks", "Checks", Bottom)                          \
+  X(comparison, "Comparison", "Comparison", Bottom)              \
+  X(models, "Compare models", "Models", Bottom)
 
 #define RV_DECLARE_PANEL(key, title, short_title, bar) \
-  void show_##key(App&);                  \
+  void show_##key(App&);                               \
   std::string describe_##key(const App&);
 RV_PANELS(RV_DECLARE_PANEL)
 #undef RV_DECLARE_PANEL

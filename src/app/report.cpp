@@ -14,11 +14,29 @@ namespace {
 constexpr int described_pairs_max = 8;
 }  // namespace
 
+std::string describe_model(const App& app) {
+  const Model& m = app.model;
+  if (!m.real) return "";
+  const RealModel& r = *m.real;
+  std::string s = "Model: " + r.name + ", from " + r.source + ". ";
+  if (r.info.absolute)
+    return s + "Its positions are a learned table of " + format_count(app.params.max_position) +
+           " rows; it has no RoPE (the RoPE panels show what RoPE would do at its head size). ";
+  const RopeModel& rope = *r.info.rope;
+  s += "RoPE with base " + format_sig(rope.base) + ", rope_type " + rope.rope_type + ", " +
+       format_count(rope.rotary_dims) + " of " + format_count(rope.head_dim) + " head dimensions rotate";
+  const int still = int(m.inv_freq.size()) - m.rotary_pairs;
+  if (still > 0) s += " (the other " + plural(still, "pair passes", "pairs pass") + " through unchanged)";
+  s += "; context " + format_count(app.params.max_position) + " positions";
+  if (rope.attention_factor != 1.0) s += "; attention factor " + format_sig(rope.attention_factor);
+  return s + ". ";
+}
+
 std::string describe(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   const std::string at = format_count(p.position);
-  std::string s = "Position m = " + at + ". ";
+  std::string s = describe_model(app) + "Position m = " + at + ". ";
   s += "Learned absolute: the table P has " + plural(p.max_position, "row", "rows") +
        (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
        " of width d = " + format_count(p.d_model()) + ". ";
@@ -53,6 +71,11 @@ std::string state_json(const App& app) {
   j.key("heads").value(p.heads).key("batch").value(p.batch).key("seq_len").value(p.seq_len);
   j.key("vocab").value(p.vocab).key("base").value(p.base).key("pairing").value(pairing_name(p.pairing));
   j.key("seed").value((long long)p.seed).key("offsets").value(p.offsets);
+  j.key("model");
+  if (m.real)
+    j.value(m.real->name);
+  else
+    j.null();
   j.key("absolute").begin_object().key("ok").value(!m.lookup_error.has_value()).key("error");
   if (m.lookup_error)
     j.value(m.lookup_error->full());
@@ -62,6 +85,7 @@ std::string state_json(const App& app) {
   j.key("rope").begin_object().key("ok").value(true);
   j.key("theta").values(m.inv_freq.data(), int(m.inv_freq.size()));
   j.key("angle").values(m.angles.data(), int(m.angles.size()));
+  j.key("rotary_pairs").value(m.rotary_pairs).key("attention_factor").value(m.attention_factor_model);
   j.key("params").value(0).end_object();
   j.key("score").value(m.score).key("norm_max_diff").value(m.norm_max_diff);
   j.key("relative_spread")

@@ -9,6 +9,8 @@ namespace rv {
 
 // What the canvas shows now, in plain sentences for screen readers.
 std::string describe(const App& app);
+// The chosen model in sentences (its source, rope type, rotated dims, context), or "" for free parameters.
+std::string describe_model(const App& app);
 // window.ropeviz.state(): params, d_model, absolute {ok, error}, rope {ok, theta, angle}, frame_ms...
 std::string state_json(const App& app);
 

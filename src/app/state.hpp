@@ -11,8 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/context_budget.hpp"
 #include "core/error.hpp"
 #include "core/frameworks.hpp"
+#include "core/hf_config.hpp"
 #include "core/learned.hpp"
 #include "core/precision.hpp"
 #include "core/rope.hpp"
@@ -49,6 +51,11 @@ struct Params {
   double original_max = 4096;                // original_max_position_embeddings (Llama 2: 4096, Llama 3.1: 8192)
   double low_freq = 1.0, high_freq = 4.0;    // llama3: low_freq_factor, high_freq_factor
   double beta_fast = 32.0, beta_slow = 1.0;  // yarn: rotations bounding the ramp
+
+  // A real model (core/presets.hpp) by name, or "" for free parameters. Choosing one sets d_head, heads, base,
+  // pairing, max_position and the scaling knobs from its config.json, and the RoPE panels use its frequencies
+  // (partial rotary, rope_scaling); those five stay the model's until model=none (params.cpp: model_bound).
+  std::string model;
 
   int d_model() const { return heads * d_head; }
   bool operator==(const Params& o) const;  // every row of the link-key table compares equal
@@ -93,53 +100,88 @@ struct Cached {
 
 // The Model's pieces, each keyed on the Params (and derived values) it reads; update_model
 // (model.cpp) is the only writer. Order of declaration = order of building.
+// The RoPE frequencies' inputs are (model, d_head, base, m for length-dependent scaling); the pieces that read
+// them key on Model::freq_version, which changes with each rebuild.
 struct ModelCaches {
-  Cached<int, double> freq;                                                  // d_head, base
-  Cached<int, int, std::uint64_t> table;                                     // max_position, d, seed
-  Cached<int, std::uint64_t> vectors;                                        // d_head, seed
-  Cached<int, int, std::uint64_t, long long> lookup;                         // max_position, d, seed, m
-  Cached<int, double, std::uint64_t, Pairing, long long, long long> rotate;  // d_head, base, seed, pairing, m, n
-  Cached<int, double, std::uint64_t, Pairing, long long, int> curves;        // d_head, base, seed, pairing, n, offsets
-  Cached<int, double, std::uint64_t, Pairing, int> decay;                    // d_head, base, seed, pairing, offsets
-  Cached<std::uint64_t, long long, int, int> token;                          // seed, m, vocab, d
-  Cached<int, double, double, double, double> field;       // d_head, base, window x0, x_end, step
-  Cached<int, double, double, double, double> sinusoidal;  // d_head, base, window x0, x_end, step
+  Cached<std::string, int, double, long long> freq;   // model, d_head, base, m (dynamic/longrope)
+  Cached<int, int, std::uint64_t> table;              // max_position, d, seed
+  Cached<int, std::uint64_t> vectors;                 // d_head, seed
+  Cached<int, int, std::uint64_t, long long> lookup;  // max_position, d, seed, m
+  Cached<std::uint64_t, std::uint64_t, Pairing, long long, long long> rotate;  // freq, seed, pairing, m, n
+  Cached<std::uint64_t, std::uint64_t, Pairing, long long, int> curves;        // freq, seed, pairing, n, offsets
+  Cached<std::uint64_t, std::uint64_t, Pairing, int> decay;                    // freq, seed, pairing, offsets
+  Cached<std::uint64_t, long long, int, int> token;                            // seed, m, vocab, d
+  Cached<std::uint64_t, double, double, double> field;                         // freq, window x0, x_end, step
+  Cached<int, double, double, double, double> sinusoidal;                      // d_head, base, window x0, x_end, step
   // d_head, base, scaling, factor, original_max, low_freq, high_freq, beta_fast, beta_slow, m (dynamic only)
   Cached<int, double, ScalingType, double, double, double, double, double, double, long long> scaling;
   Cached<int, double, long long> precision;                            // d_head, base, m
   Cached<int, int, int, int, int, int, double, std::uint64_t> shapes;  // B, T, h, d_head, V, max_position, base, seed
-  Cached<int, int, std::uint64_t, int, double, long long> probes;      // max_position, d, seed, d_head, base, m
+  Cached<int, int, std::uint64_t, std::uint64_t, long long> probes;    // max_position, d, seed, freq, m
+  Cached<std::uint64_t, int, int> budget;                              // freq, max_position, d
+};
+
+// The model Params::model names, as core derived it from the preset's config.json.
+struct RealModel {
+  std::string name;    // the preset's name
+  std::string source;  // the Hugging Face repository its values come from
+  HfConfig config;
+  ModelInfo info;  // rope (scaled inv_freq, attention factor, ...) or absolute
+  // hidden_size when the config gives it, else heads x head_dim: the width a learned table would have
+  long long hidden = 0;
+};
+
+// One preset in the compare-models table: what core derives from its config.json.
+struct CatalogRow {
+  std::string name, source;
+  std::optional<ModelInfo> info;  // null when the preset does not derive (error holds why)
+  std::string error;
+  ContextBudget budget;  // RoPE models only
+  std::string scaling;   // "llama3 x8", "yarn x40", "none"
+  long long hidden = 0;
 };
 
 // Everything computed from Params by src/core; recomputed only when its inputs change.
 struct Model {
-  ModelCaches caches;                     // what each piece was built from (update_model)
-  int updates = 0;                        // update_model calls, for tests
-  std::uint64_t versions = 0;             // source of Grid / curve versions
-  Eigen::VectorXd inv_freq;               // theta_i                     [d_head/2]
-  Eigen::VectorXd angles;                 // m * theta_i                 [d_head/2]
-  LearnedTable table;                     // P                           [max_position, d]
-  std::optional<Eigen::RowVectorXd> row;  // P[m] when m < max_position  [d]
-  std::optional<Error> lookup_error;      // the IndexError otherwise
-  std::string lookup_message;             // lookup_error->full(), or "" (kept, so frames need not build it)
+  ModelCaches caches;             // what each piece was built from (update_model)
+  int updates = 0;                // update_model calls, for tests
+  std::uint64_t versions = 0;     // source of Grid / curve versions
+  std::optional<RealModel> real;  // Params::model's config and derivation (null for free parameters)
+  std::string model_error;        // why Params::model could not be derived, or ""
+  // theta_i RoPE uses: base^(-2i/d_head), or the model's after its rope_scaling, 0 for the pairs a partial-rotary
+  // model leaves alone (the first rotary_pairs rotate)                                          [d_head/2]
+  Eigen::VectorXd inv_freq;
+  Eigen::VectorXd base_inv_freq;  // base^(-2i/d_head): the lesson's formula, unscaled   [d_head/2]
+  int rotary_pairs = 0;
+  double attention_factor_model = 1.0;     // the model's: Hugging Face scales cos and sin by it
+  std::uint64_t freq_version = 0;          // changes with every inv_freq rebuild
+  bool freq_reads_position = false;        // the model's rope_scaling depends on the length (dynamic, longrope)
+  Eigen::VectorXd angles;                  // m * theta_i                 [d_head/2]
+  LearnedTable table;                      // P [max_position, d], built when it holds at most Limits::table_entries_max
+  bool table_built = false;                // else rows come from learned_row one at a time (the table is too large)
+  std::optional<Eigen::RowVectorXd> row;   // P[m] when m < max_position  [d]
+  std::optional<Error> lookup_error;       // the IndexError otherwise
+  std::string lookup_message;              // lookup_error->full(), or "" (kept, so frames need not build it)
   std::vector<FrameworkLookup> elsewhere;  // P[m] in other frameworks (core/frameworks.hpp), when m is past P
-  Eigen::VectorXd q, k, v;                // seeded head vectors         [d_head]
-  Eigen::VectorXd q_rot, k_rot;           // RoPE(q, m), RoPE(k, n)      [d_head]
-  double score = 0.0;                     // <RoPE(q, m), RoPE(k, n)>
-  double norm_max_diff = 0.0;             // | ||RoPE(q)|| - ||q|| | (max over q, k)
+  Eigen::VectorXd q, k, v;                 // seeded head vectors         [d_head]
+  Eigen::VectorXd q_rot, k_rot;            // RoPE(q, m), RoPE(k, n)      [d_head]
+  double score = 0.0;                      // <RoPE(q, m), RoPE(k, n)>
+  double norm_max_diff = 0.0;              // | ||RoPE(q)|| - ||q|| | (max over q, k)
 
   // [SECTION] Dot product against offset: score(anchor + r, anchor) for r in [-offsets, offsets]
   double anchor_a = 0.0, anchor_b = 0.0;  // n and n + anchor_shift
   std::vector<double> curve_a, curve_b;   // [2 * offsets + 1]
-  std::vector<double> bound, roformer_bound;  // true bounds on |score(r)| at the curve's offsets (core: rope_score_bound)
-  double relative_spread = 0.0;           // max |curve_a - curve_b| (core: rope_relative_spread)
+  std::vector<double> bound,
+      roformer_bound;            // true bounds on |score(r)| at the curve's offsets (core: rope_score_bound)
+  double relative_spread = 0.0;  // max |curve_a - curve_b| (core: rope_relative_spread)
   std::uint64_t curve_version = 0;
 
   // [SECTION] Learned table as a heatmap (downsampled by signed block max-abs when large)
-  Grid table_img;             // [ceil(max_position / row_step), ceil(d / col_step)]
-  double table_absmax = 0.0;  // max |P| over the whole table
-  long long token = 0;        // token id at position m (seeded)
-  Eigen::RowVectorXd e_row;   // E[token]                    [d]
+  Grid table_img;              // [ceil(max_position / row_step), ceil(d / col_step)]
+  double table_absmax = 0.0;   // max |P| over the whole table (over the sampled rows when table_sampled_rows > 0)
+  int table_sampled_rows = 0;  // rows drawn from a table too large to build (table_sample_row), else 0
+  long long token = 0;         // token id at position m (seeded)
+  Eigen::RowVectorXd e_row;    // E[token]                    [d]
 
   // [SECTION] Angle field cos(x * theta_i): pairs (rows) x positions field_x0..field_x_end (cols),
   // field_step positions per column. Pairs with theta_i * field_step > pi cannot be resolved at
@@ -166,6 +208,10 @@ struct Model {
   std::pair<double, double> yarn_range{0, 0};  // yarn_correction_range (pair indices)
   std::string scaling_error;                   // core's BadRequest, or ""
   std::uint64_t scaling_version = 0;
+
+  // [SECTION] Context budget (core/context_budget.hpp) of the chosen model, or of Params as a RoPE model
+  ContextBudget budget;
+  std::vector<CatalogRow> catalog;  // every preset, built the first time the compare panel asks (model_catalog)
 
   // [SECTION] Precision at m: rope_precision for [Naive, Ours] x [float32, float16, bfloat16]
   PrecisionReport precision[2][3];
@@ -216,8 +262,8 @@ struct Ui {
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
   bool show_decay = true;
-  int shown_tab[2] = {-1, -1};  // tab each bar (app/registry.hpp) drew last frame
-  Decimated dec_a, dec_b;       // the score curves at the plot's width
+  int shown_tab[2] = {-1, -1};        // tab each bar (app/registry.hpp) drew last frame
+  Decimated dec_a, dec_b;             // the score curves at the plot's width
   Decimated dec_bound, dec_roformer;  // their bounds (column max: still above every curve point)
 };
 

@@ -45,17 +45,20 @@ void tick_label(double v, char* out, size_t size) {
 }
 
 // Tick labels under the track: 0, max_position (amber), the end of the linear part, the reach.
-void slider_ticks(ImDrawList* dl, float x0, float x1, float y, const PositionScale& scale, int max_position) {
+void slider_ticks(ImDrawList* dl, float x0, float x1, float y, const PositionScale& scale, int max_position,
+                  long long trained) {
   struct Tick {
     double position;
     ImU32 colour;
   };
   const Tick ticks[] = {{0.0, theme::muted},
                         {double(max_position), theme::learned},
+                        {double(trained), theme::rope},
                         {scale.lin_end, theme::muted},
                         {scale.reach, theme::muted}};
   float last_right = -1e30f;
   for (const Tick& t : ticks) {
+    if (t.colour == theme::rope && (trained <= 0 || trained == max_position)) continue;
     char label[32];
     tick_label(t.position, label, sizeof label);
     const float w = ImGui::CalcTextSize(label).x;
@@ -69,7 +72,8 @@ void slider_ticks(ImDrawList* dl, float x0, float x1, float y, const PositionSca
 
 }  // namespace
 
-bool position_slider(const char* id, long long* position, int max_position, float width, ImU32 accent) {
+bool position_slider(const char* id, long long* position, int max_position, long long trained, float width,
+                     ImU32 accent) {
   const PositionScale scale = PositionScale::for_table(max_position);
   const float track_h = ImGui::GetFrameHeight() * 1.4f;
   const float label_h = ImGui::GetTextLineHeight();
@@ -96,15 +100,21 @@ bool position_slider(const char* id, long long* position, int max_position, floa
   dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(table_x, yc + thick), theme::learned & 0x80FFFFFF, thick);
   dl->AddLine(ImVec2(table_x, p0.y + 2), ImVec2(table_x, p0.y + track_h), theme::learned, 2.0f);
   dl->AddLine(ImVec2(mid_x, yc + thick), ImVec2(mid_x, yc + 3 * thick), theme::muted);
-  slider_ticks(dl, x0, x1, p0.y + track_h, scale, max_position);
+  if (trained > 0) {  // a model's original training length
+    const float trained_x = x0 + float(scale.to_u(double(trained))) * (x1 - x0);
+    dl->AddLine(ImVec2(trained_x, yc - 3 * thick), ImVec2(trained_x, yc + 3 * thick), theme::rope, 2.0f);
+  }
+  slider_ticks(dl, x0, x1, p0.y + track_h, scale, max_position, trained);
   const float knob_x = x0 + float(scale.to_u(double(*position))) * (x1 - x0);
   const bool past = *position >= max_position;
   dl->AddCircleFilled(ImVec2(knob_x, yc), track_h * 0.32f, past ? theme::error : accent);
   if (ImGui::IsItemHovered() || active) {
     char reach[32];
     tick_label(scale.reach, reach, sizeof reach);
-    ImGui::SetTooltip("m = %lld   (learned table ends at max_position = %d; linear to %.0f, then log to %s)",
-                      *position, max_position, scale.lin_end, reach);
+    char trained_words[64] = "";
+    if (trained > 0) std::snprintf(trained_words, sizeof trained_words, "; trained to %lld", trained);
+    ImGui::SetTooltip("m = %lld   (learned table ends at max_position = %d%s; linear to %.0f, then log to %s)",
+                      *position, max_position, trained_words, scale.lin_end, reach);
   }
   return changed;
 }

@@ -18,11 +18,12 @@ struct PositionScale {
   long long to_position(double u) const;
 };
 
-// Slider for a position, with max_position marked on the track and ticks labelled under it.
-// Returns true when changed.
 // Horizontal inset of the slider's track inside its rectangle (u = 0 and u = 1 sit here).
 float position_slider_inset();
-bool position_slider(const char* id, long long* position, int max_position, float width, ImU32 accent);
+// Slider for a position, with max_position (and a model's training length `trained`, when > 0) marked on the
+// track and ticks labelled under it. Returns true when changed.
+bool position_slider(const char* id, long long* position, int max_position, long long trained, float width,
+                     ImU32 accent);
 // Stores the last item's rectangle under `name` (device pixels) for window.ropeviz.rect().
 void record_rect(Ui& ui, const std::string& name);
 // SameLine() if an item `width` wide still fits on the current line, else a new line.

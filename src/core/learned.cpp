@@ -55,19 +55,31 @@ double portable_log(double x) {
   return (e * ln2_hi + 2.0 * sum) + e * ln2_lo;
 }
 
+Eigen::RowVectorXd learned_row(std::uint64_t seed, long long t, int d, double stddev) {
+  NormalRng rng(
+      NormalRng(seed ^ (static_cast<std::uint64_t>(t) * 0xD1B54A32D192ED03ull)).next_u64());  // row t's stream
+  Eigen::RowVectorXd row(d);                                                                  // [d]
+  for (int j = 0; j < d; ++j) row[j] = stddev * rng.normal();
+  return row;
+}
+
 LearnedTable learned_table(int max_position, int d, std::uint64_t seed, double stddev) {
   LearnedTable table;
   table.P.resize(max_position, d);  // [max_position, d]
-  NormalRng rng(seed);
-  for (int t = 0; t < max_position; ++t)  // row-major draw order, so a row never depends on the table size
-    for (int j = 0; j < d; ++j) table.P(t, j) = stddev * rng.normal();
+  for (int t = 0; t < max_position; ++t) table.P.row(t) = learned_row(seed, t, d, stddev);
   return table;
 }
 
 Expected<Eigen::RowVectorXd> learned_lookup(const LearnedTable& table, long long position) {
   const long long size = table.P.rows();
-  if (position < 0 || position >= size) return index_error(position, size);     // negatives refused, as nn.Embedding does
+  if (position < 0 || position >= size) return index_error(position, size);  // negatives refused, as nn.Embedding does
   return Eigen::RowVectorXd(table.P.row(static_cast<Eigen::Index>(position)));  // P[t]  # [d]
+}
+
+Expected<Eigen::RowVectorXd> learned_lookup_seeded(long long max_position, int d, std::uint64_t seed,
+                                                   long long position, double stddev) {
+  if (position < 0 || position >= max_position) return index_error(position, max_position);
+  return learned_row(seed, position, d, stddev);
 }
 
 Expected<RowMatrixXd> learned_lookup_rows(const LearnedTable& table, const std::vector<long long>& positions) {

@@ -32,11 +32,17 @@ class NormalRng {
 };
 double portable_log(double x);  // ln(x) for x > 0 using only + - * / (bit-identical on every IEEE platform)
 
-// P[t, j] ~ N(0, stddev^2), GPT-2 init std 0.02                                    # [max_position, d]
+// Row t of the seeded table: N(0, stddev^2) draws from a stream of its own, so row t never depends on the table's
+// size and a table too large to hold can still answer P[t]                        # [d]
+Eigen::RowVectorXd learned_row(std::uint64_t seed, long long t, int d, double stddev = 0.02);
+// P[t, j] ~ N(0, stddev^2), GPT-2 init std 0.02: row t is learned_row(seed, t, d)  # [max_position, d]
 LearnedTable learned_table(int max_position, int d, std::uint64_t seed, double stddev = 0.02);
 // P[position] or IndexError "index 100 is out of bounds for dimension 0 with size 10"; negatives are refused with
 // the same message (nn.Embedding refuses them too; a PyTorch tensor P[-1] would be the last row)  # [d]
 Expected<Eigen::RowVectorXd> learned_lookup(const LearnedTable& table, long long position);
+// P[position] of learned_table(max_position, d, seed, stddev) without building it: the same row or IndexError  # [d]
+Expected<Eigen::RowVectorXd> learned_lookup_seeded(long long max_position, int d, std::uint64_t seed,
+                                                   long long position, double stddev = 0.02);
 // P[positions] for several positions; the first bad position decides the error     # [n, d]
 Expected<RowMatrixXd> learned_lookup_rows(const LearnedTable& table, const std::vector<long long>& positions);
 // max_position * d

@@ -75,6 +75,18 @@ double exact_integer_limit(FloatFormat f) {
   return std::ldexp(1.0, spec(f).p);
 }
 
+double format_spacing(FloatFormat f, double x) {
+  const FormatSpec sp = spec(f);
+  int e = 0;
+  std::frexp(x, &e);  // x in [2^(e-1), 2^e)
+  return std::ldexp(1.0, std::max(e - 1, sp.emin) - (sp.p - 1));
+}
+
+double first_overflowing_integer(FloatFormat f) {
+  const FormatSpec sp = spec(f);
+  return sp.max + 0.5 * format_spacing(f, sp.max);
+}
+
 const char* angle_recipe_name(AngleRecipe r) {
   return r == AngleRecipe::Naive ? "naive" : "ours";
 }

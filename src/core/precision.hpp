@@ -27,6 +27,10 @@ inline double round_bf16(double x) {
 }
 // Largest N such that every integer 0..N is exact: 2^(mantissa_bits+1) (bf16: 256, f16: 2048, f32: 16777216).
 double exact_integer_limit(FloatFormat f);
+// The spacing between neighbouring representable values of format f at x > 0 (its ulp there; bf16 at 10000: 64).
+double format_spacing(FloatFormat f, double x);
+// The smallest integer format f rounds to infinity: its largest finite value plus half an ulp (float16: 65520).
+double first_overflowing_integer(FloatFormat f);
 
 enum class AngleRecipe {
   Naive,  // Llama 2 reference: theta in fmt, position in fmt, position*theta rounded to fmt, cos/sin of that

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/model.hpp"
+#include "core/presets.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
 #include "app/decimate.hpp"
@@ -81,6 +82,18 @@ TEST_CASE("extreme settings: every panel, every display, no assertion, finite va
         CHECK(ui.app.model.table_img.rows <= rv::heatmap_side_max);
         CHECK(ui.app.model.table_img.cols <= rv::heatmap_side_max);
       });
+}
+
+TEST_CASE("every preset model: every panel draws with no assertion, finite values, a bounded table image") {
+  for (const rv::Preset& preset : rv::presets()) {
+    CAPTURE(preset.name);
+    Headless ui;
+    CHECK(ui.set_state(std::string("model=") + preset.name + "&position=100000").empty());
+    CHECK(run_all_tabs(ui) == 0);
+    check_model_finite(ui.app.model);
+    CHECK(ui.app.model.table_img.rows <= rv::heatmap_side_max);
+    CHECK(ui.app.model.table_img.cols <= rv::heatmap_side_max);
+  }
 }
 
 TEST_CASE("rotations panel: arcs are fmod(m theta_i, 2 pi) and the pairs are core's rotations") {

@@ -11,6 +11,7 @@
 
 #include "app/model.hpp"
 #include "app/params.hpp"
+#include "app/registry.hpp"
 #include "app/report.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
@@ -77,13 +78,12 @@ TEST_CASE("params: the README lists exactly the table's link keys, in hash order
 }
 
 TEST_CASE("params: the default hash starts with the one links have always carried (new keys go last)") {
-  CHECK(
-      rv::encode_query(rv::Params{})
-          .rfind(
-              "position=5&key_position=3&max_position=10&d_head=8&heads=4&batch=2&seq_len=5&vocab=100&base=10000"
-              "&pairing=interleaved&seed=123&offsets=64&tab_top=rotations&tab_bottom=learned_table&scaling=none&factor=8&original_max=4096"
-              "&low_freq=1&high_freq=4&beta_fast=32&beta_slow=1",
-              0) == 0);
+  CHECK(rv::encode_query(rv::Params{})
+            .rfind("position=5&key_position=3&max_position=10&d_head=8&heads=4&batch=2&seq_len=5&vocab=100&base=10000"
+                   "&pairing=interleaved&seed=123&offsets=64&tab_top=rotations&tab_bottom=learned_table&scaling=none&"
+                   "factor=8&original_max=4096"
+                   "&low_freq=1&high_freq=4&beta_fast=32&beta_slow=1",
+                   0) == 0);
 }
 
 TEST_CASE("params: every row has a unique key and help, is found by name, and takes part in == and the hash") {
@@ -96,7 +96,7 @@ TEST_CASE("params: every row has a unique key and help, is found by name, and ta
     // Some value the row accepts without a note that differs from the default.
     const rv::Params defaults;
     bool changed = false;
-    for (const char* text : {"2", "3", "half_split", "yarn", "0.5", "7"}) {
+    for (const char* text : {"2", "3", "half_split", "yarn", "0.5", "7", "lesson"}) {
       rv::Params p;
       std::vector<std::string> notes;
       if (!f.parse(f, p, text, notes) || !notes.empty() || f.encode(p) == f.encode(defaults)) continue;
@@ -123,8 +123,8 @@ TEST_CASE("params: every row has a unique key and help, is found by name, and ta
 TEST_CASE("params: each kind keeps its notes and clamping") {
   rv::Params p;
   CHECK(one_note(p, "position", "x") == "position='x' is not a whole number; kept 5");
-  CHECK(one_note(p, "heads", "100") == "heads='100' is outside [1, 64]; using 64");
-  CHECK(p.heads == 64);
+  CHECK(one_note(p, "heads", "300") == "heads='300' is outside [1, 256]; using 256");
+  CHECK(p.heads == 256);
   CHECK(one_note(p, "d_head", "7") == "d_head='7' is odd: RoPE rotates pairs; using 8");
   CHECK(p.d_head == 8);
   CHECK(one_note(p, "d_head", "1") == "d_head='1' is outside [2, 1024]; using 2");
@@ -139,7 +139,8 @@ TEST_CASE("params: each kind keeps its notes and clamping") {
   CHECK(one_note(p, "pairing", "x") == "pairing='x' is not 'interleaved' or 'half_split'; kept interleaved");
   CHECK(one_note(p, "seed", "1e16") == "seed='1e16' is outside [0, 9007199254740991]; using 9007199254740991");
   CHECK(p.seed == 9007199254740991ULL);
-  CHECK(one_note(p, "tab_top", "9") == "tab_top='9' is outside [0, 5]; using 5");
+  const std::string last = std::to_string(rv::bar_panels(rv::Bar::Top).size() - 1);
+  CHECK(one_note(p, "tab_top", "9") == "tab_top='9' is outside [0, " + last + "]; using " + last);
   const rv::ParamField* d = rv::find_field("d_head");
   REQUIRE(d);
   CHECK(d->kind == rv::FieldKind::EvenInteger);
@@ -181,7 +182,8 @@ TEST_CASE("model: steady frames rebuild nothing, a change rebuilds exactly its d
   rv::set_param(ui.app.params, "heads", "2", notes);  // d changes: the table and what reads it
   ui.frames(3);
   CHECK(rebuilt(before, m) ==
-        std::map<std::string, int>{{"table", 1}, {"lookup", 1}, {"token", 1}, {"shapes", 1}, {"probes", 1}});
+        std::map<std::string, int>{
+            {"table", 1}, {"lookup", 1}, {"token", 1}, {"shapes", 1}, {"probes", 1}, {"budget", 1}});
   CHECK(notes.empty());
 
   before = builds(m);

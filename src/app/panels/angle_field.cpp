@@ -58,6 +58,11 @@ void field_tooltip(const Model& m, const HeatFrame& f) {
   const ImVec2 uv = f.mouse_uv();
   const double x = m.field_x0 + std::round(uv.x * (m.field.cols - 1)) * m.field_step;
   const int i = std::clamp(int(uv.y * pairs), 0, pairs - 1);
+  if (i >= m.rotary_pairs) {
+    ImGui::SetTooltip("x = %s, pair i = %d\nnot rotated: the model rotates only its first %d pairs (cos 0 = 1)",
+                      format_sig(x, 10).c_str(), i, m.rotary_pairs);
+    return;
+  }
   const double angle = x * m.inv_freq[i];
   char last[96];
   if (m.field_aliased[size_t(i)])
@@ -96,8 +101,7 @@ void show_angle_field(App& app) {
 
 std::string describe_angle_field(const App& app) {
   const Model& m = app.model;
-  return "Angle field panel: cos of x times theta_i; " + m.field_words +
-         "; low pairs change fast, high pairs slowly.";
+  return "Angle field panel: cos of x times theta_i; " + m.field_words + "; low pairs change fast, high pairs slowly.";
 }
 
 }  // namespace rv

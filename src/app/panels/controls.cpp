@@ -7,15 +7,53 @@
 #include "app/params.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
+#include "core/presets.hpp"
 #include "imgui.h"
 
 namespace rv {
 namespace {
 
+// While a model is chosen, the fields it decides are greyed out (model_bound); their tooltips still show.
+struct ModelLock {
+  bool locked;
+  ModelLock(const App& app, const char* key) : locked(!app.params.model.empty() && model_bound(key)) {
+    if (locked) ImGui::BeginDisabled();
+  }
+  ~ModelLock() {
+    if (locked) ImGui::EndDisabled();
+  }
+};
+
+constexpr const char* free_parameters = "none (free parameters)";
+
+// The model picker: a preset's config.json sets the fields it decides; its source shows on hover.
+void model_control(App& app) {
+  Params& p = app.params;
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
+  if (ImGui::BeginCombo("model", p.model.empty() ? free_parameters : p.model.c_str())) {
+    if (ImGui::Selectable(free_parameters, p.model.empty())) set_param(p, "model", "none", app.ui.notes);
+    for (const Preset& preset : presets()) {
+      if (ImGui::Selectable(preset.name, p.model == preset.name)) set_param(p, "model", preset.name, app.ui.notes);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.source);
+    }
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "model");
+  formula_tip(
+      "A real model's positional encoding, from its published config.json: head_dim, the rotated part "
+      "(partial_rotary_factor, rotary_pct, rotary_dim), rope_theta, rope_scaling and max_position_embeddings, read "
+      "as Hugging Face transformers does. The fields it decides are greyed out; 'none' frees them. 'lesson' is the "
+      "lesson's toy (d_head 8, 10 table rows).");
+  const Model& m = app.model;
+  if (m.real) ImGui::TextDisabled("from %s", m.real->source.c_str());
+  if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::error), "%s", m.model_error.c_str());
+}
+
 // An integer input whose new value goes through set_param (clamping, notes) like a link would. The
 // box edits a double: ImGui reads an S64 with sscanf, which overflows to -1 on long input (Emscripten's
 // libc), while a double saturates to a huge value that set_param clamps with an honest note.
 void int_control(App& app, const char* label, const char* key, long long value, long long step, const char* tip) {
+  const ModelLock lock(app, key);
   double v = double(value);
   const double by = double(step), fast = by * 10;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
@@ -27,6 +65,7 @@ void int_control(App& app, const char* label, const char* key, long long value, 
 }
 
 void base_control(App& app) {
+  const ModelLock lock(app, "base");
   double base = app.params.base;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
   if (ImGui::InputDouble("base", &base, 0.0, 0.0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue) &&
@@ -44,6 +83,7 @@ void base_control(App& app) {
 }
 
 void pairing_control(App& app) {
+  const ModelLock lock(app, "pairing");
   // The box shows the short name, wide enough for either; the list adds who uses each.
   const float need = std::max(ImGui::CalcTextSize(pairing_label(Pairing::Interleaved)).x,
                               ImGui::CalcTextSize(pairing_label(Pairing::HalfSplit)).x) +
@@ -58,7 +98,8 @@ void pairing_control(App& app) {
   if (ImGui::BeginCombo(label_inline ? "pairing" : "##pairing", pairing_label(app.params.pairing))) {
     for (Pairing choice : {Pairing::Interleaved, Pairing::HalfSplit}) {
       const char* who = choice == Pairing::Interleaved ? "interleaved (Llama)" : "half_split (NeoX / HF)";
-      if (ImGui::Selectable(who, app.params.pairing == choice)) app.params.pairing = choice;
+      if (ImGui::Selectable(who, app.params.pairing == choice))
+        set_param(app.params, "pairing", pairing_name(choice), app.ui.notes);
     }
     ImGui::EndCombo();
   }
@@ -111,15 +152,26 @@ void show_exports(App& app) {
 
 }  // namespace
 
+long long trained_length(const App& app) {
+  const Model& m = app.model;
+  if (!m.real || !m.real->info.rope) return 0;
+  const RopeModel& rope = *m.real->info.rope;
+  const long long original = rope.original_max_position_embeddings.value_or(0);
+  return original != rope.max_position_embeddings.value_or(0) ? original : 0;
+}
+
 const char* pairing_label(Pairing pairing) {
   return pairing == Pairing::Interleaved ? "interleaved" : "half_split";
 }
 
 void show_controls(App& app) {
   Params& p = app.params;
+  model_control(app);
+  ImGui::Spacing();
   ImGui::TextColored(theme::vec(theme::rope), "Position");
   long long m = p.position;
-  if (position_slider("position", &m, p.max_position, ImGui::GetContentRegionAvail().x, theme::rope))
+  if (position_slider("position", &m, p.max_position, trained_length(app), ImGui::GetContentRegionAvail().x,
+                      theme::rope))
     set_param(p, "position", std::to_string(m), app.ui.notes);
   record_rect(app.ui, "position");
   position_keys(app);

@@ -43,7 +43,7 @@ const char* band_name(Band b) {
 ExtensionPair extension_pair(const App& app, int i) {
   const Model& m = app.model;
   ExtensionPair e;
-  e.theta = m.inv_freq[i];
+  e.theta = m.base_inv_freq[i];
   e.scaled = m.scaled_inv_freq[i];
   e.wavelength = two_pi / e.theta;
   e.scaled_wavelength = two_pi / e.scaled;
@@ -64,7 +64,7 @@ namespace {
 // when there are no scaled frequencies (an error).
 std::array<int, 3> band_counts(const App& app) {
   std::array<int, 3> count = {0, 0, 0};
-  const int pairs = int(app.model.inv_freq.size());
+  const int pairs = int(app.model.base_inv_freq.size());
   if (app.model.scaled_inv_freq.size() == pairs)
     for (int i = 0; i < pairs; ++i) count[size_t(extension_pair(app, i).band)] += 1;
   return count;
@@ -218,8 +218,8 @@ void thresholds(const Params& p) {
 
 void readout(const App& app, int i) {
   ImGui::Text("pair i = %d", i);
-  if (app.model.scaled_inv_freq.size() != app.model.inv_freq.size()) {
-    ImGui::Text("θᵢ = %s", format_sig(app.model.inv_freq[i], 10).c_str());
+  if (app.model.scaled_inv_freq.size() != app.model.base_inv_freq.size()) {
+    ImGui::Text("θᵢ = %s", format_sig(app.model.base_inv_freq[i], 10).c_str());
     return;
   }
   const ExtensionPair e = extension_pair(app, i);
@@ -232,9 +232,10 @@ void readout(const App& app, int i) {
 
 void draw_plot(const App& app, float height) {
   const Model& m = app.model;
-  const int pairs = int(m.inv_freq.size());
+  const int pairs = int(m.base_inv_freq.size());
   const bool scaled = m.scaled_inv_freq.size() == pairs;
-  const double lo = scaled ? std::min(m.inv_freq[pairs - 1], m.scaled_inv_freq.minCoeff()) : m.inv_freq[pairs - 1];
+  const double lo =
+      scaled ? std::min(m.base_inv_freq[pairs - 1], m.scaled_inv_freq.minCoeff()) : m.base_inv_freq[pairs - 1];
   plot::Spec spec;
   spec.x = {"pair i", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo) - 0.05)), 2.0};
@@ -243,7 +244,7 @@ void draw_plot(const App& app, float height) {
   for (int i = 0; scaled && i < pairs; ++i) plot::plot_vspan(i - 0.5, i + 0.5, tint(extension_pair(app, i).band));
   thresholds(app.params);
   const float dot = plot::dots_for(pairs);
-  plot::plot_line("original θᵢ", m.inv_freq.data(), pairs, {theme::rope, 2.0f, dot});
+  plot::plot_line("original θᵢ", m.base_inv_freq.data(), pairs, {theme::rope, 2.0f, dot});
   if (scaled) plot::plot_line("scaled θᵢ", m.scaled_inv_freq.data(), pairs, {theme::learned, 1.5f, dot});
   plot::end_plot([&](double x) { readout(app, int(x)); });
 }
@@ -281,7 +282,7 @@ std::string describe_extension(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   if (!m.scaling_error.empty()) return "Context extension panel: " + m.scaling_error + ".";
-  const int pairs = int(m.inv_freq.size());
+  const int pairs = int(m.base_inv_freq.size());
   const std::array<int, 3> count = band_counts(app);  // the same bands the plot tints
   return std::string("Context extension panel: ") + scaling_name(p.scaling) + " scaling with factor " +
          format_sig(p.factor) + " and original_max " + format_sig(p.original_max) + " leaves " +

@@ -7,6 +7,7 @@
 
 #include "app/format.hpp"
 #include "app/heatmap.hpp"
+#include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
@@ -96,8 +97,29 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
     const int t = std::clamp(int((mp.y - a.y) / (b.y - a.y) * p.max_position), 0, p.max_position - 1);
     const int j = std::clamp(int((mp.x - a.x) / (b.x - a.x) * p.d_model()), 0, p.d_model() - 1);
     ImGui::SetTooltip("P[%d, %d] = %.8g\nrow t = position, column j = feature (d = h × d_head = %d)", t, j,
-                      m.table.P(t, j), p.d_model());
+                      table_value(p, m, t, j), p.d_model());
   }
+}
+
+// With a real model: its own table (GPT-2, BERT), or the one its context would need (a RoPE model has none).
+void model_table_line(const App& app) {
+  const Model& m = app.model;
+  if (!m.real) return;
+  const RealModel& r = *m.real;
+  std::string first, second;  // two clauses, each kept whole (a wrap inside "536,870,912" would split the number)
+  if (const auto& table = r.info.absolute) {
+    first = r.name + "'s own table: [" + format_count(table->max_position) + ", " + format_count(table->d) + "], " +
+            format_count(table->parameters) + " parameters";
+    second = "(values here are seeded, not its trained weights)";
+  } else {
+    const long long context = app.params.max_position;
+    first = r.name + " has no such table: RoPE adds 0 parameters.";
+    second = "A learned table for its " + format_count(context) + " positions × hidden size " + format_count(r.hidden) +
+             " would hold " + format_count(context * r.hidden) + ".";
+  }
+  ImGui::TextColored(theme::vec(theme::rope), "%s", first.c_str());
+  same_line_if_fits(ImGui::CalcTextSize(second.c_str()).x);
+  ImGui::TextUnformatted(second.c_str());
 }
 
 // The table's shape and parameter count, the formula, and the IndexError when m is past it.
@@ -116,6 +138,7 @@ void table_header(App& app) {
       "E[token_id[t]] + P[t]: [B, T, d] + [T, d] -> [B, T, d], broadcast over B. Row t exists only for "
       "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError. The app's table has width d = h × d_head; "
       "the lesson's section 3 uses a [10, d_head] table.");
+  model_table_line(app);
   if (!m.lookup_error) return;
   // The IndexError, and beside it what the same lookup does in other frameworks (not all raise).
   error_box("Learned table: position not in the table", m.lookup_message);
@@ -140,8 +163,12 @@ void table_area(App& app, float below) {
   format_count(p.max_position - 1, last + 2, sizeof last - 2);
   dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::muted, last);
   draw_table(app, ImVec2(p0.x + margin + 4.0f, p0.y), size);
-  char label[96];
-  if (m.table_img.row_step > 1 || m.table_img.col_step > 1)
+  char label[128];
+  if (m.table_sampled_rows > 0)
+    std::snprintf(label, sizeof label, "P[t, j]; %d rows drawn, every %s-th; texel = largest |value| of 1×%d",
+                  m.table_sampled_rows, format_count(p.max_position / m.table_sampled_rows).c_str(),
+                  m.table_img.col_step);
+  else if (m.table_img.row_step > 1 || m.table_img.col_step > 1)
     std::snprintf(label, sizeof label, "P[t, j]; texel = largest |value| of %d×%d", m.table_img.row_step,
                   m.table_img.col_step);
   else

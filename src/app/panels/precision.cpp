@@ -103,7 +103,7 @@ double shown_error(double e) {
 
 void draw_plot(const App& app, float height) {
   const Model& m = app.model;
-  const int pairs = int(m.inv_freq.size());
+  const int pairs = int(m.base_inv_freq.size());
   plot::Spec spec;
   spec.x = {"pair i (0 fast … slow)", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"|angle error| (rad, log) vs float64", plot::Scale::Log10, err_floor, err_top};
@@ -153,7 +153,8 @@ std::string describe_precision(const App& app) {
   const std::string at = format_count(app.params.position);
   return "Precision panel: at position " + at + ", computing angles the naive float32 way loses up to " +
          format_sig(m.precision[0][0].max_angle_err, 3) + " radians, ours " +
-         format_sig(m.precision[1][0].max_angle_err, 3) + "; bfloat16 represents integer positions exactly only up to " +
+         format_sig(m.precision[1][0].max_angle_err, 3) +
+         "; bfloat16 represents integer positions exactly only up to " +
          format_sig(exact_integer_limit(FloatFormat::BF16)) + ", so position " + at + " rounds to " +
          format_sig(m.precision[0][2].position_in_format, 10) + ".";
 }

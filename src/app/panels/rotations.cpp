@@ -25,7 +25,8 @@ void draw_pair_cell(const App& app, int i, ImVec2 p0, float size) {
   const float lh = ImGui::GetTextLineHeight();
   const float r = std::max(8.0f, std::min(size * 0.5f - 6.0f, (size - 2.2f * lh) * 0.5f - 4.0f));
   const ImVec2 c(p0.x + size * 0.5f, p0.y + 4.0f + r);
-  if (v.beyond_table) dl->AddRect(p0, ImVec2(p0.x + size - 4, p0.y + size - 4), theme::learned & 0x90FFFFFF, 4.0f);
+  if (v.beyond_table && !v.passes)
+    dl->AddRect(p0, ImVec2(p0.x + size - 4, p0.y + size - 4), theme::learned & 0x90FFFFFF, 4.0f);
   dl->AddCircle(c, r, theme::grid, 48, 1.0f);
   dl->AddLine(ImVec2(c.x - r, c.y), ImVec2(c.x + r, c.y), theme::grid & 0x60FFFFFF);
 
@@ -43,6 +44,12 @@ void draw_pair_cell(const App& app, int i, ImVec2 p0, float size) {
 
   char buf[96];
   float y = c.y + r + 3.0f;
+  if (v.passes) {  // a partial-rotary model leaves this pair as it is
+    std::snprintf(buf, sizeof buf, "i=%d  θ=0", i);
+    dl->AddText(ImVec2(p0.x + 4, y), theme::muted, buf);
+    dl->AddText(ImVec2(p0.x + 4, y + lh), theme::muted, "passes through");
+    return;
+  }
   std::snprintf(buf, sizeof buf, "i=%d  θ=%s", i, format_sig(v.theta, 3).c_str());
   dl->AddText(ImVec2(p0.x + 4, y), ImGui::GetColorU32(ImGuiCol_Text), buf);
   std::snprintf(buf, sizeof buf, "∠%.3f  λ=%s", v.angle_mod, format_sig(v.wavelength, 4).c_str());
@@ -52,7 +59,18 @@ void draw_pair_cell(const App& app, int i, ImVec2 p0, float size) {
 void cell_tooltip(const App& app, int i) {
   const PairView v = pair_view(app, i);
   ImGui::BeginTooltip();
-  ImGui::Text("pair i = %d   θᵢ = base^(−2i/d_head) = %s", i, format_sig(v.theta, 17).c_str());
+  const Model& m = app.model;
+  if (v.passes) {
+    ImGui::Text("pair i = %d passes through: %s rotates only its first %s (partial rotary)", i, m.real->name.c_str(),
+                plural(m.rotary_pairs, "pair", "pairs").c_str());
+    ImGui::EndTooltip();
+    return;
+  }
+  if (m.real && m.real->info.rope)
+    ImGui::Text("pair i = %d   θᵢ of %s (%s) = %s", i, m.real->name.c_str(), m.real->info.rope->rope_type.c_str(),
+                format_sig(v.theta, 17).c_str());
+  else
+    ImGui::Text("pair i = %d   θᵢ = base^(−2i/d_head) = %s", i, format_sig(v.theta, 17).c_str());
   ImGui::Text("m·θᵢ = %s × θᵢ = %s rad", format_count(app.params.position).c_str(), format_sig(v.angle, 17).c_str());
   ImGui::Text("m·θᵢ mod 2π = %s rad (the arc)", format_sig(v.angle_mod, 17).c_str());
   ImGui::Text("wavelength 2π/θᵢ = %s positions", format_sig(v.wavelength, 17).c_str());
@@ -111,6 +129,7 @@ PairView pair_view(const App& app, int i) {
   v.q_rot = rope_pair(m.q_rot, i, p);
   v.k_rot = rope_pair(m.k_rot, i, p);
   v.beyond_table = v.wavelength > double(app.params.max_position);
+  v.passes = i >= m.rotary_pairs;
   return v;
 }
 
@@ -165,11 +184,14 @@ std::string describe_rotations(const App& app) {
   const Model& m = app.model;
   const int pairs = int(m.inv_freq.size());
   int long_pairs = 0;
-  for (int i = 0; i < pairs; ++i) long_pairs += two_pi / m.inv_freq[i] > double(app.params.max_position);
+  for (int i = 0; i < m.rotary_pairs; ++i) long_pairs += two_pi / m.inv_freq[i] > double(app.params.max_position);
   return "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
          format_count(long_pairs) + " of " + plural(pairs, "pair", "pairs") + (long_pairs == 1 ? " has" : " have") +
-         " a wavelength longer than max_position, so " + (long_pairs == 1 ? "it never completes" : "they never complete") +
-         " a turn inside the table; V is not rotated.";
+         " a wavelength longer than max_position, so " +
+         (long_pairs == 1 ? "it never completes" : "they never complete") + " a turn inside the table; " +
+         (m.rotary_pairs < pairs ? plural(pairs - m.rotary_pairs, "pair passes", "pairs pass") + " through unrotated; "
+                                 : std::string()) +
+         "V is not rotated.";
 }
 
 }  // namespace rv

@@ -37,7 +37,7 @@ void sinus_tooltip(const Model& m, const HeatFrame& f) {
   char last[96];
   if (m.sinus_aliased[size_t(c / 2)])
     std::snprintf(last, sizeof last, "aliased at this zoom: θᵢ·Δpos = %s rad > π per row",
-                  format_sig(m.inv_freq[c / 2] * m.sinus_step, 3).c_str());
+                  format_sig(m.base_inv_freq[c / 2] * m.sinus_step, 3).c_str());
   else
     std::snprintf(last, sizeof last, "PE = %s", format_sig(m.sinus.values[size_t(r) * m.sinus.cols + c], 8).c_str());
   ImGui::SetTooltip("pos = %s, dim %d (%s of pair %d)\n%s",
@@ -87,8 +87,8 @@ void show_sinusoidal(App& app) {
 }
 
 std::string describe_sinusoidal(const App& app) {
-  return "Sinusoidal panel: Vaswani's sin and cos position encoding over positions " +
-         format_sig(app.model.sinus_x0) + " to " + format_sig(app.model.sinus_x_end) + " and " + plural(app.params.d_head, "dim", "dims") +
+  return "Sinusoidal panel: Vaswani's sin and cos position encoding over positions " + format_sig(app.model.sinus_x0) +
+         " to " + format_sig(app.model.sinus_x_end) + " and " + plural(app.params.d_head, "dim", "dims") +
          ", with position m marked; it uses RoPE's frequencies theta_i but is added to the input once, while RoPE "
          "rotates Q and K.";
 }

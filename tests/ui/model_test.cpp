@@ -1,0 +1,183 @@
+// Real models in the app: model= chooses a preset, the panels use its frequencies, its fields stay its own.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/export.hpp"
+#include "app/model.hpp"
+#include "app/params.hpp"
+#include "app/report.hpp"
+#include "core/context_budget.hpp"
+#include "core/presets.hpp"
+#include "core/rope_analysis.hpp"
+#include "headless.hpp"
+
+using rv::test::Headless;
+
+namespace {
+
+rv::RopeModel preset_rope(const char* name, double seq_len) {
+  auto info = rv::preset_model(name, seq_len);
+  REQUIRE(info.ok());
+  REQUIRE(info->rope.has_value());
+  return *info->rope;
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("model=llama-3.1-8b: its fields, its scaled frequencies in every RoPE panel, its name in the text") {
+  Headless ui;
+  CHECK(ui.set_state("model=llama-3.1-8b&position=100000").empty());
+  ui.frame();
+  const rv::Params& p = ui.app.params;
+  const rv::Model& m = ui.app.model;
+  CHECK(p.model == "llama-3.1-8b");
+  CHECK(p.d_head == 128);
+  CHECK(p.heads == 32);
+  CHECK(p.base == 500000.0);
+  CHECK(p.pairing == rv::Pairing::HalfSplit);
+  CHECK(p.max_position == 131072);
+  CHECK(p.scaling == rv::ScalingType::Llama3);  // the extension panel starts from its rope_scaling
+  CHECK(p.original_max == 8192.0);
+  const rv::RopeModel rope = preset_rope("llama-3.1-8b", 100001.0);
+  REQUIRE(m.inv_freq.size() == 64);
+  CHECK(m.inv_freq == rope.inv_freq);                     // the model's, after llama3 scaling
+  CHECK(m.inv_freq != rv::rope_inv_freq(128, 500000.0));  // not the unscaled formula
+  CHECK(m.base_inv_freq == rv::rope_inv_freq(128, 500000.0));
+  CHECK(m.rotary_pairs == 64);
+  CHECK(m.angles[63] == 100000.0 * rope.inv_freq[63]);
+  CHECK(m.q_rot == rv::apply_rope(m.q, 100000.0, rope.inv_freq, rv::Pairing::HalfSplit));
+  const std::string state = rv::state_json(ui.app);
+  CHECK(has(state, "\"model\":\"llama-3.1-8b\""));
+  CHECK(has(rv::describe(ui.app), "Model: llama-3.1-8b, from meta-llama/Llama-3.1-8B"));
+  CHECK(has(rv::describe(ui.app), "rope_type llama3"));
+  // 131072 x 4096 rows are never built: rows come one at a time, the IndexError still at the edge
+  CHECK_FALSE(m.table_built);
+  CHECK(m.lookup_message.empty());
+  CHECK(ui.set_state("position=131072").empty());
+  ui.frame();
+  CHECK(m.lookup_message == "IndexError: index 131072 is out of bounds for dimension 0 with size 131072");
+}
+
+TEST_CASE("the fields a model decides stay its own until model=none, and the model is applied first in a link") {
+  Headless ui;
+  std::vector<std::string> notes = ui.set_state("d_head=8&model=llama-3.1-8b");  // model first: d_head=8 refused
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "d_head='8': d_head is 128 in the model llama-3.1-8b; choose model=none to change it");
+  CHECK(ui.app.params.d_head == 128);
+  CHECK(ui.set_state("d_head=128&base=500000").empty());  // its own values pass silently
+  notes = ui.set_state("pairing=interleaved");
+  REQUIRE(notes.size() == 1);
+  CHECK(has(notes[0], "pairing is half_split in the model llama-3.1-8b"));
+  CHECK(ui.set_state("model=none&d_head=8").empty());
+  CHECK(ui.app.params.model.empty());
+  CHECK(ui.app.params.d_head == 8);
+  ui.frame();
+  CHECK(has(rv::state_json(ui.app), "\"model\":null"));
+  CHECK(ui.app.model.inv_freq == rv::rope_inv_freq(8, 500000.0));
+  notes = ui.set_state("model=llama-9");
+  REQUIRE(notes.size() == 1);
+  CHECK(has(notes[0], "model='llama-9' is not none or one of lesson, gpt2,"));
+  CHECK(ui.app.params.model.empty());
+}
+
+TEST_CASE("every preset: its link restores it exactly, with no note") {
+  for (const rv::Preset& preset : rv::presets()) {
+    CAPTURE(preset.name);
+    rv::Params p;
+    std::vector<std::string> notes;
+    rv::apply_query(p, std::string("model=") + preset.name, notes);
+    CHECK(notes.empty());
+    CHECK(p.model == preset.name);
+    rv::Params back;
+    back.d_head = 64;  // a different starting point: the link alone decides
+    rv::apply_query(back, rv::encode_query(p), notes);
+    CHECK(notes.empty());
+    CHECK(back == p);
+  }
+}
+
+TEST_CASE("partial rotary (phi-2): 16 of 40 pairs rotate, the rest pass through unchanged") {
+  Headless ui;
+  CHECK(ui.set_state("model=phi-2&position=777").empty());
+  ui.frame();
+  const rv::Model& m = ui.app.model;
+  CHECK(ui.app.params.d_head == 80);
+  CHECK(m.rotary_pairs == 16);
+  CHECK(m.inv_freq.head(16) == preset_rope("phi-2", 778.0).inv_freq);
+  CHECK(m.inv_freq.tail(24).isZero());
+  for (int i = 16; i < 40; ++i) {  // half_split pairs (i, i + 40)
+    CHECK(m.q_rot[i] == m.q[i]);
+    CHECK(m.q_rot[i + 40] == m.q[i + 40]);
+  }
+  CHECK(m.q_rot[0] != m.q[0]);
+  CHECK(has(rv::describe(ui.app), "32 of 80 head dimensions rotate (the other 24 pairs pass through unchanged)"));
+}
+
+TEST_CASE("a learned-position model (gpt2) fills the learned side: its table size and the IndexError at 1024") {
+  Headless ui;
+  CHECK(ui.set_state("model=gpt2&position=1024").empty());
+  ui.frame();
+  const rv::Params& p = ui.app.params;
+  CHECK(p.max_position == 1024);
+  CHECK(p.d_model() == 768);
+  CHECK(ui.app.model.table_built);
+  CHECK(ui.app.model.lookup_message == "IndexError: index 1024 is out of bounds for dimension 0 with size 1024");
+  CHECK(has(rv::describe(ui.app), "a learned table of 1,024 rows"));
+}
+
+TEST_CASE("length-dependent scaling (dynamic NTK, internlm2.5-7b) follows the position past the context") {
+  Headless ui;
+  CHECK(ui.set_state("model=internlm2.5-7b&position=100").empty());
+  ui.frame();
+  const Eigen::VectorXd inside = ui.app.model.inv_freq;
+  CHECK(inside == preset_rope("internlm2.5-7b", 101.0).inv_freq);
+  CHECK(ui.set_state("position=100000").empty());
+  ui.frame();
+  CHECK(ui.app.model.inv_freq == preset_rope("internlm2.5-7b", 100001.0).inv_freq);
+  CHECK(ui.app.model.inv_freq != inside);  // base grew: slower pairs
+}
+
+TEST_CASE("context budget: the panel's figures are core's for the model, against its context") {
+  Headless ui;
+  CHECK(ui.set_state("model=llama-3.1-8b&tab_top=context_budget").empty());
+  ui.frames(2);
+  const rv::ContextBudget& b = ui.app.model.budget;
+  CHECK(b.context == 131072);
+  CHECK(b.trained == 8192);
+  CHECK(b.critical_dim == rv::rope_critical_dim(128, 500000.0, 8192.0));
+  CHECK(b.first_negative_m == rv::rope_first_negative_m(128, 500000.0, 2 * 131072));
+  CHECK(b.kept + b.blended + b.divided == 64);
+  CHECK(b.learned_parameters == 131072LL * 4096);
+  CHECK(b.fp16_overflow == 65520.0);
+  CHECK(has(rv::describe(ui.app), "Context budget panel:"));
+  // free parameters read as a model whose context is max_position
+  CHECK(ui.set_state("model=none&max_position=4096&d_head=128&base=10000").empty());
+  ui.frame();
+  CHECK(ui.app.model.budget.critical_dim == rv::rope_critical_dim(128, 10000.0, 4096.0));
+}
+
+TEST_CASE("compare models: one row per preset, each derived by core, and the CSV has them all") {
+  Headless ui;
+  CHECK(ui.set_state("tab_bottom=models").empty());
+  ui.frames(2);
+  const std::vector<rv::CatalogRow>& rows = rv::model_catalog(ui.app.model);
+  REQUIRE(rows.size() == rv::presets().size());
+  for (const rv::CatalogRow& r : rows) {
+    CAPTURE(r.name);
+    CHECK(r.error.empty());
+    REQUIRE(r.info.has_value());
+    auto direct = rv::preset_model(r.name);
+    REQUIRE(direct.ok());
+    CHECK(r.info->rope.has_value() == direct->rope.has_value());
+    if (r.info->rope) CHECK(r.budget.rotary_dims == direct->rope->rotary_dims);
+  }
+  const rv::ExportFile csv = rv::export_models_csv(ui.app, rows);
+  CHECK(has(csv.content,
+            "\nllama-3.1-8b,\"meta-llama/Llama-3.1-8B\",rope,500000,128,128,half_split,llama3,1,131072,8192,"));
+  CHECK(has(csv.content, "\ngpt2,\"openai-community/gpt2\",learned,,,,,,,1024,,,,786432\n"));
+}
