@@ -69,6 +69,46 @@ var Module = typeof Module !== 'undefined' ? Module : {};
          'or enable hardware acceleration.');
   }
 
+  // [SECTION] config.json files: dropped on the page, pasted, or picked with "load config.json". The bytes go
+  // through the wasm heap (ccall would copy a string onto the small stack); at most one byte past the reader's
+  // 8 MiB limit (core/json_value.hpp) is read, and the file's real size goes along, so a 50 MB file costs nothing.
+  var configReadMax = 8 * 1024 * 1024 + 1;
+  function loadConfigBytes(bytes, name, totalBytes) {
+    if (!app) return;
+    var ptr = call('rv_web_upload_buffer', 'number', ['number', 'number'], [app, bytes.length]);
+    HEAPU8.set(bytes, ptr);
+    call('rv_web_load_config', null, ['number', 'string', 'number'], [app, String(name).slice(0, 200), totalBytes]);
+  }
+  function loadConfigText(text, name) {
+    var bytes = new TextEncoder().encode(text);
+    loadConfigBytes(bytes.subarray(0, configReadMax), name, bytes.length);
+  }
+  function loadConfigFile(file) {
+    return file.slice(0, configReadMax).arrayBuffer().then(function (buffer) {
+      loadConfigBytes(new Uint8Array(buffer), file.name || 'config.json', file.size);
+    });
+  }
+  window.addEventListener('dragover', function (e) { e.preventDefault(); });
+  window.addEventListener('drop', function (e) {
+    e.preventDefault();
+    var files = e.dataTransfer && e.dataTransfer.files;
+    if (files && files.length) loadConfigFile(files[files.length - 1]);
+  });
+  // Pasted text that looks like a JSON object is a config.json (the canvas has no other use for a paste).
+  document.addEventListener('paste', function (e) {
+    var text = e.clipboardData ? e.clipboardData.getData('text/plain') : '';
+    if (!/^\s*\{/.test(text)) return;
+    e.preventDefault();
+    loadConfigText(text, 'pasted config.json');
+  });
+  Module.rvOpenConfig = function () {
+    var input = document.createElement('input');
+    input.type = 'file';
+    input.accept = '.json,application/json';
+    input.addEventListener('change', function () { if (input.files.length) loadConfigFile(input.files[0]); });
+    input.click();
+  };
+
   Module.rvStarted = function (ptr) {
     app = ptr;
     resize();
@@ -152,6 +192,12 @@ var Module = typeof Module !== 'undefined' ? Module : {};
         return key.replace(/[&=]/g, '') + '=' + text.replace(/[&=]/g, '');
       });
       apply(pairs.join('&'));
+      return window.ropeviz.state();
+    },
+    // Opens config.json text as the model, as a dropped file would; returns state() (its notes say what happened).
+    loadConfig: function (text, name) {
+      if (!app) throw new Error('ropeviz is not running yet: await window.ropeviz.ready');
+      loadConfigText(String(text), name === undefined ? 'config.json' : String(name));
       return window.ropeviz.state();
     },
     rect: function (id) {

@@ -87,13 +87,13 @@ void build_freq(const Params& p, Model& m) {
   m.real.reset();
   m.model_error.clear();
   if (!p.model.empty()) {
-    const Preset* preset = find_preset(p.model);
-    const Expected<HfConfig> c = preset ? preset_config(*preset) : Expected<HfConfig>(bad_request("unknown model"));
+    const ModelSource source = model_source(p);
+    const Expected<HfConfig>& c = source.config;
     const Expected<ModelInfo> info = c ? derive_model(*c, double(p.position) + 1.0) : Expected<ModelInfo>(c.error());
     if (info) {
       const long long heads = c->num_attention_heads.value_or(1);
       const long long hidden = c->hidden_size.value_or(heads * (info->rope ? info->rope->head_dim : p.d_head));
-      m.real = RealModel{preset->name, preset->source, *c, *info, hidden};
+      m.real = RealModel{source.name, source.source, *c, *info, hidden};
       if (info->rope && 2 * info->rope->inv_freq.size() <= p.d_head) {
         m.rotary_pairs = int(info->rope->inv_freq.size());
         m.inv_freq.setZero();
@@ -373,7 +373,8 @@ void update_model(const Params& p, Model& m) {
   ModelCaches& c = m.caches;
   m.updates += 1;
   const int d = p.d_model();
-  if (c.freq.stale(p.model, p.d_head, p.base, m.freq_reads_position ? p.position : -1)) build_freq(p, m);
+  const std::uint64_t serial = p.loaded ? p.loaded->serial : 0;
+  if (c.freq.stale(p.model, serial, p.d_head, p.base, m.freq_reads_position ? p.position : -1)) build_freq(p, m);
   if (c.table.stale(p.max_position, d, p.seed)) {
     m.table_built = (long long)p.max_position * d <= Limits::table_entries_max;
     m.table = m.table_built ? learned_table(p.max_position, d, p.seed) : LearnedTable{};  // [max_position, d]

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/format.hpp"
 #include "app/registry.hpp"
+#include "core/json_config.hpp"
 #include "core/presets.hpp"
 
 namespace rv {
@@ -179,46 +181,49 @@ std::string preset_names() {
   return names;
 }
 
-// Sets what the model's config decides; false (nothing changed, a note) when it does not fit the app's limits.
-bool apply_model(Params& p, const Preset& preset, Notes& notes) {
-  const Expected<HfConfig> config = preset_config(preset);
-  const Expected<ModelInfo> info = config ? derive_model(*config) : Expected<ModelInfo>(config.error());
+// Sets what a model's config decides; false (nothing changed, a note) when it does not fit the app's limits.
+bool apply_model(Params& p, const std::string& name, const HfConfig& c, Notes& notes) {
+  const Expected<ModelInfo> info = derive_model(c);
   if (!info) {
-    notes.push_back("model=" + std::string(preset.name) + ": " + info.error().message + "; kept the current model");
+    notes.push_back("model=" + name + ": " + info.error().message + "; kept the current model");
     return false;
   }
   Params next = p;
-  const HfConfig& c = *config;
   if (const auto& rope = info->rope) {
-    const int width = std::max(rope->head_dim, rope->rotary_dims);  // DeepSeek's MLA rotates a part of its own
+    const int width = int(std::max(rope->head_dim, rope->rotary_dims));  // DeepSeek's MLA rotates a part of its own
     next.d_head = width + width % 2;
-    next.base = rope->base;
+    next.base = std::min(rope->base, Limits::base_max);
     next.pairing = rope->pairing;
-    next.heads = int(c.num_attention_heads.value_or(1));
+    next.heads = int(std::min<long long>(c.num_attention_heads.value_or(1), Limits::heads_max + 1LL));
     if (rope->max_position_embeddings)
       next.max_position = int(std::min<long long>(*rope->max_position_embeddings, Limits::max_position_max));
-    const auto& s = c.rope_scaling;
     // the extension panel starts from the model's rope_scaling (longrope's factor lists are the model's alone)
+    const auto& s = c.rope_scaling;
     next.scaling =
         parse_link_scaling(rope->rope_type == "default" ? "none" : rope->rope_type).value_or(ScalingType::None);
-    if (s && s->factor) next.factor = *s->factor;
-    if (rope->original_max_position_embeddings) next.original_max = double(*rope->original_max_position_embeddings);
-    if (s && s->low_freq_factor) next.low_freq = *s->low_freq_factor;
-    if (s && s->high_freq_factor) next.high_freq = *s->high_freq_factor;
-    if (s && s->beta_fast) next.beta_fast = *s->beta_fast;
-    if (s && s->beta_slow) next.beta_slow = *s->beta_slow;
+    if (s && s->factor) next.factor = std::clamp(*s->factor, 1e-9, Limits::factor_max);
+    if (rope->original_max_position_embeddings)
+      next.original_max = double(
+          std::clamp<long long>(*rope->original_max_position_embeddings, 1, (long long)Limits::original_max_max));
+    if (s && s->low_freq_factor) next.low_freq = std::clamp(*s->low_freq_factor, 1e-9, Limits::factor_max);
+    if (s && s->high_freq_factor) next.high_freq = std::clamp(*s->high_freq_factor, 1e-9, Limits::factor_max);
+    if (s && s->beta_fast) next.beta_fast = std::clamp(*s->beta_fast, 1e-9, Limits::factor_max);
+    if (s && s->beta_slow) next.beta_slow = std::clamp(*s->beta_slow, 1e-9, Limits::factor_max);
   } else if (const auto& table = info->absolute) {
-    next.heads = int(c.num_attention_heads.value_or(1));
-    next.d_head = int(table->d / next.heads);
+    next.heads = int(std::clamp<long long>(c.num_attention_heads.value_or(1), 1, Limits::heads_max + 1LL));
+    next.d_head = int(std::min<long long>(table->d / next.heads, Limits::d_head_max + 1LL));
     next.max_position = int(std::min<long long>(table->max_position, Limits::max_position_max));
   }
   if (next.d_head < 2 || next.d_head > Limits::d_head_max || next.heads < 1 || next.heads > Limits::heads_max ||
       next.d_head % 2 != 0) {
-    notes.push_back("model=" + std::string(preset.name) + " has d_head " + std::to_string(next.d_head) + " and " +
-                    std::to_string(next.heads) + " heads, outside this app's limits; kept the current model");
+    notes.push_back("model=" + name + " has d_head " + std::to_string(next.d_head) + " and " +
+                    std::to_string(next.heads) + " heads; this app shows d_head 2.." +
+                    std::to_string(Limits::d_head_max) + " (even) and 1.." + std::to_string(Limits::heads_max) +
+                    " heads; kept the current model");
     return false;
   }
-  next.model = preset.name;
+  enforce_limits(next, notes);
+  next.model = name;
   p = next;
   return true;
 }
@@ -228,13 +233,27 @@ bool parse_model(const ParamField& f, Params& p, std::string_view text, Notes& n
     p.model.clear();
     return true;
   }
-  const Preset* preset = find_preset(text);
-  if (!preset) {
-    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not none or one of " + preset_names() + "; kept " +
-                    (p.model.empty() ? "none" : p.model));
+  const std::string kept = "; kept " + (p.model.empty() ? std::string("none") : p.model);
+  if (text == loaded_model) {
+    if (p.loaded) return apply_model(p, loaded_model, p.loaded->config, notes);
+    notes.push_back(
+        "model=config names a config.json loaded on this page; none is loaded (links do not carry the "
+        "file)" +
+        kept);
     return false;
   }
-  return apply_model(p, *preset, notes);
+  const Preset* preset = find_preset(text);
+  if (!preset) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not none, config or one of " + preset_names() +
+                    kept);
+    return false;
+  }
+  const Expected<HfConfig> c = preset_config(*preset);
+  if (!c) {
+    notes.push_back(c.error().message + kept);
+    return false;
+  }
+  return apply_model(p, preset->name, *c, notes);
 }
 std::string encode_model(const Params& p) {
   return p.model.empty() ? "none" : p.model;
@@ -295,6 +314,37 @@ const ParamField* find_field(std::string_view key) {
 bool Params::operator==(const Params& o) const {
   for (const ParamField& f : table)
     if (!f.equal(*this, o)) return false;
+  return true;
+}
+
+ModelSource model_source(const Params& p) {
+  if (p.model == loaded_model && p.loaded) return {p.loaded->label, "loaded config.json", p.loaded->config};
+  if (const Preset* preset = find_preset(p.model)) return {preset->name, preset->source, preset_config(*preset)};
+  return {p.model, "", bad_request("model=" + p.model + " is neither a preset nor a loaded config.json")};
+}
+
+bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
+                 std::vector<std::string>& notes) {
+  if (total_bytes > kMaxJsonBytes) {
+    notes.push_back(label + ": " + format_count((long long)total_bytes) + " bytes is over the " +
+                    format_count((long long)kMaxJsonBytes) + "-byte limit for a config.json; kept the current model");
+    return false;
+  }
+  const Expected<HfConfig> c = parse_hf_config(text);
+  if (!c) {
+    notes.push_back(label + ": " + c.error().message + "; kept the current model");
+    return false;
+  }
+  Params next = p;
+  const std::uint64_t serial = (p.loaded ? p.loaded->serial : 0) + 1;  // differs from the last load's
+  next.loaded = std::make_shared<const LoadedConfig>(LoadedConfig{label, *c, serial});
+  std::vector<std::string> model_notes;
+  if (!apply_model(next, loaded_model, *c, model_notes)) {
+    for (std::string& note : model_notes) notes.push_back(label + ": " + note);
+    return false;
+  }
+  p = next;
+  notes.push_back("loaded " + label);
   return true;
 }
 

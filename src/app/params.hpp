@@ -70,6 +70,23 @@ const ParamField* find_field(std::string_view key);
 // cannot be parsed leaves the parameter unchanged and adds a note; an out-of-range one is clamped
 // with a note. Returns false when the value was rejected.
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes);
+// model=config names the config.json the user loaded (Params::loaded).
+constexpr const char* loaded_model = "config";
+
+// Where Params::model's config.json comes from: a preset's row, or the loaded file.
+struct ModelSource {
+  std::string name;    // "llama-3.1-8b", or the loaded file's name
+  std::string source;  // the Hugging Face repository, or "loaded config.json"
+  Expected<HfConfig> config;
+};
+// Requires a non-empty Params::model; the config is an error when the name is neither a preset nor a loaded file.
+ModelSource model_source(const Params& p);
+
+// Reads a config.json (its first bytes; total_bytes is the file's size) and, when core derives a model from it,
+// chooses it as model=config with a note saying what was loaded. Else a note naming the field and nothing changes.
+bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
+                 std::vector<std::string>& notes);
+
 // True for the keys a chosen model sets (max_position, d_head, heads, base, pairing): while Params::model names
 // one, set_param refuses a different value for them with a note.
 bool model_bound(std::string_view key);

@@ -71,7 +71,12 @@ std::string state_json(const App& app) {
   j.key("heads").value(p.heads).key("batch").value(p.batch).key("seq_len").value(p.seq_len);
   j.key("vocab").value(p.vocab).key("base").value(p.base).key("pairing").value(pairing_name(p.pairing));
   j.key("seed").value((long long)p.seed).key("offsets").value(p.offsets);
-  j.key("model");
+  j.key("model");  // a preset's name; null for free parameters and for a loaded config.json (model_label names it)
+  if (m.real && p.model != loaded_model)
+    j.value(m.real->name);
+  else
+    j.null();
+  j.key("model_label");
   if (m.real)
     j.value(m.real->name);
   else

@@ -26,6 +26,14 @@ namespace rv {
 
 class Gpu;  // app/gpu.hpp: the renderer seam for shader heatmaps (null when headless)
 
+// A config.json loaded by the user: its name (the file's), the fields read from it, and a serial that changes with
+// every load (two files may give equal parameters).
+struct LoadedConfig {
+  std::string label;
+  HfConfig config;
+  std::uint64_t serial = 0;
+};
+
 // What a link (URL hash, --state, window.ropeviz.set) can set. Defaults are the lesson's. Each member
 // is one row of the link-key table (params.cpp): it parses, encodes and compares them all.
 struct Params {
@@ -56,6 +64,9 @@ struct Params {
   // pairing, max_position and the scaling knobs from its config.json, and the RoPE panels use its frequencies
   // (partial rotary, rope_scaling); those five stay the model's until model=none (params.cpp: model_bound).
   std::string model;
+  // The config.json the user loaded (dropped, pasted, --config), which model=config names. Not a link key: a link
+  // carries model=config but not the file.
+  std::shared_ptr<const LoadedConfig> loaded;
 
   int d_model() const { return heads * d_head; }
   bool operator==(const Params& o) const;  // every row of the link-key table compares equal
@@ -103,10 +114,10 @@ struct Cached {
 // The RoPE frequencies' inputs are (model, d_head, base, m for length-dependent scaling); the pieces that read
 // them key on Model::freq_version, which changes with each rebuild.
 struct ModelCaches {
-  Cached<std::string, int, double, long long> freq;   // model, d_head, base, m (dynamic/longrope)
-  Cached<int, int, std::uint64_t> table;              // max_position, d, seed
-  Cached<int, std::uint64_t> vectors;                 // d_head, seed
-  Cached<int, int, std::uint64_t, long long> lookup;  // max_position, d, seed, m
+  Cached<std::string, std::uint64_t, int, double, long long> freq;  // model, loaded serial, d_head, base, m (dynamic)
+  Cached<int, int, std::uint64_t> table;                            // max_position, d, seed
+  Cached<int, std::uint64_t> vectors;                               // d_head, seed
+  Cached<int, int, std::uint64_t, long long> lookup;                // max_position, d, seed, m
   Cached<std::uint64_t, std::uint64_t, Pairing, long long, long long> rotate;  // freq, seed, pairing, m, n
   Cached<std::uint64_t, std::uint64_t, Pairing, long long, int> curves;        // freq, seed, pairing, n, offsets
   Cached<std::uint64_t, std::uint64_t, Pairing, int> decay;                    // freq, seed, pairing, offsets
@@ -257,6 +268,8 @@ struct Ui {
   std::map<std::string, int> note_repeats;   // a note raised again is shown once with its count (show_notes)
   std::optional<ExportFile> pending_export;  // set by an export button, taken by the platform
   bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
+  bool pending_open_config = false;          // "load config.json" pressed; the platform opens a file picker
+  bool can_open_files = false;               // the platform has a file picker (the web page)
   double frame_ms = 0.0;                     // CPU time of the last frame
   long long frames = 0;
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless

@@ -1,5 +1,5 @@
 // Desktop seam: GLFW + OpenGL 3.3 core loop, with --frames, --screenshot and --state for
-// smoke tests and scripted captures.
+// smoke tests and scripted captures, and --config / dropped files for real models.
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "app/export.hpp"
 #include "app/params.hpp"
+#include "core/json_config.hpp"
 #include "platform/screenshot.hpp"
 #include "platform/window.hpp"
 
@@ -20,16 +21,18 @@ struct Options {
   long long frames = -1;  // -1: run until the window closes
   std::string screenshot;
   std::string state;
+  std::string config;  // a config.json to open as the model
   int width = 1280, height = 800;
 };
 
 const char* usage =
     "usage: ropeviz [--frames N] [--screenshot FILE.png] [--state 'position=100&max_position=10&...'] "
-    "[--size WxH]\n"
+    "[--size WxH] [--config FILE]\n"
     "  --frames N        render N frames, then exit 0\n"
     "  --screenshot F    write the last frame to F (PNG)\n"
     "  --state S         start from this state (same keys as the web app's URL hash)\n"
-    "  --size WxH        window size in pixels (default 1280x800)\n";
+    "  --size WxH        window size in pixels (default 1280x800)\n"
+    "  --config FILE     open a Hugging Face config.json as the model (or drop one on the window)\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -59,6 +62,10 @@ bool parse_options(int argc, char** argv, Options& o) {
       const char* v = next("--state");
       if (!v) return false;
       o.state = v;
+    } else if (a == "--config") {
+      const char* v = next("--config");
+      if (!v) return false;
+      o.config = v;
     } else if (a == "--size") {
       const char* v = next("--size");
       if (!v || std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64 || o.width > 8192 ||
@@ -72,6 +79,29 @@ bool parse_options(int argc, char** argv, Options& o) {
     }
   }
   return true;
+}
+
+// Reads a config.json (at most the reader's limit, so a huge file costs nothing) and opens it as the model; a
+// missing or bad file is a note, and the model stays.
+void open_config(rv::App& app, const std::string& path) {
+  const std::string label = path.substr(path.find_last_of("/\\") + 1);
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (!in) {
+    app.ui.notes.push_back(label + ": cannot open " + path + "; kept the current model");
+    return;
+  }
+  std::string text(rv::kMaxJsonBytes + 1, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), in));
+  std::size_t total = text.size();
+  if (total > rv::kMaxJsonBytes && std::fseek(in, 0, SEEK_END) == 0) total = std::size_t(std::max(0L, std::ftell(in)));
+  std::fclose(in);
+  rv::load_config(app.params, text, label, total, app.ui.notes);
+}
+
+// Files dropped on the window: each is opened as a config.json (the last one stays).
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  auto* app = static_cast<rv::App*>(glfwGetWindowUserPointer(window));
+  for (int i = 0; app && i < count; ++i) open_config(*app, paths[i]);
 }
 
 // Writes the export the UI asked for into the working directory, and says where in a note.
@@ -111,6 +141,7 @@ int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) return 2;
   rv::App app;
+  if (!options.config.empty()) open_config(app, options.config);
   rv::apply_query(app.params, options.state, app.ui.notes);
   for (const std::string& note : app.ui.notes) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());
 
@@ -120,6 +151,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
     return 1;
   }
+  glfwSetWindowUserPointer(window.handle, &app);
+  glfwSetDropCallback(window.handle, on_drop);
   std::vector<double> frame_ms;  // CPU time per frame, for the median printed with --frames
   for (long long n = 0; options.frames < 0 || n < options.frames; ++n) {
     if (glfwWindowShouldClose(window.handle)) break;

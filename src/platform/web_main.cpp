@@ -3,6 +3,7 @@
 #include <GLFW/glfw3.h>
 #include <emscripten/emscripten.h>
 
+#include <algorithm>
 #include <string>
 
 #include "app/model.hpp"
@@ -19,6 +20,7 @@ struct Web {
   std::string last_hash;  // what the page's URL hash says now
   std::string reply;      // storage for strings returned to JS
   bool gl_lost = false;   // between webglcontextlost and webglcontextrestored: no GL calls
+  std::string upload;     // a file's bytes, written by the page (rv_web_upload_buffer) before rv_web_load_config
 };
 
 // Tells the page what changed: the new hash (for history.replaceState) and the #a11y text.
@@ -28,6 +30,9 @@ EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); }
 // Hands an export to the page, which offers it as a download.
 EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content),
       { Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
+
+// Opens the page's file picker for a config.json (the "load config.json" button).
+EM_JS(void, rv_js_open_config, (), { Module.rvOpenConfig(); });
 
 // Copies the page's address (which carries the view in its hash) to the clipboard; a refusal
 // (no permission, no user activation) becomes a note through rv_web_note.
@@ -52,6 +57,10 @@ void loop(void* arg) {
   if (const auto& file = web.app.ui.pending_export) {
     rv_js_download(file->name.c_str(), file->mime.c_str(), file->content.c_str());
     web.app.ui.pending_export.reset();
+  }
+  if (web.app.ui.pending_open_config) {
+    web.app.ui.pending_open_config = false;
+    rv_js_open_config();
   }
   if (web.app.ui.pending_copy_link) {
     web.app.ui.pending_copy_link = false;
@@ -80,7 +89,24 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_apply(Web* web, const char* hash) {
 }
 
 // A message from the page for the notes area (e.g. why the clipboard refused the link).
-EMSCRIPTEN_KEEPALIVE void rv_web_note(Web* web, const char* text) { web->app.ui.notes.push_back(text); }
+EMSCRIPTEN_KEEPALIVE void rv_web_note(Web* web, const char* text) {
+  web->app.ui.notes.push_back(text);
+}
+
+// Room for `bytes` of a file the page is about to hand over (dropped, pasted or picked): it writes them into
+// HEAPU8 at the returned address, then calls rv_web_load_config. Through the heap, not ccall's stack copy.
+EMSCRIPTEN_KEEPALIVE char* rv_web_upload_buffer(Web* web, int bytes) {
+  web->upload.assign(std::size_t(std::max(0, bytes)), '\0');
+  return web->upload.data();
+}
+
+// Opens the uploaded bytes as a config.json named `name`; total_bytes is the whole file's size (the page sends at
+// most one byte past the reader's limit). A note says what happened; a bad file leaves the model as it was.
+EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double total_bytes) {
+  rv::load_config(web->app.params, web->upload, name, std::size_t(std::max(0.0, total_bytes)), web->app.ui.notes);
+  web->upload = std::string();
+  publish_if_changed(*web);
+}
 
 EMSCRIPTEN_KEEPALIVE const char* rv_web_state(Web* web) {
   rv::update_model(web->app.params, web->app.model);  // set() then state() sees the new values, no frame needed
@@ -115,7 +141,8 @@ EMSCRIPTEN_KEEPALIVE void rv_web_gl_lost(Web* web, int lost) {
 }  // extern "C"
 
 int main() {
-  Web* web = new Web();  // lives as long as the page
+  Web* web = new Web();               // lives as long as the page
+  web->app.ui.can_open_files = true;  // page.js: a file picker, drop and paste
   std::string error = rv::open_window(web->window, "ropeviz", 1280, 800);
   if (!error.empty()) {
     EM_ASM({ Module.rvFatal(UTF8ToString($0)); }, error.c_str());

@@ -346,6 +346,10 @@ bad_models = [  # (name, line, a word the message must contain)
     ("analyze limit zero", '{"op":"analyze","d_head":8,"base":10000,"limit":0}', "limit"),
     ("analyze limit too costly", '{"op":"analyze","d_head":65536,"base":10000,"limit":10000000}', "limit"),
 ]
+# the bad config.json files the app's tests drop too (tests/fixtures/bad_configs.jsonl), as CLI requests
+for case in (json.loads(l) for l in open(os.path.join(FIX, "..", "bad_configs.jsonl"))):
+    bad_models.append(("bad_configs.jsonl: " + case["field"], '{"op":"model","config":' + case["text"] + "}",
+                       case["field"]))
 lines = []
 for _, line, _ in bad_models:
     lines += [line, ok_line]

@@ -1,6 +1,8 @@
 // Real models in the app: model= chooses a preset, the panels use its frequencies, its fields stay its own.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "app/export.hpp"
@@ -180,4 +182,77 @@ TEST_CASE("compare models: one row per preset, each derived by core, and the CSV
   CHECK(has(csv.content,
             "\nllama-3.1-8b,\"meta-llama/Llama-3.1-8B\",rope,500000,128,128,half_split,llama3,1,131072,8192,"));
   CHECK(has(csv.content, "\ngpt2,\"openai-community/gpt2\",learned,,,,,,,1024,,,,786432\n"));
+}
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("a loaded config.json becomes model=config, with the same frequencies as its preset") {
+  Headless ui;
+  const std::string text = read_file(RV_SOURCE_DIR "/tests/fixtures/configs/llama-3.1-8b.json");
+  std::vector<std::string> notes;
+  CHECK(rv::load_config(ui.app.params, text, "llama-3.1-8b.json", text.size(), notes));
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "loaded llama-3.1-8b.json");
+  ui.frame();
+  CHECK(ui.app.params.model == "config");
+  CHECK(ui.app.model.inv_freq == preset_rope("llama-3.1-8b", 6.0).inv_freq);
+  const std::string state = rv::state_json(ui.app);
+  CHECK(has(state, "\"model\":null"));  // not a preset
+  CHECK(has(state, "\"model_label\":\"llama-3.1-8b.json\""));
+  CHECK(has(rv::describe(ui.app), "Model: llama-3.1-8b.json, from loaded config.json"));
+  // its link names model=config; elsewhere (no file loaded) that is a note, and the free parameters stay
+  rv::Params elsewhere;
+  rv::apply_query(elsewhere, rv::encode_query(ui.app.params), notes);
+  CHECK(elsewhere.model.empty());
+  CHECK(has(notes.back(), "model=config names a config.json loaded on this page"));
+  // a preset, then the loaded file again from the picker (set_param model=config)
+  CHECK(ui.set_state("model=gpt2").empty());
+  CHECK(ui.set_state("model=config").empty());
+  ui.frame();
+  CHECK(ui.app.model.inv_freq == preset_rope("llama-3.1-8b", 6.0).inv_freq);
+}
+
+TEST_CASE("bad config.json files (tests/fixtures/bad_configs.jsonl): a note naming the field, nothing changes") {
+  std::ifstream in(RV_SOURCE_DIR "/tests/fixtures/bad_configs.jsonl");
+  std::string line;
+  int cases = 0;
+  Headless ui;
+  CHECK(ui.set_state("model=llama-3.1-8b&position=4242").empty());
+  ui.frame();
+  const rv::Params before = ui.app.params;
+  while (std::getline(in, line)) {
+    // {"text": "...", "field": "..."}: the fixture's strings hold no escaped quotes but \" inside text
+    const std::size_t t = line.find("\"text\": \"") + 9, f = line.rfind("\"field\": \"") + 10;
+    std::string text;
+    for (std::size_t i = t; i < line.size() && !(line[i] == '"' && line[i - 1] != '\\'); ++i)
+      if (!(line[i] == '\\' && line[i + 1] == '"')) text += line[i];
+    const std::string field = line.substr(f, line.find('"', f) - f);
+    CAPTURE(text);
+    std::vector<std::string> notes;
+    CHECK_FALSE(rv::load_config(ui.app.params, text, "bad.json", text.size(), notes));
+    REQUIRE(notes.size() == 1);
+    CHECK(has(notes[0], field));
+    CHECK(has(notes[0], "bad.json: "));
+    CHECK(has(notes[0], "kept the current model"));
+    CHECK(ui.app.params == before);
+    CHECK(ui.app.params.loaded == before.loaded);
+    ++cases;
+  }
+  CHECK(cases >= 25);
+  std::vector<std::string> notes;  // a 50 MB file: refused by its size before any parsing
+  CHECK_FALSE(rv::load_config(ui.app.params, "{", "huge.json", 50u << 20, notes));
+  CHECK(notes.at(0) ==
+        "huge.json: 52,428,800 bytes is over the 8,388,608-byte limit for a config.json; kept the "
+        "current model");
+  ui.frame();
+  CHECK(ui.app.params == before);
+  CHECK(ui.app.model.real->name == "llama-3.1-8b");
 }

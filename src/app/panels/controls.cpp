@@ -30,8 +30,13 @@ constexpr const char* free_parameters = "none (free parameters)";
 void model_control(App& app) {
   Params& p = app.params;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
-  if (ImGui::BeginCombo("model", p.model.empty() ? free_parameters : p.model.c_str())) {
+  const char* shown = p.model.empty()                       ? free_parameters
+                      : p.model == loaded_model && p.loaded ? p.loaded->label.c_str()
+                                                            : p.model.c_str();
+  if (ImGui::BeginCombo("model", shown)) {
     if (ImGui::Selectable(free_parameters, p.model.empty())) set_param(p, "model", "none", app.ui.notes);
+    if (p.loaded && ImGui::Selectable(p.loaded->label.c_str(), p.model == loaded_model))
+      set_param(p, "model", loaded_model, app.ui.notes);
     for (const Preset& preset : presets()) {
       if (ImGui::Selectable(preset.name, p.model == preset.name)) set_param(p, "model", preset.name, app.ui.notes);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.source);
@@ -44,6 +49,14 @@ void model_control(App& app) {
       "(partial_rotary_factor, rotary_pct, rotary_dim), rope_theta, rope_scaling and max_position_embeddings, read "
       "as Hugging Face transformers does. The fields it decides are greyed out; 'none' frees them. 'lesson' is the "
       "lesson's toy (d_head 8, 10 table rows).");
+  if (app.ui.can_open_files) {
+    if (ImGui::SmallButton("load config.json")) app.ui.pending_open_config = true;
+    record_rect(app.ui, "load_config");
+    ImGui::SameLine();
+    ImGui::TextDisabled("or drop / paste one");
+  } else {
+    ImGui::TextDisabled("drop a config.json here, or --config FILE");
+  }
   const Model& m = app.model;
   if (m.real) ImGui::TextDisabled("from %s", m.real->source.c_str());
   if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::error), "%s", m.model_error.c_str());
@@ -204,8 +217,9 @@ void show_controls(App& app) {
 
 NoteKind note_kind(const std::string& note) {
   // Confirmations: "copied: ropeviz --state ..." (desktop), "copied the link to this view" (web/page.js),
-  // "saved angles.csv in the working directory" (desktop). Everything else reports a refused or adjusted input.
-  for (const char* info : {"copied", "saved "})
+  // "saved angles.csv in the working directory" (desktop), "loaded config.json". Everything else reports a refused or
+  // adjusted input.
+  for (const char* info : {"copied", "saved ", "loaded "})
     if (note.rfind(info, 0) == 0) return NoteKind::Info;
   return NoteKind::Warning;
 }
