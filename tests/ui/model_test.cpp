@@ -83,7 +83,7 @@ TEST_CASE("the fields a model decides stay its own until model=none, and the mod
   CHECK(ui.app.model.inv_freq == rv::rope_inv_freq(8, 500000.0));
   notes = ui.set_state("model=llama-9");
   REQUIRE(notes.size() == 1);
-  CHECK(has(notes[0], "model='llama-9' is not none or one of lesson, gpt2,"));
+  CHECK(has(notes[0], "model='llama-9' is not none, config or one of lesson, gpt2,"));
   CHECK(ui.app.params.model.empty());
 }
 
