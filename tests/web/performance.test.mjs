@@ -28,7 +28,12 @@ const sampleFrameTimes = (page, count) => page.evaluate((n) => new Promise((reso
 
 const heavy = { d_head: 256, max_position: 8192, offsets: 4096, position: 100000 };
 
-for (const [name, settings] of [['default', {}], ['heavy', heavy]]) {
+// The presets that load the app most: the widest heads (gemma-2-9b, d_head 256) and the longest context
+// (deepseek-v2-lite, 163,840 positions: a learned table drawn from sampled rows).
+const models = [['gemma-2-9b', { model: 'gemma-2-9b', position: 100000 }],
+  ['deepseek-v2-lite', { model: 'deepseek-v2-lite', position: 100000 }]];
+
+for (const [name, settings] of [['default', {}], ['heavy', heavy], ...models]) {
   test(`frame time at ${name} settings`, async () => {
     const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/') });
     await page.goto(`${server.origin}/`);
