@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "cli/json_text.hpp"
 #include "cli/request.hpp"
 #include "core/hf_config.hpp"
 #include "core/json_config.hpp"
@@ -327,7 +328,7 @@ Result op_model(Request& r) {
   if (seq_len && *seq_len < 0) return bad_request("\"seq_len\" must be >= 0, got " + format_number(*seq_len));
   Expected<ModelInfo> info = bad_request("");
   if (cfg) {
-    auto c = hf_config_from_json(*cfg);
+    auto c = parse_hf_config(cfg->dump());  // core's config.json reader, the one the presets go through
     if (!c) return bad_request("config: " + c.error().message);
     info = derive_model(*c, seq_len);
     if (!info) return bad_request("config: " + info.error().message);

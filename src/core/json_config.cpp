@@ -1,74 +1,75 @@
-// Reads a Hugging Face config.json into HfConfig without exceptions escaping, and guards JSON text size and depth.
+// Reads a Hugging Face config.json into HfConfig: types checked, legacy spellings folded, text_config followed.
 #include "core/json_config.hpp"
 
 #include <cmath>
 #include <initializer_list>
-#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace rv {
 namespace {
-using json = nlohmann::ordered_json;
+using Kind = JsonValue::Kind;
 
-const char* type_word(const json& v) {
-  if (v.is_string()) return "a string";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
+const char* type_word(const JsonValue& v) {
+  if (v.kind == Kind::Null) return "null";
+  if (v.kind == Kind::String) return "a string";
+  if (v.kind == Kind::Boolean) return "a boolean";
+  if (v.kind == Kind::Array) return "an array";
+  if (v.kind == Kind::Object) return "an object";
   return "a number";
 }
 
-bool nonfinite_word(const json& v) {
-  if (!v.is_string()) return false;
-  const std::string& s = v.get_ref<const std::string&>();
-  return s == "NaN" || s == "Infinity" || s == "-Infinity";
+// How a non-finite number was written: the tokens NaN, Infinity, -Infinity or the same words as strings (Python's
+// json.dumps writes the tokens; other writers quote them). nullptr for anything else.
+const char* nonfinite_word(const JsonValue& v) {
+  if (v.kind == Kind::Number && !std::isfinite(v.number))
+    return std::isnan(v.number) ? "NaN" : (v.number > 0 ? "Infinity" : "-Infinity");
+  if (v.kind == Kind::String && (v.string == "NaN" || v.string == "Infinity" || v.string == "-Infinity"))
+    return v.string.c_str();
+  return nullptr;
 }
 
 // Reads fields of one object; the first problem is kept and names the field (with prefix, e.g. "rope_scaling.").
 struct Reader {
-  const json& j;
+  const JsonValue& j;
   std::string prefix;
   std::optional<Error> error;
 
-  const json* find(const char* key) const {
-    auto it = j.find(key);
-    return (it == j.end() || it->is_null()) ? nullptr : &*it;
+  const JsonValue* find(const char* key) const {
+    const JsonValue* v = j.find(key);
+    return (v && v->kind != Kind::Null) ? v : nullptr;
   }
   void fail(const char* key, const std::string& what) {
     if (!error) error = bad_request(prefix + key + " " + what);
   }
   std::optional<double> number(const char* key) {
-    const json* v = find(key);
+    const JsonValue* v = find(key);
     if (!v) return std::nullopt;
-    if (nonfinite_word(*v)) {
-      fail(key, "must be a finite number, got " + v->get<std::string>());
+    if (const char* word = nonfinite_word(*v)) {
+      fail(key, std::string("must be a finite number, got ") + word);
       return std::nullopt;
     }
-    if (!v->is_number()) {
+    if (v->kind != Kind::Number) {
       fail(key, std::string("must be a number, got ") + type_word(*v));
       return std::nullopt;
     }
-    const double x = v->get<double>();
-    if (!std::isfinite(x)) {
-      fail(key, "must be a finite number");
-      return std::nullopt;
-    }
-    return x;
+    return v->number;
   }
   std::optional<long long> integer(const char* key) {
-    const json* v = find(key);
+    constexpr double kExact = 9007199254740992.0;  // 2^53: a double holds every integer up to here
+    const JsonValue* v = find(key);
     auto x = number(key);
     if (!x) return std::nullopt;
-    if (v->is_number_unsigned() &&
-        v->get<unsigned long long>() > static_cast<unsigned long long>(std::numeric_limits<long long>::max())) {
+    if (v->integer && std::fabs(*x) >= kExact) {  // the digits written may not be the double read
       fail(key, "is too large");
       return std::nullopt;
     }
-    if (v->is_number_integer()) return v->get<long long>();
     if (*x != std::floor(*x)) {
       fail(key, "must be an integer, got " + format_number(*x));
       return std::nullopt;
     }
-    if (std::fabs(*x) > 9007199254740992.0) {
+    if (std::fabs(*x) > kExact) {
       fail(key, "is too large, got " + format_number(*x));
       return std::nullopt;
     }
@@ -81,147 +82,55 @@ struct Reader {
     return std::nullopt;
   }
   std::optional<std::string> string(const char* key) {
-    const json* v = find(key);
+    const JsonValue* v = find(key);
     if (!v) return std::nullopt;
-    if (!v->is_string()) {
+    if (v->kind != Kind::String) {
       fail(key, std::string("must be a string, got ") + type_word(*v));
       return std::nullopt;
     }
-    return v->get<std::string>();
+    return v->string;
   }
   std::optional<bool> boolean(const char* key) {
-    const json* v = find(key);
+    const JsonValue* v = find(key);
     if (!v) return std::nullopt;
-    if (!v->is_boolean()) {
+    if (v->kind != Kind::Boolean) {
       fail(key, std::string("must be true or false, got ") + type_word(*v));
       return std::nullopt;
     }
-    return v->get<bool>();
+    return v->boolean;
   }
   std::optional<std::vector<double>> numbers(const char* key) {
-    const json* v = find(key);
+    const JsonValue* v = find(key);
     if (!v) return std::nullopt;
-    if (!v->is_array()) {
+    if (v->kind != Kind::Array) {
       fail(key, std::string("must be an array of numbers, got ") + type_word(*v));
       return std::nullopt;
     }
-    if (v->size() > static_cast<std::size_t>(kMaxHeadDim)) {
+    if (v->array.size() > static_cast<std::size_t>(kMaxHeadDim)) {
       fail(key, "has more than 65536 entries");
       return std::nullopt;
     }
     std::vector<double> out;
-    for (const json& e : *v) {
-      if (!e.is_number() || !std::isfinite(e.get<double>())) {
+    for (const JsonValue& e : v->array) {
+      if (e.kind != Kind::Number || !std::isfinite(e.number)) {
         fail(key, "must contain only finite numbers");
         return std::nullopt;
       }
-      out.push_back(e.get<double>());
+      out.push_back(e.number);
     }
     return out;
   }
 };
 
-// A SAX consumer that accepts everything and keeps the parser's error message (nlohmann hands it the exception
-// object instead of throwing it, so this works where exceptions are off, as in the web build).
-struct ErrorOnly : nlohmann::json_sax<json> {
-  std::string message = "not valid JSON";
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
-    message = ex.what();
-    return false;
-  }
-};
-
 }  // namespace
 
-std::optional<Error> check_json_text(std::string_view text, std::size_t max_bytes, int max_depth) {
-  if (text.size() > max_bytes)
-    return bad_request("JSON text of " + std::to_string(text.size()) + " bytes is over the limit of " +
-                       std::to_string(max_bytes) + " bytes");
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (in_string) {
-      if (ch == '\\')
-        ++i;
-      else if (ch == '"')
-        in_string = false;
-    } else if (ch == '"') {
-      in_string = true;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > max_depth)
-        return bad_request("JSON nests deeper than the limit of " + std::to_string(max_depth) + " levels");
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> quote_nonfinite_literals(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 16);
-  bool in_string = false, found = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (in_string) {
-      out += ch;
-      if (ch == '\\' && i + 1 < text.size())
-        out += text[++i];
-      else if (ch == '"')
-        in_string = false;
-      continue;
-    }
-    if (ch == '"') in_string = true;
-    bool replaced = false;
-    for (std::string_view word :
-         {std::string_view("NaN"), std::string_view("-Infinity"), std::string_view("Infinity")}) {
-      if (text.substr(i, word.size()) == word) {
-        out += '"';
-        out += word;
-        out += '"';
-        i += word.size() - 1;
-        replaced = found = true;
-        break;
-      }
-    }
-    if (!replaced) out += ch;
-  }
-  if (!found) return std::nullopt;
-  return out;
-}
-
-Expected<json> parse_json_text(std::string_view text, std::size_t max_bytes) {
-  if (auto e = check_json_text(text, max_bytes)) return *e;
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (!j.is_discarded()) return j;
-  if (auto quoted = quote_nonfinite_literals(text)) {
-    json k = json::parse(*quoted, nullptr, false);
-    if (!k.is_discarded()) return k;
-  }
-  ErrorOnly handler;  // parse again, only to get nlohmann's message with the position, without a throw
-  json::sax_parse(text.begin(), text.end(), &handler);
-  return bad_request("malformed JSON: " + handler.message);
-}
-
-Expected<HfConfig> hf_config_from_json(const json& j) {
-  if (!j.is_object()) return bad_request(std::string("config must be a JSON object, got ") + type_word(j));
-  // multimodal configs (Llava, Gemma 3, Mistral 3, ...) keep the language model's fields in text_config
-  auto tc = j.find("text_config");
-  if (tc != j.end() && tc->is_object() && !j.contains("hidden_size") && !j.contains("n_embd") && !j.contains("dim") &&
-      !j.contains("head_dim")) {
+Expected<HfConfig> hf_config_from_json(const JsonValue& j) {
+  if (j.kind != Kind::Object) return bad_request(std::string("config must be a JSON object, got ") + type_word(j));
+  // multimodal configs (Llava, Gemma 3, Mistral 3, ...) keep the language model's fields in text_config; a key that
+  // is present counts even when its value is null
+  const JsonValue* tc = j.find("text_config");
+  if (tc && tc->kind == Kind::Object && !j.find("hidden_size") && !j.find("n_embd") && !j.find("dim") &&
+      !j.find("head_dim")) {
     auto inner = hf_config_from_json(*tc);
     if (!inner) return bad_request("text_config." + inner.error().message);
     return inner;
@@ -242,8 +151,8 @@ Expected<HfConfig> hf_config_from_json(const json& j) {
   c.rope_theta = r.number("rope_theta");
   c.rotary_emb_base = r.number("rotary_emb_base");
   if (r.error) return *r.error;
-  if (const json* rs = r.find("rope_scaling")) {
-    if (!rs->is_object())
+  if (const JsonValue* rs = r.find("rope_scaling")) {
+    if (rs->kind != Kind::Object)
       return bad_request(std::string("rope_scaling must be an object or null, got ") + type_word(*rs));
     Reader s{*rs, "rope_scaling.", std::nullopt};
     HfRopeScaling h;
@@ -268,7 +177,7 @@ Expected<HfConfig> hf_config_from_json(const json& j) {
 }
 
 Expected<HfConfig> parse_hf_config(std::string_view text) {
-  auto j = parse_json_text(text);
+  auto j = parse_json(text);
   if (!j) return j.error();
   return hf_config_from_json(*j);
 }

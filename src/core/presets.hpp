@@ -1,4 +1,4 @@
-// Named model presets: published Hugging Face config.json fields, read by json_config (target rv_json_config).
+// Named model presets: published Hugging Face config.json fields, read by the config.json reader (json_config).
 #pragma once
 
 #include <optional>

@@ -9,6 +9,7 @@
 
 #include "core/hf_config.hpp"
 #include "core/json_config.hpp"
+#include "core/json_value.hpp"
 #include "core/presets.hpp"
 #include "core/rope_analysis.hpp"
 
@@ -95,6 +96,52 @@ TEST_CASE("every preset with a fixture derives exactly what its fixture derives,
   CHECK(presets().size() >= 27);
   CHECK(find_preset("lesson") != nullptr);
   CHECK_FALSE(preset_model("llama-9").ok());
+}
+
+TEST_CASE("every preset derives its golden model in preset_models.jsonl (read with parse_json) bit for bit") {
+  std::ifstream f(std::string(RV_FIXTURES_DIR) + "/preset_models.jsonl");
+  const auto member = [](const JsonValue& v, const char* key) -> const JsonValue& {
+    const JsonValue* m = v.find(key);
+    REQUIRE_MESSAGE(m != nullptr, key);
+    return *m;
+  };
+  const auto optional_integer = [](const JsonValue& v) {
+    return v.kind == JsonValue::Kind::Null ? std::nullopt : std::optional<long long>(v.number);
+  };
+  int lines = 0;
+  for (std::string line; std::getline(f, line); ++lines) {
+    auto golden = parse_json(line);
+    REQUIRE_MESSAGE(golden.ok(), (golden ? std::string() : golden.error().message));
+    const JsonValue& request = member(*golden, "request");
+    const JsonValue* seq_len = request.find("seq_len");
+    const std::string name = member(request, "preset").string;
+    CAPTURE(name);
+    auto m = preset_model(name, seq_len ? std::optional<double>(seq_len->number) : std::nullopt);
+    REQUIRE(m.ok());
+    const JsonValue& rope = member(member(*golden, "response"), "rope");
+    const JsonValue& absolute = member(member(*golden, "response"), "absolute");
+    REQUIRE(m->rope.has_value() == (rope.kind == JsonValue::Kind::Object));
+    REQUIRE(m->absolute.has_value() == (absolute.kind == JsonValue::Kind::Object));
+    if (m->absolute) {
+      CHECK(m->absolute->max_position == member(absolute, "max_position").number);
+      CHECK(m->absolute->d == member(absolute, "d").number);
+      CHECK(m->absolute->parameters == member(absolute, "parameters").number);
+      continue;
+    }
+    const RopeModel& r = *m->rope;
+    CHECK(r.head_dim == member(rope, "head_dim").number);
+    CHECK(r.rotary_dims == member(rope, "rotary_dims").number);
+    CHECK(r.base == member(rope, "base").number);
+    CHECK((r.pairing == Pairing::Interleaved ? "interleaved" : "half_split") == member(rope, "pairing").string);
+    CHECK(r.rope_type == member(rope, "rope_type").string);
+    CHECK(r.attention_factor == member(rope, "attention_factor").number);
+    CHECK(r.max_position_embeddings == optional_integer(member(rope, "max_position_embeddings")));
+    CHECK(r.original_max_position_embeddings == optional_integer(member(rope, "original_max_position_embeddings")));
+    const std::vector<JsonValue>& inv_freq = member(rope, "inv_freq").array;
+    REQUIRE(static_cast<std::size_t>(r.inv_freq.size()) == inv_freq.size());
+    for (std::size_t i = 0; i < inv_freq.size(); ++i) CHECK(r.inv_freq[static_cast<Eigen::Index>(i)] == inv_freq[i].number);
+  }
+  CHECK(lines == 32);
 }
 
 TEST_CASE("llama-3.1-8b: the contract's example") {
@@ -223,14 +270,49 @@ TEST_CASE("bad configs: BadRequest naming the field") {
   }
 }
 
-TEST_CASE("JSON text limits") {
-  CHECK(check_json_text(std::string(100, '[')).has_value());
-  CHECK_FALSE(check_json_text("[[[\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"]]]")
-                  .has_value());
-  CHECK(check_json_text(std::string(100, ' '), 50).has_value());
-  CHECK(quote_nonfinite_literals(R"({"a":NaN,"b":"NaN","c":-Infinity})") ==
-        std::optional<std::string>(R"({"a":"NaN","b":"NaN","c":"-Infinity"})"));
-  CHECK_FALSE(quote_nonfinite_literals(R"({"a":1})"));
+TEST_CASE("the config reader's messages name the field and say what it got") {
+  const auto config_error = [](const std::string& fields) {
+    auto c = parse_hf_config("{" + fields + "}");
+    return c ? std::string("(no error)") : c.error().message;
+  };
+  CHECK(config_error(R"("hidden_size":"4096")") == "hidden_size must be a number, got a string");
+  CHECK(config_error(R"("hidden_size":4096.5)") == "hidden_size must be an integer, got 4096.5");
+  CHECK(config_error(R"("n_embd":[1])") == "n_embd must be a number, got an array");
+  CHECK(config_error(R"("hidden_size":9223372036854775808)") == "hidden_size is too large");
+  CHECK(config_error(R"("hidden_size":9007199254740993)") == "hidden_size is too large");  // not exact as a double
+  CHECK(config_error(R"("hidden_size":1e20)") == "hidden_size is too large, got 1e+20");
+  CHECK(config_error(R"("rope_theta":NaN)") == "rope_theta must be a finite number, got NaN");
+  CHECK(config_error(R"("rope_theta":"NaN")") == "rope_theta must be a finite number, got NaN");
+  CHECK(config_error(R"("rope_theta":-Infinity)") == "rope_theta must be a finite number, got -Infinity");
+  CHECK(config_error(R"("rope_theta":"Infinity")") == "rope_theta must be a finite number, got Infinity");
+  CHECK(config_error(R"("rope_theta":1e400)").find("malformed JSON at line 1, column 15") == 0);
+  CHECK(config_error(R"("model_type":true)") == "model_type must be a string, got a boolean");
+  CHECK(config_error(R"("rope_scaling":[])") == "rope_scaling must be an object or null, got an array");
+  CHECK(config_error(R"("rope_scaling":{"truncate":1})") == "rope_scaling.truncate must be true or false, got a number");
+  CHECK(config_error(R"("rope_scaling":{"short_factor":{}})") ==
+        "rope_scaling.short_factor must be an array of numbers, got an object");
+  CHECK(config_error(R"("rope_scaling":{"long_factor":[1,NaN]})") ==
+        "rope_scaling.long_factor must contain only finite numbers");
+  CHECK(config_error(R"("rope_scaling":{"long_factor":[1,"2"]})") ==
+        "rope_scaling.long_factor must contain only finite numbers");
+  std::string many = "0";
+  for (int i = 0; i < 65536; ++i) many += ",1";
+  CHECK(config_error(R"("rope_scaling":{"short_factor":[)" + many + "]}") ==
+        "rope_scaling.short_factor has more than 65536 entries");
+  CHECK(config_error(R"("text_config":{"head_dim":1.5})") == "text_config.head_dim must be an integer, got 1.5");
+  CHECK(parse_hf_config("null").error().message == "config must be a JSON object, got null");
+  CHECK(parse_hf_config("[]").error().message == "config must be a JSON object, got an array");
+
+  // the last of duplicate keys counts, null is absent, legacy spellings come after the current ones
+  auto c = parse_hf_config(R"({"hidden_size":"x","hidden_size":64,"n_embd":32,"head_dim":null,"rope_theta":5})");
+  REQUIRE(c.ok());
+  CHECK(c->hidden_size == 64);
+  CHECK_FALSE(c->head_dim);
+  CHECK(c->rope_theta == 5.0);
+  CHECK(parse_hf_config(R"({"hidden_size":4096.0})")->hidden_size == 4096);
+  // a top-level key that is present, even as null, keeps the reader out of text_config
+  CHECK_FALSE(parse_hf_config(R"({"hidden_size":null,"text_config":{"hidden_size":64}})")->hidden_size);
+  CHECK(parse_hf_config(R"({"text_config":{"hidden_size":64}})")->hidden_size == 64);
 }
 
 TEST_CASE("analyze: critical dimension and first negative cosine sum") {

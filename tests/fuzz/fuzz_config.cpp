@@ -1,17 +1,97 @@
-// libFuzzer target: a Hugging Face config.json through parse_json_text -> hf_config_from_json -> derive_model.
-// Success: positive finite inv_freq of rotary_dims/2 entries (or a learned table); failure: a BadRequest naming a field
+// libFuzzer target: text through parse_json (a parsed DOM, written out again, parses to the same DOM) and through
+// parse_hf_config -> derive_model (positive finite inv_freq of rotary_dims/2 entries, or a BadRequest naming a field).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/hf_config.hpp"
 #include "core/json_config.hpp"
+#include "core/json_value.hpp"
 #include "fuzz_check.hpp"
 
 namespace {
+using rv::JsonValue;
+using Kind = JsonValue::Kind;
+
+void write_string(const std::string& s, std::string& out) {
+  out += '"';
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+// Integers as their exact decimal digits, other finite numbers with 17 significant digits and a '.' or exponent,
+// so the integer flag and the double both survive.
+void write_number(const JsonValue& v, std::string& out) {
+  if (!std::isfinite(v.number)) {
+    out += std::isnan(v.number) ? "NaN" : (v.number > 0 ? "Infinity" : "-Infinity");
+    return;
+  }
+  char buf[400];
+  std::snprintf(buf, sizeof buf, v.integer ? "%.0f" : "%.17g", v.number);
+  out += buf;
+  if (!v.integer && std::string_view(buf).find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
+void write_json(const JsonValue& v, std::string& out) {
+  if (v.kind == Kind::Null) out += "null";
+  if (v.kind == Kind::Boolean) out += v.boolean ? "true" : "false";
+  if (v.kind == Kind::Number) write_number(v, out);
+  if (v.kind == Kind::String) write_string(v.string, out);
+  if (v.kind == Kind::Array) {
+    out += '[';
+    for (std::size_t i = 0; i < v.array.size(); ++i) {
+      if (i) out += ',';
+      write_json(v.array[i], out);
+    }
+    out += ']';
+  }
+  if (v.kind == Kind::Object) {
+    out += '{';
+    for (std::size_t i = 0; i < v.object.size(); ++i) {
+      if (i) out += ',';
+      write_string(v.object[i].first, out);
+      out += ':';
+      write_json(v.object[i].second, out);
+    }
+    out += '}';
+  }
+}
+
+bool same_number(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+}
+
+bool same_json(const JsonValue& a, const JsonValue& b) {
+  if (a.kind != b.kind || a.boolean != b.boolean || a.integer != b.integer || !same_number(a.number, b.number) ||
+      a.string != b.string || a.array.size() != b.array.size() || a.object.size() != b.object.size())
+    return false;
+  for (std::size_t i = 0; i < a.array.size(); ++i)
+    if (!same_json(a.array[i], b.array[i])) return false;
+  for (std::size_t i = 0; i < a.object.size(); ++i)
+    if (a.object[i].first != b.object[i].first || !same_json(a.object[i].second, b.object[i].second)) return false;
+  return true;
+}
+
+// Every parse error says where it is (or that the text is too long).
+bool locates(const std::string& message) {
+  return message.rfind("malformed JSON at line ", 0) == 0 || message.rfind("JSON text of ", 0) == 0 ||
+         (message.rfind("JSON nests deeper than", 0) == 0 && message.find(" at line ") != std::string::npos);
+}
 
 bool names_a_field(const std::string& message) {
   if (message.rfind("config must be a JSON object", 0) == 0) return true;  // the whole config is the field
@@ -69,12 +149,17 @@ void check_derived(const rv::HfConfig& c, std::optional<double> seq_len) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto j = rv::parse_json_text(text);
-  if (!j) {  // not JSON (or over the size/depth limits): a BadRequest with the parser's message
-    RV_FUZZ_CHECK(j.error().type == "BadRequest" && !j.error().message.empty());
+  const rv::Expected<JsonValue> j = rv::parse_json(text);
+  const rv::Expected<rv::HfConfig> c = rv::parse_hf_config(text);
+  if (!j) {  // not JSON (or over the size/depth limits): a BadRequest saying where, the same from both readers
+    RV_FUZZ_CHECK(j.error().type == "BadRequest" && locates(j.error().message));
+    RV_FUZZ_CHECK(!c && c.error().message == j.error().message);
     return 0;
   }
-  const rv::Expected<rv::HfConfig> c = rv::hf_config_from_json(*j);
+  std::string written;
+  write_json(*j, written);
+  const rv::Expected<JsonValue> again = rv::parse_json(written, written.size());  // 0.1 is written longer
+  RV_FUZZ_CHECK(again && same_json(*j, *again));
   if (!c) {
     check_failure(c.error());
     return 0;
