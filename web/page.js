@@ -70,9 +70,10 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   }
 
   // [SECTION] config.json files: dropped on the page, pasted, or picked with "load config.json". The bytes go
-  // through the wasm heap (ccall would copy a string onto the small stack); at most one byte past the reader's
-  // 8 MiB limit (core/json_value.hpp) is read, and the file's real size goes along, so a 50 MB file costs nothing.
-  var configReadMax = 8 * 1024 * 1024 + 1;
+  // through the wasm heap (ccall would copy a string onto the small stack); at most one byte past the app's
+  // 1 MiB limit for a config.json (kMaxConfigFileBytes, core/json_config.hpp) is read, and the file's real size
+  // goes along, so a 50 MB file costs nothing.
+  var configReadMax = 1024 * 1024 + 1;
   function loadConfigBytes(bytes, name, totalBytes) {
     if (!app) return;
     var ptr = call('rv_web_upload_buffer', 'number', ['number', 'number'], [app, bytes.length]);

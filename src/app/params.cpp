@@ -325,9 +325,9 @@ ModelSource model_source(const Params& p) {
 
 bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
                  std::vector<std::string>& notes) {
-  if (total_bytes > kMaxJsonBytes) {
+  if (total_bytes > kMaxConfigFileBytes) {
     notes.push_back(label + ": " + format_count((long long)total_bytes) + " bytes is over the " +
-                    format_count((long long)kMaxJsonBytes) + "-byte limit for a config.json; kept the current model");
+                    format_count((long long)kMaxConfigFileBytes) + "-byte limit for a config.json; kept the current model");
     return false;
   }
   const Expected<HfConfig> c = parse_hf_config(text);

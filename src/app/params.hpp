@@ -82,7 +82,7 @@ struct ModelSource {
 // Requires a non-empty Params::model; the config is an error when the name is neither a preset nor a loaded file.
 ModelSource model_source(const Params& p);
 
-// Reads a config.json (its first bytes; total_bytes is the file's size) and, when core derives a model from it,
+// Reads a config.json (at most kMaxConfigFileBytes; total_bytes is the file's size) and, when core derives a model from it,
 // chooses it as model=config with a note saying what was loaded. Else a note naming the field and nothing changes.
 bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
                  std::vector<std::string>& notes);

@@ -14,6 +14,10 @@ namespace rv {
 // A multimodal config without hidden_size/n_embd/dim/head_dim at the top level is read from its "text_config" object.
 Expected<HfConfig> hf_config_from_json(const JsonValue& j);
 
+// A config.json file opened in the app (dropped, pasted, --config): the largest published ones are tens of KB, and
+// this bounds the parsed tree in the browser's memory (an 8 MiB array of zeros would take ~235 MB).
+constexpr std::size_t kMaxConfigFileBytes = 1u << 20;
+
 // parse_json (size and depth limits, NaN/Infinity tokens) then hf_config_from_json.
 Expected<HfConfig> parse_hf_config(std::string_view text);
 

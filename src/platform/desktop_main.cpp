@@ -90,10 +90,10 @@ void open_config(rv::App& app, const std::string& path) {
     app.ui.notes.push_back(label + ": cannot open " + path + "; kept the current model");
     return;
   }
-  std::string text(rv::kMaxJsonBytes + 1, '\0');
+  std::string text(rv::kMaxConfigFileBytes + 1, '\0');
   text.resize(std::fread(text.data(), 1, text.size(), in));
   std::size_t total = text.size();
-  if (total > rv::kMaxJsonBytes && std::fseek(in, 0, SEEK_END) == 0) total = std::size_t(std::max(0L, std::ftell(in)));
+  if (total > rv::kMaxConfigFileBytes && std::fseek(in, 0, SEEK_END) == 0) total = std::size_t(std::max(0L, std::ftell(in)));
   std::fclose(in);
   rv::load_config(app.params, text, label, total, app.ui.notes);
 }

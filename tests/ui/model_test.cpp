@@ -10,6 +10,7 @@
 #include "app/params.hpp"
 #include "app/report.hpp"
 #include "core/context_budget.hpp"
+#include "core/json_value.hpp"
 #include "core/presets.hpp"
 #include "core/rope_analysis.hpp"
 #include "headless.hpp"
@@ -229,12 +230,9 @@ TEST_CASE("bad config.json files (tests/fixtures/bad_configs.jsonl): a note nami
   ui.frame();
   const rv::Params before = ui.app.params;
   while (std::getline(in, line)) {
-    // {"text": "...", "field": "..."}: the fixture's strings hold no escaped quotes but \" inside text
-    const std::size_t t = line.find("\"text\": \"") + 9, f = line.rfind("\"field\": \"") + 10;
-    std::string text;
-    for (std::size_t i = t; i < line.size() && !(line[i] == '"' && line[i - 1] != '\\'); ++i)
-      if (!(line[i] == '\\' && line[i + 1] == '"')) text += line[i];
-    const std::string field = line.substr(f, line.find('"', f) - f);
+    const rv::Expected<rv::JsonValue> row = rv::parse_json(line);  // {"text": "...", "field": "..."}
+    REQUIRE(row.ok());
+    const std::string text = row->find("text")->string, field = row->find("field")->string;
     CAPTURE(text);
     std::vector<std::string> notes;
     CHECK_FALSE(rv::load_config(ui.app.params, text, "bad.json", text.size(), notes));
@@ -250,7 +248,7 @@ TEST_CASE("bad config.json files (tests/fixtures/bad_configs.jsonl): a note nami
   std::vector<std::string> notes;  // a 50 MB file: refused by its size before any parsing
   CHECK_FALSE(rv::load_config(ui.app.params, "{", "huge.json", 50u << 20, notes));
   CHECK(notes.at(0) ==
-        "huge.json: 52,428,800 bytes is over the 8,388,608-byte limit for a config.json; kept the "
+        "huge.json: 52,428,800 bytes is over the 1,048,576-byte limit for a config.json; kept the "
         "current model");
   ui.frame();
   CHECK(ui.app.params == before);

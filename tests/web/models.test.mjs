@@ -104,7 +104,7 @@ test('dropped config.json files: a good one becomes the model; 32 bad ones and a
   const memory = s.memory_bytes;
   s = await drop(page, 'huge.json', '', 50 << 20);
   assert.equal(s.notes[s.notes.length - 1],
-    'huge.json: 52,428,800 bytes is over the 8,388,608-byte limit for a config.json; kept the current model');
+    'huge.json: 52,428,800 bytes is over the 1,048,576-byte limit for a config.json; kept the current model');
   assert.equal(s.hash, kept.hash);
   assert.ok(s.memory_bytes - memory < 32 << 20, `the wasm heap grew by ${s.memory_bytes - memory} bytes`);
   page.assertClean();
