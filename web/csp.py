@@ -6,9 +6,8 @@ single file inlines the whole app) and of each inline event handler ('unsafe-has
 oncontextmenu), wasm compilation ('wasm-unsafe-eval': Chromium asks for it for every
 WebAssembly.instantiate, from a fetched file or from the single file's inlined bytes), styles only
 by the hash of the shell's <style> block, images only the data: favicon, fetches only 'self' (the
-served ropeviz.wasm) and, in the single file only, data: (Emscripten 3.1.6's getBinaryPromise
-fetches the inlined data: wasm first; blocked, it would fall back to decoding it but report a
-violation). Exports are blob: downloads through <a download>, which no fetch directive
+served ropeviz.wasm; the single file hands its inlined wasm over as Module.wasmBinary and fetches
+nothing). Exports are blob: downloads through <a download>, which no fetch directive
 governs; the clipboard needs none either.
 
   python3 web/csp.py FILE.html   writes FILE's policy into its <meta http-equiv> ({{{ CSP }}}).
@@ -41,7 +40,7 @@ def policy(page):
         "script-src " + " ".join(dict.fromkeys(script_src)),
         "style-src " + (" ".join(dict.fromkeys(styles)) or "'none'"),
         "img-src data:",
-        "connect-src 'self'" + (" data:" if scripts else ""),
+        "connect-src 'self'",
         "base-uri 'none'",
         "form-action 'none'",
     ])

@@ -12,8 +12,8 @@ namespace rv {
 
 // Upper limits that keep memory and frame time bounded; lower limits keep the math defined.
 struct Limits {
-  static constexpr long long position_max = 1000000000;  // 1e9
-  static constexpr int max_position_max = 1 << 30;  // a larger table than any model's: its rows are drawn on demand
+  static constexpr long long position_max = 1000000000;    // 1e9
+  static constexpr int max_position_max = 1000000000;      // = position_max; rows past 2^24 entries are drawn on demand
   static constexpr long long table_entries_max = 1 << 24;  // max_position * d of a table built whole (~128 MB)
   static constexpr int d_head_max = 1024;
   static constexpr int heads_max = 256;
@@ -82,8 +82,8 @@ struct ModelSource {
 // Requires a non-empty Params::model; the config is an error when the name is neither a preset nor a loaded file.
 ModelSource model_source(const Params& p);
 
-// Reads a config.json (at most kMaxConfigFileBytes; total_bytes is the file's size) and, when core derives a model from it,
-// chooses it as model=config with a note saying what was loaded. Else a note naming the field and nothing changes.
+// Reads a config.json (at most kMaxConfigFileBytes; total_bytes is the file's size) and, when core derives a model from
+// it, chooses it as model=config with a note saying what was loaded. Else a note naming the field and nothing changes.
 bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
                  std::vector<std::string>& notes);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/params.hpp"
+#include "core/presets.hpp"
 #include "app/registry.hpp"
 #include "fuzz_check.hpp"
 
@@ -51,8 +52,9 @@ void check_limits(const rv::Params& p) {
       }
     }
   }
-  RV_FUZZ_CHECK((long long)p.max_position * p.d_model() <= rv::Limits::table_entries_max);
-  RV_FUZZ_CHECK(p.max_position >= 1);
+  RV_FUZZ_CHECK(p.max_position >= 1 && p.max_position <= rv::Limits::max_position_max);
+  // a chosen model is a preset (a link cannot load a file: model=config needs one loaded on the page)
+  RV_FUZZ_CHECK(p.model.empty() || rv::find_preset(p.model) != nullptr);
   RV_FUZZ_CHECK(p.low_freq < p.high_freq);
   RV_FUZZ_CHECK(p.beta_slow < p.beta_fast);
 }

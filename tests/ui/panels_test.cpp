@@ -74,6 +74,7 @@ TEST_CASE("extreme settings: every panel, every display, no assertion, finite va
           "max_position=1&position=1000000000&offsets=65536&pairing=half_split",
           "d_head=2&offsets=65536&position=1000000000&key_position=1000000000",
           "heads=64&d_head=1024&max_position=1048576&batch=64&seq_len=8192&vocab=1000000",
+          "heads=256&d_head=1024&max_position=1000000000&position=999999999",  // 2.6e14 entries, rows on demand
           "base=1000000&d_head=128&pairing=half_split&position=65536&max_position=4096",
       },
       [](Headless& ui) {

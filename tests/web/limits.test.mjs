@@ -99,12 +99,19 @@ test('the largest legal table fits under the wasm memory cap, and memory_bytes r
   const page = await open();
   const small = await state(page);
   assert.ok(small.memory_bytes > 0 && small.memory_bytes <= 512 * 1024 * 1024, `${small.memory_bytes}`);
-  const big = await page.evaluate(() => window.ropeviz.set({ d_head: 1024, heads: 16, max_position: 1 << 20 }));
-  assert.ok(big.max_position * big.d_model <= 1 << 24, 'within the table limit');
+  // [1e9, 1024 x 256]: 2.6e14 entries, never built; rows are drawn on demand, the heatmap from a sample
+  const big = await page.evaluate(() => window.ropeviz.set({ d_head: 1024, heads: 256, max_position: 1e9,
+    position: 1e9 - 1 }));
+  assert.equal(big.max_position, 1e9);
+  assert.equal(big.d_model, 262144);
+  assert.equal(big.absolute.ok, true, 'the last row is served');
   await frames(page, 5);
-  const s = await state(page);
+  let s = await page.evaluate(() => window.ropeviz.set({ position: 1e9, max_position: 1e9 - 1 }));
+  assert.equal(s.absolute.error, 'IndexError: index 1000000000 is out of bounds for dimension 0 with size 999999999');
+  await frames(page, 5);
+  s = await state(page);
   assert.ok(s.memory_bytes <= 512 * 1024 * 1024, `memory ${s.memory_bytes}`);
-  await page.evaluate(() => window.ropeviz.set({ d_head: 8, heads: 4, max_position: 10 }));
+  await page.evaluate(() => window.ropeviz.set({ d_head: 8, heads: 4, max_position: 10, position: 5 }));
   await frames(page, 5);
   page.assertClean();
   await page.closeAll();

@@ -27,7 +27,6 @@ const assertSameFloats = (actual, expected, what) => {
 
 // Drops a file on the page as a user would (a DragEvent carrying a File), then waits for the note it raises.
 const drop = async (page, name, text, bytes = 0) => {
-  const before = (await state(page)).notes.length;
   const count = await page.evaluate(({ name, text, bytes }) => {
     const dt = new DataTransfer();
     dt.items.add(new File([bytes ? new Uint8Array(bytes) : text], name, { type: 'application/json' }));
@@ -35,8 +34,9 @@ const drop = async (page, name, text, bytes = 0) => {
     return dt.files.length;
   }, { name, text, bytes });
   assert.equal(count, 1);
-  await page.waitForFunction((n) => window.ropeviz.state().notes.length !== n ||
-    window.ropeviz.state().notes.some((t) => t.startsWith('loaded ')), before);
+  // the file is read asynchronously: wait for the note that names it (names are unique within a test)
+  await page.waitForFunction((name) => window.ropeviz.state().notes.some((t) =>
+    t === `loaded ${name}` || t.startsWith(`${name}: `)), name);
   return state(page);
 };
 
