@@ -26,11 +26,19 @@ Eigen::VectorXd seeded_normal(std::uint64_t seed, int n) {
 
 // [SECTION] per-panel builders
 
+// Scores carry the model's attention factor twice: Hugging Face multiplies cos and sin by it, so RoPE(q) and RoPE(k)
+// each grow by it (1 without a model, or for most rope types).
+double score_scale(const Model& m) {
+  return m.attention_factor_model * m.attention_factor_model;
+}
+
 // The true bounds on |score(r)| for this q, k, pairing at every offset the curves have (O(d/2) each,
 // the cost of one more curve). They do not depend on the anchor, so moving n leaves them alone; every
 // input they read is also a curve input, so a rebuild here always comes with a new curve_version.
 void build_decay(const Params& p, Model& m) {
   rope_score_bound_curve(m.q, m.k, m.inv_freq, p.pairing, -p.offsets, p.offsets, m.bound, m.roformer_bound);
+  for (std::vector<double>* bound : {&m.bound, &m.roformer_bound})
+    for (double& b : *bound) b *= score_scale(m);
 }
 
 // score(anchor + r, anchor) at two anchors, and their spread.
@@ -43,6 +51,9 @@ void build_curves(const Params& p, Model& m) {
   rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_a, -r, r, m.curve_a);
   rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_b, -r, r, m.curve_b);
   m.relative_spread = rope_relative_spread(m.q, m.k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
+  for (std::vector<double>* curve : {&m.curve_a, &m.curve_b})
+    for (double& v : *curve) v *= score_scale(m);
+  m.relative_spread *= score_scale(m);
   m.curve_version = ++m.versions;
 }
 
@@ -202,12 +213,10 @@ void build_scaling(const Params& p, Model& m) {
   m.scaling_version = ++m.versions;
 }
 
-void build_precision(const Params& p, Model& m) {
+void build_precision(const Params& p, double position, PrecisionReport (&out)[2][3]) {
   for (int r = 0; r < 2; ++r)
     for (int f = 0; f < 3; ++f)
-      m.precision[r][f] =
-          rope_precision(p.d_head, p.base, double(p.position), precision_formats[f], precision_recipes[r]);
-  m.precision_version = ++m.versions;
+      out[r][f] = rope_precision(p.d_head, p.base, position, precision_formats[f], precision_recipes[r]);
 }
 
 // PE at the window's positions rounded to integers (every position when there are few), width
@@ -329,7 +338,7 @@ void build_rotation(const Params& p, Model& m) {
   m.angles = rope_angles(double(p.position), m.inv_freq);  // [d_head/2]
   m.q_rot = apply_rope(m.q, double(p.position), m.inv_freq, p.pairing);
   m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
-  m.score = m.q_rot.dot(m.k_rot);
+  m.score = score_scale(m) * m.q_rot.dot(m.k_rot);
   m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
 }
 
@@ -397,8 +406,11 @@ void update_model(const Params& p, Model& m) {
   if (c.scaling.stale(p.d_head, p.base, p.scaling, p.factor, p.original_max, p.low_freq, p.high_freq, p.beta_fast,
                       p.beta_slow, scaling_m))
     build_scaling(p, m);
+  if (c.precision_context.stale(p.d_head, p.base, p.max_position))
+    build_precision(p, double(p.max_position), m.precision_context);
   if (c.precision.stale(p.d_head, p.base, p.position)) {
-    build_precision(p, m);
+    build_precision(p, double(p.position), m.precision);
+    m.precision_version = ++m.versions;
     m.sinus_at_m = sinusoidal(p.d_head, {double(p.position)}, p.base).row(0);  // [d_head]
   }
   if (c.shapes.stale(p.batch, p.seq_len, p.heads, p.d_head, p.vocab, p.max_position, p.base, p.seed)) {
@@ -449,7 +461,7 @@ std::vector<std::pair<const char*, int>> cache_builds(const Model& m) {
           {"field", c.field.builds},     {"sinusoidal", c.sinusoidal.builds},
           {"scaling", c.scaling.builds}, {"precision", c.precision.builds},
           {"shapes", c.shapes.builds},   {"probes", c.probes.builds},
-          {"budget", c.budget.builds}};
+          {"budget", c.budget.builds},   {"precision_context", c.precision_context.builds}};
 }
 
 }  // namespace rv

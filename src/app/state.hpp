@@ -127,6 +127,7 @@ struct ModelCaches {
   // d_head, base, scaling, factor, original_max, low_freq, high_freq, beta_fast, beta_slow, m (dynamic only)
   Cached<int, double, ScalingType, double, double, double, double, double, double, long long> scaling;
   Cached<int, double, long long> precision;                            // d_head, base, m
+  Cached<int, double, int> precision_context;                          // d_head, base, max_position
   Cached<int, int, int, int, int, int, double, std::uint64_t> shapes;  // B, T, h, d_head, V, max_position, base, seed
   Cached<int, int, std::uint64_t, std::uint64_t, long long> probes;    // max_position, d, seed, freq, m
   Cached<std::uint64_t, int, int> budget;                              // freq, max_position, d
@@ -227,6 +228,7 @@ struct Model {
   // [SECTION] Precision at m: rope_precision for [Naive, Ours] x [float32, float16, bfloat16]
   PrecisionReport precision[2][3];
   std::uint64_t precision_version = 0;
+  PrecisionReport precision_context[2][3];  // the same at position max_position (a model's context length)
 
   // [SECTION] Sinusoidal PE (Vaswani 3.5) at width d_head: rows = positions, cols = dims
   // Rows are the integer positions sinus_positions, at most sinus_step apart; dims 2i, 2i+1 of a

@@ -1,6 +1,7 @@
 // Real models in the app: model= chooses a preset, the panels use its frequencies, its fields stay its own.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -253,4 +254,37 @@ TEST_CASE("bad config.json files (tests/fixtures/bad_configs.jsonl): a note nami
   ui.frame();
   CHECK(ui.app.params == before);
   CHECK(ui.app.model.real->name == "llama-3.1-8b");
+}
+
+TEST_CASE("the attention factor (phi-3.5-mini, longrope) scales every score by its square, as on cos and sin") {
+  Headless ui;
+  CHECK(ui.set_state("model=phi-3.5-mini&position=9000&key_position=100").empty());
+  ui.frame();
+  const rv::Model& m = ui.app.model;
+  const rv::RopeModel rope = preset_rope("phi-3.5-mini", 9001.0);
+  REQUIRE(rope.attention_factor > 1.1);  // sqrt(1 + ln(32) / ln(4096)) = 1.19
+  CHECK(m.attention_factor_model == rope.attention_factor);
+  const double af2 = rope.attention_factor * rope.attention_factor;
+  // HF: q' = q cos(m θ) af + rotate_half(q) sin(m θ) af, the same for k
+  const Eigen::VectorXd q = rv::apply_rope(m.q, 9000.0, rope.inv_freq, rv::Pairing::HalfSplit) * rope.attention_factor;
+  const Eigen::VectorXd k = rv::apply_rope(m.k, 100.0, rope.inv_freq, rv::Pairing::HalfSplit) * rope.attention_factor;
+  CHECK(m.score == doctest::Approx(q.dot(k)).epsilon(1e-12));
+  std::vector<double> plain;
+  rv::rope_score_curve(m.q, m.k, m.inv_freq, rv::Pairing::HalfSplit, 100.0, -64, 64, plain);
+  REQUIRE(plain.size() == m.curve_a.size());
+  for (std::size_t j = 0; j < plain.size(); ++j) CHECK(m.curve_a[j] == af2 * plain[j]);
+  for (std::size_t j = 0; j < plain.size(); ++j) CHECK(std::abs(m.curve_a[j]) <= m.bound[j] * (1 + 1e-12));
+}
+
+TEST_CASE("precision at the model's context: llama-3.1-8b's 131,072 overflows float16, bfloat16 keeps it") {
+  Headless ui;
+  CHECK(ui.set_state("model=llama-3.1-8b&position=5").empty());
+  ui.frame();
+  const rv::PrecisionReport(&c)[2][3] = ui.app.model.precision_context;
+  CHECK(c[0][0].position == 131072.0);
+  CHECK(std::isinf(c[0][1].position_in_format));  // float16
+  CHECK(c[0][2].position_in_format == 131072.0);  // a power of two: exact in bfloat16
+  CHECK(c[0][0].max_angle_err ==
+        rv::rope_precision(128, 500000.0, 131072.0, rv::FloatFormat::F32, rv::AngleRecipe::Naive).max_angle_err);
+  CHECK(ui.app.model.precision[0][0].position == 5.0);  // the panel's main figures stay at m
 }

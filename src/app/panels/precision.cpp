@@ -117,6 +117,25 @@ void draw_plot(const App& app, float height) {
   plot::end_plot([&](double x) { readout(app, int(x)); });
 }
 
+// With a real model, the same figures at its context length (max_position), whatever m is.
+void context_line(const App& app) {
+  const Model& m = app.model;
+  if (!m.real) return;
+  const PrecisionReport(&c)[2][3] = m.precision_context;
+  char naive[48], ours[48], context[28];
+  error_text(naive, sizeof naive, c[0][0]);
+  error_text(ours, sizeof ours, c[1][0]);
+  const double f16 = c[0][1].position_in_format;
+  ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::learned));
+  ImGui::TextWrapped(
+      "At %s's context %s: float32 angles lose up to %s (naive), %s (ours); the position is %s "
+      "in bfloat16 and %s in float16.",
+      m.real->name.c_str(), format_count(app.params.max_position, context, sizeof context), naive, ours,
+      format_sig(c[0][2].position_in_format, 10).c_str(),
+      std::isfinite(f16) ? format_sig(f16, 10).c_str() : "∞ (overflow)");
+  ImGui::PopStyleColor();
+}
+
 }  // namespace
 
 void show_precision(App& app) {
@@ -142,6 +161,7 @@ void show_precision(App& app) {
   const PrecisionReport& h = m.precision[0][1];
   if (!std::isfinite(h.position_in_format))
     ImGui::TextColored(theme::vec(theme::error), "float16 tops out at 65,504: position m overflows to ∞");
+  context_line(app);
   summary_table(app);
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   draw_plot(app, std::max(120.0f, ImGui::GetContentRegionAvail().y - 1.2f * lh));

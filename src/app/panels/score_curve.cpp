@@ -121,6 +121,11 @@ void show_score_curve(App& app) {
       "score(m, n) = ⟨RoPE(q, m), RoPE(k, n)⟩ = Σᵢ Re[q_i conj(k_i) e^{i(m−n)θᵢ}] depends only on m − n: "
       "the curves at anchors n and n + 1000 lie on top of each other. Drawn with min/max per pixel column; "
       "the bounds with each column's max, so they stay above every point of the curves.");
+  const double af = m.attention_factor_model;
+  if (af != 1.0) {
+    ImGui::TextDisabled("scores × %s: the model's attention factor %s, on cos and sin, enters q·k twice",
+                        format_sig(af * af, 6).c_str(), format_sig(af, 6).c_str());
+  }
 }
 
 std::string describe_score_curve(const App& app) {
