@@ -102,9 +102,7 @@ void build_freq(const Params& p, Model& m) {
     const Expected<HfConfig>& c = source.config;
     const Expected<ModelInfo> info = c ? derive_model(*c, double(p.position) + 1.0) : Expected<ModelInfo>(c.error());
     if (info) {
-      const long long heads = c->num_attention_heads.value_or(1);
-      const long long hidden = c->hidden_size.value_or(heads * (info->rope ? info->rope->head_dim : p.d_head));
-      m.real = RealModel{source.name, source.source, *c, *info, hidden};
+      m.real = RealModel{source.name, source.source, *c, *info, model_width(*c, *info)};
       if (info->rope && 2 * info->rope->inv_freq.size() <= p.d_head) {
         m.rotary_pairs = int(info->rope->inv_freq.size());
         m.inv_freq.setZero();
@@ -357,9 +355,7 @@ void update_heatmaps(const Params& p, Model& m) {
 // The chosen RoPE model's budget, or the one Params describe (every pair rotates, no rope_scaling).
 void build_budget(const Params& p, Model& m) {
   if (m.real && m.real->info.rope) {
-    const auto& scaling = m.real->config.rope_scaling;
-    const double factor = scaling && scaling->factor ? *scaling->factor : 1.0;
-    m.budget = context_budget(*m.real->info.rope, factor, m.real->hidden);
+    m.budget = context_budget(*m.real->info.rope, scaling_factor(m.real->config), m.real->hidden);
     return;
   }
   RopeModel rope;
@@ -438,14 +434,12 @@ const std::vector<CatalogRow>& model_catalog(Model& m) {
       continue;
     }
     row.info = *info;
-    const long long heads = c->num_attention_heads.value_or(1);
-    row.hidden = c->hidden_size.value_or(heads * (info->rope ? info->rope->head_dim : 0));
+    row.hidden = model_width(*c, *info);
     if (const auto& rope = info->rope) {
-      const auto& s = c->rope_scaling;
-      const double factor = s && s->factor ? *s->factor : 1.0;
-      row.budget = context_budget(*rope, factor, row.hidden);
+      row.budget = context_budget(*rope, scaling_factor(*c), row.hidden);
       if (rope->rope_type != "default")
-        row.scaling = rope->rope_type + (s && s->factor ? " ×" + format_number(factor) : std::string());
+        row.scaling = rope->rope_type +
+                      (c->rope_scaling->factor ? " ×" + format_number(*c->rope_scaling->factor) : std::string());
     }
     m.catalog.push_back(std::move(row));
   }

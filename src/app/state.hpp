@@ -135,12 +135,11 @@ struct ModelCaches {
 
 // The model Params::model names, as core derived it from the preset's config.json.
 struct RealModel {
-  std::string name;    // the preset's name
-  std::string source;  // the Hugging Face repository its values come from
+  std::string name;    // the preset's name, or the loaded config.json's file name
+  std::string source;  // the Hugging Face repository its values come from, or "loaded config.json"
   HfConfig config;
-  ModelInfo info;  // rope (scaled inv_freq, attention factor, ...) or absolute
-  // hidden_size when the config gives it, else heads x head_dim: the width a learned table would have
-  long long hidden = 0;
+  ModelInfo info;        // rope (scaled inv_freq, attention factor, ...) or absolute
+  long long hidden = 0;  // model_width: the width a learned table of it has or would have
 };
 
 // One preset in the compare-models table: what core derives from its config.json.

@@ -264,4 +264,14 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
   return out;
 }
 
+long long model_width(const HfConfig& c, const ModelInfo& info) {
+  if (info.absolute) return info.absolute->d;
+  const long long head_dim = info.rope ? info.rope->head_dim : 0;
+  return c.hidden_size.value_or(c.num_attention_heads.value_or(1) * head_dim);
+}
+
+double scaling_factor(const HfConfig& c) {
+  return c.rope_scaling && c.rope_scaling->factor ? *c.rope_scaling->factor : 1.0;
+}
+
 }  // namespace rv

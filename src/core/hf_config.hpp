@@ -65,6 +65,11 @@ constexpr long long kMaxPositions = 1LL << 40;
 // or position_embedding_type "absolute".
 bool is_learned_position_model(const HfConfig& c);
 
+// The width a learned position table of this model has (or would have): hidden_size, else heads x head_dim.
+long long model_width(const HfConfig& c, const ModelInfo& info);
+// rope_scaling.factor, or 1 when the config has none.
+double scaling_factor(const HfConfig& c);
+
 // Derive head_dim, rotary_dims, base, rope_type, pairing and the scaled inv_freq as transformers'
 // modeling_rope_utils does; seq_len (dynamic, longrope) is the current sequence length. BadRequest naming the field.
 Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_len = std::nullopt);

@@ -1,0 +1,78 @@
+// The context budget (core/context_budget.hpp) and the low-precision spacing it reports.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "core/context_budget.hpp"
+#include "core/presets.hpp"
+#include "core/rope_analysis.hpp"
+
+using namespace rv;
+
+TEST_CASE("format_spacing and first_overflowing_integer: bf16 spacing 64 between 8192 and 16384, fp16 inf at 65520") {
+  CHECK(format_spacing(FloatFormat::BF16, 8192.0) == 64.0);
+  CHECK(format_spacing(FloatFormat::BF16, 16383.0) == 64.0);
+  CHECK(format_spacing(FloatFormat::BF16, 16384.0) == 128.0);
+  CHECK(format_spacing(FloatFormat::F16, 2048.0) == 2.0);
+  CHECK(format_spacing(FloatFormat::F32, 1.0) == std::ldexp(1.0, -23));
+  for (double x : {300.0, 8200.0, 100000.0})  // neighbours are exactly one spacing apart
+    CHECK(round_to(FloatFormat::BF16, x + format_spacing(FloatFormat::BF16, x)) != round_to(FloatFormat::BF16, x));
+  CHECK(first_overflowing_integer(FloatFormat::F16) == 65520.0);
+  CHECK(std::isinf(round_to(FloatFormat::F16, 65520.0)));
+  CHECK(round_to(FloatFormat::F16, 65519.0) == 65504.0);
+}
+
+TEST_CASE("context_budget of Llama 2 at 4096: the issue's 92 of 128 dims and the contract's first negative 1707") {
+  RopeModel rope;
+  rope.head_dim = rope.rotary_dims = 128;
+  rope.base = 10000.0;
+  rope.inv_freq = rope_inv_freq(128, 10000.0);
+  rope.max_position_embeddings = 4096;
+  const ContextBudget b = context_budget(rope, 1.0, 4096);
+  CHECK(b.critical_dim == 92);
+  CHECK(b.first_negative_m == 1707);
+  CHECK(b.trained == 4096);
+  CHECK(b.kept == 64);
+  CHECK(b.divided + b.blended == 0);
+  // pairs without a turn: wavelength > 4096, counted directly
+  int longer = 0;
+  for (int i = 0; i < 64; ++i) longer += two_pi * std::pow(10000.0, 2.0 * i / 128) > 4096.0;
+  CHECK(b.pairs_without_turn == longer);
+  CHECK(b.pairs_without_turn == 64 - b.critical_dim / 2);
+  CHECK(b.learned_parameters == 4096LL * 4096);
+  CHECK(b.bf16_spacing == 32.0);  // at 4096
+  CHECK(b.fp16_overflow == 65520.0);
+}
+
+TEST_CASE("context_budget of Llama 3.1 8B: kept / blended / divided pairs by the llama3 wavelength bands") {
+  auto info = preset_model("llama-3.1-8b");
+  REQUIRE(info.ok());
+  const ContextBudget b = context_budget(*info->rope, 8.0, 4096);
+  // llama3 keeps wavelengths below original / high_freq_factor = 2048, divides those above original /
+  // low_freq_factor = 8192, blends between (transformers' _compute_llama3_parameters)
+  int kept = 0, divided = 0;
+  for (int i = 0; i < 64; ++i) {
+    const double wavelength = two_pi * std::pow(500000.0, 2.0 * i / 128);
+    kept += wavelength < 2048.0;
+    divided += wavelength > 8192.0;
+  }
+  CHECK(b.kept == kept);
+  CHECK(b.divided == divided);
+  CHECK(b.blended == 64 - kept - divided);
+  CHECK(b.context == 131072);
+  CHECK(b.trained == 8192);
+  CHECK(b.critical_dim == rope_critical_dim(128, 500000.0, 8192.0));
+  CHECK(b.first_negative_m == rope_first_negative_m(128, 500000.0, 2 * 131072));
+}
+
+TEST_CASE("model_width and scaling_factor: hidden_size when given, a learned table's own width, 1 without scaling") {
+  auto gemma = preset_config(*find_preset("gemma-2-9b"));
+  REQUIRE(gemma.ok());
+  auto gemma_info = derive_model(*gemma);
+  REQUIRE(gemma_info.ok());
+  CHECK(model_width(*gemma, *gemma_info) == 3584);  // not 16 heads x 256
+  CHECK(scaling_factor(*gemma) == 1.0);
+  auto gpt2 = preset_config(*find_preset("gpt2"));
+  CHECK(model_width(*gpt2, *derive_model(*gpt2)) == 768);
+  CHECK(scaling_factor(*preset_config(*find_preset("llama-3.2-1b"))) == 32.0);
+}
