@@ -181,6 +181,22 @@ std::string preset_names() {
   return names;
 }
 
+// The extension panel's knobs start from the model's rope_scaling (longrope's factor lists are the model's alone).
+void scaling_knobs(Params& next, const RopeModel& rope, const HfConfig& c) {
+  next.scaling = parse_link_scaling(rope.rope_type == "default" ? "none" : rope.rope_type).value_or(ScalingType::None);
+  if (const auto original = rope.original_max_position_embeddings)
+    next.original_max = double(std::clamp<long long>(*original, 1, (long long)Limits::original_max_max));
+  if (!c.rope_scaling) return;
+  const auto knob = [](const std::optional<double>& value, double& into) {
+    if (value) into = std::clamp(*value, 1e-9, Limits::factor_max);
+  };
+  knob(c.rope_scaling->factor, next.factor);
+  knob(c.rope_scaling->low_freq_factor, next.low_freq);
+  knob(c.rope_scaling->high_freq_factor, next.high_freq);
+  knob(c.rope_scaling->beta_fast, next.beta_fast);
+  knob(c.rope_scaling->beta_slow, next.beta_slow);
+}
+
 // Sets what a model's config decides; false (nothing changed, a note) when it does not fit the app's limits.
 bool apply_model(Params& p, const std::string& name, const HfConfig& c, Notes& notes) {
   const Expected<ModelInfo> info = derive_model(c);
@@ -197,18 +213,7 @@ bool apply_model(Params& p, const std::string& name, const HfConfig& c, Notes& n
     next.heads = int(std::min<long long>(c.num_attention_heads.value_or(1), Limits::heads_max + 1LL));
     if (rope->max_position_embeddings)
       next.max_position = int(std::min<long long>(*rope->max_position_embeddings, Limits::max_position_max));
-    // the extension panel starts from the model's rope_scaling (longrope's factor lists are the model's alone)
-    const auto& s = c.rope_scaling;
-    next.scaling =
-        parse_link_scaling(rope->rope_type == "default" ? "none" : rope->rope_type).value_or(ScalingType::None);
-    if (s && s->factor) next.factor = std::clamp(*s->factor, 1e-9, Limits::factor_max);
-    if (rope->original_max_position_embeddings)
-      next.original_max = double(
-          std::clamp<long long>(*rope->original_max_position_embeddings, 1, (long long)Limits::original_max_max));
-    if (s && s->low_freq_factor) next.low_freq = std::clamp(*s->low_freq_factor, 1e-9, Limits::factor_max);
-    if (s && s->high_freq_factor) next.high_freq = std::clamp(*s->high_freq_factor, 1e-9, Limits::factor_max);
-    if (s && s->beta_fast) next.beta_fast = std::clamp(*s->beta_fast, 1e-9, Limits::factor_max);
-    if (s && s->beta_slow) next.beta_slow = std::clamp(*s->beta_slow, 1e-9, Limits::factor_max);
+    scaling_knobs(next, *rope, c);
   } else if (const auto& table = info->absolute) {
     next.heads = int(std::clamp<long long>(c.num_attention_heads.value_or(1), 1, Limits::heads_max + 1LL));
     next.d_head = int(std::min<long long>(table->d / next.heads, Limits::d_head_max + 1LL));
@@ -327,7 +332,8 @@ bool load_config(Params& p, std::string_view text, const std::string& label, std
                  std::vector<std::string>& notes) {
   if (total_bytes > kMaxConfigFileBytes) {
     notes.push_back(label + ": " + format_count((long long)total_bytes) + " bytes is over the " +
-                    format_count((long long)kMaxConfigFileBytes) + "-byte limit for a config.json; kept the current model");
+                    format_count((long long)kMaxConfigFileBytes) +
+                    "-byte limit for a config.json; kept the current model");
     return false;
   }
   const Expected<HfConfig> c = parse_hf_config(text);

@@ -126,3 +126,30 @@ test('three presets on screen: a learned table past its end, partial rotary, a l
     await page.closeAll();
   }
 });
+
+test('"load config.json" opens a file picker; pasted config text loads too', async () => {
+  const page = await open('');
+  await frames(page, 2);
+  const r = await page.evaluate(() => window.ropeviz.rect('load_config'));
+  assert.ok(r, 'the button is drawn');
+  const chooser = page.waitForEvent('filechooser');
+  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
+  await (await chooser).setFiles(path.join(fixtures, 'configs/gemma-2-9b.json'));
+  await page.waitForFunction(() => window.ropeviz.state().model_label === 'gemma-2-9b.json');
+  let s = await state(page);
+  assert.equal(s.d_head, 256);
+  assertSameFloats(s.rope.theta, cliModel('gemma-2-9b', s.position + 1).rope.inv_freq, 'gemma-2-9b theta');
+
+  const text = fs.readFileSync(path.join(fixtures, 'configs/gpt-j-6b.json'), 'utf8');
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.setData('text/plain', text);
+    document.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+  }, text);
+  s = await state(page);
+  assert.equal(s.model_label, 'pasted config.json');
+  assert.equal(s.pairing, 'interleaved', 'GPT-J rotates every two');
+  assert.equal(s.rope.rotary_pairs, 32, 'rotary_dim 64 of 256');
+  page.assertClean();
+  await page.closeAll();
+});
