@@ -152,22 +152,24 @@ void table_area(App& app, float below) {
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  const float margin = ImGui::CalcTextSize("t=00000").x;
+  char last[32] = "t=";  // the last row's label sets the margin (t=131,071 for a long context)
+  format_count(p.max_position - 1, last + 2, sizeof last - 2);
+  const float margin = std::max(ImGui::CalcTextSize("t=00000").x, ImGui::CalcTextSize(last).x);
   // At least 40 px of table above the missing row's ghost (the panel scrolls rather than overlap).
   const float min_h = m.lookup_error ? std::max(40.0f + 3.4f * ImGui::GetTextLineHeight(), 40.0f / 0.72f) : 40.0f;
   const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(min_h, avail.y - below));
   ImGui::Dummy(ImVec2(avail.x, size.y));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddText(ImVec2(p0.x, p0.y), theme::muted, "t=0");
-  char last[32] = "t=";
-  format_count(p.max_position - 1, last + 2, sizeof last - 2);
   dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::muted, last);
   draw_table(app, ImVec2(p0.x + margin + 4.0f, p0.y), size);
   char label[128];
-  if (m.table_sampled_rows > 0)
-    std::snprintf(label, sizeof label, "P[t, j]; %d rows drawn, every %s-th; texel = largest |value| of 1×%d",
-                  m.table_sampled_rows, format_count(p.max_position / m.table_sampled_rows).c_str(),
+  if (m.table_sampled_rows > 0) {
+    char one_in[28];
+    std::snprintf(label, sizeof label, "P[t, j]; %d rows drawn (1 in %s); texel = largest |value| of 1×%d",
+                  m.table_sampled_rows, format_count(p.max_position / m.table_sampled_rows, one_in, sizeof one_in),
                   m.table_img.col_step);
+  }
   else if (m.table_img.row_step > 1 || m.table_img.col_step > 1)
     std::snprintf(label, sizeof label, "P[t, j]; texel = largest |value| of %d×%d", m.table_img.row_step,
                   m.table_img.col_step);
