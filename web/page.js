@@ -166,6 +166,26 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     if (mq.addEventListener) mq.addEventListener('change', onChange, { once: true });
   })();
   window.addEventListener('hashchange', applyHash);
+  // The mouse wheel: one notch scrolls a few lines, in the direction pages scroll. Emscripten 3.1.6's GLFW hands
+  // ImGui the raw delta (+100 for one notch down in Chromium's pixel mode, with the opposite sign to ImGui's), which
+  // jumped to an end of every scrolling area. Caught on the way down (capture at the window), so the port's own
+  // listeners on the canvas never see a wheel event; the notch size follows deltaMode (pixels, lines, pages).
+  var notch = [100, 3, 1];
+  window.addEventListener('wheel', function (e) {
+    if (e.target !== canvas || !app) return;
+    e.preventDefault();
+    e.stopPropagation();
+    var unit = notch[e.deltaMode] || notch[0];
+    call('rv_web_wheel', null, ['number', 'number', 'number'], [app, -e.deltaX / unit, -e.deltaY / unit]);
+  }, { capture: true, passive: false });
+  ['mousewheel', 'DOMMouseScroll'].forEach(function (legacy) {  // older spellings of the same notch
+    window.addEventListener(legacy, function (e) {
+      if (e.target !== canvas) return;
+      e.preventDefault();
+      e.stopPropagation();
+    }, { capture: true, passive: false });
+  });
+
   // Emscripten's GLFW listens for mouseup on the canvas only: a release elsewhere would leave a drag stuck.
   window.addEventListener('mouseup', function (e) {
     if (e.target === canvas) return;

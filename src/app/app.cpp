@@ -14,6 +14,7 @@
 #include "app/params.hpp"
 #include "app/registry.hpp"
 #include "imgui.h"
+#include "imgui_internal.h"  // HoveredWindow: the area the wheel scrolls
 
 namespace rv {
 namespace {
@@ -47,7 +48,8 @@ void tidy_notes(Ui& ui) {
 bool full_titles_fit(const std::vector<const Panel*>& list) {
   const ImGuiStyle& style = ImGui::GetStyle();
   float width = 0;
-  for (const Panel* p : list) width += ImGui::CalcTextSize(p->title).x + 2 * style.FramePadding.x + style.ItemInnerSpacing.x;
+  for (const Panel* p : list)
+    width += ImGui::CalcTextSize(p->title).x + 2 * style.FramePadding.x + style.ItemInnerSpacing.x;
   return width <= ImGui::GetContentRegionAvail().x;
 }
 
@@ -115,6 +117,10 @@ void frame(App& app) {
   tab_bar(app, Bar::Bottom, 0);
   ImGui::EndGroup();
   ImGui::End();
+  if (const ImGuiWindow* hovered = ImGui::GetCurrentContext()->HoveredWindow) {
+    app.ui.hovered_scroll[0] = hovered->Scroll.y;
+    app.ui.hovered_scroll[1] = hovered->ScrollMax.y;
+  }
   tidy_notes(app.ui);
   app.ui.frames += 1;
 }

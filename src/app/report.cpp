@@ -106,6 +106,8 @@ std::string state_json(const App& app) {
   j.key("scaling").begin_object().key("type").value(scaling_name(p.scaling)).key("factor").value(p.factor);
   j.key("theta").values(m.scaled_inv_freq.data(), int(m.scaled_inv_freq.size()));
   j.key("attention_factor").value(m.attention_factor).end_object();
+  j.key("hovered_scroll").begin_object().key("y").value(double(app.ui.hovered_scroll[0]));
+  j.key("max").value(double(app.ui.hovered_scroll[1])).end_object();
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
   j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
   j.end_object();

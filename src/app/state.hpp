@@ -277,6 +277,7 @@ struct Ui {
   bool controls_open = true;
   bool show_decay = true;
   int shown_tab[2] = {-1, -1};        // tab each bar (app/registry.hpp) drew last frame
+  float hovered_scroll[2] = {0, 0};   // scroll and scroll range of the area under the mouse (state(), tests)
   Decimated dec_a, dec_b;             // the score curves at the plot's width
   Decimated dec_bound, dec_roformer;  // their bounds (column max: still above every curve point)
 };

@@ -132,6 +132,14 @@ EMSCRIPTEN_KEEPALIVE void rv_web_set_scale(Web* web, double ratio) {
   web->app.ui.scale = ratio >= 0.5 && ratio <= 8.0 ? float(ratio) : 1.0f;
 }
 
+// A wheel turn from the page, in notches (page.js normalises the browser's pixel, line or page deltas), positive
+// up and right as ImGui counts them; a burst larger than a few notches is clamped.
+EMSCRIPTEN_KEEPALIVE void rv_web_wheel(Web*, double x, double y) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.MouseWheelH += float(std::clamp(x, -10.0, 10.0));
+  io.MouseWheel += float(std::clamp(y, -10.0, 10.0));
+}
+
 // The page's webglcontextlost (lost = 1) and webglcontextrestored (lost = 0) events.
 EMSCRIPTEN_KEEPALIVE void rv_web_gl_lost(Web* web, int lost) {
   web->gl_lost = lost != 0;

@@ -25,12 +25,13 @@ const assertSameFloats = (actual, expected, what) => {
     `${what}[${i}]: ${a} vs ${expected[i]}`));
 };
 
-// Drops a file on the page as a user would (a DragEvent carrying a File), then waits for the note it raises.
+// Drops a file on the canvas as a user would (a DragEvent carrying a File), then waits for the note it raises.
 const drop = async (page, name, text, bytes = 0) => {
   const count = await page.evaluate(({ name, text, bytes }) => {
     const dt = new DataTransfer();
     dt.items.add(new File([bytes ? new Uint8Array(bytes) : text], name, { type: 'application/json' }));
-    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true,
+      cancelable: true }));
     return dt.files.length;
   }, { name, text, bytes });
   assert.equal(count, 1);
