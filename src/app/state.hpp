@@ -277,6 +277,9 @@ struct Ui {
   bool controls_open = true;
   bool show_decay = true;
   int shown_tab[2] = {-1, -1};        // tab each bar (app/registry.hpp) drew last frame
+  // number fields being typed into (app/panels/controls.cpp), by link key: the live text, applied on Enter or
+  // when the field loses focus
+  std::map<std::string, std::string> field_edits;
   float hovered_scroll[2] = {0, 0};   // scroll and scroll range of the area under the mouse (state(), tests)
   Decimated dec_a, dec_b;             // the score curves at the plot's width
   Decimated dec_bound, dec_roformer;  // their bounds (column max: still above every curve point)

@@ -57,6 +57,11 @@ void Headless::key(int imgui_key, bool shift) {
   io.KeyShift = false;
 }
 
+void Headless::type(const std::string& text) {
+  for (char ch : text) ImGui::GetIO().AddInputCharacter(static_cast<unsigned char>(ch));
+  frame();
+}
+
 Rect Headless::rect(const std::string& name) const {
   auto it = app.ui.rects.find(name);
   REQUIRE_MESSAGE(it != app.ui.rects.end(), "control '" << name << "' was not drawn");

@@ -210,11 +210,9 @@ TEST_CASE("model: a size changed by a control mid-frame reaches the panels in th
   Headless ui;
   ui.app.params.tab_bottom = 0;  // the learned table panel
   ui.frames(2);
-  const rv::Rect r = ui.rect("heads");
+  const rv::Rect r = ui.rect("heads+");
   REQUIRE(r.y + r.h < 800.0f);
-  const ImGuiStyle& style = ImGui::GetStyle();
-  const float label = ImGui::CalcTextSize("h (heads)").x, side = ImGui::GetFrameHeight();
-  ui.mouse_move(r.x + r.w - label - style.ItemInnerSpacing.x - side * 0.5f, r.y + r.h * 0.5f);
+  ui.mouse_move(r.x + r.w * 0.5f, r.y + r.h * 0.5f);
   ui.frame();
   const int before = rv::imgui_assert_count();
   bool changed = false;
@@ -232,4 +230,42 @@ TEST_CASE("model: a size changed by a control mid-frame reaches the panels in th
   }
   CHECK(changed);
   CHECK(rv::imgui_assert_count() == before);
+}
+
+TEST_CASE("number fields apply typed text on Enter or when focus leaves, never per keystroke, never lost") {
+  Headless ui;
+  ui.frames(2);
+  const auto click = [&](const std::string& name) {
+    const rv::Rect r = ui.rect(name);
+    ui.mouse_move(r.x + r.w * 0.5f, r.y + r.h * 0.5f);
+    ui.frame();
+    ui.mouse_down(true);
+    ui.frame();
+    ui.mouse_down(false);
+    ui.frame();
+  };
+  click("max_position");  // the click selects the whole text, so typing replaces it
+  for (const char* digit : {"2", "0", "4", "8"}) {
+    ui.type(digit);
+    CHECK(ui.app.params.max_position == 10);  // no IndexError flashing through 2 and 20
+  }
+  ui.key(ImGuiKey_Enter);
+  CHECK(ui.app.params.max_position == 2048);
+  CHECK(ui.app.ui.notes.empty());
+
+  click("base");  // typed, then focus leaves (a click on another field): applied, as with Enter
+  ui.type("500000");
+  CHECK(ui.app.params.base == 10000.0);
+  click("d_head");
+  CHECK(ui.app.params.base == 500000.0);
+
+  ui.type("64");  // Escape restores the field: nothing applies
+  ui.key(ImGuiKey_Escape);
+  click("base");
+  CHECK(ui.app.params.d_head == 8);
+
+  ui.type("abc");  // a scientific-number field keeps out letters; Enter with nothing new changes nothing
+  ui.key(ImGuiKey_Enter);
+  CHECK(ui.app.params.base == 500000.0);
+  CHECK(ui.app.ui.notes.empty());
 }

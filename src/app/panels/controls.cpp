@@ -1,5 +1,6 @@
 // Controls: every parameter of Params, each written through set_param so limits and notes apply.
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "app/export.hpp"
@@ -62,32 +63,61 @@ void model_control(App& app) {
   if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::error), "%s", m.model_error.c_str());
 }
 
-// An integer input whose new value goes through set_param (clamping, notes) like a link would. The
-// box edits a double: ImGui reads an S64 with sscanf, which overflows to -1 on long input (Emscripten's
-// libc), while a double saturates to a huge value that set_param clamps with an honest note.
-void int_control(App& app, const char* label, const char* key, long long value, long long step, const char* tip) {
+// A number field under one rule: typed text applies on Enter or when the field loses focus (Escape restores it),
+// never per keystroke (typing 2048 into max_position must not pass through 2 and 20), never lost; it goes through
+// set_param like a link (parsing, clamping, notes). "−" / "+" apply at once. The text is the shortest exact value.
+void number_field(App& app, const char* label, const char* key, double value, double step) {
   const ModelLock lock(app, key);
-  double v = double(value);
-  const double by = double(step), fast = by * 10;
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-  if (ImGui::InputScalar(label, ImGuiDataType_Double, &v, &by, &fast, "%.0f") && v != double(value))
-    set_param(app.params, key, format_number(v), app.ui.notes);
+  const std::string shown = format_number(value);
+  char text[64];  // while the field is active ImGui keeps the live text and copies it back here every frame
+  std::snprintf(text, sizeof text, "%s", shown.c_str());
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float button = ImGui::GetFrameHeight();
+  ImGui::PushID(key);
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f -
+                          (step > 0 ? 2 * (button + style.ItemInnerSpacing.x) : 0));
+  const bool enter = ImGui::InputText(
+      "##value", text, sizeof text,
+      ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
+  // The live text is kept while the field is active: when another widget takes the focus, this field is no
+  // longer active on its last frame and ImGui hands its text back no more.
+  // Escape (ImGui restores the text) drops it.
+  std::map<std::string, std::string>& edits = app.ui.field_edits;
+  if (ImGui::IsItemActive()) edits[key] = text;
+  if (enter || ImGui::IsItemDeactivated()) {
+    const auto pending = edits.find(key);
+    const std::string typed = enter || pending == edits.end() ? std::string(text) : pending->second;
+    if (pending != edits.end()) edits.erase(pending);
+    const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    if (!escaped && typed != shown) set_param(app.params, key, typed, app.ui.notes);
+  }
   // the slider owns the name "position"; its exact-value box is "position_input"
   record_rect(app.ui, std::string(key) == "position" ? "position_input" : key);
+  if (step > 0) {
+    const double by = ImGui::GetIO().KeyShift ? 10 * step : step;
+    ImGui::SameLine(0, style.ItemInnerSpacing.x);
+    if (ImGui::Button("-", ImVec2(button, button))) set_param(app.params, key, format_number(value - by), app.ui.notes);
+    record_rect(app.ui, std::string(key) + "-");  // names stay short (no allocation per frame)
+    ImGui::SameLine(0, style.ItemInnerSpacing.x);
+    if (ImGui::Button("+", ImVec2(button, button))) set_param(app.params, key, format_number(value + by), app.ui.notes);
+    record_rect(app.ui, std::string(key) + "+");
+  }
+  ImGui::PopID();
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  ImGui::TextUnformatted(label);
+}
+
+void int_control(App& app, const char* label, const char* key, long long value, long long step, const char* tip) {
+  number_field(app, label, key, double(value), double(step));
   formula_tip(tip);
 }
 
 void base_control(App& app) {
-  const ModelLock lock(app, "base");
-  double base = app.params.base;
-  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
-  if (ImGui::InputDouble("base", &base, 0.0, 0.0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue) &&
-      base != app.params.base)
-    set_param(app.params, "base", std::to_string(base), app.ui.notes);
-  record_rect(app.ui, "base");
+  number_field(app, "base", "base", app.params.base, 0);
   formula_tip(
       "theta_i = base^(-2i / d_head). 10000 in the original RoPE and Llama 2; 500000 in Llama 3; "
       "1000000 in several long-context models.");
+  const ModelLock lock(app, "base");
   for (double preset : {10000.0, 500000.0, 1000000.0}) {
     if (preset != 10000.0) ImGui::SameLine();
     std::string label = preset == 10000.0 ? "10k" : preset == 500000.0 ? "500k" : "1M";
