@@ -229,6 +229,7 @@ bool apply_model(Params& p, const std::string& name, const HfConfig& c, Notes& n
   }
   enforce_limits(next, notes);
   next.model = name;
+  next.model_rope = info->rope.has_value();
   p = next;
   return true;
 }
@@ -354,16 +355,16 @@ bool load_config(Params& p, std::string_view text, const std::string& label, std
   return true;
 }
 
-bool model_bound(std::string_view key) {
-  for (const char* bound : {"max_position", "d_head", "heads", "base", "pairing"})
-    if (key == bound) return true;
-  return false;
+bool model_bound(const Params& p, std::string_view key) {
+  if (p.model.empty()) return false;
+  if (key == "max_position" || key == "d_head" || key == "heads") return true;
+  return p.model_rope && (key == "base" || key == "pairing");
 }
 
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
   const ParamField* f = find_field(key);
   if (!f) return true;  // unknown keys are ignored, as links from newer versions may carry more
-  if (p.model.empty() || !model_bound(key)) return f->parse(*f, p, value, notes);
+  if (!model_bound(p, key)) return f->parse(*f, p, value, notes);
   Params trial = p;
   std::vector<std::string> trial_notes;
   if (f->parse(*f, trial, value, trial_notes) && f->equal(trial, p)) return true;  // the model's own value

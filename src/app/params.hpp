@@ -87,9 +87,9 @@ ModelSource model_source(const Params& p);
 bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
                  std::vector<std::string>& notes);
 
-// True for the keys a chosen model sets (max_position, d_head, heads, base, pairing): while Params::model names
-// one, set_param refuses a different value for them with a note.
-bool model_bound(std::string_view key);
+// True for the keys the chosen model sets (max_position, d_head and heads; base and pairing too for a RoPE model):
+// while Params::model names one, set_param refuses a different value for them with a note.
+bool model_bound(const Params& p, std::string_view key);
 // Restores the cross-parameter invariants (llama3 and yarn knobs in order), with a note if it had to.
 void enforce_limits(Params& p, std::vector<std::string>& notes);
 // "position=100&max_position=10&..." (an optional leading '#' is skipped); applies each pair, the model

@@ -62,8 +62,10 @@ struct Params {
 
   // A real model (core/presets.hpp) by name, or "" for free parameters. Choosing one sets d_head, heads, base,
   // pairing, max_position and the scaling knobs from its config.json, and the RoPE panels use its frequencies
-  // (partial rotary, rope_scaling); those five stay the model's until model=none (params.cpp: model_bound).
+  // (partial rotary, rope_scaling); those five stay the model's until model=none (params.cpp: model_bound;
+  // a learned-position model leaves base and pairing free: they only shape the RoPE panels' comparison).
   std::string model;
+  bool model_rope = false;  // the chosen model uses RoPE (set with model; not a link key)
   // The config.json the user loaded (dropped, pasted, --config), which model=config names. Not a link key: a link
   // carries model=config but not the file.
   std::shared_ptr<const LoadedConfig> loaded;

@@ -93,15 +93,16 @@ void open_config(rv::App& app, const std::string& path) {
   std::string text(rv::kMaxConfigFileBytes + 1, '\0');
   text.resize(std::fread(text.data(), 1, text.size(), in));
   std::size_t total = text.size();
-  if (total > rv::kMaxConfigFileBytes && std::fseek(in, 0, SEEK_END) == 0) total = std::size_t(std::max(0L, std::ftell(in)));
+  if (total > rv::kMaxConfigFileBytes && std::fseek(in, 0, SEEK_END) == 0)
+    total = std::size_t(std::max(0L, std::ftell(in)));
   std::fclose(in);
   rv::load_config(app.params, text, label, total, app.ui.notes);
 }
 
 // Files dropped on the window: each is opened as a config.json (the last one stays).
-void on_drop(GLFWwindow* window, int count, const char** paths) {
-  auto* app = static_cast<rv::App*>(glfwGetWindowUserPointer(window));
-  for (int i = 0; app && i < count; ++i) open_config(*app, paths[i]);
+void on_drop(GLFWwindow* handle, int count, const char** paths) {
+  auto* window = static_cast<rv::Window*>(glfwGetWindowUserPointer(handle));
+  for (int i = 0; window && window->app && i < count; ++i) open_config(*window->app, paths[i]);
 }
 
 // Writes the export the UI asked for into the working directory, and says where in a note.
@@ -151,7 +152,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
     return 1;
   }
-  glfwSetWindowUserPointer(window.handle, &app);
+  window.app = &app;
   glfwSetDropCallback(window.handle, on_drop);
   std::vector<double> frame_ms;  // CPU time per frame, for the median printed with --frames
   for (long long n = 0; options.frames < 0 || n < options.frames; ++n) {

@@ -3,7 +3,9 @@
 
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 
 #include "app/app.hpp"
 #include "app/theme.hpp"
@@ -14,6 +16,30 @@
 #include "platform/gl_renderer.hpp"
 
 namespace rv {
+namespace {
+
+// GLFW's key callback: queued, because ImGui 1.86 reads io.KeysDown once a frame and a key pressed and released
+// between two frames (a quick tap, a scripted Enter) would never be seen down.
+void queue_key(GLFWwindow* handle, int key, int scancode, int action, int mods) {
+  if (auto* w = static_cast<Window*>(glfwGetWindowUserPointer(handle)))
+    w->keys.push_back({key, scancode, action, mods});
+}
+
+// Hands queued key events to ImGui's GLFW backend in order, at most one change per key a frame: a release that
+// follows a press of the same key waits for the next frame.
+void deliver_keys(Window& w) {
+  std::vector<int> changed;
+  std::size_t n = 0;
+  for (; n < w.keys.size(); ++n) {
+    const KeyEvent& e = w.keys[n];
+    if (std::find(changed.begin(), changed.end(), e.key) != changed.end()) break;
+    if (e.action != GLFW_REPEAT) changed.push_back(e.key);
+    ImGui_ImplGlfw_KeyCallback(w.handle, e.key, e.scancode, e.action, e.mods);
+  }
+  w.keys.erase(w.keys.begin(), w.keys.begin() + std::ptrdiff_t(n));
+}
+
+}  // namespace
 
 std::string open_window(Window& w, const char* title, int width, int height) {
   if (!glfwInit()) return "could not initialise GLFW (no display?)";
@@ -32,6 +58,8 @@ std::string open_window(Window& w, const char* title, int width, int height) {
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // the URL / --state carries what matters, not imgui.ini
   ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
+  glfwSetWindowUserPointer(w.handle, &w);
+  glfwSetKeyCallback(w.handle, queue_key);  // in place of the backend's: deliver_keys forwards to it
   return gl_renderer_init(w.renderer);
 }
 
@@ -59,6 +87,7 @@ void recreate_gl(Window& w, App& app) {
 }
 
 void render_frame(Window& w, App& app) {
+  deliver_keys(w);
   const auto start = std::chrono::steady_clock::now();
   sync_scale(w, app);
   if (!app.ui.gpu) app.ui.gpu = make_gl_heatmap();  // the App owns it; panels draw heatmaps through it

@@ -1,6 +1,7 @@
 // GLFW window + ImGui context + OpenGL3 renderer, shared by the desktop and browser loops.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "app/state.hpp"
 #include "platform/gl_renderer.hpp"
@@ -9,10 +10,17 @@ struct GLFWwindow;
 
 namespace rv {
 
+// A key event from GLFW, held until ImGui can see it (deliver_keys).
+struct KeyEvent {
+  int key, scancode, action, mods;
+};
+
 struct Window {
-  GLFWwindow* handle = nullptr;
+  GLFWwindow* handle = nullptr;  // its GLFW user pointer is this Window
   GlRenderer renderer;
-  float font_scale = 0.0f;  // the scale the font atlas was built for
+  float font_scale = 0.0f;     // the scale the font atlas was built for
+  std::vector<KeyEvent> keys;  // key events not yet handed to ImGui
+  App* app = nullptr;          // for callbacks that act on the app (the desktop's dropped files)
 };
 
 // Opens the window and sets up ImGui for it. Returns an error message, or "" on success.

@@ -132,6 +132,18 @@ TEST_CASE("a learned-position model (gpt2) fills the learned side: its table siz
   CHECK(ui.app.model.table_built);
   CHECK(ui.app.model.lookup_message == "IndexError: index 1024 is out of bounds for dimension 0 with size 1024");
   CHECK(has(rv::describe(ui.app), "a learned table of 1,024 rows"));
+  // its table decides max_position, d_head and heads; base and pairing only shape the RoPE comparison: free
+  CHECK(ui.set_state("base=500000&pairing=half_split").empty());
+  CHECK(ui.app.params.base == 500000.0);
+  CHECK(ui.set_state("d_head=8").size() == 1);
+  // a link that chose a RoPE model, then gpt2, reads back the same (the fuzzer's find)
+  rv::Params chosen, back;
+  std::vector<std::string> notes;
+  rv::apply_query(chosen, "model=qwen3-0.6b&model=gpt2-medium", notes);
+  CHECK(chosen.base == 1000000.0);
+  rv::apply_query(back, rv::encode_query(chosen), notes);
+  CHECK(notes.empty());
+  CHECK(back == chosen);
 }
 
 TEST_CASE("length-dependent scaling (dynamic NTK, internlm2.5-7b) follows the position past the context") {

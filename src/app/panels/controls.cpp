@@ -17,7 +17,7 @@ namespace {
 // While a model is chosen, the fields it decides are greyed out (model_bound); their tooltips still show.
 struct ModelLock {
   bool locked;
-  ModelLock(const App& app, const char* key) : locked(!app.params.model.empty() && model_bound(key)) {
+  ModelLock(const App& app, const char* key) : locked(model_bound(app.params, key)) {
     if (locked) ImGui::BeginDisabled();
   }
   ~ModelLock() {
