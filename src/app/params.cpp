@@ -338,8 +338,9 @@ bool load_config(Params& p, std::string_view text, const std::string& label, std
     return false;
   }
   const Expected<HfConfig> c = parse_hf_config(text);
-  if (!c) {
-    notes.push_back(label + ": " + c.error().message + "; kept the current model");
+  const Expected<ModelInfo> info = c ? derive_model(*c) : Expected<ModelInfo>(c.error());
+  if (!info) {  // the reader's and derive_model's messages name the field
+    notes.push_back(label + ": " + info.error().message + "; kept the current model");
     return false;
   }
   Params next = p;

@@ -29,5 +29,13 @@ xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --state 'd_head=abc&bas
 for note in "d_head='abc' is not a whole number" "base='nan' must be a number greater than 1" "position='-5' is outside"; do
   grep -qF "$note" "$out/bad-state.log" || { echo "FAIL: no note \"$note\""; cat "$out/bad-state.log"; exit 1; }
 done
+# A config.json opens as the model (--config); a bad one is a note naming the field, and the app runs on.
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 10 --config "$here/../fixtures/configs/phi-3.5-mini.json" \
+  --state 'tab_top=context_budget' --screenshot "$out/desktop-config.png" > "$out/config.log" 2>&1
+grep -qF "note: loaded phi-3.5-mini.json" "$out/config.log" || { echo "FAIL: config not loaded"; cat "$out/config.log"; exit 1; }
+printf '{"hidden_size":4096,"num_attention_heads":32,"rope_theta":-1}' > "$out/bad-config.json"
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --config "$out/bad-config.json" > "$out/bad-config.log" 2>&1
+grep -qF "bad-config.json: rope_theta must be a finite number > 1, got -1; kept the current model" "$out/bad-config.log" ||
+  { echo "FAIL: no note for the bad config"; cat "$out/bad-config.log"; exit 1; }
 if "$app" --frames 0 2>/dev/null; then echo "FAIL: --frames 0 accepted"; exit 1; fi
 echo "desktop smoke: ok"
