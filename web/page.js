@@ -116,9 +116,13 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     applyHash();
   };
   Module.rvFatal = function (message) { fail('ropeviz could not start: ' + message); };
+  // The text layer speaks once changes settle: a slider drag through 25 positions is one announcement, not 25.
+  var a11yTimer = 0;
+  var a11yDelay = 400;  // ms without a change
   Module.rvStateChanged = function (hash, text) {
     if (decode(location.hash.slice(1)) !== hash) history.replaceState(null, '', '#' + hash);
-    a11y.textContent = text;
+    clearTimeout(a11yTimer);
+    a11yTimer = setTimeout(function () { a11y.textContent = text; }, a11yDelay);
   };
   Module.rvDownload = function (name, mime, text) {
     var a = document.createElement('a');

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/json_writer.hpp"
+#include "app/panels.hpp"
 #include "app/params.hpp"
 #include "app/registry.hpp"
 
@@ -58,6 +59,8 @@ std::string describe(const App& app) {
   s += "Score of query at m = " + at + " with key at n = " + format_count(p.key_position) + " (offset " +
        format_count(p.position - p.key_position) + "): " + format_sig(m.score) + ".";
   for (Bar bar : bars) s += " " + selected_panel(p, bar).describe(app);
+  for (const std::string& note : app.ui.notes)
+    s += (note_kind(note) == NoteKind::Info ? " Done: " : " Note: ") + note + ".";
   return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "app/model.hpp"
 #include "app/params.hpp"
@@ -17,10 +18,11 @@ namespace {
 struct Web {
   rv::App app;
   rv::Window window;
-  std::string last_hash;  // what the page's URL hash says now
-  std::string reply;      // storage for strings returned to JS
-  bool gl_lost = false;   // between webglcontextlost and webglcontextrestored: no GL calls
-  std::string upload;     // a file's bytes, written by the page (rv_web_upload_buffer) before rv_web_load_config
+  std::string last_hash;                // what the page's URL hash says now
+  std::vector<std::string> last_notes;  // the notes the text layer last said
+  std::string reply;                    // storage for strings returned to JS
+  bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
+  std::string upload;  // a file's bytes, written by the page (rv_web_upload_buffer) before rv_web_load_config
 };
 
 // Tells the page what changed: the new hash (for history.replaceState) and the #a11y text.
@@ -43,8 +45,9 @@ EM_JS(void, rv_js_copy_link, (void* web), { Module.rvCopyLink(web); });
 // frame's update: the one place this seam updates it besides rv_web_state.
 void publish_if_changed(Web& web) {
   std::string hash = rv::encode_query(web.app.params);
-  if (hash == web.last_hash) return;
+  if (hash == web.last_hash && web.app.ui.notes == web.last_notes) return;
   web.last_hash = hash;
+  web.last_notes = web.app.ui.notes;
   rv::update_model(web.app.params, web.app.model);
   rv_js_state_changed(hash.c_str(), rv::describe(web.app).c_str());
 }

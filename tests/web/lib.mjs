@@ -96,6 +96,13 @@ export async function frames(page, n = 2) {
 
 export const state = (page) => page.evaluate(() => window.ropeviz.state());
 
+// The #a11y text once it says what `pattern` (a RegExp) expects: it speaks after changes settle (400 ms).
+export async function a11yText(page, pattern) {
+  await page.waitForFunction((source) => new RegExp(source).test(document.getElementById('a11y').textContent),
+    pattern.source);
+  return page.textContent('#a11y');
+}
+
 // Drags a named control with real mouse events from fraction `from` to `to` of its width.
 export async function drag(page, id, from, to, steps = 8) {
   const r = await page.evaluate((name) => window.ropeviz.rect(name), id);

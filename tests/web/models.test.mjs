@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { servedApp, frames, state, shot } from './lib.mjs';
+import { servedApp, frames, state, shot, a11yText } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -52,8 +52,7 @@ test('#model=llama-3.1-8b: the scaled frequencies the CLI derives, its context, 
   assertSameFloats(s.rope.theta, cli.rope.inv_freq, 'state().rope.theta, the model\'s inv_freq after llama3 scaling');
   assert.ok(s.rope.theta[63] < 500000 ** (-126 / 128), 'the slowest pair is divided by the factor');
   assert.equal(s.absolute.ok, true);  // 100000 < 131072 rows
-  const text = await page.textContent('#a11y');
-  assert.match(text, /Model: llama-3\.1-8b, from meta-llama\/Llama-3\.1-8B/);
+  const text = await a11yText(page, /Model: llama-3\.1-8b, from meta-llama\/Llama-3\.1-8B/);
   assert.match(text, /rope_type llama3/);
   assert.match(decodeURIComponent(await page.evaluate(() => location.hash)), /model=llama-3\.1-8b/);
   page.assertClean();

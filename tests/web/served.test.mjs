@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { servedApp, launch, openPage, frames, state, drag, shot } from './lib.mjs';
+import { servedApp, launch, openPage, frames, state, drag, shot, a11yText } from './lib.mjs';
 
 const open = servedApp();
 
@@ -30,7 +30,7 @@ test('dragging the position slider past max_position: IndexError for the table, 
   const inside = await state(page);
   assert.ok(inside.position < inside.max_position, `started inside the table at ${inside.position}`);
   assert.equal(inside.absolute.ok, true);
-  assert.match(await page.textContent('#a11y'), /serves position/);
+  await a11yText(page, /serves position/);
 
   await drag(page, 'position', 0.08, 0.6, 10);
   const past = await state(page);
@@ -40,8 +40,7 @@ test('dragging the position slider past max_position: IndexError for the table, 
   assert.equal(past.absolute.error, `IndexError: index ${m} is out of bounds for dimension 0 with size 10`);
   assert.equal(past.rope.ok, true);
   past.rope.theta.forEach((t, i) => assert.ok(Math.abs(past.rope.angle[i] - m * t) <= 1e-12 * m, `angle_${i}`));
-  const text = await page.textContent('#a11y');
-  assert.match(text, new RegExp(`cannot serve position ${m}`));
+  const text = await a11yText(page, new RegExp(`cannot serve position ${m}`));
   assert.ok(text.includes(`index ${m} is out of bounds for dimension 0 with size 10`));
   assert.match(await page.evaluate(() => location.hash), new RegExp(`position=${m}&`));
   await shot(page, 'web-after-drag-dpr2');
@@ -231,6 +230,33 @@ test('"copy link" puts the address of this exact view on the clipboard', async (
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   assert.equal(copied, await page.evaluate(() => location.href));
   assert.match(copied, /#position=42&.*d_head=16/);
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('the text layer speaks once a drag settles, not at every position, and says the notes', async () => {
+  const page = await open('');
+  await a11yText(page, /Position m = 5\./);
+  await page.evaluate(() => {
+    window.__a11yChanges = 0;
+    new MutationObserver(() => { window.__a11yChanges += 1; })
+      .observe(document.getElementById('a11y'), { childList: true, characterData: true, subtree: true });
+  });
+  // 25 positions on 25 consecutive frames, as a quick slider drag gives them
+  await page.evaluate(() => new Promise((resolve) => {
+    let i = 1;
+    const step = () => {
+      window.ropeviz.set({ position: 10 * i });
+      if (++i <= 25) requestAnimationFrame(step); else resolve();
+    };
+    requestAnimationFrame(step);
+  }));
+  await a11yText(page, /Position m = 250\./);
+  const changes = await page.evaluate(() => window.__a11yChanges);
+  console.log(`#a11y changed ${changes} times for 25 positions on 25 frames`);
+  assert.ok(changes >= 1 && changes <= 2, `#a11y changed ${changes} times (it spoke at every position: 25)`);
+  await page.evaluate(() => window.ropeviz.set({ d_head: 7 }));
+  await a11yText(page, /Note: d_head='7' is odd: RoPE rotates pairs; using 8\./);
   page.assertClean();
   await page.closeAll();
 });

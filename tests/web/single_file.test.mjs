@@ -6,7 +6,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
-import { webDir, artifactDir, launch, openPage, ready, state, drag, shot } from './lib.mjs';
+import { webDir, artifactDir, launch, openPage, ready, state, drag, shot, a11yText } from './lib.mjs';
 
 const file = path.join(webDir, 'ropeviz.html');
 const url = pathToFileURL(file).href;
@@ -55,7 +55,7 @@ test('from file:// the drag past max_position shows the IndexError while RoPE ke
   assert.equal(s.rope.angle.length, 4);
   assert.ok(s.rope.angle.every(Number.isFinite));
   assert.match(await page.evaluate(() => location.hash), new RegExp(`position=${s.position}&`));
-  assert.match(await page.textContent('#a11y'), /out of bounds/);
+  await a11yText(page, /out of bounds/);
   await shot(page, 'single-file-after-drag');
   page.assertClean();
   await page.closeAll();
