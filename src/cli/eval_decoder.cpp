@@ -111,9 +111,9 @@ std::optional<Error> check_cost(const DecoderConfig& c, const TokenRows& tokens)
   return std::nullopt;
 }
 
-json grads_json(const DecoderConfig& c, DecoderWeights& grads) {
+json grads_json(const DecoderConfig& c, const DecoderWeights& grads) {
   json out = json::object();
-  for (const WeightRef<double>& g : weight_refs(c, grads)) out[g.name] = std::vector<double>(g.data, g.data + g.size);
+  for (const WeightRef<const double>& g : weight_refs(c, grads)) out[g.name] = std::vector<double>(g.data, g.data + g.size);
   return out;
 }
 
@@ -135,7 +135,7 @@ Expected<json> op_decoder_grad(Request& r) {
   if (!w) return *r.error;
   auto g = decoder_loss_and_grad(*c, *w, *tokens, *targets);
   if (!g) return g.error();
-  return json{{"loss", g->loss}, {"grads", grads_json(*c, g.value().grads)}};
+  return json{{"loss", g->loss}, {"grads", grads_json(*c, g->grads)}};
 }
 
 }  // namespace rv::cli

@@ -77,42 +77,44 @@ int t5_bucket(long long r) {
 // [SECTION] Weights
 
 namespace {
-template <class S>
-WeightRef<S> ref(std::string name, std::vector<long long> shape, S* data, long long size) {
-  return WeightRef<S>{std::move(name), std::move(shape), data, size};
+template <class T, class M>
+WeightRef<T> ref(std::string name, std::vector<long long> shape, M& m) {  // M: a matrix or vector, maybe const
+  return WeightRef<T>{std::move(name), std::move(shape), m.data(), static_cast<long long>(m.size())};
 }
-template <class S>
-WeightRef<S> ref(std::string name, std::vector<long long> shape, RowMat<S>& m) {
-  return ref<S>(std::move(name), std::move(shape), m.data(), static_cast<long long>(m.size()));
-}
-template <class S>
-WeightRef<S> ref(std::string name, std::vector<long long> shape, RowVec<S>& v) {
-  return ref<S>(std::move(name), std::move(shape), v.data(), static_cast<long long>(v.size()));
+
+// T is S or const S, W is DecoderWeightsT<S> or its const.
+template <class T, class W>
+std::vector<WeightRef<T>> collect_refs(const DecoderConfig& c, W& w) {
+  const long long V = c.vocab, d = c.d_model, f = c.d_ff;
+  std::vector<WeightRef<T>> out;
+  out.push_back(ref<T>("tok_emb", {V, d}, w.tok_emb));
+  if (c.position == PositionMethod::Learned) out.push_back(ref<T>("pos_emb", {c.max_position, d}, w.pos_emb));
+  for (std::size_t j = 0; j < w.layer.size(); ++j) {
+    auto& L = w.layer[j];
+    const std::string p = "l" + std::to_string(j) + ".";
+    out.push_back(ref<T>(p + "norm1", {d}, L.norm1));
+    out.push_back(ref<T>(p + "wq", {d, d}, L.wq));
+    out.push_back(ref<T>(p + "wk", {d, d}, L.wk));
+    out.push_back(ref<T>(p + "wv", {d, d}, L.wv));
+    out.push_back(ref<T>(p + "wo", {d, d}, L.wo));
+    out.push_back(ref<T>(p + "norm2", {d}, L.norm2));
+    out.push_back(ref<T>(p + "w1", {d, f}, L.w1));
+    out.push_back(ref<T>(p + "w2", {f, d}, L.w2));
+  }
+  if (c.position == PositionMethod::T5) out.push_back(ref<T>("rel_bias", {kT5Buckets, c.heads}, w.rel_bias));
+  out.push_back(ref<T>("norm_f", {d}, w.norm_f));
+  out.push_back(ref<T>("head", {d, V}, w.head));
+  return out;
 }
 }  // namespace
 
 template <class S>
 std::vector<WeightRef<S>> weight_refs(const DecoderConfig& c, DecoderWeightsT<S>& w) {
-  const long long V = c.vocab, d = c.d_model, f = c.d_ff;
-  std::vector<WeightRef<S>> out;
-  out.push_back(ref<S>("tok_emb", {V, d}, w.tok_emb));
-  if (c.position == PositionMethod::Learned) out.push_back(ref<S>("pos_emb", {c.max_position, d}, w.pos_emb));
-  for (std::size_t j = 0; j < w.layer.size(); ++j) {
-    LayerWeights<S>& L = w.layer[j];
-    const std::string p = "l" + std::to_string(j) + ".";
-    out.push_back(ref<S>(p + "norm1", {d}, L.norm1));
-    out.push_back(ref<S>(p + "wq", {d, d}, L.wq));
-    out.push_back(ref<S>(p + "wk", {d, d}, L.wk));
-    out.push_back(ref<S>(p + "wv", {d, d}, L.wv));
-    out.push_back(ref<S>(p + "wo", {d, d}, L.wo));
-    out.push_back(ref<S>(p + "norm2", {d}, L.norm2));
-    out.push_back(ref<S>(p + "w1", {d, f}, L.w1));
-    out.push_back(ref<S>(p + "w2", {f, d}, L.w2));
-  }
-  if (c.position == PositionMethod::T5) out.push_back(ref<S>("rel_bias", {kT5Buckets, c.heads}, w.rel_bias));
-  out.push_back(ref<S>("norm_f", {d}, w.norm_f));
-  out.push_back(ref<S>("head", {d, V}, w.head));
-  return out;
+  return collect_refs<S>(c, w);
+}
+template <class S>
+std::vector<WeightRef<const S>> weight_refs(const DecoderConfig& c, const DecoderWeightsT<S>& w) {
+  return collect_refs<const S>(c, w);
 }
 
 std::vector<WeightRef<double>> weight_specs(const DecoderConfig& c) {
@@ -232,13 +234,14 @@ void adamw_step(const DecoderConfig& c, const AdamWConfig& opt, DecoderWeightsT<
                 AdamWState<S>& state) {
   ++state.step;
   std::vector<WeightRef<S>> ws = weight_refs(c, w), ms = weight_refs(c, state.m), vs = weight_refs(c, state.v);
-  std::vector<WeightRef<S>> gs = weight_refs(c, const_cast<DecoderWeightsT<S>&>(grad));  // read only
+  const std::vector<WeightRef<const S>> gs = weight_refs(c, grad);
   for (std::size_t i = 0; i < ws.size(); ++i)
     adamw_update(opt, state.step, ws[i].data, gs[i].data, ms[i].data, vs[i].data, ws[i].size);
 }
 
 #define RV_DECODER_WEIGHTS(S)                                                                                     \
   template std::vector<WeightRef<S>> weight_refs(const DecoderConfig&, DecoderWeightsT<S>&);                      \
+  template std::vector<WeightRef<const S>> weight_refs(const DecoderConfig&, const DecoderWeightsT<S>&);          \
   template DecoderWeightsT<S> zero_weights<S>(const DecoderConfig&);                                              \
   template DecoderWeightsT<S> init_decoder_weights<S>(const DecoderConfig&, std::uint64_t, double);               \
   template std::optional<Error> check_decoder_weights(const DecoderConfig&, const DecoderWeightsT<S>&);           \

@@ -66,11 +66,11 @@ struct DecoderWeightsT {
 using DecoderWeights = DecoderWeightsT<double>;
 
 // One weight by its contract name: shape is [n] for vectors, [rows, cols] for matrices; data is row-major.
-template <class S>
+template <class T>  // double, float, or const of either
 struct WeightRef {
   std::string name;
   std::vector<long long> shape;
-  S* data = nullptr;
+  T* data = nullptr;
   long long size = 0;
 };
 // Every weight of this config in the fixed order tok_emb, pos_emb, l0.norm1, l0.wq, l0.wk, l0.wv, l0.wo, l0.norm2,
@@ -78,6 +78,8 @@ struct WeightRef {
 // data/size are the stored matrix (check_decoder_weights compares them).
 template <class S>
 std::vector<WeightRef<S>> weight_refs(const DecoderConfig& c, DecoderWeightsT<S>& w);
+template <class S>
+std::vector<WeightRef<const S>> weight_refs(const DecoderConfig& c, const DecoderWeightsT<S>& w);
 // Contract names and shapes alone, in the same order.
 std::vector<WeightRef<double>> weight_specs(const DecoderConfig& c);
 // All weights of the config's shapes, zero-filled.

@@ -111,14 +111,11 @@ namespace rv {
 template <class S>
 Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                                const TokenRows& tokens, const TokenRows& targets) {
-  if (auto e = check_decoder_config(c)) return *e;
-  if (auto e = check_decoder_weights(c, w)) return *e;
-  if (auto e = detail::check_batch(c, tokens, targets)) return *e;
-  const detail::ForwardPass<S> fp = detail::run_forward(c, w, tokens, targets);
-  if (fp.counted == 0) return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
-  DecoderGrad<S> out{fp.loss, zero_weights<S>(c)};
+  const Expected<detail::ForwardPass<S>> fp = detail::checked_forward(c, w, tokens, targets);
+  if (!fp) return fp.error();
+  DecoderGrad<S> out{fp->loss, zero_weights<S>(c)};
   for (std::size_t b = 0; b < tokens.size(); ++b)
-    detail::sequence_backward(c, w, fp.pos, fp.seq[b], tokens[b], targets[b], fp.counted, out.grads);
+    detail::sequence_backward(c, w, fp->pos, fp->seq[b], tokens[b], targets[b], fp->counted, out.grads);
   return out;
 }
 

@@ -180,21 +180,32 @@ ForwardPass<S> run_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, 
 namespace rv {
 
 template <class S>
-Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
-                                           const TokenRows& tokens, const TokenRows& targets) {
+Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
+                                                         const TokenRows& tokens, const TokenRows& targets) {
   if (auto e = check_decoder_config(c)) return *e;
   if (auto e = check_decoder_weights(c, w)) return *e;
   if (auto e = detail::check_batch(c, tokens, targets)) return *e;
   detail::ForwardPass<S> fp = detail::run_forward(c, w, tokens, targets);
   if (fp.counted == 0) return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
-  DecoderOutput<S> out{fp.loss, {}};
-  for (detail::SequenceCache<S>& sc : fp.seq) out.logits.push_back(std::move(sc.logits));
+  return fp;
+}
+
+template <class S>
+Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
+                                           const TokenRows& tokens, const TokenRows& targets) {
+  Expected<detail::ForwardPass<S>> fp = detail::checked_forward(c, w, tokens, targets);
+  if (!fp) return fp.error();
+  DecoderOutput<S> out{fp->loss, {}};
+  for (detail::SequenceCache<S>& sc : fp.value().seq) out.logits.push_back(std::move(sc.logits));
   return out;
 }
 
 #define RV_DECODER_FORWARD(S)                                                                                      \
   template Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig&, const DecoderWeightsT<S>&,            \
                                                       const TokenRows&, const TokenRows&);                         \
+  template Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig&,                         \
+                                                                     const DecoderWeightsT<S>&, const TokenRows&, \
+                                                                     const TokenRows&);                           \
   template detail::ForwardPass<S> detail::run_forward(const DecoderConfig&, const DecoderWeightsT<S>&,            \
                                                       const TokenRows&, const TokenRows&);                         \
   template RowMat<S> detail::rms_rows(const RowMat<S>&, detail::ColVec<S>&);                                      \

@@ -41,6 +41,10 @@ struct ForwardPass {
   std::vector<SequenceCache<S>> seq;  // [B]
 };
 
+// Checks config, weights and batch, then runs the forward pass; BadRequest if no target is >= 0.
+template <class S>
+Expected<ForwardPass<S>> checked_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
+                                         const TokenRows& targets);
 // Validated inputs only.
 template <class S>
 ForwardPass<S> run_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,

@@ -280,7 +280,7 @@ TEST_CASE("float32 from the same code agrees with float64") {
   const DecoderConfig c = tiny(PositionMethod::Rope);
   const DecoderWeights w = random_weights(c, 4);
   DecoderWeightsT<float> wf = zero_weights<float>(c);
-  std::vector<WeightRef<double>> wd = weight_refs(c, const_cast<DecoderWeights&>(w));
+  const std::vector<WeightRef<const double>> wd = weight_refs(c, w);
   std::vector<WeightRef<float>> wr = weight_refs(c, wf);
   for (std::size_t k = 0; k < wd.size(); ++k)
     for (long long i = 0; i < wd[k].size; ++i) wr[k].data[i] = static_cast<float>(wd[k].data[i]);
@@ -289,8 +289,8 @@ TEST_CASE("float32 from the same code agrees with float64") {
   REQUIRE(gd.ok());
   REQUIRE(gf.ok());
   CHECK(gf->loss == doctest::Approx(gd->loss).epsilon(1e-5));
-  std::vector<WeightRef<double>> a = weight_refs(c, gd.value().grads);
-  std::vector<WeightRef<float>> b = weight_refs(c, gf.value().grads);
+  const std::vector<WeightRef<const double>> a = weight_refs(c, gd->grads);
+  const std::vector<WeightRef<const float>> b = weight_refs(c, gf->grads);
   double worst = 0, scale = 0;
   for (std::size_t k = 0; k < a.size(); ++k)
     for (long long i = 0; i < a[k].size; ++i) {
