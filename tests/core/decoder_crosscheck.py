@@ -4,8 +4,10 @@
 Exit 77 (skip) without torch."""
 import json
 import math
-import subprocess
 import sys
+
+import cli_harness
+from cli_harness import check, checks, failures
 
 try:
     import torch
@@ -16,21 +18,10 @@ except Exception as e:  # noqa: BLE001
 
 CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 TOL = 1e-10  # max |ours - torch| relative to the largest |torch| entry of that weight (loss: relative to |loss|)
-failures = []
-checks = [0]
-
-
-def check(cond, what):
-    checks[0] += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def ask(reqs):
-    p = subprocess.run([CLI, "eval"], input="".join(json.dumps(r) + "\n" for r in reqs), capture_output=True,
-                       text=True, timeout=600)
-    return [json.loads(l) for l in p.stdout.splitlines()]
+    return cli_harness.ask(CLI, reqs, timeout=600)
 
 
 # ---- the reference model -------------------------------------------------------------------------------------------
