@@ -1,4 +1,5 @@
 // The eval protocol's ops: inv_freq (+scaling), rotate, score, lookup, sinusoidal, decay_bound, model, analyze, ...
+// (decoder_grad lives in eval_decoder.cpp)
 #include "cli/eval.hpp"
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <functional>
 #include <map>
 
+#include "cli/eval_decoder.hpp"
 #include "cli/json_text.hpp"
 #include "cli/request.hpp"
 #include "core/hf_config.hpp"
@@ -383,6 +385,7 @@ Result dispatch(const json& j) {
       {"shape_trace", op_shape_trace},
       {"model", op_model},
       {"analyze", op_analyze},
+      {"decoder_grad", op_decoder_grad},
   };
   auto it = ops.find(op);
   if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");

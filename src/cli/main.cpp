@@ -80,13 +80,24 @@ Ops (one example each):
                limit * d_head/2 <= 2.6e9), null if none (Men et al. 2024)
     {"op":"analyze","d_head":128,"base":10000.0,"context":4096}
     -> {"critical_dim":92,"first_negative_m":1707,"d_head":128,"base":10000.0,"context":4096.0,"limit":10000000}
+  decoder_grad the extrapolation lab's tiny decoder (pre-RMSNorm, causal attention, erf GELU): mean
+               cross-entropy over targets >= 0 (-1 = ignored) and the gradient of every weight, float64, each
+               flattened row-major like the weight. "position": learned | sinusoidal | rope | alibi | t5 | none;
+               weights tok_emb [vocab, d_model], pos_emb [max_position, d_model] (learned), l{j}.norm1,
+               l{j}.norm2 [d_model], l{j}.wq/wk/wv/wo [d_model, d_model], l{j}.w1 [d_model, d_ff], l{j}.w2
+               [d_ff, d_model], rel_bias [32, heads] (t5), norm_f [d_model], head [d_model, vocab]
+    {"op":"decoder_grad","config":{"vocab":7,"d_model":8,"heads":2,"layers":1,"d_ff":12,"position":"rope",
+     "base":10000.0,"pairing":"interleaved"},"weights":{"tok_emb":[...56],"l0.norm1":[...8],...},
+     "tokens":[[1,4,6]],"targets":[[4,6,-1]]}
+    -> {"loss":...,"grads":{"tok_emb":[...56],"l0.norm1":[...8],...}}
 
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
 malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions, a line over 8 MiB,
 JSON nested deeper than 64) are BadRequest; a bad config's message names the field (e.g. "rope_scaling.factor");
-a lookup outside [0, max_position) is IndexError in the message format of PyTorch tensor indexing
-("index 100 is out of bounds for dimension 0 with size 10"); negatives are refused too, as nn.Embedding
-does, though a PyTorch tensor P[-1] would return the last row.
+a missing or wrongly sized weight is BadRequest naming it ("weights.l0.wq"); a lookup outside [0, max_position),
+a token id outside [0, vocab) and (learned) a sequence longer than max_position are IndexError in the message
+format of PyTorch tensor indexing ("index 100 is out of bounds for dimension 0 with size 10"); negatives are
+refused too, as nn.Embedding does, though a PyTorch tensor P[-1] would return the last row.
 )";
 
 // The help text with the preset names filled in from the table, so the two never disagree.

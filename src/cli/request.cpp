@@ -170,4 +170,17 @@ const json* Request::object(const char* key) {
   return v;
 }
 
+const json* Request::array(const char* key, const std::string& what) {
+  const json* v = find(key);
+  if (!v || v->is_null()) {
+    fail("missing required field " + q(key));
+    return nullptr;
+  }
+  if (!v->is_array()) {
+    fail(what);
+    return nullptr;
+  }
+  return v;
+}
+
 }  // namespace rv::cli

@@ -28,6 +28,8 @@ class Request {
   std::vector<double> numbers(const char* key, std::optional<std::size_t> length, std::size_t max_len);
   std::vector<long long> integers(const char* key, std::size_t max_len);
   const json* object(const char* key);  // nullptr if absent (error if present but not an object)
+  // A required array, unchecked inside; nullptr with the error set if absent or not an array (`what` says why).
+  const json* array(const char* key, const std::string& what);
 
   void fail(std::string message) {
     if (!error) error = bad_request(std::move(message));

@@ -366,6 +366,61 @@ for n, (name, line, word) in enumerate(bad_models):
     check(after == {"inv_freq": [1.0, 0.01]}, "next line still served after: " + name)
 print("bad model/analyze lines:", len(bad_models))
 
+# ---- decoder_grad: the tiny decoder (CONTRACTS section 6) ------------------------------------------------------------
+def decoder_request(position, zero_head=False, layers=1):
+    c = {"vocab": 5, "d_model": 4, "heads": 2, "layers": layers, "d_ff": 6, "position": position, "max_position": 4}
+    shapes = [("tok_emb", 20)] + ([("pos_emb", 16)] if position == "learned" else [])
+    for l in range(layers):
+        shapes += [("l%d.%s" % (l, n), k) for n, k in
+                   [("norm1", 4), ("wq", 16), ("wk", 16), ("wv", 16), ("wo", 16), ("norm2", 4), ("w1", 24), ("w2", 24)]]
+    shapes += ([("rel_bias", 64)] if position == "t5" else []) + [("norm_f", 4), ("head", 20)]
+    w = {n: [0.1 * math.sin(1.7 * i + len(n)) + (1.0 if n.endswith(("norm1", "norm2", "norm_f")) else 0.0)
+             for i in range(k)] for n, k in shapes}
+    if zero_head:
+        w["head"] = [0.0] * 20
+    return {"op": "decoder_grad", "config": c, "weights": w, "tokens": [[1, 2, 3], [4, 0, 1]],
+            "targets": [[2, 3, -1], [0, -1, 4]]}, [n for n, _ in shapes]
+
+
+for position in ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]:
+    req, names = decoder_request(position, zero_head=True)
+    resp, rc = run([json.dumps(req)])
+    r = resp[0] if resp else {}
+    check(rc == 0 and close(r.get("loss", 0.0), math.log(5)), "decoder_grad %s: uniform logits give ln(vocab): %s"
+          % (position, r.get("loss", r)))
+    check(list(r.get("grads", {})) == names and all(len(r["grads"][n]) == len(req["weights"][n]) for n in names),
+          "decoder_grad %s: every weight's gradient, in order, flattened like the weight" % position)
+
+req, _ = decoder_request("learned", layers=2)
+bad_decoder = []
+for name, edit, kind, word in [
+        ("missing weight", lambda r: r["weights"].pop("l1.wk"), "BadRequest", "weights.l1.wk"),
+        ("short weight", lambda r: r["weights"]["tok_emb"].pop(), "BadRequest", "weights.tok_emb"),
+        ("extra weight", lambda r: r["weights"].update({"rel_bias": [0.0] * 64}), "BadRequest", "weights.rel_bias"),
+        ("unknown method", lambda r: r["config"].update({"position": "xpos"}), "BadRequest", "config.position"),
+        ("heads", lambda r: r["config"].update({"heads": 3}), "BadRequest", "heads"),
+        ("zero vocab", lambda r: r["config"].update({"vocab": 0}), "BadRequest", "config.vocab"),
+        ("odd d_head rope", lambda r: r["config"].update({"position": "rope", "heads": 4}), "BadRequest", "d_head"),
+        ("token id", lambda r: r["tokens"][1].__setitem__(0, 5), "IndexError", "index 5 is out of bounds"),
+        ("target", lambda r: r["targets"][1].__setitem__(0, 9), "IndexError", "Target 9"),
+        ("ragged", lambda r: r["tokens"][1].pop(), "BadRequest", "tokens"),
+        ("targets shape", lambda r: r["targets"].pop(), "BadRequest", "targets"),
+        ("no targets", lambda r: r.update({"targets": [[-1, -1, -1], [-1, -1, -1]]}), "BadRequest", "targets"),
+        ("past the table", lambda r: (r["tokens"][0].extend([1, 1]), r["targets"][0].extend([1, 1]),
+                                      r["tokens"][1].extend([1, 1]), r["targets"][1].extend([1, 1])),
+         "IndexError", "index 4 is out of bounds for dimension 0 with size 4"),
+        ("non-finite weight", lambda r: r["weights"]["head"].__setitem__(0, "NaN"), "BadRequest", "weights.head")]:
+    r = json.loads(json.dumps(req))
+    edit(r)
+    bad_decoder.append((name, json.dumps(r), kind, word))
+resp, rc = run([line for _, line, _, _ in bad_decoder])
+check(rc == 1 and len(resp) == len(bad_decoder), "decoder_grad bad lines all answered")
+for (name, _, kind, word), r in zip(bad_decoder, resp):
+    err = r.get("error", {})
+    check(err.get("type") == kind and word in err.get("message", ""),
+          "decoder_grad %s -> %s naming %s, got %s" % (name, kind, word, r))
+print("decoder_grad lines:", 6 + len(bad_decoder))
+
 # ---- hostile lines: too long, too deep -------------------------------------------------------------------------------
 huge = '{"op":"inv_freq","d_head":8,"pad":"' + "x" * (9 << 20) + '"}'
 deep = "[" * 100000 + "]" * 100000

@@ -6,8 +6,10 @@ import glob
 import json
 import math
 import os
-import subprocess
 import sys
+
+import cli_harness
+from cli_harness import check, checks, failures
 
 try:
     import torch
@@ -19,22 +21,11 @@ CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures", "configs")
 REL = 1e-12
-failures = []
-checks = [0]
 worst = [0.0, ""]
 
 
-def check(cond, what):
-    checks[0] += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
 def ask(reqs):
-    p = subprocess.run([CLI, "eval"], input="".join(json.dumps(r) + "\n" for r in reqs), capture_output=True,
-                       text=True, timeout=300)
-    return [json.loads(l) for l in p.stdout.splitlines()]
+    return cli_harness.ask(CLI, reqs)
 
 
 # ---- the reference: config.json as transformers sees it ----------------------------------------------------------

@@ -3,8 +3,10 @@
 re-derived here) and report errors by position for the float64 and float32 paths. Exit 77 (skip) without torch."""
 import json
 import math
-import subprocess
 import sys
+
+import cli_harness
+from cli_harness import check, checks, failures
 
 try:
     import torch
@@ -14,21 +16,10 @@ except Exception as e:  # noqa: BLE001
 
 CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 torch.set_default_dtype(torch.float64)
-failures = []
-checks = [0]
-
-
-def check(cond, what):
-    checks[0] += 1
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def ask(reqs, errors_expected=False):
-    p = subprocess.run([CLI, "eval"], input="".join(json.dumps(r) + "\n" for r in reqs), capture_output=True,
-                       text=True, timeout=300)
-    out = [json.loads(l) for l in p.stdout.splitlines()]
+    out = cli_harness.ask(CLI, reqs)
     for r, o in zip(reqs, out):
         if "error" in o and not errors_expected:
             check(False, "unexpected error for %s: %s" % (json.dumps(r)[:160], o))

@@ -1,0 +1,12 @@
+// The eval protocol's decoder_grad op (CONTRACTS section 6): the tiny decoder's loss and every weight's gradient.
+#pragma once
+
+#include "cli/request.hpp"
+
+namespace rv::cli {
+
+// {"op":"decoder_grad","config":{...},"weights":{"tok_emb":[...],...},"tokens":[[...]],"targets":[[...]]}
+// -> {"loss":x,"grads":{"tok_emb":[...],...}}, every weight flattened row-major like the request's.
+Expected<json> op_decoder_grad(Request& r);
+
+}  // namespace rv::cli
