@@ -196,6 +196,45 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     canvas.dispatchEvent(new MouseEvent('mouseup', e));
   }, true);
 
+  // Touch: Emscripten 3.1.6's GLFW knows only the mouse, and a browser turns a tap (not a drag) into mouse
+  // events. One finger becomes the mouse: down where it lands, moves with it (a drag on the position slider),
+  // up where it lifts; a couple of frames later the pointer leaves the canvas, so no tooltip stays stuck.
+  var finger = null;
+  function asMouse(type, touch) {
+    canvas.dispatchEvent(new MouseEvent(type, { clientX: touch.clientX, clientY: touch.clientY, button: 0,
+      buttons: type === 'mouseup' ? 0 : 1, bubbles: true, cancelable: true }));
+  }
+  function ownTouch(e) {
+    for (var i = 0; i < e.changedTouches.length; i++)
+      if (e.changedTouches[i].identifier === finger) return e.changedTouches[i];
+    return null;
+  }
+  canvas.addEventListener('touchstart', function (e) {
+    e.preventDefault();  // no emulated mouse events on top of ours
+    if (finger !== null) return;
+    var t = e.changedTouches[0];
+    finger = t.identifier;
+    asMouse('mousemove', t);
+    asMouse('mousedown', t);
+  }, { passive: false });
+  canvas.addEventListener('touchmove', function (e) {
+    e.preventDefault();
+    var t = ownTouch(e);
+    if (t) asMouse('mousemove', t);
+  }, { passive: false });
+  function lift(e) {
+    var t = ownTouch(e);
+    if (!t) return;
+    e.preventDefault();
+    finger = null;
+    asMouse('mouseup', t);
+    setTimeout(function () {
+      if (finger === null) asMouse('mousemove', { clientX: -1, clientY: -1 });
+    }, 120);
+  }
+  canvas.addEventListener('touchend', lift, { passive: false });
+  canvas.addEventListener('touchcancel', lift, { passive: false });
+
   window.ropeviz = {
     ready: ready,
     frames: function () { return frames; },

@@ -43,8 +43,10 @@ export async function launch(extraArgs = []) {
 
 // A page whose console errors, page errors and requests outside `allowed` are collected; call
 // page.assertClean() at the end of a test.
-export async function openPage(browser, { viewport = { width: 1280, height: 800 }, scale = 1, allowed, permissions = [] }) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, acceptDownloads: true, permissions });
+export async function openPage(browser, { viewport = { width: 1280, height: 800 }, scale = 1, allowed, permissions = [],
+  hasTouch = false }) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: scale, acceptDownloads: true, permissions,
+    hasTouch });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
