@@ -110,9 +110,51 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     input.click();
   };
 
+  // [SECTION] The main controls as real, labelled HTML inputs (#controls, visually hidden until one has the
+  // focus): a screen reader or the Tab key reaches them; a change applies like a link (on Enter or when the field
+  // is left, as the canvas's fields do); every change of the view writes their values back.
+  var controlKeys = [['model', 'model'], ['position', 'position m'], ['max_position', 'max_position (learned table rows)'],
+    ['d_head', 'd_head'], ['base', 'base'], ['pairing', 'pairing'], ['tab_top', 'top panel'],
+    ['tab_bottom', 'bottom panel']];
+  var controls = {};
+  function buildControls() {
+    var box = document.getElementById('controls');
+    controlKeys.forEach(function (entry) {
+      var key = entry[0];
+      var choices = call('rv_web_choices', 'string', ['number', 'string'], [app, key]);
+      var input = document.createElement(choices ? 'select' : 'input');
+      if (choices) {
+        choices.split(',').forEach(function (choice) {
+          var option = document.createElement('option');
+          option.value = option.textContent = choice;
+          input.appendChild(option);
+        });
+      } else {
+        input.type = 'text';
+        input.inputMode = 'decimal';
+      }
+      input.id = 'control-' + key;
+      var label = document.createElement('label');
+      label.htmlFor = input.id;
+      label.textContent = entry[1];
+      input.addEventListener('change', function () { apply(key + '=' + input.value.replace(/[&=]/g, '')); });
+      box.appendChild(label);
+      box.appendChild(input);
+      controls[key] = input;
+    });
+  }
+  function syncControls(hash) {
+    hash.split('&').forEach(function (pair) {
+      var eq = pair.indexOf('=');
+      var input = controls[pair.slice(0, eq)];
+      if (input && document.activeElement !== input) input.value = decode(pair.slice(eq + 1));
+    });
+  }
+
   Module.rvStarted = function (ptr) {
     app = ptr;
     resize();
+    buildControls();
     applyHash();
   };
   Module.rvFatal = function (message) { fail('ropeviz could not start: ' + message); };
@@ -121,6 +163,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   var a11yDelay = 400;  // ms without a change
   Module.rvStateChanged = function (hash, text) {
     if (decode(location.hash.slice(1)) !== hash) history.replaceState(null, '', '#' + hash);
+    syncControls(hash);
     clearTimeout(a11yTimer);
     a11yTimer = setTimeout(function () { a11y.textContent = text; }, a11yDelay);
   };

@@ -323,6 +323,19 @@ bool Params::operator==(const Params& o) const {
   return true;
 }
 
+std::vector<std::string> param_choices(std::string_view key) {
+  std::vector<std::string> out;
+  if (key == "model") {
+    out.push_back("none");
+    for (const Preset& preset : presets()) out.push_back(preset.name);
+  } else if (key == "pairing") {
+    out = {pairing_name(Pairing::Interleaved), pairing_name(Pairing::HalfSplit)};
+  } else if (key == "tab_top" || key == "tab_bottom") {
+    for (const Panel* panel : bar_panels(key == "tab_top" ? Bar::Top : Bar::Bottom)) out.push_back(panel->key);
+  }
+  return out;
+}
+
 ModelSource model_source(const Params& p) {
   if (p.model == loaded_model && p.loaded) return {p.loaded->label, "loaded config.json", p.loaded->config};
   if (const Preset* preset = find_preset(p.model)) return {preset->name, preset->source, preset_config(*preset)};

@@ -87,6 +87,10 @@ ModelSource model_source(const Params& p);
 bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
                  std::vector<std::string>& notes);
 
+// The values a choice key takes (model: none, the presets; pairing; tab_top / tab_bottom: the panels' keys), in
+// display order; empty for keys that take numbers. For lists outside the canvas (the page's HTML controls).
+std::vector<std::string> param_choices(std::string_view key);
+
 // True for the keys the chosen model sets (max_position, d_head and heads; base and pairing too for a RoPE model):
 // while Params::model names one, set_param refuses a different value for them with a note.
 bool model_bound(const Params& p, std::string_view key);

@@ -111,6 +111,13 @@ EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double 
   publish_if_changed(*web);
 }
 
+// The choices of a key (param_choices), comma-separated, for the page's HTML controls.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_choices(Web* web, const char* key) {
+  web->reply.clear();
+  for (const std::string& choice : rv::param_choices(key)) web->reply += (web->reply.empty() ? "" : ",") + choice;
+  return web->reply.c_str();
+}
+
 EMSCRIPTEN_KEEPALIVE const char* rv_web_state(Web* web) {
   rv::update_model(web->app.params, web->app.model);  // set() then state() sees the new values, no frame needed
   web->reply = rv::state_json(web->app);
