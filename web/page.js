@@ -167,13 +167,18 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     clearTimeout(a11yTimer);
     a11yTimer = setTimeout(function () { a11y.textContent = text; }, a11yDelay);
   };
-  Module.rvDownload = function (name, mime, text) {
+  function download(blob, name) {
     var a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([text], { type: mime }));
+    a.href = URL.createObjectURL(blob);
     a.download = name;
     document.body.appendChild(a);
     a.click();
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  }
+  Module.rvDownload = function (name, mime, text) { download(new Blob([text], { type: mime }), name); };
+  // Called right after a frame was drawn: the WebGL drawing buffer still holds it (toBlob copies it at once).
+  Module.rvSavePicture = function (name) {
+    canvas.toBlob(function (blob) { if (blob) download(blob, name); }, 'image/png');
   };
   Module.rvCopyLink = function (ptr) {
     var note = function (text) { call('rv_web_note', null, ['number', 'string'], [ptr, text]); };

@@ -89,6 +89,10 @@ ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows
   return {"ropeviz-models.csv", "text/csv", out};
 }
 
+std::string picture_name(const App& app) {
+  return "ropeviz-" + tag(app.params) + ".png";
+}
+
 ExportFile export_state_json(const App& app) {
   return {"ropeviz-state-" + tag(app.params) + ".json", "application/json", state_json(app) + "\n"};
 }

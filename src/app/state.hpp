@@ -271,6 +271,7 @@ struct Ui {
   std::map<std::string, int> note_repeats;   // a note raised again is shown once with its count (show_notes)
   std::optional<ExportFile> pending_export;  // set by an export button, taken by the platform
   bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
+  bool pending_picture = false;              // "picture.png" pressed; the platform saves the next frame as a PNG
   bool pending_open_config = false;          // "load config.json" pressed; the platform opens a file picker
   bool can_open_files = false;               // the platform has a file picker (the web page)
   double frame_ms = 0.0;                     // CPU time of the last frame

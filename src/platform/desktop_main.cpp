@@ -116,6 +116,16 @@ void save_export(rv::App& app) {
   app.ui.pending_export.reset();
 }
 
+// "picture.png": the frame just drawn, into the working directory, and a note saying where.
+void save_picture(GLFWwindow* window, rv::App& app) {
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(window, &fw, &fh);
+  const std::string name = rv::picture_name(app);
+  const std::string error = rv::save_screenshot(name, fw, fh);
+  app.ui.notes.push_back(error.empty() ? "saved " + name + " in the working directory" : error);
+  app.ui.pending_picture = false;
+}
+
 // The desktop's link to a view is the command that reopens it.
 void copy_link(GLFWwindow* window, rv::App& app) {
   const std::string command = "ropeviz --state '" + rv::encode_query(app.params) + "'";
@@ -162,6 +172,7 @@ int main(int argc, char** argv) {
     rv::render_frame(window, app);
     if (app.ui.pending_export) save_export(app);
     if (app.ui.pending_copy_link) copy_link(window.handle, app);
+    if (app.ui.pending_picture) save_picture(window.handle, app);
     if (options.frames > 0) frame_ms.push_back(app.ui.frame_ms);
     const bool last = options.frames > 0 && n + 1 == options.frames;
     if (last && !options.screenshot.empty()) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/export.hpp"
 #include "app/model.hpp"
 #include "app/params.hpp"
 #include "app/report.hpp"
@@ -32,6 +33,9 @@ EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); }
 // Hands an export to the page, which offers it as a download.
 EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content),
       { Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
+
+// Saves the canvas as a PNG download, right after a frame was drawn (the drawing buffer is still intact).
+EM_JS(void, rv_js_save_picture, (const char* name), { Module.rvSavePicture(UTF8ToString(name)); });
 
 // Opens the page's file picker for a config.json (the "load config.json" button).
 EM_JS(void, rv_js_open_config, (), { Module.rvOpenConfig(); });
@@ -60,6 +64,10 @@ void loop(void* arg) {
   if (const auto& file = web.app.ui.pending_export) {
     rv_js_download(file->name.c_str(), file->mime.c_str(), file->content.c_str());
     web.app.ui.pending_export.reset();
+  }
+  if (web.app.ui.pending_picture) {
+    web.app.ui.pending_picture = false;
+    rv_js_save_picture(rv::picture_name(web.app).c_str());
   }
   if (web.app.ui.pending_open_config) {
     web.app.ui.pending_open_config = false;

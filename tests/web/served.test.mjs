@@ -260,3 +260,28 @@ test('the text layer speaks once a drag settles, not at every position, and says
   page.assertClean();
   await page.closeAll();
 });
+
+test('picture.png downloads the canvas as drawn, at its full pixel size', async () => {
+  const page = await open('#position=100', { scale: 2 });
+  await frames(page, 3);
+  const r = await page.evaluate(() => window.ropeviz.rect('export_picture'));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.mouse.click(r.x + r.w / 2, r.y + r.h / 2)]);
+  assert.equal(download.suggestedFilename(), 'ropeviz-m100-d8.png');
+  const png = fs.readFileSync(await download.path());
+  assert.equal(png.subarray(1, 4).toString(), 'PNG');
+  assert.equal(png.readUInt32BE(16), 2560, 'width: 1280 CSS px at devicePixelRatio 2');
+  assert.equal(png.readUInt32BE(20), 1600);
+  const { inflateSync } = await import('node:zlib');
+  let idat = Buffer.alloc(0);
+  for (let at = 8; at < png.length;) {  // concatenate the IDAT chunks and check the picture is not blank
+    const length = png.readUInt32BE(at), type = png.subarray(at + 4, at + 8).toString();
+    if (type === 'IDAT') idat = Buffer.concat([idat, png.subarray(at + 8, at + 8 + length)]);
+    at += 12 + length;
+  }
+  const pixels = inflateSync(idat);
+  const distinct = new Set();
+  for (let i = 0; i < pixels.length; i += 997) distinct.add(pixels[i]);
+  assert.ok(distinct.size > 20, `the picture has content (${distinct.size} distinct sampled bytes)`);
+  page.assertClean();
+  await page.closeAll();
+});

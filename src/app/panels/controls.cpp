@@ -185,7 +185,11 @@ void show_exports(App& app) {
   formula_tip(
       "angles.csv: per pair i, theta_i, m*theta_i, its value mod 2pi, the wavelength and the pairs of q "
       "(before and after RoPE) and k. score.csv: the score against the offset m - n at two anchors. "
-      "state.json: everything window.ropeviz.state() reports. Numbers are exact (shortest round-trip).");
+      "state.json: everything window.ropeviz.state() reports. Numbers are exact (shortest round-trip). "
+      "picture.png: the window as drawn, at its full pixel size.");
+  if (ImGui::SmallButton("picture.png")) app.ui.pending_picture = true;
+  record_rect(app.ui, "export_picture");
+  ImGui::SameLine();
   if (ImGui::SmallButton("copy link")) app.ui.pending_copy_link = true;
   record_rect(app.ui, "copy_link");
   formula_tip(
