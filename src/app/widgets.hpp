@@ -28,6 +28,8 @@ bool position_slider(const char* id, long long* position, int max_position, long
 void record_rect(Ui& ui, const std::string& name);
 // SameLine() if an item `width` wide still fits on the current line, else a new line.
 void same_line_if_fits(float width);
+// A wrapped tooltip with `text` while the last item is hovered.
+void hover_tip(const char* text);
 // "(?)" marker whose tooltip states a formula.
 void formula_tip(const char* text);
 // An unmistakable error block: red frame, bold title line, the full message.

@@ -14,16 +14,6 @@ using rv::test::Headless;
 
 namespace {
 
-void click(Headless& ui, const std::string& name) {
-  const rv::Rect r = ui.rect(name);
-  ui.mouse_move(r.x + r.w * 0.5f, r.y + r.h * 0.5f);
-  ui.frame();
-  ui.mouse_down(true);
-  ui.frame();
-  ui.mouse_down(false);
-  ui.frame();
-}
-
 // Data rows of a CSV (comment and header lines skipped), as numbers.
 std::vector<std::vector<double>> csv_rows(const std::string& text) {
   std::vector<std::vector<double>> rows;
@@ -51,7 +41,7 @@ void open_state(Headless& ui, const char* state) {
 TEST_CASE("angles.csv holds theta_i, m*theta_i and the rotated pairs exactly as core computes them") {
   Headless ui;
   open_state(ui, "position=100&d_head=8&pairing=half_split");
-  click(ui, "export_angles");
+  ui.click("export_angles");
   REQUIRE(ui.app.ui.pending_export.has_value());
   const rv::ExportFile& file = *ui.app.ui.pending_export;
   CHECK(file.name == "ropeviz-angles-m100-d8.csv");
@@ -74,7 +64,7 @@ TEST_CASE("angles.csv holds theta_i, m*theta_i and the rotated pairs exactly as 
 TEST_CASE("score.csv is the curve against the offset, equal at both anchors") {
   Headless ui;
   open_state(ui, "offsets=16&position=40&key_position=7");
-  click(ui, "export_score");
+  ui.click("export_score");
   REQUIRE(ui.app.ui.pending_export.has_value());
   const auto rows = csv_rows(ui.app.ui.pending_export->content);
   REQUIRE(rows.size() == 33);
@@ -92,7 +82,7 @@ TEST_CASE("score.csv is the curve against the offset, equal at both anchors") {
 TEST_CASE("state.json is state() and names the IndexError past the table") {
   Headless ui;
   open_state(ui, "position=100");
-  click(ui, "export_state");
+  ui.click("export_state");
   REQUIRE(ui.app.ui.pending_export.has_value());
   const std::string& json = ui.app.ui.pending_export->content;
   CHECK(json.find("\"error\":\"IndexError: index 100 is out of bounds for dimension 0 with size 10\"") !=
@@ -104,6 +94,6 @@ TEST_CASE("copy link asks the platform to copy, once") {
   Headless ui;
   open_state(ui, "position=42");
   CHECK_FALSE(ui.app.ui.pending_copy_link);
-  click(ui, "copy_link");
+  ui.click("copy_link");
   CHECK(ui.app.ui.pending_copy_link);  // headless has no platform to take it
 }

@@ -57,6 +57,16 @@ void Headless::key(int imgui_key, bool shift) {
   io.KeyShift = false;
 }
 
+void Headless::click(const std::string& name) {
+  const Rect r = rect(name);
+  mouse_move(r.x + r.w * 0.5f, r.y + r.h * 0.5f);
+  frame();
+  mouse_down(true);
+  frame();
+  mouse_down(false);
+  frame();
+}
+
 void Headless::type(const std::string& text) {
   for (char ch : text) ImGui::GetIO().AddInputCharacter(static_cast<unsigned char>(ch));
   frame();

@@ -36,6 +36,7 @@ class Headless {
   void mouse_down(bool down);
   void key(int imgui_key, bool shift = false);  // press and release over two frames
   void type(const std::string& text);           // characters typed into the focused field, one frame
+  void click(const std::string& name);          // a left click at the centre of a named control, over three frames
   Rect rect(const std::string& name) const;     // a named control's rectangle
   // Presses the left button at fraction u across the named control, releases after dragging to v.
   void drag(const std::string& name, double u_from, double u_to, int steps = 6);

@@ -235,16 +235,7 @@ TEST_CASE("model: a size changed by a control mid-frame reaches the panels in th
 TEST_CASE("number fields apply typed text on Enter or when focus leaves, never per keystroke, never lost") {
   Headless ui;
   ui.frames(2);
-  const auto click = [&](const std::string& name) {
-    const rv::Rect r = ui.rect(name);
-    ui.mouse_move(r.x + r.w * 0.5f, r.y + r.h * 0.5f);
-    ui.frame();
-    ui.mouse_down(true);
-    ui.frame();
-    ui.mouse_down(false);
-    ui.frame();
-  };
-  click("max_position");  // the click selects the whole text, so typing replaces it
+  ui.click("max_position");  // the click selects the whole text, so typing replaces it
   for (const char* digit : {"2", "0", "4", "8"}) {
     ui.type(digit);
     CHECK(ui.app.params.max_position == 10);  // no IndexError flashing through 2 and 20
@@ -253,15 +244,15 @@ TEST_CASE("number fields apply typed text on Enter or when focus leaves, never p
   CHECK(ui.app.params.max_position == 2048);
   CHECK(ui.app.ui.notes.empty());
 
-  click("base");  // typed, then focus leaves (a click on another field): applied, as with Enter
+  ui.click("base");  // typed, then focus leaves (a click on another field): applied, as with Enter
   ui.type("500000");
   CHECK(ui.app.params.base == 10000.0);
-  click("d_head");
+  ui.click("d_head");
   CHECK(ui.app.params.base == 500000.0);
 
   ui.type("64");  // Escape restores the field: nothing applies
   ui.key(ImGuiKey_Escape);
-  click("base");
+  ui.click("base");
   CHECK(ui.app.params.d_head == 8);
 
   ui.type("abc");  // a scientific-number field keeps out letters; Enter with nothing new changes nothing

@@ -20,13 +20,7 @@ void figure(const char* name, const char* value, const char* meaning, const char
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(name);
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(formula);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
+  hover_tip(formula);
   ImGui::TableNextColumn();
   if (colour) ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(colour));
   ImGui::TextUnformatted(value);
