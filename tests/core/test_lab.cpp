@@ -225,14 +225,11 @@ TEST_CASE("lab run: the training loss falls on a tiny run") {
 }
 
 TEST_CASE("lab run: rope and learned learn to copy at the training lengths") {
-  LabOptions o;  // a scaled-down model: d_model 32, 2 heads, 2 layers, d_ff 64; sizes 1..2
-  o.methods = {PositionMethod::Rope, PositionMethod::Learned};
-  o.train_len = 2;
-  o.d_model = 32;
-  o.heads = 2;
+  LabOptions o = small({PositionMethod::Rope, PositionMethod::Learned}, 300, 2);  // sizes 1..2
+  o.d_model = 32;  // 2 heads, 2 layers, d_ff 64, batch 16
+  o.layers = 2;
   o.d_ff = 64;
   o.batch = 16;
-  o.steps = 300;
   o.lr = 1e-2;
   o.warmup = 20;
   o.eval_count = 50;
