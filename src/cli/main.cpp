@@ -105,7 +105,8 @@ lab: flags (defaults in brackets)
   --seed S           [0]; the same flags and seed give the same document apart from seconds and tokens_per_s
   --d-model 64 --heads 4 --layers 2 --d-ff 256 --batch 32 --lr 0.003 --warmup 100 (linear warm-up, capped at
   steps/2, then cosine to 0; weight decay 0.01) --eval-count 100 (fresh sequences per evaluation length)
-  Training is float32; each method starts from the same seed (same init, same batches). Accuracy is teacher-forced
+  Training is float32; each method starts from the same seed (same init, same batches); tok_emb and pos_emb start
+  N(0, 1) like nn.Embedding (on the scale of the sinusoidal PE), the other matrices N(0, 0.02). Accuracy is teacher-forced
   argmax: exact match (every answer right, the same as greedy decoding) and per-answer. learned's table has as many
   rows as the longest training input (2N; N + 2 for repeat): longer inputs get null accuracy and the IndexError
   message in "error". -> {"task":"copy","train_len":8,"eval_lengths":[1,...,32],"steps":300,"seed":0,

@@ -12,6 +12,9 @@
 namespace rv {
 
 namespace {
+constexpr double kInitStddev = 0.02;   // init_decoder_weights' default
+constexpr double kEmbStddev = 1.0;     // tok_emb and pos_emb as PyTorch's nn.Embedding: on the scale of PE(t)
+
 // Independent seeded streams: init (0), training batches (1, step), evaluation (2, n).
 std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index = 0) {
   const std::uint64_t k = 0x9E3779B97F4A7C15ULL;
@@ -94,6 +97,8 @@ void LabRun::start_method() {
   const LabOptions& o = result_.options;
   config_ = lab_decoder_config(o, o.methods[method_]);
   weights_ = init_decoder_weights<float>(config_, lab_seed(o.seed, 0));
+  weights_.tok_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // embeddings as nn.Embedding's N(0, 1)
+  weights_.pos_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // (empty unless learned)
   adam_ = adamw_init<float>(config_);
   step_ = eval_n_ = 0;
   LabMethodResult r;

@@ -71,7 +71,8 @@ struct LabResult {
 };
 
 // One lab run, advanced one unit of work at a time (a training step, or evaluating one length), so a caller can
-// spread it over frames. Methods run in order; each starts from the same seed (same init, same batches).
+// spread it over frames. Methods run in order; each starts from the same seed (same init, same batches). Init is
+// init_decoder_weights' N(0, 0.02) except tok_emb and pos_emb, N(0, 1) like nn.Embedding (the scale of PE(t)).
 class LabRun {
  public:
   explicit LabRun(LabOptions o);

@@ -40,6 +40,19 @@ LabOptions small(std::vector<PositionMethod> methods, int steps, int train_len =
   return o;
 }
 
+// Sizes 1..2, a model big enough to learn them quickly: d_model 32, 2 heads, 2 layers, d_ff 64, batch 16, lr 1e-2.
+LabOptions learnable(std::vector<PositionMethod> methods, int steps) {
+  LabOptions o = small(std::move(methods), steps, 2);
+  o.d_model = 32;
+  o.layers = 2;
+  o.d_ff = 64;
+  o.batch = 16;
+  o.lr = 1e-2;
+  o.warmup = 20;
+  o.eval_count = 50;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("lab tasks: copy and reverse shapes, targets, determinism") {
@@ -211,8 +224,7 @@ TEST_CASE("lab run: time-sliced steps reach done() and match run_lab") {
 }
 
 TEST_CASE("lab run: the training loss falls on a tiny run") {
-  LabOptions o = small({PositionMethod::Rope, PositionMethod::None}, 60);
-  o.lr = 1e-2;
+  const LabOptions o = learnable({PositionMethod::Rope, PositionMethod::None}, 100);
   for (const LabMethodResult& m : run_lab(o).methods) {
     INFO(position_method_name(m.method));
     double first = 0, last = 0;
@@ -220,19 +232,12 @@ TEST_CASE("lab run: the training loss falls on a tiny run") {
       first += m.train_loss[i];
       last += m.train_loss[m.train_loss.size() - 1 - i];
     }
-    CHECK(last < 0.8 * first);
+    CHECK(last < 0.7 * first);
   }
 }
 
 TEST_CASE("lab run: rope and learned learn to copy at the training lengths") {
-  LabOptions o = small({PositionMethod::Rope, PositionMethod::Learned}, 300, 2);  // sizes 1..2
-  o.d_model = 32;  // 2 heads, 2 layers, d_ff 64, batch 16
-  o.layers = 2;
-  o.d_ff = 64;
-  o.batch = 16;
-  o.lr = 1e-2;
-  o.warmup = 20;
-  o.eval_count = 50;
+  const LabOptions o = learnable({PositionMethod::Rope, PositionMethod::Learned}, 300);
   for (const LabMethodResult& m : run_lab(o).methods) {
     INFO(position_method_name(m.method));
     for (int n = 1; n <= 2; ++n) CHECK(m.accuracy[n - 1].value_or(0) >= 0.9);
