@@ -12,6 +12,7 @@
 namespace rv {
 
 namespace {
+constexpr double kPi = 3.14159265358979323846;
 constexpr double kInitStddev = 0.02;   // init_decoder_weights' default
 constexpr double kEmbStddev = 1.0;     // tok_emb and pos_emb as PyTorch's nn.Embedding: on the scale of PE(t)
 
@@ -62,7 +63,7 @@ double lab_learning_rate(const LabOptions& o, int step) {
   const int warm = std::min(o.warmup, o.steps / 2);
   if (step < warm) return o.lr * (step + 1) / warm;
   const double span = std::max(1, o.steps - warm);
-  return o.lr * 0.5 * (1.0 + std::cos(M_PI * (step - warm) / span));
+  return o.lr * 0.5 * (1.0 + std::cos(kPi * (step - warm) / span));
 }
 
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
