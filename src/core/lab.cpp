@@ -1,6 +1,7 @@
 // The lab's run: float32 training of each position method (AdamW, warm-up + cosine), evaluation per length, JSON.
 #include "core/lab.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -43,6 +44,7 @@ void add_scaled(const DecoderConfig& c, DecoderWeightsT<float>& acc, const Decod
     for (long long k = 0; k < a[i].size; ++k) a[i].data[k] += scale * b[i].data[k];
 }
 
+// True when every answer of the row is its logits' argmax; counts right answers and all answers.
 bool row_exact(const RowMat<float>& logits, const std::vector<long long>& target, long long& right, long long& total) {
   bool all = true;
   for (Eigen::Index t = 0; t < logits.rows(); ++t) {
