@@ -421,6 +421,43 @@ for (name, _, kind, word), r in zip(bad_decoder, resp):
           "decoder_grad %s -> %s naming %s, got %s" % (name, kind, word, r))
 print("decoder_grad lines:", 6 + len(bad_decoder))
 
+# ---- lab: the training document (CONTRACTS section 6) ----------------------------------------------------------------
+def lab(args):
+    p = subprocess.run([CLI, "lab"] + args, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+small_lab = ["--methods", "learned,rope,alibi", "--train-len", "2", "--steps", "5", "--d-model", "16", "--heads", "2",
+             "--layers", "1", "--d-ff", "16", "--batch", "4", "--eval-count", "10", "--seed", "3"]
+rc, out, err = lab(small_lab)
+check(rc == 0 and err == "", "lab: exit 0, nothing on stderr (rc %d, %s)" % (rc, err))
+doc = strict_loads(out) if rc == 0 else {}
+for key in ["task", "train_len", "eval_lengths", "steps", "seed", "seconds", "tokens_per_s", "methods"]:
+    check(key in doc, "lab document has " + key)
+check(doc.get("task") == "copy" and doc.get("eval_lengths") == list(range(1, 9)) and doc.get("steps") == 5,
+      "lab: task, eval lengths 1..4*train_len, steps")
+methods = doc.get("methods", {})
+check(list(methods) == ["learned", "rope", "alibi"], "lab: methods in the order asked")
+for name, m in methods.items():
+    check(len(m["train_loss"]) == 5 and len(m["accuracy"]) == 8 and len(m["token_accuracy"]) == 8,
+          "lab %s: one loss per step, one accuracy per length" % name)
+learned = methods.get("learned", {})
+check(learned.get("accuracy", [])[2:] == [None] * 6 and None not in learned.get("accuracy", [None])[:2]
+      and learned.get("error") == "index 4 is out of bounds for dimension 0 with size 4",
+      "lab learned: null accuracy past its 4-row table, IndexError message: %s" % learned.get("error"))
+check(methods.get("rope", {}).get("error", 1) is None, "lab rope: error null")
+rc2, out2, _ = lab(small_lab)
+again = strict_loads(out2) if rc2 == 0 else {}
+for d in (doc, again):
+    d.pop("seconds", None)
+    d.pop("tokens_per_s", None)
+check(doc == again, "lab: the same flags and seed give the same document apart from timing")
+for args, flag in [(["--steps", "0"], "--steps"), (["--task", "sort"], "--task"), (["--methods", "rope,xpos"],
+                   "--methods"), (["--frobnicate", "1"], "--frobnicate"), (["--train-len", "abc"], "--train-len")]:
+    rc, out, err = lab(args)
+    check(rc == 2 and out == "" and flag in err, "lab %s: exit 2 and a message naming the flag, got %d %s"
+          % (" ".join(args), rc, err.strip()))
+
 # ---- hostile lines: too long, too deep -------------------------------------------------------------------------------
 huge = '{"op":"inv_freq","d_head":8,"pad":"' + "x" * (9 << 20) + '"}'
 deep = "[" * 100000 + "]" * 100000

@@ -1,0 +1,105 @@
+// The extrapolation lab (CONTRACTS section 6): seeded synthetic tasks, options, a time-sliceable training run, JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/decoder.hpp"
+#include "core/error.hpp"
+
+namespace rv {
+
+// [SECTION] Tasks
+// Symbols 0..9 and SEP = 10 (vocab 11). A task instance of size n is a full sequence; the model reads all but its
+// last token (inputs) and predicts the next token where the target is >= 0 (-1 elsewhere).
+//   copy     x1..xn SEP x1..xn     n answers (the copy); input length 2n
+//   reverse  x1..xn SEP xn..x1     n answers (the reversal); input length 2n
+//   repeat   p1 p2 p3 p1 p2 p3 ... a random 3-symbol pattern repeated to n + 3 tokens; n answers (every token after
+//            the first pattern), each equal to the token 3 places before it: the answer depends only on relative
+//            position, never on where the sequence starts; input length n + 2
+enum class LabTask { Copy, Reverse, Repeat };
+inline constexpr int kLabSymbols = 10;
+inline constexpr int kLabSep = 10;
+inline constexpr int kLabVocab = 11;
+inline constexpr int kRepeatPeriod = 3;
+
+const char* lab_task_name(LabTask t);
+std::optional<LabTask> parse_lab_task(const std::string& name);
+int lab_input_len(LabTask t, int n);  // tokens the model reads for size n
+
+struct LabBatch {
+  TokenRows tokens, targets;  // [B][lab_input_len(task, n)]
+};
+// `rows` sequences of size n, symbols drawn from NormalRng(seed) (uniform, so identical on every platform).
+LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed);
+
+// [SECTION] Options
+struct LabOptions {
+  LabTask task = LabTask::Copy;
+  std::vector<PositionMethod> methods{std::begin(kAllPositionMethods), std::end(kAllPositionMethods)};
+  int train_len = 8;   // training sizes n = 1..train_len; evaluation n = 1..4*train_len
+  int steps = 300;     // AdamW steps per method
+  std::uint64_t seed = 0;
+  int d_model = 64, heads = 4, layers = 2, d_ff = 256;
+  int batch = 32;
+  double lr = 3e-3, weight_decay = 0.01;
+  int warmup = 100;    // linear warm-up steps (capped at steps / 2), then cosine decay to 0
+  int eval_count = 100;  // fresh sequences per evaluation length
+};
+// Tokens after "lab": --task, --methods a,b, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff,
+// --batch, --lr, --warmup, --eval-count. BadRequest naming the flag for anything else or out of range.
+Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args);
+// The decoder the lab trains for this method: vocab 11, max_position = the longest training input (learned).
+DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m);
+
+// [SECTION] Training and evaluation
+struct LabMethodResult {
+  PositionMethod method = PositionMethod::Rope;
+  std::vector<double> train_loss;                       // one per step
+  std::vector<std::optional<double>> accuracy;          // exact match per eval length, null past a learned table
+  std::vector<std::optional<double>> token_accuracy;    // per-answer accuracy (teacher-forced argmax)
+  std::optional<std::string> error;                     // the first evaluation error (learned: the IndexError)
+};
+struct LabResult {
+  LabOptions options;
+  std::vector<LabMethodResult> methods;
+  double seconds = 0;             // wall time inside LabRun::step, training and evaluation
+  double train_seconds = 0;       // the training part of it
+  long long tokens_trained = 0;  // input tokens through forward + backward, all methods (tokens_per_s uses train_seconds)
+};
+
+// One lab run, advanced one unit of work at a time (a training step, or evaluating one length), so a caller can
+// spread it over frames. Methods run in order; each starts from the same seed (same init, same batches). Init is
+// init_decoder_weights' N(0, 0.02) except tok_emb and pos_emb, N(0, 1) like nn.Embedding (the scale of PE(t)).
+class LabRun {
+ public:
+  explicit LabRun(LabOptions o);
+  void step();
+  bool done() const;
+  const LabResult& result() const { return result_; }
+  double progress() const;  // 0..1
+
+ private:
+  void start_method();
+  void train_step();
+  void eval_length();
+  LabResult result_;
+  std::size_t method_ = 0;
+  int step_ = 0, eval_n_ = 0;
+  DecoderConfig config_;
+  DecoderWeightsT<float> weights_;
+  AdamWState<float> adam_;
+};
+
+double lab_learning_rate(const LabOptions& o, int step);  // warm-up then cosine, step 0-based
+// Exact-match and per-answer accuracy of the model on `count` fresh sequences of size n; errors as decoder_forward.
+Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
+                                                 int n, int count, std::uint64_t seed);
+// Drives a LabRun to completion and times it.
+LabResult run_lab(const LabOptions& o);
+// The CONTRACTS section 6 document, plus vocab, model sizes and the training schedule.
+std::string lab_json(const LabResult& r);
+
+}  // namespace rv

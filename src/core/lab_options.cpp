@@ -1,0 +1,194 @@
+// The lab's synthetic tasks (copy, reverse, repeat) and its command-line options parser.
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/lab.hpp"
+#include "core/learned.hpp"
+
+namespace rv {
+
+// [SECTION] Tasks
+
+namespace {
+constexpr LabTask kAllTasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
+
+int first_answer(LabTask t, int n) {
+  return t == LabTask::Repeat ? kRepeatPeriod : n + 1;
+}
+
+std::vector<long long> full_sequence(LabTask t, int n, NormalRng& rng) {
+  auto symbol = [&rng] { return static_cast<long long>(rng.uniform() * kLabSymbols); };
+  std::vector<long long> s;
+  if (t == LabTask::Repeat) {
+    for (int i = 0; i < kRepeatPeriod; ++i) s.push_back(symbol());
+    for (int i = kRepeatPeriod; i < n + kRepeatPeriod; ++i) s.push_back(s[static_cast<std::size_t>(i - kRepeatPeriod)]);
+    return s;
+  }
+  for (int i = 0; i < n; ++i) s.push_back(symbol());
+  s.push_back(kLabSep);
+  for (int i = 0; i < n; ++i) s.push_back(s[static_cast<std::size_t>(t == LabTask::Copy ? i : n - 1 - i)]);
+  return s;
+}
+}  // namespace
+
+const char* lab_task_name(LabTask t) {
+  switch (t) {
+    case LabTask::Copy: return "copy";
+    case LabTask::Reverse: return "reverse";
+    case LabTask::Repeat: return "repeat";
+  }
+  return "?";
+}
+
+std::optional<LabTask> parse_lab_task(const std::string& name) {
+  for (LabTask t : kAllTasks)
+    if (name == lab_task_name(t)) return t;
+  return std::nullopt;
+}
+
+int lab_input_len(LabTask t, int n) {
+  return t == LabTask::Repeat ? n + kRepeatPeriod - 1 : 2 * n;
+}
+
+LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
+  NormalRng rng(seed);
+  LabBatch b;
+  const int a = first_answer(t, n);
+  for (int r = 0; r < rows; ++r) {
+    const std::vector<long long> s = full_sequence(t, n, rng);
+    std::vector<long long> target(s.size() - 1, -1);
+    for (std::size_t i = static_cast<std::size_t>(a); i < s.size(); ++i) target[i - 1] = s[i];
+    b.tokens.emplace_back(s.begin(), s.end() - 1);
+    b.targets.push_back(std::move(target));
+  }
+  return b;
+}
+
+// [SECTION] Options
+
+namespace {
+const char* kFlags = "--task, --methods, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
+                     "--lr, --warmup, --eval-count";
+
+std::optional<Error> parse_int(const std::string& flag, const std::string& text, long long lo, long long hi,
+                               long long& out) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = text.empty() || text[0] == '+' ? 0 : std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '+' || *end != '\0' || errno == ERANGE)
+    return bad_request(flag + " needs an integer, got \"" + text + "\"");
+  if (v < lo || v > hi)
+    return bad_request(flag + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + text);
+  out = v;
+  return std::nullopt;
+}
+
+std::optional<Error> parse_lr(const std::string& text, double& out) {
+  char* end = nullptr;
+  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v)) return bad_request("--lr needs a number, got \"" + text + "\"");
+  if (v <= 0 || v > 1) return bad_request("--lr must be in (0, 1], got " + text);
+  out = v;
+  return std::nullopt;
+}
+
+std::optional<Error> parse_methods(const std::string& text, std::vector<PositionMethod>& out) {
+  out.clear();
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    const auto m = parse_position_method(name);
+    if (!m)
+      return bad_request("--methods: unknown method \"" + name +
+                         "\" (learned, sinusoidal, rope, alibi, t5, none; comma-separated)");
+    for (PositionMethod seen : out)
+      if (seen == *m) return bad_request("--methods: \"" + name + "\" is listed twice");
+    out.push_back(*m);
+    start = comma + 1;
+  }
+  return std::nullopt;
+}
+
+// One integer flag: its name, bounds and field.
+struct IntFlag {
+  const char* flag;
+  long long lo, hi;
+  int LabOptions::*field;
+};
+constexpr IntFlag kIntFlags[] = {
+    {"--train-len", 1, 64, &LabOptions::train_len}, {"--steps", 1, 100000, &LabOptions::steps},
+    {"--d-model", 2, 512, &LabOptions::d_model},    {"--heads", 1, 64, &LabOptions::heads},
+    {"--layers", 1, 16, &LabOptions::layers},       {"--d-ff", 1, 4096, &LabOptions::d_ff},
+    {"--batch", 1, 1024, &LabOptions::batch},       {"--warmup", 0, 100000, &LabOptions::warmup},
+    {"--eval-count", 1, 10000, &LabOptions::eval_count}};
+
+std::optional<Error> apply_flag(const std::string& flag, const std::string& value, LabOptions& o) {
+  for (const IntFlag& f : kIntFlags) {
+    if (flag != f.flag) continue;
+    long long v = 0;
+    if (auto e = parse_int(flag, value, f.lo, f.hi, v)) return e;
+    o.*(f.field) = static_cast<int>(v);
+    return std::nullopt;
+  }
+  if (flag == "--seed") {
+    long long v = 0;
+    if (auto e = parse_int(flag, value, 0, (1LL << 53) - 1, v)) return e;  // exact as a JSON number
+    o.seed = static_cast<std::uint64_t>(v);
+    return std::nullopt;
+  }
+  if (flag == "--lr") return parse_lr(value, o.lr);
+  if (flag == "--methods") return parse_methods(value, o.methods);
+  if (flag == "--task") {
+    const auto t = parse_lab_task(value);
+    if (!t) return bad_request("--task: unknown task \"" + value + "\" (copy, reverse, repeat)");
+    o.task = *t;
+    return std::nullopt;
+  }
+  return bad_request("unknown flag \"" + flag + "\" (lab flags: " + kFlags + ")");
+}
+
+// The model sizes must make a valid decoder for every chosen method (rope needs an even d_head).
+std::optional<Error> check_model(const LabOptions& o) {
+  for (PositionMethod m : o.methods)
+    if (auto e = check_decoder_config(lab_decoder_config(o, m)))
+      return bad_request("--d-model/--heads: " + e->message);
+  return std::nullopt;
+}
+}  // namespace
+
+Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args) {
+  LabOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i], value;
+    const std::size_t eq = flag.find('=');
+    if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (flag.rfind("--", 0) != 0) {
+      return bad_request("unexpected argument \"" + flag + "\" (lab flags: " + kFlags + ")");
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return bad_request(flag + " needs a value");
+    }
+    if (auto e = apply_flag(flag, value, o)) return *e;
+  }
+  if (auto e = check_model(o)) return *e;
+  return o;
+}
+
+DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m) {
+  DecoderConfig c;
+  c.vocab = kLabVocab;
+  c.d_model = o.d_model;
+  c.heads = o.heads;
+  c.layers = o.layers;
+  c.d_ff = o.d_ff;
+  c.position = m;
+  c.max_position = lab_input_len(o.task, o.train_len);  // the longest training input: the table covers exactly it
+  return c;
+}
+
+}  // namespace rv

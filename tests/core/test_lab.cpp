@@ -1,0 +1,245 @@
+// The lab: task generators, option parser, learning-rate schedule, determinism, learned's null accuracy, training.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/lab.hpp"
+
+using namespace rv;
+
+namespace {
+
+Expected<LabOptions> parse(std::vector<std::string> args) {
+  return parse_lab_options(args);
+}
+
+// The parser's message for these tokens (empty if they parse).
+std::string parse_error(std::vector<std::string> args) {
+  const auto o = parse(std::move(args));
+  return o ? std::string() : o.error().message;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// A quick run: a small model, few steps.
+LabOptions small(std::vector<PositionMethod> methods, int steps, int train_len = 3) {
+  LabOptions o;
+  o.methods = std::move(methods);
+  o.steps = steps;
+  o.train_len = train_len;
+  o.d_model = 16;
+  o.heads = 2;
+  o.layers = 1;
+  o.d_ff = 32;
+  o.batch = 8;
+  o.warmup = 5;
+  o.eval_count = 20;
+  return o;
+}
+
+// Sizes 1..2, a model big enough to learn them quickly: d_model 32, 2 heads, 2 layers, d_ff 64, batch 16, lr 1e-2.
+LabOptions learnable(std::vector<PositionMethod> methods, int steps) {
+  LabOptions o = small(std::move(methods), steps, 2);
+  o.d_model = 32;
+  o.layers = 2;
+  o.d_ff = 64;
+  o.batch = 16;
+  o.lr = 1e-2;
+  o.warmup = 20;
+  o.eval_count = 50;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("lab tasks: copy and reverse shapes, targets, determinism") {
+  for (LabTask t : {LabTask::Copy, LabTask::Reverse}) {
+    const LabBatch b = make_lab_batch(t, 4, 5, 7);
+    REQUIRE(b.tokens.size() == 5);
+    REQUIRE(b.targets.size() == 5);
+    for (std::size_t r = 0; r < 5; ++r) {
+      const auto& x = b.tokens[r];
+      const auto& y = b.targets[r];
+      REQUIRE(x.size() == 8);
+      REQUIRE(y.size() == 8);
+      CHECK(lab_input_len(t, 4) == 8);
+      CHECK(x[4] == kLabSep);
+      for (int i = 0; i < 4; ++i) {
+        CHECK(x[i] >= 0);
+        CHECK(x[i] < kLabSymbols);
+        CHECK(y[i] == -1);  // no loss on the prompt
+      }
+      for (int i = 0; i < 4; ++i) {
+        const long long want = t == LabTask::Copy ? x[i] : x[3 - i];
+        CHECK(y[4 + i] == want);                       // answer i is predicted at the token before it
+        if (i < 3) CHECK(x[5 + i] == y[4 + i]);        // and fed back as the next input
+      }
+    }
+    const LabBatch again = make_lab_batch(t, 4, 5, 7);
+    CHECK(again.tokens == b.tokens);
+    CHECK(again.targets == b.targets);
+    CHECK(make_lab_batch(t, 4, 5, 8).tokens != b.tokens);
+  }
+}
+
+TEST_CASE("lab tasks: repeat answers are the token 3 places back") {
+  const LabBatch b = make_lab_batch(LabTask::Repeat, 6, 4, 3);
+  for (std::size_t r = 0; r < 4; ++r) {
+    const auto& x = b.tokens[r];
+    const auto& y = b.targets[r];
+    REQUIRE(x.size() == 8);  // n + 2
+    CHECK(y[0] == -1);
+    CHECK(y[1] == -1);
+    int answers = 0;
+    for (std::size_t t = 2; t < x.size(); ++t) {
+      CHECK(y[t] == x[t - 2]);  // the next token equals the one 3 places before it
+      ++answers;
+    }
+    CHECK(answers == 6);
+    for (long long v : x) CHECK(v < kLabSymbols);
+  }
+  const LabBatch one = make_lab_batch(LabTask::Repeat, 1, 1, 3);
+  CHECK(one.tokens[0].size() == 3);
+  CHECK(one.targets[0] == std::vector<long long>{-1, -1, one.tokens[0][0]});
+}
+
+TEST_CASE("lab options: defaults") {
+  const auto o = parse({});
+  REQUIRE(o);
+  CHECK(o->task == LabTask::Copy);
+  CHECK(o->methods.size() == 6);
+  CHECK(o->train_len == 8);
+  CHECK(o->steps == 300);
+  CHECK(o->seed == 0);
+  CHECK(o->d_model == 64);
+  CHECK(o->heads == 4);
+  CHECK(o->layers == 2);
+  CHECK(o->d_ff == 256);
+  CHECK(o->batch == 32);
+  CHECK(o->lr == 3e-3);
+  CHECK(o->weight_decay == 0.01);
+  CHECK(o->warmup == 100);
+  CHECK(lab_decoder_config(*o, PositionMethod::Learned).max_position == 16);
+  CHECK(lab_decoder_config(*o, PositionMethod::Learned).vocab == kLabVocab);
+}
+
+TEST_CASE("lab options: flags parse, both --flag value and --flag=value") {
+  const auto o = parse({"--task", "reverse", "--methods", "rope,learned", "--train-len=5", "--steps", "12",
+                        "--seed", "42", "--lr", "0.01"});
+  REQUIRE(o);
+  CHECK(o->task == LabTask::Reverse);
+  CHECK(o->methods == std::vector<PositionMethod>{PositionMethod::Rope, PositionMethod::Learned});
+  CHECK(o->train_len == 5);
+  CHECK(o->steps == 12);
+  CHECK(o->seed == 42);
+  CHECK(o->lr == 0.01);
+  CHECK(parse({"--task", "repeat"})->task == LabTask::Repeat);
+}
+
+TEST_CASE("lab options: every error names its flag") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--bogus", "1"}, "--bogus"},
+      {{"stray"}, "stray"},
+      {{"--task", "sort"}, "--task"},
+      {{"--methods", "rope,cope"}, "--methods"},
+      {{"--methods", "rope,rope"}, "--methods"},
+      {{"--methods", ""}, "--methods"},
+      {{"--train-len", "0"}, "--train-len"},
+      {{"--train-len", "65"}, "--train-len"},
+      {{"--train-len", "8x"}, "--train-len"},
+      {{"--steps", "1.5"}, "--steps"},
+      {{"--steps", "100001"}, "--steps"},
+      {{"--steps", "99999999999999999999"}, "--steps"},
+      {{"--seed", "-1"}, "--seed"},
+      {{"--seed", "abc"}, "--seed"},
+      {{"--lr", "0"}, "--lr"},
+      {{"--lr", "nan"}, "--lr"},
+      {{"--batch", "0"}, "--batch"},
+      {{"--heads", "3"}, "--heads"},  // 64 is not divisible by 3
+      {{"--steps"}, "--steps"},       // no value
+  };
+  for (const auto& [args, flag] : cases) {
+    const std::string msg = parse_error(args);
+    INFO(args[0], " -> ", msg);
+    CHECK(!msg.empty());
+    CHECK(contains(msg, flag));
+  }
+}
+
+TEST_CASE("lab learning rate: linear warm-up, then cosine to zero") {
+  LabOptions o;
+  o.steps = 300;
+  CHECK(lab_learning_rate(o, 0) == doctest::Approx(3e-3 / 100));
+  CHECK(lab_learning_rate(o, 99) == doctest::Approx(3e-3));
+  CHECK(lab_learning_rate(o, 100) == doctest::Approx(3e-3));
+  CHECK(lab_learning_rate(o, 200) == doctest::Approx(1.5e-3));
+  CHECK(lab_learning_rate(o, 299) < 1e-6);
+  o.steps = 10;  // warm-up capped at steps / 2
+  CHECK(lab_learning_rate(o, 4) == doctest::Approx(3e-3));
+}
+
+TEST_CASE("lab run: same seed, same document apart from timing; learned is null past its table") {
+  const LabOptions o = small({PositionMethod::Learned, PositionMethod::Rope}, 4);
+  const LabResult a = run_lab(o), b = run_lab(o);
+  auto strip = [](std::string s) {  // drop "seconds" and "tokens_per_s"
+    const std::size_t from = s.find("\"seconds\""), to = s.find("\"methods\"");
+    return s.erase(from, to - from);
+  };
+  CHECK(strip(lab_json(a)) == strip(lab_json(b)));
+  REQUIRE(a.methods.size() == 2);
+  const LabMethodResult& learned = a.methods[0];
+  CHECK(learned.train_loss.size() == 4);
+  REQUIRE(learned.accuracy.size() == 12);  // n = 1..4*3
+  for (int n = 1; n <= 12; ++n) {
+    CHECK(learned.accuracy[n - 1].has_value() == (n <= 3));  // inputs of 2n tokens, table of 6 rows
+    CHECK(learned.token_accuracy[n - 1].has_value() == (n <= 3));
+    CHECK(a.methods[1].accuracy[n - 1].has_value());
+  }
+  REQUIRE(learned.error);
+  CHECK(*learned.error == "index 6 is out of bounds for dimension 0 with size 6");
+  CHECK(!a.methods[1].error);
+  const std::string doc = lab_json(a);
+  CHECK(contains(doc, "\"error\": \"index 6 is out of bounds for dimension 0 with size 6\""));
+  CHECK(contains(doc, "\"accuracy\": [") );
+  CHECK(contains(doc, "null"));
+  CHECK(contains(doc, "\"eval_lengths\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]"));
+  CHECK(run_lab(small({PositionMethod::Rope}, 4)).methods[0].train_loss == a.methods[1].train_loss);
+}
+
+TEST_CASE("lab run: time-sliced steps reach done() and match run_lab") {
+  const LabOptions o = small({PositionMethod::Alibi, PositionMethod::T5}, 3, 2);
+  LabRun run(o);
+  int steps = 0;
+  while (!run.done()) {
+    CHECK(run.progress() < 1.0);
+    run.step();
+    ++steps;
+  }
+  CHECK(steps == 2 * (3 + 8));  // per method: 3 training steps, then 8 evaluation lengths
+  CHECK(run.progress() == 1.0);
+  CHECK(run.result().methods[1].accuracy == run_lab(o).methods[1].accuracy);
+}
+
+TEST_CASE("lab run: the training loss falls on a tiny run") {
+  const LabOptions o = learnable({PositionMethod::Rope, PositionMethod::None}, 100);
+  for (const LabMethodResult& m : run_lab(o).methods) {
+    INFO(position_method_name(m.method));
+    double first = 0, last = 0;
+    for (int i = 0; i < 10; ++i) {
+      first += m.train_loss[i];
+      last += m.train_loss[m.train_loss.size() - 1 - i];
+    }
+    CHECK(last < 0.7 * first);
+  }
+}
+
+TEST_CASE("lab run: rope and learned learn to copy at the training lengths") {
+  const LabOptions o = learnable({PositionMethod::Rope, PositionMethod::Learned}, 300);
+  for (const LabMethodResult& m : run_lab(o).methods) {
+    INFO(position_method_name(m.method));
+    for (int n = 1; n <= 2; ++n) CHECK(m.accuracy[n - 1].value_or(0) >= 0.9);
+  }
+}
