@@ -197,11 +197,12 @@ void scaling_knobs(Params& next, const RopeModel& rope, const HfConfig& c) {
   knob(c.rope_scaling->beta_slow, next.beta_slow);
 }
 
-// Sets what a model's config decides; false (nothing changed, a note) when it does not fit the app's limits.
-bool apply_model(Params& p, const std::string& name, const HfConfig& c, Notes& notes) {
+// Sets what a model's config decides, as model=name; false (nothing changed, a note that starts with `who`, e.g.
+// "model=gpt2" or a loaded file's name) when core cannot derive it or it does not fit the app's limits.
+bool apply_model(Params& p, const std::string& name, const HfConfig& c, const std::string& who, Notes& notes) {
   const Expected<ModelInfo> info = derive_model(c);
-  if (!info) {
-    notes.push_back("model=" + name + ": " + info.error().message + "; kept the current model");
+  if (!info) {  // the reader's and derive_model's messages name the field
+    notes.push_back(who + ": " + info.error().message + "; kept the current model");
     return false;
   }
   Params next = p;
@@ -221,10 +222,9 @@ bool apply_model(Params& p, const std::string& name, const HfConfig& c, Notes& n
   }
   if (next.d_head < 2 || next.d_head > Limits::d_head_max || next.heads < 1 || next.heads > Limits::heads_max ||
       next.d_head % 2 != 0) {
-    notes.push_back("model=" + name + " has d_head " + std::to_string(next.d_head) + " and " +
-                    std::to_string(next.heads) + " heads; this app shows d_head 2.." +
-                    std::to_string(Limits::d_head_max) + " (even) and 1.." + std::to_string(Limits::heads_max) +
-                    " heads; kept the current model");
+    notes.push_back(who + ": d_head " + std::to_string(next.d_head) + " and " + std::to_string(next.heads) +
+                    " heads; this app shows d_head 2.." + std::to_string(Limits::d_head_max) + " (even) and 1.." +
+                    std::to_string(Limits::heads_max) + " heads; kept the current model");
     return false;
   }
   enforce_limits(next, notes);
@@ -241,7 +241,7 @@ bool parse_model(const ParamField& f, Params& p, std::string_view text, Notes& n
   }
   const std::string kept = "; kept " + (p.model.empty() ? std::string("none") : p.model);
   if (text == loaded_model) {
-    if (p.loaded) return apply_model(p, loaded_model, p.loaded->config, notes);
+    if (p.loaded) return apply_model(p, loaded_model, p.loaded->config, p.loaded->label, notes);
     notes.push_back(
         "model=config names a config.json loaded on this page; none is loaded (links do not carry the "
         "file)" +
@@ -259,7 +259,7 @@ bool parse_model(const ParamField& f, Params& p, std::string_view text, Notes& n
     notes.push_back(c.error().message + kept);
     return false;
   }
-  return apply_model(p, preset->name, *c, notes);
+  return apply_model(p, preset->name, *c, "model=" + std::string(preset->name), notes);
 }
 std::string encode_model(const Params& p) {
   return p.model.empty() ? "none" : p.model;
@@ -351,19 +351,14 @@ bool load_config(Params& p, std::string_view text, const std::string& label, std
     return false;
   }
   const Expected<HfConfig> c = parse_hf_config(text);
-  const Expected<ModelInfo> info = c ? derive_model(*c) : Expected<ModelInfo>(c.error());
-  if (!info) {  // the reader's and derive_model's messages name the field
-    notes.push_back(label + ": " + info.error().message + "; kept the current model");
+  if (!c) {
+    notes.push_back(label + ": " + c.error().message + "; kept the current model");
     return false;
   }
   Params next = p;
   const std::uint64_t serial = (p.loaded ? p.loaded->serial : 0) + 1;  // differs from the last load's
   next.loaded = std::make_shared<const LoadedConfig>(LoadedConfig{label, *c, serial});
-  std::vector<std::string> model_notes;
-  if (!apply_model(next, loaded_model, *c, model_notes)) {
-    for (std::string& note : model_notes) notes.push_back(label + ": " + note);
-    return false;
-  }
+  if (!apply_model(next, loaded_model, *c, label, notes)) return false;
   p = next;
   notes.push_back("loaded " + label);
   return true;
