@@ -352,17 +352,22 @@ void update_heatmaps(const Params& p, Model& m) {
   if (c.sinusoidal.stale(p.d_head, p.base, sinus.x0, sinus.x_end, sinus.step)) build_sinusoidal(p, m, sinus);
 }
 
-// The chosen RoPE model's budget, or the one Params describe (every pair rotates, no rope_scaling).
+// The chosen RoPE model's budget as configured (length-dependent scaling at its own context, not at m: the
+// first-negative search is too costly to redo at every position of a drag), or the one Params describe (every pair
+// rotates, no rope_scaling).
 void build_budget(const Params& p, Model& m) {
   if (m.real && m.real->info.rope) {
-    m.budget = context_budget(*m.real->info.rope, scaling_factor(m.real->config), m.real->hidden);
-    return;
+    const Expected<ModelInfo> configured = derive_model(m.real->config);
+    if (configured && configured->rope) {
+      m.budget = context_budget(*configured->rope, scaling_factor(m.real->config), m.real->hidden);
+      return;
+    }
   }
   RopeModel rope;
   rope.head_dim = rope.rotary_dims = p.d_head;
   rope.base = p.base;
   rope.pairing = p.pairing;
-  rope.inv_freq = m.inv_freq;
+  rope.inv_freq = m.base_inv_freq;
   rope.max_position_embeddings = p.max_position;
   m.budget = context_budget(rope, 1.0, p.d_model());
 }
@@ -419,7 +424,7 @@ void update_model(const Params& p, Model& m) {
     probe_positions(p, at);
     for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
   }
-  if (c.budget.stale(freq, p.max_position, d)) build_budget(p, m);
+  if (c.budget.stale(p.model, serial, p.d_head, p.base, p.max_position, d)) build_budget(p, m);
 }
 
 const std::vector<CatalogRow>& model_catalog(Model& m) {

@@ -132,7 +132,8 @@ struct ModelCaches {
   Cached<int, double, int> precision_context;                          // d_head, base, max_position
   Cached<int, int, int, int, int, int, double, std::uint64_t> shapes;  // B, T, h, d_head, V, max_position, base, seed
   Cached<int, int, std::uint64_t, std::uint64_t, long long> probes;    // max_position, d, seed, freq, m
-  Cached<std::uint64_t, int, int> budget;                              // freq, max_position, d
+  // model, loaded serial, d_head, base, max_position, d (not m: a model's budget is as configured)
+  Cached<std::string, std::uint64_t, int, double, int, int> budget;
 };
 
 // The model Params::model names, as core derived it from the preset's config.json.
@@ -279,7 +280,7 @@ struct Ui {
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
   bool show_decay = true;
-  int shown_tab[2] = {-1, -1};        // tab each bar (app/registry.hpp) drew last frame
+  int shown_tab[2] = {-1, -1};  // tab each bar (app/registry.hpp) drew last frame
   // number fields being typed into (app/panels/controls.cpp), by link key: the live text, applied on Enter or
   // when the field loses focus
   std::map<std::string, std::string> field_edits;

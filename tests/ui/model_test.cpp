@@ -152,8 +152,12 @@ TEST_CASE("length-dependent scaling (dynamic NTK, internlm2.5-7b) follows the po
   ui.frame();
   const Eigen::VectorXd inside = ui.app.model.inv_freq;
   CHECK(inside == preset_rope("internlm2.5-7b", 101.0).inv_freq);
+  const rv::ContextBudget budget = ui.app.model.budget;
+  const int budget_builds = ui.app.model.caches.budget.builds;
   CHECK(ui.set_state("position=100000").empty());
   ui.frame();
+  CHECK(ui.app.model.caches.budget.builds == budget_builds);  // the budget is the model as configured, not at m
+  CHECK(ui.app.model.budget.first_negative_m == budget.first_negative_m);
   CHECK(ui.app.model.inv_freq == preset_rope("internlm2.5-7b", 100001.0).inv_freq);
   CHECK(ui.app.model.inv_freq != inside);  // base grew: slower pairs
 }
