@@ -9,6 +9,7 @@
 #include <vector>
 #include <cstdio>
 
+#include "app/lab_session.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
@@ -88,6 +89,7 @@ void tab_bar(App& app, Bar bar, float height) {
 }  // namespace
 
 void frame(App& app) {
+  lab_tick(app, lab_slice_ms);          // a training run advances a slice per frame (app/lab_session.hpp)
   update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));

@@ -89,6 +89,32 @@ ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows
   return {"ropeviz-models.csv", "text/csv", out};
 }
 
+ExportFile export_lab_csv(const App& app) {
+  std::string out = "# ropeviz lab";
+  if (!app.lab.run) return {"ropeviz-lab.csv", "text/csv", out + ": not run\n"};
+  const LabResult& r = app.lab.run->result();
+  for (const std::string& flag : lab_option_flags(r.options)) out += " " + flag;
+  out += std::string(app.lab.running ? " (running)" : app.lab.stopped ? " (stopped early)" : "") + "\n";
+  out += "method,series,x,value,error\n";
+  const auto rows = [&out](const std::string& method, const char* series, const auto& values,
+                           const std::string& error) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::optional<double> v = values[i];
+      out += method + "," + series + "," + std::to_string(i + 1) + "," + (v ? format_number(*v) : "") + "," +
+             (v ? "" : csv_quoted(error)) + "\n";
+    }
+  };
+  for (const LabMethodResult& m : r.methods) {
+    const std::string name = position_method_name(m.method), error = m.error.value_or("");
+    rows(name, "exact_match", m.accuracy, error);
+    rows(name, "token_accuracy", m.token_accuracy, error);
+    rows(name, "train_loss", m.train_loss, error);
+  }
+  return {"ropeviz-lab-" + std::string(lab_task_name(r.options.task)) + "-L" + std::to_string(r.options.train_len) +
+              "-seed" + std::to_string(r.options.seed) + ".csv",
+          "text/csv", out};
+}
+
 std::string picture_name(const App& app) {
   return "ropeviz-" + tag(app.params) + ".png";
 }

@@ -265,6 +265,37 @@ std::string encode_model(const Params& p) {
   return p.model.empty() ? "none" : p.model;
 }
 
+// [SECTION] the lab's rows
+
+std::optional<LabTask> parse_task(std::string_view name) {
+  return parse_lab_task(std::string(name));
+}
+
+// methods=learned,rope: a comma-separated set of position methods, written back in the lab's order.
+bool parse_methods(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  int mask = 0;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view name = text.substr(start, comma - start);
+    const auto m = parse_position_method(name);
+    if (!m) {
+      notes.push_back(std::string(f.key) + "=" + quoted(text) + ": " + quoted(name) + " is not one of " + f.choices +
+                      "; kept " + f.encode(p));
+      return false;
+    }
+    mask |= 1 << int(*m);
+    start = comma + 1;
+  }
+  p.methods = mask;
+  return true;
+}
+std::string encode_methods(const Params& p) {
+  std::string out;
+  for (PositionMethod m : kAllPositionMethods)
+    if (p.methods & (1 << int(m))) out += std::string(out.empty() ? "" : ",") + position_method_name(m);
+  return out;
+}
+
 // [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
 
 using P = Params;
@@ -303,6 +334,14 @@ constexpr ParamField table[] = {
     {"model", FieldKind::Enum, 0, 0,
      "A real model's positional encoding (llama-3.1-8b, gpt2, ...), or none for free parameters.", parse_model,
      encode_model, member_equal<&P::model>, "none or a preset name"},
+    enumeration<&P::task, parse_task, lab_task_name>("task", "copy, reverse or repeat",
+                                                    "The lab's task: copy, reverse, or repeat the token 3 back."),
+    {"methods", FieldKind::Enum, 0, 0, "The position methods the lab trains, comma-separated.", parse_methods,
+     encode_methods, member_equal<&P::methods>, "learned, sinusoidal, rope, alibi, t5, none"},
+    integer<&P::train_len>("train_len", 1, kLabTrainLenMax,
+                           "The lab trains on sizes 1..train_len and evaluates up to 4 x train_len."),
+    integer<&P::steps>("steps", 1, kLabStepsMax, "AdamW steps per method in the lab."),
+    integer<&P::lab_seed>("lab_seed", 0, Limits::seed_max, "Seeds the lab's init, batches and test sequences."),
 };
 
 }  // namespace
@@ -328,6 +367,8 @@ std::vector<std::string> param_choices(std::string_view key) {
   if (key == "model") {
     out.push_back("none");
     for (const Preset& preset : presets()) out.push_back(preset.name);
+  } else if (key == "task") {
+    for (LabTask t : {LabTask::Copy, LabTask::Reverse, LabTask::Repeat}) out.push_back(lab_task_name(t));
   } else if (key == "pairing") {
     out = {pairing_name(Pairing::Interleaved), pairing_name(Pairing::HalfSplit)};
   } else if (key == "tab_top" || key == "tab_bottom") {
@@ -371,6 +412,7 @@ bool model_bound(const Params& p, std::string_view key) {
 }
 
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
+  if (key == "tab") return select_panel(p, value, notes);
   const ParamField* f = find_field(key);
   if (!f) return true;  // unknown keys are ignored, as links from newer versions may carry more
   if (!model_bound(p, key)) return f->parse(*f, p, value, notes);
@@ -379,6 +421,19 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   if (f->parse(*f, trial, value, trial_notes) && f->equal(trial, p)) return true;  // the model's own value
   notes.push_back(std::string(key) + "=" + quoted(value) + ": " + std::string(key) + " is " + f->encode(p) +
                   " in the model " + p.model + "; choose model=none to change it");
+  return false;
+}
+
+bool select_panel(Params& p, std::string_view key, std::vector<std::string>& notes) {
+  for (Bar bar : bars) {
+    const auto& list = bar_panels(bar);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (key == list[i]->key) {
+        tab_of(p, bar) = int(i);
+        return true;
+      }
+  }
+  notes.push_back("tab=" + quoted(key) + " is not one of " + tab_keys(Bar::Top) + ", " + tab_keys(Bar::Bottom));
   return false;
 }
 

@@ -70,6 +70,8 @@ const ParamField* find_field(std::string_view key);
 // cannot be parsed leaves the parameter unchanged and adds a note; an out-of-range one is clamped
 // with a note. Returns false when the value was rejected.
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes);
+// tab=KEY (not a row of the table): shows the panel KEY in whichever bar holds it (tab=lab); a note if none does.
+bool select_panel(Params& p, std::string_view key, std::vector<std::string>& notes);
 // model=config names the config.json the user loaded (Params::loaded).
 constexpr const char* loaded_model = "config";
 

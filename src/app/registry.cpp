@@ -20,7 +20,8 @@ namespace rv {
   X(score_curve, "Dot product vs offset", "Dot product", Bottom) \
   X(checks, "Checks", "Checks", Bottom)                          \
   X(comparison, "Comparison", "Comparison", Bottom)              \
-  X(models, "Compare models", "Models", Bottom)
+  X(models, "Compare models", "Models", Bottom)                  \
+  X(lab, "Lab: past the training length", "Lab", Bottom)
 
 #define RV_DECLARE_PANEL(key, title, short_title, bar) \
   void show_##key(App&);                               \

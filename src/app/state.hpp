@@ -3,6 +3,7 @@
 #pragma once
 #include <Eigen/Core>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/frameworks.hpp"
 #include "core/hf_config.hpp"
+#include "core/lab.hpp"
 #include "core/learned.hpp"
 #include "core/precision.hpp"
 #include "core/rope.hpp"
@@ -69,6 +71,13 @@ struct Params {
   // The config.json the user loaded (dropped, pasted, --config), which model=config names. Not a link key: a link
   // carries model=config but not the file.
   std::shared_ptr<const LoadedConfig> loaded;
+
+  // The extrapolation lab's run settings (its panel); the model sizes and schedule are core's LabOptions defaults.
+  LabTask task = LabTask::Copy;
+  int methods = (1 << std::size(kAllPositionMethods)) - 1;  // bit i: kAllPositionMethods[i]
+  int train_len = LabOptions{}.train_len;                   // training sizes 1..train_len, evaluated to 4 x
+  int steps = LabOptions{}.steps;                           // AdamW steps per method
+  std::uint64_t lab_seed = LabOptions{}.seed;               // init, batches and evaluation sequences
 
   int d_model() const { return heads * d_head; }
   bool operator==(const Params& o) const;  // every row of the link-key table compares equal
@@ -289,10 +298,23 @@ struct Ui {
   Decimated dec_bound, dec_roformer;  // their bounds (column max: still above every curve point)
 };
 
+// The lab's run (core/lab.hpp), advanced by app/lab_session.hpp a time slice per frame.
+struct LabSession {
+  std::unique_ptr<LabRun> run;  // the run in progress, or the last one (a stopped run keeps its partial curves)
+  bool running = false;
+  bool stopped = false;       // Stop was pressed before the run finished
+  std::uint64_t serial = 0;   // counts runs started (window.ropeviz.lab waits for its own)
+  std::string error;          // why the last Run was refused (core's message), or ""
+  double slice_ms = 0.0;      // time spent training in the last frame
+  double last_loss = 0.0;     // the latest training loss, for the progress line
+  std::string result_json;    // lab_json of the finished (or stopped) run, built once; "" while running
+};
+
 struct App {
   Params params;
   Model model;
   Ui ui;
+  LabSession lab;
 };
 
 }  // namespace rv

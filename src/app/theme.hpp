@@ -14,6 +14,9 @@ constexpr ImU32 muted = IM_COL32(150, 156, 168, 255);   // secondary text, faint
 constexpr ImU32 grid = IM_COL32(70, 74, 84, 255);       // axes and grid lines
 constexpr ImU32 panel_bg = IM_COL32(30, 32, 38, 255);
 
+// The lab's six position methods, in kAllPositionMethods' order: learned, sinusoidal, rope, alibi, t5, none.
+constexpr ImU32 methods[] = {learned, IM_COL32(240, 98, 146, 255), rope, ok, key, IM_COL32(220, 222, 228, 255)};
+
 inline ImVec4 vec(ImU32 c) {
   return ImGui::ColorConvertU32ToFloat4(c);
 }

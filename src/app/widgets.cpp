@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/format.hpp"
+#include "app/params.hpp"
 #include "app/theme.hpp"
 #include "imgui_internal.h"
 
@@ -157,6 +159,55 @@ void error_box(const char* title, const std::string& message) {
   ImGui::EndChild();
   ImGui::PopStyleVar();
   ImGui::PopStyleColor(2);
+}
+
+ModelLock::ModelLock(const App& app, const char* key) : locked(model_bound(app.params, key)) {
+  if (locked) ImGui::BeginDisabled();
+}
+ModelLock::~ModelLock() {
+  if (locked) ImGui::EndDisabled();
+}
+
+// typing 2048 into max_position must not pass through 2 and 20 (so no per-keystroke apply)
+void number_field(App& app, const char* label, const char* key, double value, double step) {
+  const ModelLock lock(app, key);
+  const std::string shown = format_number(value);
+  char text[64];  // while the field is active ImGui keeps the live text and copies it back here every frame
+  std::snprintf(text, sizeof text, "%s", shown.c_str());
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float button = ImGui::GetFrameHeight();
+  ImGui::PushID(key);
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f -
+                          (step > 0 ? 2 * (button + style.ItemInnerSpacing.x) : 0));
+  const bool enter = ImGui::InputText(
+      "##value", text, sizeof text,
+      ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
+  // The live text is kept while the field is active: when another widget takes the focus, this field is no
+  // longer active on its last frame and ImGui hands its text back no more.
+  // Escape (ImGui restores the text) drops it.
+  std::map<std::string, std::string>& edits = app.ui.field_edits;
+  if (ImGui::IsItemActive()) edits[key] = text;
+  if (enter || ImGui::IsItemDeactivated()) {
+    const auto pending = edits.find(key);
+    const std::string typed = enter || pending == edits.end() ? std::string(text) : pending->second;
+    if (pending != edits.end()) edits.erase(pending);
+    const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    if (!escaped && typed != shown) set_param(app.params, key, typed, app.ui.notes);
+  }
+  // the slider owns the name "position"; its exact-value box is "position_input"
+  record_rect(app.ui, std::string(key) == "position" ? "position_input" : key);
+  if (step > 0) {
+    const double by = ImGui::GetIO().KeyShift ? 10 * step : step;
+    ImGui::SameLine(0, style.ItemInnerSpacing.x);
+    if (ImGui::Button("-", ImVec2(button, button))) set_param(app.params, key, format_number(value - by), app.ui.notes);
+    record_rect(app.ui, std::string(key) + "-");  // names stay short (no allocation per frame)
+    ImGui::SameLine(0, style.ItemInnerSpacing.x);
+    if (ImGui::Button("+", ImVec2(button, button))) set_param(app.params, key, format_number(value + by), app.ui.notes);
+    record_rect(app.ui, std::string(key) + "+");
+  }
+  ImGui::PopID();
+  ImGui::SameLine(0, style.ItemInnerSpacing.x);
+  ImGui::TextUnformatted(label);
 }
 
 }  // namespace rv

@@ -32,6 +32,16 @@ void same_line_if_fits(float width);
 void hover_tip(const char* text);
 // "(?)" marker whose tooltip states a formula.
 void formula_tip(const char* text);
+// While a model is chosen, the fields it decides are greyed out (model_bound); their tooltips still show.
+struct ModelLock {
+  bool locked;
+  ModelLock(const App& app, const char* key);
+  ~ModelLock();
+};
+// A number field for the link key `key` under one rule: typed text applies on Enter or when the field loses focus
+// (Escape restores it), never per keystroke, never lost; it goes through set_param like a link. step > 0 adds
+// "-" / "+" buttons (Shift: ten steps). The field takes 55% of the available width; `label` follows it.
+void number_field(App& app, const char* label, const char* key, double value, double step);
 // An unmistakable error block: red frame, bold title line, the full message.
 void error_box(const char* title, const std::string& message);
 

@@ -36,6 +36,10 @@ struct LabBatch {
 LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed);
 
 // [SECTION] Options
+// Bounds parse_lab_options enforces on the two sizes a learner picks most (the app's link keys share them).
+inline constexpr int kLabTrainLenMax = 64;
+inline constexpr int kLabStepsMax = 100000;
+
 struct LabOptions {
   LabTask task = LabTask::Copy;
   std::vector<PositionMethod> methods{std::begin(kAllPositionMethods), std::end(kAllPositionMethods)};
@@ -97,6 +101,20 @@ double lab_learning_rate(const LabOptions& o, int step);  // warm-up then cosine
 // Exact-match and per-answer accuracy of the model on `count` fresh sequences of size n; errors as decoder_forward.
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
                                                  int n, int count, std::uint64_t seed);
+// What one method's curves say, for tables and the text layer (lab_summary.cpp). Means of exact match over eval
+// lengths: inside training (1..L), just past it (L+1..2L) and far past it (2L+1..4L); null when no length of the
+// range has a number (a learned table too short, or a run stopped early).
+struct LabSummary {
+  std::optional<double> inside, near, far;
+  std::optional<double> final_loss;  // the last training step's loss
+  int last_working = 0;              // the longest eval length with exact match >= 0.95 up to which all are, or 0
+};
+LabSummary lab_summary(const LabMethodResult& m, int train_len);
+
+// Every flag of `ropeviz-cli lab` for these options: parse_lab_options reads them back to equal options, so a run
+// can be repeated exactly (the app's Re-run, the CSV's header).
+std::vector<std::string> lab_option_flags(const LabOptions& o);
+
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);
 // The CONTRACTS section 6 document, plus vocab, model sizes and the training schedule.

@@ -118,7 +118,7 @@ struct IntFlag {
   int LabOptions::*field;
 };
 constexpr IntFlag kIntFlags[] = {
-    {"--train-len", 1, 64, &LabOptions::train_len}, {"--steps", 1, 100000, &LabOptions::steps},
+    {"--train-len", 1, kLabTrainLenMax, &LabOptions::train_len}, {"--steps", 1, kLabStepsMax, &LabOptions::steps},
     {"--d-model", 2, 512, &LabOptions::d_model},    {"--heads", 1, 64, &LabOptions::heads},
     {"--layers", 1, 16, &LabOptions::layers},       {"--d-ff", 1, 4096, &LabOptions::d_ff},
     {"--batch", 1, 1024, &LabOptions::batch},       {"--warmup", 0, 100000, &LabOptions::warmup},

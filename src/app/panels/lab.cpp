@@ -1,0 +1,229 @@
+// Lab: train the tiny decoder with each position method on a synthetic task, time-sliced in frames, and plot exact
+// match against sequence length past the training length, with the training losses and a summary per method.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "app/export.hpp"
+#include "app/format.hpp"
+#include "app/lab_session.hpp"
+#include "app/panels.hpp"
+#include "app/params.hpp"
+#include "app/plot_kit.hpp"
+#include "app/theme.hpp"
+#include "app/widgets.hpp"
+#include "imgui.h"
+
+namespace rv {
+namespace {
+
+constexpr LabTask tasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
+
+const char* task_words(LabTask t) {
+  switch (t) {
+    case LabTask::Copy:
+      return "x1..xn SEP x1..xn: copy the sequence after the separator";
+    case LabTask::Reverse:
+      return "x1..xn SEP xn..x1: write the sequence backwards";
+    case LabTask::Repeat:
+      return "a 3-symbol pattern repeated: each answer is the token 3 back (purely relative)";
+  }
+  return "";
+}
+
+ImU32 colour_of(PositionMethod m) {
+  return theme::methods[int(m)];
+}
+
+// Task, sizes, seed and methods: link keys, so a link restores them (#tab=lab&task=copy&train_len=16).
+void settings(App& app) {
+  Params& p = app.params;
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  if (ImGui::BeginCombo("task", lab_task_name(p.task))) {
+    for (LabTask t : tasks)
+      if (ImGui::Selectable(lab_task_name(t), p.task == t)) set_param(p, "task", lab_task_name(t), app.ui.notes);
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "task");
+  hover_tip(task_words(p.task));
+  number_field(app, "train_len", "train_len", p.train_len, 1);
+  hover_tip("Training sizes n = 1..train_len; evaluation n = 1..4 x train_len.");
+  number_field(app, "steps", "steps", p.steps, 100);
+  number_field(app, "lab_seed", "lab_seed", double(p.lab_seed), 1);
+  hover_tip("The same seed gives the same initial weights, batches and test sequences: the same curves.");
+  for (PositionMethod m : kAllPositionMethods) {
+    const int bit = 1 << int(m);
+    bool on = (p.methods & bit) != 0;
+    if (int(m) % 3) ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_CheckMark, theme::vec(colour_of(m)));
+    if (ImGui::Checkbox(position_method_name(m), &on) && (p.methods ^ bit) != 0) p.methods ^= bit;
+    ImGui::PopStyleColor();
+    record_rect(app.ui, position_method_name(m));
+  }
+}
+
+// Run / Stop, the progress bar and its line, the exports.
+void run_controls(App& app) {
+  LabSession& lab = app.lab;
+  if (lab.running) {
+    if (ImGui::Button("Stop")) lab_stop(app);
+    record_rect(app.ui, "lab_stop");
+  } else {
+    if (ImGui::Button("Run")) lab_start(app, lab_flags(app.params));
+    record_rect(app.ui, "lab_run");
+    hover_tip("Trains every chosen method from the same seed, then evaluates each length; the UI stays live.");
+  }
+  if (lab.run && !lab.running) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("lab.csv")) app.ui.pending_export = export_lab_csv(app);
+    record_rect(app.ui, "export_lab");
+  }
+  const float progress = lab.run ? float(lab.run->progress()) : 0.0f;
+  ImGui::ProgressBar(progress, ImVec2(-1, 0));
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s", lab_status(app).c_str());
+  if (!lab.error.empty()) ImGui::TextColored(theme::vec(theme::error), "%s", lab.error.c_str());
+  ImGui::PopTextWrapPos();
+}
+
+void cell(const std::optional<double>& v, bool percent = true) {
+  ImGui::TableNextColumn();
+  if (!v)
+    ImGui::TextDisabled("—");
+  else
+    ImGui::TextUnformatted(percent ? (format_sig(100 * *v, 3) + "%").c_str() : format_sig(*v, 3).c_str());
+}
+
+// Per method: mean exact match inside the training length, just past it and far past it; the final loss.
+void summary_table(const LabResult& r) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("lab_summary", 5, flags)) return;
+  const int L = r.options.train_len;
+  for (const char* name : {"method", "1..L", "L+1..2L", "2L+1..4L", "loss"}) ImGui::TableSetupColumn(name);
+  ImGui::TableHeadersRow();
+  for (const LabMethodResult& m : r.methods) {
+    const LabSummary s = lab_summary(m, L);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextColored(theme::vec(colour_of(m.method)), "%s", position_method_name(m.method));
+    if (m.error && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m.error->c_str());
+    cell(s.inside);
+    cell(s.near);
+    cell(s.far);
+    cell(s.final_loss, false);
+  }
+  ImGui::EndTable();
+}
+
+// The first eval length a method has no number for (a learned table too short), or 0.
+int first_failing(const LabMethodResult& m) {
+  for (std::size_t i = 0; i < m.accuracy.size(); ++i)
+    if (!m.accuracy[i]) return int(i) + 1;
+  return 0;
+}
+
+void accuracy_readout(const LabResult& r, int n) {
+  ImGui::Text("length n = %d%s", n, n <= r.options.train_len ? " (trained)" : " (never trained)");
+  for (const LabMethodResult& m : r.methods) {
+    if (n < 1 || n > int(m.accuracy.size())) continue;
+    const auto& a = m.accuracy[size_t(n - 1)];
+    const auto& t = m.token_accuracy[size_t(n - 1)];
+    if (a)
+      ImGui::TextColored(theme::vec(colour_of(m.method)), "%s: exact %s%%, tokens %s%%", position_method_name(m.method),
+                         format_sig(100 * *a, 3).c_str(), format_sig(100 * t.value_or(0), 3).c_str());
+    else
+      ImGui::TextColored(theme::vec(theme::error), "%s: %s", position_method_name(m.method),
+                         m.error.value_or("no number").c_str());
+  }
+}
+
+// Exact match per eval length, one line per method; the training length marked, the learned table's end shaded.
+void accuracy_plot(const LabResult& r, ImVec2 size) {
+  const int L = r.options.train_len;
+  plot::Spec spec;
+  spec.x = {"sequence size n (copy: n symbols)", plot::Scale::Linear, 0.5, 4.0 * L + 0.5, true};
+  spec.y = {"exact match", plot::Scale::Linear, 0.0, 1.0};
+  if (!plot::begin_plot("lab_accuracy", size, spec)) return;
+  plot::plot_vspan(0.5, L + 0.5, IM_COL32(255, 255, 255, 14));
+  plot::plot_vline(L + 0.5, theme::muted, "trained up to here");
+  for (const LabMethodResult& m : r.methods) {
+    const int failing = first_failing(m);
+    const int n = failing ? failing - 1 : int(m.accuracy.size());
+    if (failing) plot::plot_vspan(failing - 0.5, 4.0 * L + 0.5, IM_COL32(255, 82, 82, 30));
+    plot::plot_line_g(
+        position_method_name(m.method), n, [&m](int i) { return *m.accuracy[size_t(i)]; },
+        {colour_of(m.method), 2.0f, plot::dots_for(n)}, 1.0, 1.0);
+  }
+  plot::end_plot([&](double x) { accuracy_readout(r, int(std::lround(x))); });
+}
+
+// Training loss per step (mean over blocks of steps, one block per pixel column), log scale.
+void loss_plot(const LabResult& r, ImVec2 size) {
+  plot::Spec spec;
+  spec.x = {"training step", plot::Scale::Linear, 0.0, double(std::max(1, r.options.steps)), true};
+  spec.y = {"training loss (log)", plot::Scale::Log10};
+  if (!plot::begin_plot("lab_loss", size, spec)) return;
+  const int columns = std::max(1, plot::columns());
+  for (const LabMethodResult& m : r.methods) {
+    const int n = int(m.train_loss.size());
+    const int points = std::min(n, columns);
+    const auto block_mean = [&m, n, points](int j) {
+      const int i0 = int((long long)j * n / points), i1 = std::max(i0 + 1, int((long long)(j + 1) * n / points));
+      double sum = 0;
+      for (int i = i0; i < i1; ++i) sum += m.train_loss[size_t(i)];
+      return std::max(sum / (i1 - i0), 1e-6);
+    };
+    const double step = points ? double(n) / points : 1.0;
+    plot::plot_line_g(position_method_name(m.method), points, block_mean, {colour_of(m.method), 1.5f}, step, step / 2);
+  }
+  plot::end_plot();
+}
+
+}  // namespace
+
+void show_lab(App& app) {
+  const float scale = app.ui.scale;
+  const float left = std::min(300.0f * scale, ImGui::GetContentRegionAvail().x * 0.4f);
+  ImGui::BeginChild("lab_settings", ImVec2(left, 0), false);
+  settings(app);
+  run_controls(app);
+  if (app.lab.run) summary_table(app.lab.run->result());
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("lab_plots", ImVec2(0, 0), false);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (!app.lab.run) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(
+        "Does a model work past its training length? Press Run: each chosen method trains a tiny decoder (2 layers, "
+        "4 heads) on sizes 1..train_len from the same seed, then every size up to 4 x train_len is tested on fresh "
+        "sequences. The learned table has no row past its training length: those sizes fail with the IndexError.");
+    ImGui::PopTextWrapPos();
+  } else {
+    const bool side = avail.x > 700 * scale;
+    const ImVec2 plot = side ? ImVec2(avail.x * 0.6f - 4, avail.y) : ImVec2(avail.x, avail.y * 0.6f - 4);
+    accuracy_plot(app.lab.run->result(), plot);
+    if (side) ImGui::SameLine();
+    loss_plot(app.lab.run->result(), side ? ImVec2(0, avail.y) : ImVec2(avail.x, 0));
+  }
+  ImGui::EndChild();
+}
+
+std::string describe_lab(const App& app) {
+  std::string out = "Lab panel: trains a tiny decoder with each chosen position method on the " +
+                    std::string(lab_task_name(app.params.task)) + " task at sizes 1 to " +
+                    std::to_string(app.params.train_len) + ", then tests sizes up to " +
+                    std::to_string(4 * app.params.train_len) + ". " + lab_status(app) + ".";
+  if (!app.lab.run) return out;
+  const LabResult& r = app.lab.run->result();
+  for (const LabMethodResult& m : r.methods) {
+    const LabSummary s = lab_summary(m, r.options.train_len);
+    out += " " + std::string(position_method_name(m.method)) + ": exact match " +
+           (s.inside ? format_sig(100 * *s.inside, 3) + "%" : std::string("none yet")) + " inside training, " +
+           (s.near ? format_sig(100 * *s.near, 3) + "%" : std::string("no number")) + " just past it" +
+           (m.error ? " (" + *m.error + ")" : std::string()) + ".";
+  }
+  return out;
+}
+
+}  // namespace rv

@@ -1,0 +1,47 @@
+// What a lab run says (per-method summary: exact match inside, near and far past the training length) and the
+// command line that reruns it.
+#include "core/lab.hpp"
+
+namespace rv {
+
+namespace {
+// Mean of accuracy over eval lengths [from, to] (1-based) that have a number; null when none has.
+std::optional<double> mean_over(const std::vector<std::optional<double>>& accuracy, int from, int to) {
+  double sum = 0;
+  int count = 0;
+  for (int n = from; n <= to && n <= static_cast<int>(accuracy.size()); ++n)
+    if (const auto& a = accuracy[static_cast<std::size_t>(n - 1)]) {
+      sum += *a;
+      ++count;
+    }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+}  // namespace
+
+LabSummary lab_summary(const LabMethodResult& m, int train_len) {
+  LabSummary s;
+  s.inside = mean_over(m.accuracy, 1, train_len);
+  s.near = mean_over(m.accuracy, train_len + 1, 2 * train_len);
+  s.far = mean_over(m.accuracy, 2 * train_len + 1, 4 * train_len);
+  if (!m.train_loss.empty()) s.final_loss = m.train_loss.back();
+  for (const auto& a : m.accuracy) {
+    if (!a || *a < 0.95) break;
+    ++s.last_working;
+  }
+  return s;
+}
+
+std::vector<std::string> lab_option_flags(const LabOptions& o) {
+  std::string methods;
+  for (PositionMethod m : o.methods) methods += std::string(methods.empty() ? "" : ",") + position_method_name(m);
+  return {"--task",       lab_task_name(o.task),       "--methods", methods,
+          "--train-len",  std::to_string(o.train_len), "--steps",   std::to_string(o.steps),
+          "--seed",       std::to_string(o.seed),      "--d-model", std::to_string(o.d_model),
+          "--heads",      std::to_string(o.heads),     "--layers",  std::to_string(o.layers),
+          "--d-ff",       std::to_string(o.d_ff),      "--batch",   std::to_string(o.batch),
+          "--lr",         format_number(o.lr),         "--warmup",  std::to_string(o.warmup),
+          "--eval-count", std::to_string(o.eval_count)};
+}
+
+}  // namespace rv
