@@ -312,6 +312,26 @@ var Module = typeof Module !== 'undefined' ? Module : {};
       loadConfigText(String(text), name === undefined ? 'config.json' : String(name));
       return window.ropeviz.state();
     },
+    // Runs a lab experiment (options: the CLI's flags with underscores, e.g. {task: 'copy', methods: ['rope'],
+    // train_len: 8, steps: 300, seed: 1}) in slices between frames, shown in the Lab panel; resolves to the document
+    // `ropeviz-cli lab` prints for the same options. Rejects refused options, and a run stopped or replaced first.
+    lab: function (options) {
+      if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
+      var text;
+      try { text = JSON.stringify(options === undefined ? {} : options); } catch (e) { return Promise.reject(e); }
+      var error = call('rv_web_lab_start', 'string', ['number', 'string'], [app, String(text)]);
+      if (error) return Promise.reject(new Error(error));
+      var serial = window.ropeviz.state().lab.serial;
+      return new Promise(function (resolve, reject) {
+        (function poll() {
+          var lab = window.ropeviz.state().lab;
+          if (lab.serial !== serial) return reject(new Error('the lab run was replaced by another before it finished'));
+          if (lab.running) return setTimeout(poll, 50);
+          if (lab.stopped) return reject(new Error('the lab run was stopped before it finished'));
+          resolve(lab.result);
+        })();
+      });
+    },
     rect: function (id) {
       return app ? JSON.parse(call('rv_web_rect', 'string', ['number', 'string'], [app, String(id)])) : null;
     },

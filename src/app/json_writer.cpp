@@ -56,6 +56,11 @@ JsonWriter& JsonWriter::value(bool v) {
   out_ += v ? "true" : "false";
   return *this;
 }
+JsonWriter& JsonWriter::raw(const std::string& json) {
+  separate();
+  out_ += json;
+  return *this;
+}
 JsonWriter& JsonWriter::null() {
   separate();
   out_ += "null";

@@ -20,6 +20,7 @@ class JsonWriter {
   JsonWriter& value(const std::string& v);
   JsonWriter& value(const char* v) { return value(std::string(v)); }
   JsonWriter& null();
+  JsonWriter& raw(const std::string& json);  // an already-written JSON value (core's lab_json)
   JsonWriter& values(const double* v, int n);
   JsonWriter& values(const std::vector<std::string>& v);
   const std::string& str() const { return out_; }

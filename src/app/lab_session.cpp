@@ -21,6 +21,19 @@ LabOptions lab_options(const Params& p) {
   return o ? *o : LabOptions{};  // the link keys' limits are the parser's: every Params gives valid flags
 }
 
+namespace {
+// The panel's settings (and so the link) follow a run started elsewhere (window.ropeviz.lab); sizes and schedule
+// have no link key and show in the status line.
+void show_options(Params& p, const LabOptions& o) {
+  p.task = o.task;
+  p.methods = 0;
+  for (PositionMethod m : o.methods) p.methods |= 1 << int(m);
+  p.train_len = o.train_len;
+  p.steps = o.steps;
+  p.lab_seed = o.seed;
+}
+}  // namespace
+
 bool lab_start(App& app, const std::vector<std::string>& flags) {
   LabSession& lab = app.lab;
   const Expected<LabOptions> o = parse_lab_options(flags);
@@ -28,6 +41,7 @@ bool lab_start(App& app, const std::vector<std::string>& flags) {
     lab.error = o.error().message;
     return false;
   }
+  show_options(app.params, *o);
   lab.run = std::make_unique<LabRun>(*o);
   lab.running = !lab.run->done();
   lab.stopped = false;

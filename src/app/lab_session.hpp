@@ -17,7 +17,7 @@ LabOptions lab_options(const Params& p);
 std::vector<std::string> lab_flags(const Params& p);
 
 // Starts a run of these CLI flags (parse_lab_options: a refused flag sets LabSession::error and returns false,
-// leaving any finished run as it was). A run in progress is replaced.
+// leaving any finished run as it was). A run in progress is replaced. The lab's link keys take the run's values.
 bool lab_start(App& app, const std::vector<std::string>& flags);
 // Runs training steps for about budget_ms (at least one step); finishing builds LabSession::result_json.
 void lab_tick(App& app, double budget_ms);

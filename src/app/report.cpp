@@ -64,6 +64,25 @@ std::string describe(const App& app) {
   return s;
 }
 
+namespace {
+// The lab's run: progress while it runs, and the finished (or stopped) run's document as `ropeviz-cli lab` prints it.
+void lab_state(JsonWriter& j, const LabSession& lab) {
+  j.key("lab").begin_object().key("running").value(lab.running).key("stopped").value(lab.stopped);
+  j.key("serial").value((long long)lab.serial).key("progress").value(lab.run ? lab.run->progress() : 0.0);
+  j.key("error");
+  if (lab.error.empty())
+    j.null();
+  else
+    j.value(lab.error);
+  j.key("result");
+  if (lab.result_json.empty())
+    j.null();
+  else
+    j.raw(lab.result_json);
+  j.end_object();
+}
+}  // namespace
+
 std::string state_json(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
@@ -111,6 +130,7 @@ std::string state_json(const App& app) {
   j.key("attention_factor").value(m.attention_factor).end_object();
   j.key("hovered_scroll").begin_object().key("y").value(double(app.ui.hovered_scroll[0]));
   j.key("max").value(double(app.ui.hovered_scroll[1])).end_object();
+  lab_state(j, app.lab);
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
   j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
   j.end_object();

@@ -289,6 +289,7 @@ struct Ui {
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
   bool show_decay = true;
+  int lab_view = 0;  // the lab's plot: 0 exact match, 1 per-answer accuracy, 2 training loss
   int shown_tab[2] = {-1, -1};  // tab each bar (app/registry.hpp) drew last frame
   // number fields being typed into (app/panels/controls.cpp), by link key: the live text, applied on Enter or
   // when the field loses focus

@@ -108,8 +108,8 @@ lab: flags (defaults in brackets)
   Training is float32; each method starts from the same seed (same init, same batches); tok_emb and pos_emb start
   N(0, 1) like nn.Embedding (on the scale of the sinusoidal PE), the other matrices N(0, 0.02). Accuracy is teacher-forced
   argmax: exact match (every answer right, the same as greedy decoding) and per-answer. learned's table has as many
-  rows as the longest training input (2N; N + 2 for repeat): longer inputs get null accuracy and the IndexError
-  message in "error". -> {"task":"copy","train_len":8,"eval_lengths":[1,...,32],"steps":300,"seed":0,
+  rows as the longest training input (2N; N + 2 for repeat): longer inputs get null accuracy and "error" holds the
+  IndexError ("IndexError: index 16 is out of bounds ..."). -> {"task":"copy","train_len":8,"eval_lengths":[1,...,32],"steps":300,"seed":0,
   "seconds":...,"tokens_per_s":...,"methods":{"rope":{"train_loss":[...],"accuracy":[...],
   "token_accuracy":[...],"error":null},...}} plus vocab, sizes and schedule. A bad flag: message on stderr, exit 2.
 

@@ -158,7 +158,7 @@ void LabRun::eval_length() {
   const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n));
   r.accuracy.push_back(acc ? std::optional<double>(acc->first) : std::nullopt);
   r.token_accuracy.push_back(acc ? std::optional<double>(acc->second) : std::nullopt);
-  if (!acc && !r.error) r.error = acc.error().message;
+  if (!acc && !r.error) r.error = acc.error().full();
   if (eval_n_ < 4 * o.train_len) return;
   if (++method_ < o.methods.size()) start_method();
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/decoder.hpp"
@@ -114,6 +115,11 @@ LabSummary lab_summary(const LabMethodResult& m, int train_len);
 // Every flag of `ropeviz-cli lab` for these options: parse_lab_options reads them back to equal options, so a run
 // can be repeated exactly (the app's Re-run, the CSV's header).
 std::vector<std::string> lab_option_flags(const LabOptions& o);
+
+// window.ropeviz.lab's options object as CLI flags: each key is a flag with '_' for '-' (train_len ->
+// --train-len); a string or number is its value, an array of strings a comma-separated list (methods). Any other
+// shape is a BadRequest naming the key; parse_lab_options then checks the flags themselves.
+Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json);
 
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);

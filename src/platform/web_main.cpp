@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/export.hpp"
+#include "app/lab_session.hpp"
 #include "app/model.hpp"
 #include "app/params.hpp"
 #include "app/report.hpp"
@@ -123,6 +124,14 @@ EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double 
 EMSCRIPTEN_KEEPALIVE const char* rv_web_choices(Web* web, const char* key) {
   web->reply.clear();
   for (const std::string& choice : rv::param_choices(key)) web->reply += (web->reply.empty() ? "" : ",") + choice;
+  return web->reply.c_str();
+}
+
+// window.ropeviz.lab(options): starts a lab run of these options (a JSON object, keys as the CLI's flags with
+// underscores); returns "" when it started, else the message why not. The run advances in frames.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_lab_start(Web* web, const char* options_json) {
+  const rv::Expected<std::vector<std::string>> flags = rv::lab_flags_from_json(options_json);
+  web->reply = !flags ? flags.error().message : rv::lab_start(web->app, *flags) ? "" : web->app.lab.error;
   return web->reply.c_str();
 }
 

@@ -443,7 +443,7 @@ for name, m in methods.items():
           "lab %s: one loss per step, one accuracy per length" % name)
 learned = methods.get("learned", {})
 check(learned.get("accuracy", [])[2:] == [None] * 6 and None not in learned.get("accuracy", [None])[:2]
-      and learned.get("error") == "index 4 is out of bounds for dimension 0 with size 4",
+      and learned.get("error") == "IndexError: index 4 is out of bounds for dimension 0 with size 4",
       "lab learned: null accuracy past its 4-row table, IndexError message: %s" % learned.get("error"))
 check(methods.get("rope", {}).get("error", 1) is None, "lab rope: error null")
 rc2, out2, _ = lab(small_lab)

@@ -199,10 +199,10 @@ TEST_CASE("lab run: same seed, same document apart from timing; learned is null 
     CHECK(a.methods[1].accuracy[n - 1].has_value());
   }
   REQUIRE(learned.error);
-  CHECK(*learned.error == "index 6 is out of bounds for dimension 0 with size 6");
+  CHECK(*learned.error == "IndexError: index 6 is out of bounds for dimension 0 with size 6");
   CHECK(!a.methods[1].error);
   const std::string doc = lab_json(a);
-  CHECK(contains(doc, "\"error\": \"index 6 is out of bounds for dimension 0 with size 6\""));
+  CHECK(contains(doc, "\"error\": \"IndexError: index 6 is out of bounds for dimension 0 with size 6\""));
   CHECK(contains(doc, "\"accuracy\": [") );
   CHECK(contains(doc, "null"));
   CHECK(contains(doc, "\"eval_lengths\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]"));

@@ -18,6 +18,7 @@ namespace rv {
 namespace {
 
 constexpr LabTask tasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
+constexpr const char* lab_views[] = {"exact match", "per answer", "training loss"};
 
 const char* task_words(LabTask t) {
   switch (t) {
@@ -137,21 +138,27 @@ void accuracy_readout(const LabResult& r, int n) {
   }
 }
 
-// Exact match per eval length, one line per method; the training length marked, the learned table's end shaded.
-void accuracy_plot(const LabResult& r, ImVec2 size) {
+// Exact match (or per-answer accuracy) per eval length, one line per method; the training length marked, the
+// learned table's end shaded.
+void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
   const int L = r.options.train_len;
   plot::Spec spec;
-  spec.x = {"sequence size n (copy: n symbols)", plot::Scale::Linear, 0.5, 4.0 * L + 0.5, true};
-  spec.y = {"exact match", plot::Scale::Linear, 0.0, 1.0};
+  spec.x = {"sequence size n", plot::Scale::Linear, 0.5, 4.0 * L + 0.5, true};
+  spec.y = {per_token ? "answers right (teacher-forced)" : "exact match (whole answer right)", plot::Scale::Linear, 0.0,
+            1.0};
   if (!plot::begin_plot("lab_accuracy", size, spec)) return;
   plot::plot_vspan(0.5, L + 0.5, IM_COL32(255, 255, 255, 14));
   plot::plot_vline(L + 0.5, theme::muted, "trained up to here");
   for (const LabMethodResult& m : r.methods) {
     const int failing = first_failing(m);
     const int n = failing ? failing - 1 : int(m.accuracy.size());
-    if (failing) plot::plot_vspan(failing - 0.5, 4.0 * L + 0.5, IM_COL32(255, 82, 82, 30));
+    if (failing) {
+      plot::plot_vspan(failing - 0.5, 4.0 * L + 0.5, IM_COL32(255, 82, 82, 30));
+      plot::plot_vline(failing - 0.5, theme::error, "learned: IndexError");
+    }
+    const auto& values = per_token ? m.token_accuracy : m.accuracy;
     plot::plot_line_g(
-        position_method_name(m.method), n, [&m](int i) { return *m.accuracy[size_t(i)]; },
+        position_method_name(m.method), n, [&values](int i) { return *values[size_t(i)]; },
         {colour_of(m.method), 2.0f, plot::dots_for(n)}, 1.0, 1.0);
   }
   plot::end_plot([&](double x) { accuracy_readout(r, int(std::lround(x))); });
@@ -191,7 +198,6 @@ void show_lab(App& app) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("lab_plots", ImVec2(0, 0), false);
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (!app.lab.run) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(
@@ -200,11 +206,17 @@ void show_lab(App& app) {
         "sequences. The learned table has no row past its training length: those sizes fail with the IndexError.");
     ImGui::PopTextWrapPos();
   } else {
-    const bool side = avail.x > 700 * scale;
-    const ImVec2 plot = side ? ImVec2(avail.x * 0.6f - 4, avail.y) : ImVec2(avail.x, avail.y * 0.6f - 4);
-    accuracy_plot(app.lab.run->result(), plot);
-    if (side) ImGui::SameLine();
-    loss_plot(app.lab.run->result(), side ? ImVec2(0, avail.y) : ImVec2(avail.x, 0));
+    int& view = app.ui.lab_view;
+    for (int v = 0; v < 3; ++v) {
+      if (v) ImGui::SameLine();
+      if (ImGui::RadioButton(lab_views[v], view == v)) view = v;
+    }
+    const LabResult& r = app.lab.run->result();
+    const ImVec2 size = ImGui::GetContentRegionAvail();
+    if (view == 2)
+      loss_plot(r, size);
+    else
+      accuracy_plot(r, size, view == 1);
   }
   ImGui::EndChild();
 }

@@ -1,0 +1,191 @@
+// The Lab panel: its link keys, a run time-sliced across frames that equals core's run_lab, Stop, the CSV, the
+// options object of window.ropeviz.lab, and the panel drawn mid-run and finished on every display.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/export.hpp"
+#include "app/lab_session.hpp"
+#include "app/params.hpp"
+#include "app/registry.hpp"
+#include "app/report.hpp"
+#include "headless.hpp"
+
+using rv::test::Headless;
+
+namespace {
+
+constexpr const char* small_run = "tab=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5";
+
+void check_same_curves(const rv::LabResult& a, const rv::LabResult& b) {
+  REQUIRE(a.methods.size() == b.methods.size());
+  for (std::size_t i = 0; i < a.methods.size(); ++i) {
+    CHECK(a.methods[i].method == b.methods[i].method);
+    CHECK(a.methods[i].train_loss == b.methods[i].train_loss);
+    CHECK(a.methods[i].accuracy == b.methods[i].accuracy);
+    CHECK(a.methods[i].token_accuracy == b.methods[i].token_accuracy);
+    CHECK(a.methods[i].error == b.methods[i].error);
+  }
+}
+
+int frames_until_done(Headless& ui) {
+  int frames = 0;
+  while (ui.app.lab.running && frames < 10000) {
+    ui.frame();
+    ++frames;
+  }
+  return frames;
+}
+
+}  // namespace
+
+TEST_CASE("lab: a link selects the panel and its settings, and the canonical hash carries them") {
+  Headless ui;
+  CHECK(ui.set_state(small_run).empty());
+  const rv::Params& p = ui.app.params;
+  CHECK(std::string(rv::selected_panel(p, rv::Bar::Bottom).key) == "lab");
+  CHECK(p.task == rv::LabTask::Reverse);
+  CHECK(p.train_len == 3);
+  CHECK(p.steps == 7);
+  CHECK(p.lab_seed == 5);
+  const std::string hash = rv::encode_query(p);
+  CHECK(hash.find("methods=rope,learned") == std::string::npos);  // written in the lab's order
+  CHECK(hash.find("methods=learned,rope") != std::string::npos);
+  rv::Params back;
+  std::vector<std::string> notes;
+  rv::apply_query(back, hash, notes);
+  CHECK(notes.empty());
+  CHECK(back == p);
+  const std::vector<std::string> flags = rv::lab_flags(p);
+  CHECK(flags == std::vector<std::string>{"--task", "reverse", "--methods", "learned,rope", "--train-len", "3",
+                                          "--steps", "7", "--seed", "5"});
+}
+
+TEST_CASE("lab: bad link values leave the settings and say why") {
+  Headless ui;
+  const rv::Params before = ui.app.params;
+  auto notes = ui.set_state("methods=rope,bogus&task=sort&train_len=0&steps=1e9&tab=nowhere");
+  CHECK(notes.size() == 5);
+  const rv::Params& p = ui.app.params;
+  CHECK(p.methods == before.methods);
+  CHECK(p.task == before.task);
+  CHECK(p.train_len == 1);             // clamped to the parser's range
+  CHECK(p.steps == rv::kLabStepsMax);  // clamped
+  CHECK(p.tab_bottom == before.tab_bottom);
+  CHECK(ui.set_state("methods=").size() == 1);  // at least one method
+  CHECK(p.methods == before.methods);
+}
+
+TEST_CASE("lab: Run trains across frames and gives exactly core's run_lab curves; the state holds the document") {
+  Headless ui;
+  ui.set_state(small_run);
+  ui.frames(2);
+  ui.click("lab_run");
+  CHECK(ui.app.lab.running);
+  CHECK(ui.app.lab.serial == 1);
+  const int frames = frames_until_done(ui);
+  CHECK(frames >= 1);
+  REQUIRE(!ui.app.lab.running);
+  CHECK(!ui.app.lab.stopped);
+  const rv::LabResult direct = rv::run_lab(rv::lab_options(ui.app.params));
+  check_same_curves(ui.app.lab.run->result(), direct);
+  const auto& learned = ui.app.lab.run->result().methods[0];
+  CHECK(learned.method == rv::PositionMethod::Learned);
+  REQUIRE(learned.error);  // sizes past the table (input 2n > 6) fail with the real error
+  CHECK(learned.error->find("index 6 is out of bounds for dimension 0 with size 6") != std::string::npos);
+  CHECK(learned.accuracy[2].has_value());   // n = 3 (6 tokens) fits
+  CHECK(!learned.accuracy[3].has_value());  // n = 4 (8 tokens) does not
+  const std::string state = rv::state_json(ui.app);
+  CHECK(state.find("\"lab\":{\"running\":false,\"stopped\":false,\"serial\":1") != std::string::npos);
+  CHECK(state.find(ui.app.lab.result_json) != std::string::npos);
+  CHECK(ui.app.lab.result_json.find("\"task\": \"reverse\"") != std::string::npos);
+  ui.frames(2);  // the finished panel draws
+}
+
+TEST_CASE("lab: Stop keeps the partial curves, says so in the CSV, and Run starts afresh") {
+  Headless ui;
+  ui.set_state("tab=lab&train_len=4&steps=400&methods=rope,none");
+  ui.frames(2);
+  rv::lab_start(ui.app, rv::lab_flags(ui.app.params));
+  ui.frames(2);
+  REQUIRE(ui.app.lab.running);
+  ui.click("lab_stop");
+  CHECK(!ui.app.lab.running);
+  CHECK(ui.app.lab.stopped);
+  const rv::LabResult& r = ui.app.lab.run->result();
+  REQUIRE(r.methods.size() == 1);
+  const std::size_t steps = r.methods[0].train_loss.size();
+  CHECK(steps > 0);
+  CHECK(steps < 400);
+  ui.frames(3);  // no more training after Stop
+  CHECK(ui.app.lab.run->result().methods[0].train_loss.size() == steps);
+  const rv::ExportFile csv = rv::export_lab_csv(ui.app);
+  CHECK(csv.content.find("(stopped early)") != std::string::npos);
+  CHECK(csv.content.find("--train-len 4 --steps 400") != std::string::npos);
+  std::istringstream lines(csv.content);
+  std::string line;
+  int loss_rows = 0;
+  while (std::getline(lines, line)) loss_rows += line.rfind("rope,train_loss,", 0) == 0;
+  CHECK(loss_rows == int(steps));
+  ui.click("lab_run");
+  CHECK(ui.app.lab.running);
+  CHECK(ui.app.lab.serial == 2);
+  CHECK(ui.app.lab.run->result().methods[0].train_loss.empty());
+}
+
+TEST_CASE("lab: window.ropeviz.lab's options object becomes the CLI's flags; bad shapes are refused by name") {
+  const auto flags = rv::lab_flags_from_json(
+      R"({"task": "copy", "methods": ["rope", "alibi"], "train_len": 16, "steps": 2000, "seed": 1, "lr": 0.002})");
+  REQUIRE(flags);
+  CHECK(*flags == std::vector<std::string>{"--task", "copy", "--methods", "rope,alibi", "--train-len", "16", "--steps",
+                                           "2000", "--seed", "1", "--lr", "0.002"});
+  const auto options = rv::parse_lab_options(*flags);
+  REQUIRE(options);
+  CHECK(options->train_len == 16);
+  CHECK(options->methods.size() == 2);
+  for (const char* bad : {R"({"steps": {"n": 3}})", R"({"steps": NaN})", R"({"methods": ["rope", 3]})",
+                          R"({"task": null})", R"(["--steps", "3"])", R"({"steps": )"}) {
+    CAPTURE(bad);
+    const auto f = rv::lab_flags_from_json(bad);
+    REQUIRE(!f);
+    CHECK(f.error().type == "BadRequest");
+  }
+  CHECK(rv::lab_flags_from_json(R"({"steps": true})").error().message.find("\"steps\"") != std::string::npos);
+  Headless ui;
+  CHECK(!rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"train_len": 0})")));
+  CHECK(ui.app.lab.error.find("--train-len") != std::string::npos);
+  CHECK(!ui.app.lab.run);
+  CHECK(!rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"colour": "red"})")));
+  CHECK(ui.app.lab.error.find("unknown flag \"--colour\"") != std::string::npos);
+}
+
+TEST_CASE("lab: a run's flags read back to the same options (Re-run and the CSV header repeat it exactly)") {
+  rv::LabOptions o;
+  o.task = rv::LabTask::Repeat;
+  o.methods = {rv::PositionMethod::T5, rv::PositionMethod::Alibi};
+  o.train_len = 11;
+  o.steps = 123;
+  o.seed = 9007199254740991ULL;
+  o.lr = 0.0031;
+  o.d_model = 48;
+  o.heads = 3;
+  const auto back = rv::parse_lab_options(rv::lab_option_flags(o));
+  REQUIRE(back);
+  CHECK(rv::lab_option_flags(*back) == rv::lab_option_flags(o));
+  CHECK(back->lr == o.lr);
+  CHECK(back->seed == o.seed);
+  CHECK(back->methods == o.methods);
+}
+
+TEST_CASE("lab: the panel draws before, during and after a run on every display") {
+  rv::test::for_each_setting({small_run, "tab=lab&methods=none&train_len=1&steps=2"}, [](Headless& ui) {
+    ui.frames(2);
+    rv::lab_start(ui.app, rv::lab_flags(ui.app.params));
+    ui.frames(1);
+    frames_until_done(ui);
+    ui.frames(2);
+    CHECK(!ui.app.lab.running);
+  });
+}

@@ -1,0 +1,95 @@
+// The lab in the page: window.ropeviz.lab(options) trains in slices between frames and resolves to the document
+// `ropeviz-cli lab` prints for the same options (accuracy within 1e-4), refuses bad options with the CLI's message,
+// a link restores the panel's settings, and Run / Stop work with the mouse. Screenshots of a finished run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { servedApp, frames, state, shot } from './lib.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const open = servedApp();
+
+const cliLab = (flags) => JSON.parse(execFileSync(path.join(root, 'build/native/ropeviz-cli'), ['lab', ...flags])
+  .toString());
+
+const click = async (page, id) => {
+  const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
+  assert.ok(r, `control ${id} is drawn`);
+  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
+};
+
+test('lab(options) resolves to the CLI document for the same options, and keeps the page drawing', async () => {
+  const page = await open('#tab=lab');
+  const options = { task: 'copy', methods: ['learned', 'rope', 'alibi'], train_len: 3, steps: 40, seed: 7 };
+  const startFrames = await page.evaluate(() => window.ropeviz.frames());
+  const doc = await page.evaluate((o) => window.ropeviz.lab(o), options);
+  const drawn = (await page.evaluate(() => window.ropeviz.frames())) - startFrames;
+  const cli = cliLab(['--task', 'copy', '--methods', 'learned,rope,alibi', '--train-len', '3', '--steps', '40',
+    '--seed', '7']);
+  for (const key of ['task', 'train_len', 'eval_lengths', 'steps', 'seed', 'd_model', 'heads', 'layers', 'batch'])
+    assert.deepEqual(doc[key], cli[key], key);
+  assert.deepEqual(Object.keys(doc.methods), ['learned', 'rope', 'alibi']);
+  for (const [name, m] of Object.entries(cli.methods)) {
+    const w = doc.methods[name];
+    assert.equal(w.accuracy.length, 12, `${name}: one accuracy per eval length 1..4L`);
+    m.accuracy.forEach((a, i) => {
+      if (a === null) assert.equal(w.accuracy[i], null, `${name} length ${i + 1}: null past the table`);
+      else assert.ok(Math.abs(w.accuracy[i] - a) <= 1e-4, `${name} length ${i + 1}: ${w.accuracy[i]} vs ${a}`);
+    });
+    m.train_loss.forEach((l, i) => assert.ok(Math.abs(w.train_loss[i] - l) <= 1e-3 * l,
+      `${name} step ${i}: loss ${w.train_loss[i]} vs ${l}`));
+    assert.equal(w.error, m.error, `${name}: error`);
+  }
+  assert.match(doc.methods.learned.error, /^IndexError: index 6 is out of bounds for dimension 0 with size 6$/);
+  assert.ok(doc.seconds > 0 && doc.tokens_per_s > 0);
+  assert.ok(drawn > 3, `the page kept drawing while training (${drawn} frames)`);
+  const s = await state(page);
+  assert.equal(s.lab.running, false);
+  assert.deepEqual(s.lab.result.methods.rope.accuracy, doc.methods.rope.accuracy);  // the state export holds it
+  await frames(page, 3);
+  await shot(page, 'lab-finished');
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('lab() refuses bad options with the CLI parser message and starts nothing', async () => {
+  const page = await open('#tab=lab');
+  const refused = (o) => page.evaluate((x) => window.ropeviz.lab(x).then(() => 'resolved', (e) => e.message), o);
+  assert.match(await refused({ train_len: 0 }), /--train-len must be in \[1, 64\], got 0/);
+  assert.match(await refused({ methods: ['rope', 'sorcery'] }), /unknown method "sorcery"/);
+  assert.match(await refused({ colour: 'red' }), /unknown flag "--colour"/);
+  assert.match(await refused({ steps: { n: 3 } }), /lab option "steps" needs/);
+  assert.match(await refused({ steps: NaN }), /lab option "steps" needs/);
+  assert.match(await refused('copy'), /must be an object/);
+  const s = await state(page);
+  assert.equal(s.lab.serial, 0);
+  assert.equal(s.lab.running, false);
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('a link restores the lab settings; Run and Stop with the mouse keep partial curves', async () => {
+  const page = await open('#tab=lab&task=reverse&train_len=5&steps=1000&methods=rope,t5&lab_seed=3');
+  let s = await state(page);
+  assert.equal(s.panel_bottom, 'lab');
+  assert.match(s.hash, /task=reverse&methods=rope,t5&train_len=5&steps=1000&lab_seed=3/);
+  await frames(page, 2);
+  await click(page, 'lab_run');
+  await page.waitForFunction(() => window.ropeviz.state().lab.progress > 0.01);
+  s = await state(page);
+  assert.equal(s.lab.running, true);
+  await click(page, 'lab_stop');
+  await page.waitForFunction(() => !window.ropeviz.state().lab.running);
+  s = await state(page);
+  assert.equal(s.lab.stopped, true);
+  const rope = s.lab.result.methods.rope;
+  assert.ok(rope.train_loss.length > 0 && rope.train_loss.length < 1000, `${rope.train_loss.length} steps kept`);
+  assert.ok(rope.train_loss.every(Number.isFinite));
+  await frames(page, 2);
+  await shot(page, 'lab-stopped');
+  page.assertClean();
+  await page.closeAll();
+});
