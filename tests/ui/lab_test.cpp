@@ -78,7 +78,7 @@ TEST_CASE("lab: bad link values leave the settings and say why") {
   CHECK(p.methods == before.methods);
 }
 
-TEST_CASE("lab: Run trains across frames and gives exactly core's run_lab curves; the state holds the document") {
+TEST_CASE("lab: Run trains across frames and gives exactly core's run_lab curves, and the state holds the document") {
   Headless ui;
   ui.set_state(small_run);
   ui.frames(2);
@@ -135,7 +135,7 @@ TEST_CASE("lab: Stop keeps the partial curves, says so in the CSV, and Run start
   CHECK(ui.app.lab.run->result().methods[0].train_loss.empty());
 }
 
-TEST_CASE("lab: window.ropeviz.lab's options object becomes the CLI's flags; bad shapes are refused by name") {
+TEST_CASE("lab: the options object of window.ropeviz.lab becomes the CLI flags, and bad shapes are refused by name") {
   const auto flags = rv::lab_flags_from_json(
       R"({"task": "copy", "methods": ["rope", "alibi"], "train_len": 16, "steps": 2000, "seed": 1, "lr": 0.002})");
   REQUIRE(flags);
