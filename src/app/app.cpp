@@ -45,12 +45,13 @@ void tidy_notes(Ui& ui) {
     it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? ui.note_repeats.erase(it) : std::next(it);
 }
 
-// True when every panel of the bar fits with its full title in the available width.
-bool full_titles_fit(const std::vector<const Panel*>& list) {
+// True when every panel of the bar fits with its full (or short) title in the available width.
+bool titles_fit(const std::vector<const Panel*>& list, bool full) {
   const ImGuiStyle& style = ImGui::GetStyle();
   float width = 0;
   for (const Panel* p : list)
-    width += ImGui::CalcTextSize(p->title).x + 2 * style.FramePadding.x + style.ItemInnerSpacing.x;
+    width += ImGui::CalcTextSize(full ? p->title : p->short_title).x + 2 * style.FramePadding.x +
+             style.ItemInnerSpacing.x;
   return width <= ImGui::GetContentRegionAvail().x;
 }
 
@@ -64,8 +65,11 @@ void tab_bar(App& app, Bar bar, float height) {
   int shown = -1;
   ImGui::PushID(int(bar));
   ImGui::BeginChild("bar", ImVec2(0, height), false);
-  const bool full = full_titles_fit(list);
-  if (ImGui::BeginTabBar("tabs")) {
+  const bool full = titles_fit(list, true);
+  // Narrower still: tabs keep their short titles and the bar scrolls, with a list of every panel at its left.
+  const ImGuiTabBarFlags bar_flags =
+      full || titles_fit(list, false) ? 0 : ImGuiTabBarFlags_FittingPolicyScroll | ImGuiTabBarFlags_TabListPopupButton;
+  if (ImGui::BeginTabBar("tabs", bar_flags)) {
     for (int t = 0; t < int(list.size()); ++t) {
       const ImGuiTabItemFlags flags = (t == want && last_shown != want) ? ImGuiTabItemFlags_SetSelected : 0;
       char label[96];  // "###key": the tab keeps its identity whichever title it shows

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/gpu.hpp"
@@ -13,6 +14,7 @@ namespace rv {
 
 // The diverging colour map shared with shaders/heatmap.glsl: t in [-1, 1], blue - dark - gold.
 ImU32 diverging(float t);
+constexpr ImU32 masked_cell = IM_COL32(52, 55, 62, 255);  // a cell with no value (a causal mask)
 
 // [SECTION] signed block max-abs downsampling (pure)
 
@@ -49,6 +51,26 @@ Grid downsample_signed_maxabs(const float* values, int rows, int cols, int max_r
 // A value grid drawn into [a, b]: by the Gpu when there is one, else as at most 48 x 48 CPU cells
 // (signed block max-abs, like every other downsampling here).
 void heatmap(Gpu* gpu, HeatSlot slot, const Grid& grid, ImVec2 a, ImVec2 b, float vmin, float vmax);
+// A small matrix drawn cell by cell into [a, b] (no texture; meant for at most about 64 x 64 cells: attention
+// maps, bias matrices). value(r, c) gives a double, or NaN for a masked cell (hatched grey). Returns the cell under
+// the mouse as {row, col}, or {-1, -1}.
+template <class Value>
+std::pair<int, int> cell_heatmap(ImVec2 a, ImVec2 b, int rows, int cols, float vmin, float vmax, const Value& value) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float cw = (b.x - a.x) / float(std::max(1, cols)), ch = (b.y - a.y) / float(std::max(1, rows));
+  const float span = vmax > vmin ? vmax - vmin : 1.0f;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const double v = value(r, c);
+      const ImVec2 p0(a.x + c * cw, a.y + r * ch), p1(a.x + (c + 1) * cw, a.y + (r + 1) * ch);
+      dl->AddRectFilled(p0, p1,
+                        std::isnan(v) ? masked_cell : diverging((float(v) - vmin) / span * 2.0f - 1.0f));
+    }
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  if (!ImGui::IsWindowHovered() || mouse.x < a.x || mouse.y < a.y || mouse.x >= b.x || mouse.y >= b.y) return {-1, -1};
+  return {std::min(rows - 1, int((mouse.y - a.y) / ch)), std::min(cols - 1, int((mouse.x - a.x) / cw))};
+}
+
 // A horizontal colour bar for [vmin, vmax] with its end labels, `width` wide, one line high.
 void colour_legend(const char* label, float vmin, float vmax, float width);
 

@@ -9,6 +9,7 @@
 #include "app/format.hpp"
 #include "app/heatmap.hpp"
 #include "app/params.hpp"
+#include "core/decoder.hpp"
 #include "core/presets.hpp"
 #include "core/sinusoidal.hpp"
 
@@ -425,6 +426,7 @@ void update_model(const Params& p, Model& m) {
     for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
   }
   if (c.budget.stale(p.model, serial, p.d_head, p.base, p.max_position, d)) build_budget(p, m);
+  if (c.alibi.stale(p.heads)) m.alibi_slopes = alibi_slopes(p.heads);
 }
 
 const std::vector<CatalogRow>& model_catalog(Model& m) {
@@ -460,7 +462,8 @@ std::vector<std::pair<const char*, int>> cache_builds(const Model& m) {
           {"field", c.field.builds},     {"sinusoidal", c.sinusoidal.builds},
           {"scaling", c.scaling.builds}, {"precision", c.precision.builds},
           {"shapes", c.shapes.builds},   {"probes", c.probes.builds},
-          {"budget", c.budget.builds},   {"precision_context", c.precision_context.builds}};
+          {"budget", c.budget.builds},   {"precision_context", c.precision_context.builds},
+          {"alibi", c.alibi.builds}};
 }
 
 }  // namespace rv

@@ -16,6 +16,7 @@ namespace rv {
   X(precision, "Precision", "Precision", Top)                    \
   X(sinusoidal, "Sinusoidal", "Sinus", Top)                      \
   X(context_budget, "Context budget", "Budget", Top)             \
+  X(biases, "ALiBi and T5 biases", "Biases", Top)                \
   X(learned_table, "Learned table", "Learned", Bottom)           \
   X(score_curve, "Dot product vs offset", "Dot product", Bottom) \
   X(checks, "Checks", "Checks", Bottom)                          \

@@ -143,6 +143,7 @@ struct ModelCaches {
   Cached<int, int, std::uint64_t, std::uint64_t, long long> probes;    // max_position, d, seed, freq, m
   // model, loaded serial, d_head, base, max_position, d (not m: a model's budget is as configured)
   Cached<std::string, std::uint64_t, int, double, int, int> budget;
+  Cached<int> alibi;  // heads
 };
 
 // The model Params::model names, as core derived it from the preset's config.json.
@@ -236,6 +237,9 @@ struct Model {
   ContextBudget budget;
   std::vector<CatalogRow> catalog;  // every preset, built the first time the compare panel asks (model_catalog)
 
+  // [SECTION] Relative biases: ALiBi's slope per head (core's alibi_slopes for Params::heads)
+  std::vector<double> alibi_slopes;  // [heads]
+
   // [SECTION] Precision at m: rope_precision for [Naive, Ours] x [float32, float16, bfloat16]
   PrecisionReport precision[2][3];
   std::uint64_t precision_version = 0;
@@ -289,7 +293,9 @@ struct Ui {
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
   bool show_decay = true;
-  int lab_view = 0;  // the lab's plot: 0 exact match, 1 per-answer accuracy, 2 training loss
+  int lab_view = 0;
+  int bias_head = 0;     // the head whose ALiBi bias matrix the biases panel shows (0-based)
+  bool bias_t5 = false;  // a narrow biases panel shows T5's buckets instead of ALiBi  // the lab's plot: 0 exact match, 1 per-answer accuracy, 2 training loss
   int shown_tab[2] = {-1, -1};  // tab each bar (app/registry.hpp) drew last frame
   // number fields being typed into (app/panels/controls.cpp), by link key: the live text, applied on Enter or
   // when the field loses focus

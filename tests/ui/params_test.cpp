@@ -183,7 +183,7 @@ TEST_CASE("model: steady frames rebuild nothing, a change rebuilds exactly its d
   ui.frames(3);
   CHECK(rebuilt(before, m) ==
         std::map<std::string, int>{
-            {"table", 1}, {"lookup", 1}, {"token", 1}, {"shapes", 1}, {"probes", 1}, {"budget", 1}});
+            {"table", 1}, {"lookup", 1}, {"token", 1}, {"shapes", 1}, {"probes", 1}, {"budget", 1}, {"alibi", 1}});
   CHECK(notes.empty());
 
   before = builds(m);
