@@ -79,4 +79,27 @@ template <class S>
 Expected<AttentionMaps<S>> decoder_attention(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                              const std::vector<long long>& tokens);
 
+// [SECTION] The lesson's claim, measured: "Does RoPE need KV-cache changes? No"
+struct KvCheckStep {
+  long long position = 0, token = 0;  // the token decoded at this position
+  bool generated = false;             // it was generated (else it was part of the prompt)
+  double logit_diff = 0;   // max |cached logits - decoder_forward's row for the whole prefix| / max |full row|
+  double key_diff = 0;     // rope: max over layers and heads of |cached key - RoPE(a @ wk, position)| / |a @ wk|
+  double rotated_twice = 0;  // rope: the same against a key rotated again at the query's position (what a cache that
+                             // stored rotated keys would be off by if it rotated them once more); 0 elsewhere
+};
+struct KvCheck {
+  std::vector<long long> tokens;  // prompt, then generated
+  long long prompt_length = 0;
+  std::vector<KvCheckStep> steps;  // one per decoded position
+  std::optional<Error> error;      // as Generation::error (a learned table ran out while generating)
+  double worst_logit_diff = 0, worst_key_diff = 0;
+};
+// Greedy generation with the cache, each step checked against a full recompute of its prefix (decoder_forward) and,
+// for rope, each cached key against rope.hpp's rotation of the unrotated key at its own position.
+// Errors as decoder_generate.
+template <class S>
+Expected<KvCheck> kv_cache_check(const DecoderConfig& c, const DecoderWeightsT<S>& w,
+                                 const std::vector<long long>& prompt, int new_tokens);
+
 }  // namespace rv

@@ -402,3 +402,36 @@ TEST_CASE("mismatch, rope: cached keys rotated twice, one position off, or not a
     CHECK(unrotated > 1e-3);
   }
 }
+
+TEST_CASE("kv_cache_check: every method's cached decode equals a full recompute; rope keys are rotated exactly once") {
+  for (const Case& k : kCases) {
+    CAPTURE(case_name(k));
+    const DecoderConfig c = small(k);
+    const DecoderWeights w = model(c, 5);
+    const std::vector<long long> prompt(kTokens.begin(), kTokens.begin() + 4);
+    const auto check = kv_cache_check(c, w, prompt, 6);
+    REQUIRE(check);
+    CHECK(check->tokens.size() == 10);
+    CHECK(check->steps.size() == 9);
+    CHECK(check->worst_logit_diff < 1e-12);
+    CHECK(check->steps[4].generated);
+    CHECK(!check->steps[3].generated);
+    if (k.m != PositionMethod::Rope) {
+      CHECK(check->worst_key_diff == 0);
+      continue;
+    }
+    CHECK(check->worst_key_diff < 1e-12);
+    CHECK(check->steps[0].rotated_twice == 0);  // position 0: no rotation at all
+    for (std::size_t i = 1; i < check->steps.size(); ++i) CHECK(check->steps[i].rotated_twice > 1e-3);
+  }
+}
+
+TEST_CASE("kv_cache_check: a learned table running out stops generation with its IndexError, checked so far") {
+  const DecoderConfig c = small({PositionMethod::Learned, Pairing::Interleaved});
+  const auto check = kv_cache_check(c, model(c, 2), kTokens, 5);  // the prompt fills all 12 rows
+  REQUIRE(check);
+  REQUIRE(check->error);
+  CHECK(check->error->full() == "IndexError: index 12 is out of bounds for dimension 0 with size 12");
+  CHECK(check->steps.size() == 12);
+  CHECK(check->worst_logit_diff < 1e-12);
+}
