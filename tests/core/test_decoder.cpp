@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "core/decoder.hpp"
 #include "core/decoder_internal.hpp"
+#include "core/decoder_workspace.hpp"
 #include "core/learned.hpp"
 
 using namespace rv;
@@ -145,6 +147,64 @@ TEST_CASE("gradients match central finite differences for every position method"
     CAPTURE(position_method_name(k.m));
     CHECK(worst < 1e-6);
   }
+}
+
+TEST_CASE("batched engine: sequences of mixed lengths in one batch, one workspace reused across configs") {
+  const TokenRows xa = {{1, 4, 6}, {2, 0, 5}}, ya = {{4, -1, 2}, {0, 3, 1}};  // T 3, 5 targets
+  const TokenRows xb = {{3, 3, 1, 0, 6, 2}}, yb = {{-1, 1, 0, 6, 2, 5}};      // T 6, 5 targets
+  SequenceBatch batch;  // rows a0, b0, a1: lengths 3, 6, 3
+  for (const auto& [x, y] : {std::pair{xa[0], ya[0]}, std::pair{xb[0], yb[0]}, std::pair{xa[1], ya[1]}}) {
+    const int r0 = batch.append(static_cast<int>(x.size()));
+    std::copy(x.begin(), x.end(), batch.tokens.begin() + r0);
+    std::copy(y.begin(), y.end(), batch.targets.begin() + r0);
+  }
+  CHECK(batch.max_length == 6);
+  DecoderWorkspace<double> ws;  // shared by every config below
+  for (PositionMethod m : kAllPositionMethods) {
+    CAPTURE(position_method_name(m));
+    const DecoderConfig c = tiny(m);
+    const DecoderWeights w = random_weights(c, 12);
+    const auto ga = decoder_loss_and_grad(c, w, xa, ya), gb = decoder_loss_and_grad(c, w, xb, yb);
+    const auto fa = decoder_forward(c, w, xa, ya), fb = decoder_forward(c, w, xb, yb);
+    REQUIRE(ga.ok());
+    REQUIRE(gb.ok());
+    REQUIRE(!check_sequence_batch(c, batch));
+    const double loss = batch_forward(c, w, batch, ws, true);
+    CHECK(ws.counted == 10);
+    CHECK(loss == doctest::Approx(0.5 * (ga->loss + gb->loss)).epsilon(1e-14));  // 5 answers each
+    CHECK((ws.logits.topRows(3) - fa->logits[0]).cwiseAbs().maxCoeff() < 1e-13);
+    CHECK((ws.logits.middleRows(3, 6) - fb->logits[0]).cwiseAbs().maxCoeff() < 1e-13);
+    CHECK((ws.logits.middleRows(9, 3) - fa->logits[1]).cwiseAbs().maxCoeff() < 1e-13);
+    batch_backward(c, w, batch, ws);
+    const auto g = weight_refs(c, std::as_const(ws.grad)), a = weight_refs(c, ga->grads), b = weight_refs(c, gb->grads);
+    double worst = 0, scale = 0;
+    for (std::size_t k = 0; k < g.size(); ++k)
+      for (long long i = 0; i < g[k].size; ++i) {
+        const double want = 0.5 * (a[k].data[i] + b[k].data[i]);
+        worst = std::max(worst, std::abs(g[k].data[i] - want));
+        scale = std::max(scale, std::abs(want));
+      }
+    CHECK(worst < 1e-13 * scale);
+    CHECK(batch_forward(c, w, sequence_batch(xb, yb), ws, false) == doctest::Approx(gb->loss).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("batched engine: decoder_forward's errors for a batch") {
+  DecoderConfig c = tiny(PositionMethod::Learned);
+  SequenceBatch b;
+  CHECK(check_sequence_batch(c, b)->full() == "BadRequest: \"tokens\" must be a non-empty [B][T] array");
+  b.append(9);  // tokens 0, targets -1
+  CHECK(check_sequence_batch(c, b)->full() == "IndexError: index 8 is out of bounds for dimension 0 with size 8");
+  c.position = PositionMethod::Rope;
+  CHECK(!check_sequence_batch(c, b));
+  b.tokens[3] = 7;
+  CHECK(check_sequence_batch(c, b)->full() == "IndexError: index 7 is out of bounds for dimension 0 with size 7");
+  b.tokens[3] = 6;
+  b.targets[8] = -2;
+  CHECK(check_sequence_batch(c, b)->full() == "IndexError: Target -2 is out of bounds.");
+  b.clear();
+  CHECK(b.rows() == 0);
+  CHECK(b.max_length == 0);
 }
 
 TEST_CASE("loss of uniform logits is ln(vocab); ignored targets do not count") {
