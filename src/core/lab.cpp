@@ -16,12 +16,6 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr double kInitStddev = 0.02;   // init_decoder_weights' default
 constexpr double kEmbStddev = 1.0;     // tok_emb and pos_emb as PyTorch's nn.Embedding: on the scale of PE(t)
 
-// Independent seeded streams: init (0), training batches (1, step), evaluation (2, n).
-std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index = 0) {
-  const std::uint64_t k = 0x9E3779B97F4A7C15ULL;
-  return ((seed * k + stream) * k + index) * k;
-}
-
 // True when every answer of sequence s is its logits' argmax; counts right answers and all answers.
 bool sequence_exact(const RowMat<float>& logits, const SequenceBatch& b, int s, long long& right, long long& total) {
   bool all = true;
@@ -53,6 +47,12 @@ void reserve_training(const LabOptions& o, const DecoderConfig& c, const Decoder
   batch.clear();
 }
 }  // namespace
+
+// Hashed (one splitmix64 output): NormalRng steps its state by k, so seeds k apart would be one stream a draw apart.
+std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  const std::uint64_t k = 0x9E3779B97F4A7C15ULL;
+  return NormalRng(((seed * k + stream) * k + index) * k).next_u64();
+}
 
 double lab_learning_rate(const LabOptions& o, int step) {
   const int warm = std::min(o.warmup, o.steps / 2);

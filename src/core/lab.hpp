@@ -113,6 +113,9 @@ class LabRun {
 };
 
 double lab_learning_rate(const LabOptions& o, int step);  // warm-up then cosine, step 0-based
+// The seed of one of the run's random streams: init (0), training step (1, step), evaluation length (2, n); distinct
+// (seed, stream, index) give unrelated NormalRng streams.
+std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index = 0);
 // Exact-match and per-answer accuracy of the model on `count` fresh sequences of size n; errors as decoder_forward.
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
                                                  int n, int count, std::uint64_t seed);

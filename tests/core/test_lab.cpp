@@ -2,6 +2,7 @@
 // stopping at the bar, no allocation in a training step.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -288,4 +289,23 @@ TEST_CASE("lab run: a training step allocates nothing after the first") {
     CHECK(malloc_calls == 0);
   }
   CHECK(test::mallocs_counted() == (test::mallocs() > 0));  // the counter sees the allocations it should
+}
+
+TEST_CASE("lab seeds: neighbouring steps and lengths get unrelated streams") {
+  // NormalRng steps its state by the splitmix64 increment: seeds one increment apart would be one stream shifted by
+  // a draw, and consecutive training steps would reuse almost all of each other's draws.
+  for (std::uint64_t stream : {1, 2})
+    for (std::uint64_t i = 0; i < 10; ++i) {
+      NormalRng a(lab_seed(7, stream, i)), b(lab_seed(7, stream, i + 1));
+      std::vector<std::uint64_t> xs, ys;
+      for (int k = 0; k < 64; ++k) {
+        xs.push_back(a.next_u64());
+        ys.push_back(b.next_u64());
+      }
+      int shared = 0;
+      for (std::uint64_t y : ys) shared += std::count(xs.begin(), xs.end(), y) > 0;
+      CHECK(shared == 0);
+    }
+  CHECK(lab_seed(7, 1, 3) == lab_seed(7, 1, 3));
+  CHECK(lab_seed(7, 1, 3) != lab_seed(8, 1, 3));
 }
