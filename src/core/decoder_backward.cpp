@@ -22,10 +22,10 @@ void norm_backward(const DY& dy, const N& n, const R& r, const RowVec<S>& g, Row
   }
 }
 
-// Backward of every head's softmax attention: dqkv (q and k in the rotated frame) from d_o; accumulates the
-// gradient of the score bias by distance into ws.d_bias (t5).
+// Backward of every head's softmax attention for the query rows q: dqkv (q and k in the rotated frame, every row)
+// from d_o (query rows); accumulates the gradient of the score bias by distance into ws.d_bias (t5).
 template <class S, class DO>
-void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderWorkspace<S>& ws,
+void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderWorkspace<S>& ws, const QueryRows& q,
                         const LayerBuffers<S>& L, const DO& d_o) {
   const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.table_rows;
   const S scale = S(1) / std::sqrt(S(dh));
@@ -35,50 +35,53 @@ void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderW
   S* dS = ws.dp.data();  // one row of dP, then dS
   for (int s = 0; s < b.sequences(); ++s) {
     const Eigen::Index r0 = b.start[static_cast<std::size_t>(s)], T = b.length[static_cast<std::size_t>(s)];
+    const Eigen::Index i0 = q.first(s), c0 = q.start[s] - i0;  // query i is row c0 + i of L.p and d_o
     for (int n = 0; n < c.heads; ++n) {
-      const S* q = L.qkv.data() + r0 * ld + n * dh;  // row i of head n: q + i * ld; k at + d, v at + 2d
-      S* dq = ws.dqkv.data() + r0 * ld + n * dh;
-      for (Eigen::Index i = 0; i < T; ++i) {
-        const S* p = L.p.data() + (r0 + i) * L.p.cols() + n * stride;
-        const S* dOi = &d_o(r0 + i, n * dh);
+      const S* x = L.qkv.data() + r0 * ld + n * dh;  // q_i of head n at x + i * ld, k_i at + d, v_i at + 2d
+      S* dx = ws.dqkv.data() + r0 * ld + n * dh;
+      for (Eigen::Index i = i0; i < T; ++i) {
+        const S* p = L.p.data() + (c0 + i) * L.p.cols() + n * stride;
+        const S* dOi = &d_o(c0 + i, n * dh);
         S row_dot = 0;
         for (Eigen::Index j = 0; j <= i; ++j) {  // dP = dO . v
-          dS[j] = dot(dOi, q + j * ld + 2 * d, dh);
+          dS[j] = dot(dOi, x + j * ld + 2 * d, dh);
           row_dot += dS[j] * p[j];
         }
         for (Eigen::Index j = 0; j <= i; ++j) {  // softmax backward: dS = P * (dP - sum_j dP P)
           dS[j] = p[j] * (dS[j] - row_dot);
-          if (t5) ws.d_bias(n, i - j) += dS[j];  // bias(n, i - j)
-          axpy(p[j], dOi, dq + j * ld + 2 * d, dh);                // dv_j += P dO_i
-          axpy(dS[j] * scale, q + j * ld + d, dq + i * ld, dh);    // dq_i += dS k_j / sqrt(d_head)
-          axpy(dS[j] * scale, q + i * ld, dq + j * ld + d, dh);    // dk_j += dS q_i / sqrt(d_head)
+          if (t5) ws.d_bias(n, i - j) += dS[j];                  // bias(n, i - j)
+          axpy(p[j], dOi, dx + j * ld + 2 * d, dh);              // dv_j += P dO_i
+          axpy(dS[j] * scale, x + j * ld + d, dx + i * ld, dh);  // dq_i += dS k_j / sqrt(d_head)
+          axpy(dS[j] * scale, x + i * ld, dx + j * ld + d, dh);  // dk_j += dS q_i / sqrt(d_head)
         }
       }
     }
   }
 }
 
-// One layer in reverse: ws.dh (gradient at the layer's output) becomes the gradient at its input; accumulates G.
+// One layer in reverse, from the gradient at its output rows q (in `dstream`: ws.dh itself when q is every row) to
+// the gradient at its input in ws.dh (every row); writes G's matrices, accumulates its norms.
 template <class S>
 void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMat<S>& wqkv, const SequenceBatch& b,
-                    DecoderWorkspace<S>& ws, const LayerBuffers<S>& L, LayerWeights<S>& G, RowMat<S>& g_qkv) {
-  const Eigen::Index N = b.rows(), d = c.d_model, f = c.d_ff;
+                    DecoderWorkspace<S>& ws, const LayerBuffers<S>& L, LayerWeights<S>& G, RowMat<S>& g_qkv,
+                    const QueryRows& q, RowMat<S>& dstream) {
+  const Eigen::Index N = b.rows(), M = q.rows, d = c.d_model, f = c.d_ff;
   const S inv_sqrt_2pi = S(0.39894228040143267793994605993438);
-  auto dh = ws.dh.topRows(N);
+  auto dy = dstream.topRows(M);
   // h = h_mid + gelu(b @ w1) @ w2, gelu'(u) = Phi(u) + u phi(u)
-  G.w2.noalias() += L.g.topRows(N).transpose() * dh;
-  auto du = grow(ws.dff, N, f);
-  du.noalias() = dh * W.w2.transpose();
-  const auto u = L.u.topRows(N).array();
-  du.array() *= L.cdf.topRows(N).array() + u * (S(-0.5) * u.square()).exp() * inv_sqrt_2pi;
-  G.w1.noalias() += L.b.topRows(N).transpose() * du;
+  G.w2.noalias() = L.g.topRows(M).transpose() * dy;
+  auto du = grow(ws.dff, M, f);
+  du.noalias() = dy * W.w2.transpose();
+  const auto u = L.u.topRows(M).array();
+  du.array() *= L.cdf.topRows(M).array() + u * (S(-0.5) * u.square()).exp() * inv_sqrt_2pi;
+  G.w1.noalias() = L.b.topRows(M).transpose() * du;
   auto dd = grow(ws.dd, N, d);
-  dd.noalias() = du * W.w1.transpose();
-  norm_backward(dd, L.n2.topRows(N), L.r2, W.norm2, G.norm2, dh);  // dh is now d h_mid
+  dd.topRows(M).noalias() = du * W.w1.transpose();
+  norm_backward(dd.topRows(M), L.n2.topRows(M), L.r2, W.norm2, G.norm2, dy);  // dy is now d h_mid
   // h_mid = h_in + o @ wo
-  G.wo.noalias() += L.o.topRows(N).transpose() * dh;
-  dd.noalias() = dh * W.wo.transpose();  // d o
-  attention_backward(c, b, ws, L, dd);
+  G.wo.noalias() = L.o.topRows(M).transpose() * dy;
+  dd.topRows(M).noalias() = dy * W.wo.transpose();  // d o
+  attention_backward(c, b, ws, q, L, dd);
   auto dqkv = ws.dqkv.topRows(N);
   if (c.position == PositionMethod::Rope)  // the rotation is orthogonal: its transpose rotates back
     for (int s = 0; s < b.sequences(); ++s)
@@ -87,14 +90,29 @@ void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowM
                    ws.sin.row(t).data(), c.d_head(), c.pairing, -1);
   g_qkv.noalias() = L.a.topRows(N).transpose() * dqkv;
   dd.noalias() = dqkv * wqkv.transpose();  // d a
-  norm_backward(dd, L.n1.topRows(N), L.r1, W.norm1, G.norm1, dh);
+  if (&dstream != &ws.dh) {  // the residual path carries d h_mid to the query rows only
+    grow(ws.dh, N, d).setZero();
+    for (int s = 0; s < b.sequences(); ++s) {
+      const int t0 = q.first(s), T = b.length[static_cast<std::size_t>(s)];
+      ws.dh.middleRows(b.start[static_cast<std::size_t>(s)] + t0, T - t0) = dy.middleRows(q.start[s], T - t0);
+    }
+  }
+  norm_backward(dd, L.n1.topRows(N), L.r1, W.norm1, G.norm1, ws.dh.topRows(N));
 }
 
-// ws.grad shaped for the config and zero; the packed [wq | wk | wv] gradients too.
+// ws.grad shaped for the config; zero where it accumulates (norms, embeddings, rel_bias; the matrices are written).
 template <class S>
 void zero_grads(const DecoderConfig& c, DecoderWorkspace<S>& ws) {
   if (ws.grad.layer.size() != static_cast<std::size_t>(c.layers)) ws.grad = zero_weights<S>(c);
-  for_each_weight(c, [](S* g, long long n) { std::fill(g, g + n, S(0)); }, ws.grad);
+  DecoderWeightsT<S>& G = ws.grad;
+  G.tok_emb.setZero();
+  G.pos_emb.setZero();
+  G.rel_bias.setZero();
+  G.norm_f.setZero();
+  for (LayerWeights<S>& L : G.layer) {
+    L.norm1.setZero();
+    L.norm2.setZero();
+  }
   ws.g_qkv.resize(static_cast<std::size_t>(c.layers));
   for (RowMat<S>& m : ws.g_qkv)
     if (m.rows() != c.d_model || m.cols() != 3 * c.d_model) m.resize(c.d_model, 3 * c.d_model);
@@ -131,15 +149,20 @@ template <class S>
 void batch_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b,
                     DecoderWorkspace<S>& ws) {
   detail::zero_grads(c, ws);
-  const Eigen::Index N = b.rows(), d = c.d_model;
-  const auto dlogits = ws.dlogits.topRows(N);
-  ws.grad.head.noalias() += ws.f.topRows(N).transpose() * dlogits;
-  auto dd = detail::grow(ws.dd, N, d);
+  const Eigen::Index M = ws.out_rows, d = c.d_model;
+  const auto dlogits = ws.dlogits.topRows(M);
+  ws.grad.head.noalias() = ws.f.topRows(M).transpose() * dlogits;
+  auto dd = detail::grow(ws.dd, M, d);
   dd.noalias() = dlogits * w.head.transpose();
-  detail::grow(ws.dh, N, d).setZero();
-  detail::norm_backward(dd, ws.n_f.topRows(N), ws.r_f, w.norm_f, ws.grad.norm_f, ws.dh.topRows(N));
-  for (std::size_t j = w.layer.size(); j-- > 0;)
-    detail::layer_backward(c, w.layer[j], ws.wqkv[j], b, ws, ws.layer[j], ws.grad.layer[j], ws.g_qkv[j]);
+  detail::grow(ws.dout, M, d).setZero();
+  detail::norm_backward(dd, ws.n_f.topRows(M), ws.r_f, w.norm_f, ws.grad.norm_f, ws.dout.topRows(M));
+  const detail::QueryRows every{nullptr, b.start.data(), b.rows()};
+  const detail::QueryRows out{ws.out_from.data(), ws.out_start.data(), ws.out_rows};
+  for (std::size_t j = w.layer.size(); j-- > 0;) {
+    const bool last = j + 1 == w.layer.size();
+    detail::layer_backward(c, w.layer[j], ws.wqkv[j], b, ws, ws.layer[j], ws.grad.layer[j], ws.g_qkv[j],
+                           last ? out : every, last ? ws.dout : ws.dh);
+  }
   detail::scatter_grads(c, b, ws);
 }
 

@@ -161,39 +161,43 @@ void embed(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBa
     }
 }
 
-// Causal softmax attention of every head of every sequence; fills L.p and L.o from L.qkv.
+// Causal softmax attention of every head of every sequence for the query rows q; fills L.p and L.o from L.qkv.
 template <class S>
-void attention(const DecoderConfig& c, const SequenceBatch& b, const DecoderWorkspace<S>& ws, LayerBuffers<S>& L) {
+void attention(const DecoderConfig& c, const SequenceBatch& b, const DecoderWorkspace<S>& ws, const QueryRows& q,
+               LayerBuffers<S>& L) {
   const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.table_rows;
   const S scale = S(1) / std::sqrt(S(dh));
   const bool biased = ws.bias.size() > 0;  // alibi, t5
-  grow(L.p, b.rows(), c.heads * stride);
-  grow(L.o, b.rows(), d).setZero();
+  grow(L.p, q.rows, c.heads * stride);
+  grow(L.o, q.rows, d).setZero();
   for (int s = 0; s < b.sequences(); ++s) {
     const Eigen::Index r0 = b.start[static_cast<std::size_t>(s)], T = b.length[static_cast<std::size_t>(s)];
+    const Eigen::Index i0 = q.first(s), c0 = q.start[s] - i0;  // query i is row c0 + i of L.p and L.o
     for (int n = 0; n < c.heads; ++n) {
-      const S* q = L.qkv.data() + r0 * ld + n * dh;  // row i of head n: q + i * ld; k at + d, v at + 2d
-      for (Eigen::Index i = 0; i < T; ++i) {
-        S* p = L.p.data() + (r0 + i) * L.p.cols() + n * stride;
+      const S* x = L.qkv.data() + r0 * ld + n * dh;  // q_i of head n at x + i * ld, k_i at + d, v_i at + 2d
+      for (Eigen::Index i = i0; i < T; ++i) {
+        S* p = L.p.data() + (c0 + i) * L.p.cols() + n * stride;
         for (Eigen::Index j = 0; j <= i; ++j)  // s = q.k / sqrt(d_head) (+ bias(n, i - j))
-          p[j] = dot(q + i * ld, q + j * ld + d, dh) * scale + (biased ? ws.bias(n, i - j) : S(0));
+          p[j] = dot(x + i * ld, x + j * ld + d, dh) * scale + (biased ? ws.bias(n, i - j) : S(0));
         Eigen::Map<Eigen::Array<S, 1, Eigen::Dynamic>> row(p, i + 1);
         row = (row - row.maxCoeff()).exp();
-        row /= row.sum();                             // softmax over j <= i
-        std::fill(p + i + 1, p + T, S(0));           // causal mask
-        S* o = L.o.data() + (r0 + i) * d + n * dh;
-        for (Eigen::Index j = 0; j <= i; ++j) axpy(p[j], q + j * ld + 2 * d, o, dh);
+        row /= row.sum();                    // softmax over j <= i
+        std::fill(p + i + 1, p + T, S(0));  // causal mask
+        S* o = L.o.data() + (c0 + i) * d + n * dh;
+        for (Eigen::Index j = 0; j <= i; ++j) axpy(p[j], x + j * ld + 2 * d, o, dh);
       }
     }
   }
 }
 
-// One pre-norm layer on the residual stream ws.h, in place; L keeps what the backward pass needs.
+// One pre-norm layer: reads the residual stream ws.h (every row) and leaves its output for the query rows q in
+// `stream`: ws.h itself, updated in place, when q is every row; else the gathered rows. L keeps what the backward
+// pass needs.
 template <class S>
 void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMat<S>& wqkv, const SequenceBatch& b,
-                   DecoderWorkspace<S>& ws, LayerBuffers<S>& L, bool keep) {
-  const Eigen::Index N = b.rows(), d = c.d_model, f = c.d_ff;
-  auto h = ws.h.topRows(N);
+                   DecoderWorkspace<S>& ws, LayerBuffers<S>& L, bool keep, const QueryRows& q, RowMat<S>& stream) {
+  const Eigen::Index N = b.rows(), M = q.rows, d = c.d_model, f = c.d_ff;
+  const auto h = ws.h.topRows(N);
   if (keep) grow(L.h_in, N, d) = h;
   rms_norm(h, grow(L.n1, N, d), grow(L.r1, N), W.norm1, grow(L.a, N, d));  // a = rms(h) * norm1
   grow(L.qkv, N, 3 * d).noalias() = L.a.topRows(N) * wqkv;                 // q, k, v = a@wq, a@wk, a@wv
@@ -202,51 +206,79 @@ void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMa
       for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t)
         rotate_row(L.qkv.row(b.start[static_cast<std::size_t>(s)] + t).data(), 2 * d, ws.cos.row(t).data(),
                    ws.sin.row(t).data(), c.d_head(), c.pairing, +1);  // q and k, side by side
-  attention(c, b, ws, L);
-  h.noalias() += L.o.topRows(N) * W.wo;  // h = h + o @ wo
-  grow(L.h_mid, N, d) = h;
-  rms_norm(h, grow(L.n2, N, d), grow(L.r2, N), W.norm2, grow(L.b, N, d));
-  grow(L.u, N, f).noalias() = L.b.topRows(N) * W.w1;
-  const auto u = L.u.topRows(N).array();
-  grow(L.cdf, N, f) = (S(0.5) * (S(1) + (u * S(0.70710678118654752440)).erf())).matrix();  // Phi(u), exact GELU
-  grow(L.g, N, f) = (u * L.cdf.topRows(N).array()).matrix();
-  h.noalias() += L.g.topRows(N) * W.w2;  // h = h + gelu(b @ w1) @ w2
+  attention(c, b, ws, q, L);
+  if (&stream != &ws.h) {  // gather the query rows of the residual stream
+    grow(stream, M, d);
+    for (int s = 0; s < b.sequences(); ++s) {
+      const int t0 = q.first(s), T = b.length[static_cast<std::size_t>(s)];
+      stream.middleRows(q.start[s], T - t0) = h.middleRows(b.start[static_cast<std::size_t>(s)] + t0, T - t0);
+    }
+  }
+  auto hq = stream.topRows(M);
+  hq.noalias() += L.o.topRows(M) * W.wo;  // h = h + o @ wo
+  grow(L.h_mid, M, d) = hq;
+  rms_norm(hq, grow(L.n2, M, d), grow(L.r2, M), W.norm2, grow(L.b, M, d));
+  grow(L.u, M, f).noalias() = L.b.topRows(M) * W.w1;
+  const auto u = L.u.topRows(M).array();
+  grow(L.cdf, M, f) = (S(0.5) * (S(1) + (u * S(0.70710678118654752440)).erf())).matrix();  // Phi(u), exact GELU
+  grow(L.g, M, f) = (u * L.cdf.topRows(M).array()).matrix();
+  hq.noalias() += L.g.topRows(M) * W.w2;  // h = h + gelu(b @ w1) @ w2
 }
 
-// Mean cross-entropy over targets >= 0; with keep, ws.dlogits = (softmax - onehot) / counted on those rows, else 0.
+// Mean cross-entropy over targets >= 0 of the output rows; with keep, ws.dlogits = (softmax - onehot) / counted
+// there, 0 on the other rows.
 template <class S>
 S loss_forward(const SequenceBatch& b, DecoderWorkspace<S>& ws, bool keep) {
-  const Eigen::Index N = b.rows();
   ws.counted = 0;
   for (long long y : b.targets) ws.counted += y >= 0;
-  if (keep) grow(ws.dlogits, N, ws.logits.cols()).setZero();
+  if (keep) grow(ws.dlogits, ws.out_rows, ws.logits.cols()).setZero();
   S total = 0;
-  for (Eigen::Index r = 0; r < N; ++r) {
-    const long long y = b.targets[static_cast<std::size_t>(r)];
-    if (y < 0) continue;
-    const auto z = ws.logits.row(r);
-    const S top = z.maxCoeff();
-    const S sum = (z.array() - top).exp().sum();
-    total += top + std::log(sum) - z(static_cast<Eigen::Index>(y));
-    if (!keep) continue;
-    auto dz = ws.dlogits.row(r);
-    dz = ((z.array() - top).exp() / sum).matrix();
-    dz(static_cast<Eigen::Index>(y)) -= S(1);
-    dz /= S(ws.counted);
-  }
+  for (int s = 0; s < b.sequences(); ++s)
+    for (int t = ws.out_from[static_cast<std::size_t>(s)]; t < b.length[static_cast<std::size_t>(s)]; ++t) {
+      const long long y = b.targets[static_cast<std::size_t>(b.start[static_cast<std::size_t>(s)] + t)];
+      if (y < 0) continue;
+      const Eigen::Index r = ws.out_start[static_cast<std::size_t>(s)] + t - ws.out_from[static_cast<std::size_t>(s)];
+      const auto z = ws.logits.row(r);
+      const S top = z.maxCoeff();
+      const S sum = (z.array() - top).exp().sum();
+      total += top + std::log(sum) - z(static_cast<Eigen::Index>(y));
+      if (!keep) continue;
+      auto dz = ws.dlogits.row(r);
+      dz = ((z.array() - top).exp() / sum).matrix();
+      dz(static_cast<Eigen::Index>(y)) -= S(1);
+      dz /= S(ws.counted);
+    }
   return ws.counted > 0 ? total / S(ws.counted) : S(0);
+}
+
+// The last layer's output rows: every row, or each sequence from its first target on (T when it has none).
+template <class S>
+void output_rows(const SequenceBatch& b, bool all_rows, DecoderWorkspace<S>& ws) {
+  ws.out_from.clear();
+  ws.out_start.clear();
+  ws.out_rows = 0;
+  for (int s = 0; s < b.sequences(); ++s) {
+    const int r0 = b.start[static_cast<std::size_t>(s)], T = b.length[static_cast<std::size_t>(s)];
+    int from = all_rows ? 0 : T;
+    for (int t = 0; t < from; ++t)
+      if (b.targets[static_cast<std::size_t>(r0 + t)] >= 0) from = t;
+    ws.out_from.push_back(from);
+    ws.out_start.push_back(ws.out_rows);
+    ws.out_rows += T - from;
+  }
 }
 
 // Shapes the workspace for this config and batch: a new config starts afresh; packs [wq | wk | wv].
 template <class S>
 void prepare(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b, DecoderWorkspace<S>& ws,
-             bool keep) {
+             bool keep, bool all_rows) {
   if (!ws.config || !same_config(*ws.config, c)) {
     ws = DecoderWorkspace<S>();
     ws.config = c;
   }
   ws.rows = b.rows();
   ensure_tables(c, w, b.max_length, ws);
+  output_rows(b, all_rows, ws);
   const std::size_t layers = keep ? w.layer.size() : 1;
   if (ws.layer.size() < layers) ws.layer.resize(layers);
   ws.wqkv.resize(w.layer.size());
@@ -267,15 +299,20 @@ namespace rv {
 
 template <class S>
 S batch_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b, DecoderWorkspace<S>& ws,
-                bool for_backward) {
-  detail::prepare(c, w, b, ws, for_backward);
+                bool for_backward, bool all_rows) {
+  detail::prepare(c, w, b, ws, for_backward, all_rows);
   detail::embed(c, w, b, ws);
-  for (std::size_t j = 0; j < w.layer.size(); ++j)
-    detail::layer_forward(c, w.layer[j], ws.wqkv[j], b, ws, ws.layer[for_backward ? j : 0], for_backward);
-  const Eigen::Index N = b.rows(), d = c.d_model;
-  detail::rms_norm(ws.h.topRows(N), detail::grow(ws.n_f, N, d), detail::grow(ws.r_f, N), w.norm_f,
-                   detail::grow(ws.f, N, d));
-  detail::grow(ws.logits, N, c.vocab).noalias() = ws.f.topRows(N) * w.head;  // [rows, vocab]
+  const detail::QueryRows every{nullptr, b.start.data(), b.rows()};
+  const detail::QueryRows out{ws.out_from.data(), ws.out_start.data(), ws.out_rows};
+  for (std::size_t j = 0; j < w.layer.size(); ++j) {
+    const bool last = j + 1 == w.layer.size();
+    detail::layer_forward(c, w.layer[j], ws.wqkv[j], b, ws, ws.layer[for_backward ? j : 0], for_backward,
+                          last ? out : every, last ? ws.out : ws.h);
+  }
+  const Eigen::Index M = ws.out_rows, d = c.d_model;
+  detail::rms_norm(ws.out.topRows(M), detail::grow(ws.n_f, M, d), detail::grow(ws.r_f, M), w.norm_f,
+                   detail::grow(ws.f, M, d));
+  detail::grow(ws.logits, M, c.vocab).noalias() = ws.f.topRows(M) * w.head;  // [out_rows, vocab]
   ws.loss = detail::loss_forward(b, ws, for_backward);
   return ws.loss;
 }
@@ -326,13 +363,13 @@ ForwardPass<S> run_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, 
   const SequenceBatch b = sequence_batch(tokens, targets);
   DecoderWorkspace<S> ws;
   ForwardPass<S> fp;
-  fp.loss = batch_forward(c, w, b, ws, true);
+  fp.loss = batch_forward(c, w, b, ws, true, true);  // every row: out_start = start
   fp.counted = ws.counted;
   fp.pos = position_tables(c, w, b.max_length);
   for (int s = 0; s < b.sequences(); ++s) {
     SequenceCache<S> sc;
     for (const LayerBuffers<S>& L : ws.layer) sc.layer.push_back(layer_cache(c, ws, L, b, s));
-    sc.h_last = rows_of(ws.h, b, s, 0, c.d_model);
+    sc.h_last = rows_of(ws.out, b, s, 0, c.d_model);
     sc.n_f = rows_of(ws.n_f, b, s, 0, c.d_model);
     sc.f = rows_of(ws.f, b, s, 0, c.d_model);
     sc.logits = rows_of(ws.logits, b, s, 0, c.vocab);
@@ -365,7 +402,7 @@ Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const Decoder
   if (auto e = detail::check_batch(c, tokens, targets)) return *e;
   const SequenceBatch b = sequence_batch(tokens, targets);
   DecoderWorkspace<S> ws;
-  DecoderOutput<S> out{batch_forward(c, w, b, ws, false), {}};
+  DecoderOutput<S> out{batch_forward(c, w, b, ws, false, true), {}};
   if (ws.counted == 0) return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
   for (int s = 0; s < b.sequences(); ++s) out.logits.push_back(detail::rows_of(ws.logits, b, s, 0, c.vocab));
   return out;
@@ -375,7 +412,7 @@ Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const Decoder
   template Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig&, const DecoderWeightsT<S>&,            \
                                                       const TokenRows&, const TokenRows&);                         \
   template S batch_forward(const DecoderConfig&, const DecoderWeightsT<S>&, const SequenceBatch&,                 \
-                           DecoderWorkspace<S>&, bool);                                                            \
+                           DecoderWorkspace<S>&, bool, bool);                                                      \
   template Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig&,                         \
                                                                      const DecoderWeightsT<S>&, const TokenRows&, \
                                                                      const TokenRows&);                           \

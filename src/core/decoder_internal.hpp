@@ -67,6 +67,15 @@ std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens
 // [SECTION] The batched engine's helpers (decoder_workspace.hpp)
 inline constexpr double kRmsEps = 1e-5;
 
+// The query rows of a layer: sequence s from position first(s) on (every position without `from`), as rows start[s]..
+// of the layer's post-attention buffers  # rows in all
+struct QueryRows {
+  const int* from;
+  const int* start;
+  int rows;
+  int first(int s) const { return from ? from[s] : 0; }
+};
+
 // Rows 0..n-1 of m, growing m (never shrinking it) to at least n rows of `cols` columns; the contents are undefined
 // after a growth. No allocation once m is large enough.
 template <class S>

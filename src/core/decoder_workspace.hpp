@@ -27,11 +27,13 @@ SequenceBatch sequence_batch(const TokenRows& tokens, const TokenRows& targets);
 // position past the table. (Config and weights are checked by check_decoder_config / check_decoder_weights.)
 std::optional<Error> check_sequence_batch(const DecoderConfig& c, const SequenceBatch& b);
 
-// What one layer keeps for the backward pass  # each [rows, *]
+// What one layer keeps for the backward pass
 template <class S>
 struct LayerBuffers {
-  RowMat<S> h_in, n1, a, qkv, o, h_mid, n2, b, u, cdf, g;  // qkv = [q | k | v], q and k after rope; cdf = Phi(u)
-  RowMat<S> p;             // attention probabilities: sequence s, head n is block (start[s], n*T_max, T, T)
+  RowMat<S> h_in, n1, a, qkv;              // [rows, *]; qkv = [q | k | v], q and k after rope
+  RowMat<S> o, h_mid, n2, b, u, cdf, g;    // [query rows, *] (the last layer's: out_rows); cdf = Phi(u)
+  RowMat<S> p;  // attention probabilities [query rows, heads * table_rows]: query i of head n attends to j at column
+                // n * table_rows + j
   Eigen::Matrix<S, Eigen::Dynamic, 1> r1, r2;  // 1/rms per row
 };
 
@@ -44,7 +46,13 @@ struct DecoderWorkspace {
   S loss = 0;
   long long counted = 0;                 // targets >= 0
   std::vector<LayerBuffers<S>> layer;    // [layers] (one, reused by every layer, without for_backward)
-  RowMat<S> h, n_f, f, logits, dlogits;  // residual stream [rows, d_model]; final norm; [rows, vocab]
+  RowMat<S> h;                           // residual stream [rows, d_model]
+  // The last layer computes its output (and so the logits) for sequence s from position out_from[s] on: 0 with
+  // all_rows, else the first target. Those rows are rows out_start[s].. of out_rows: of the last layer's
+  // post-attention buffers, of out (its residual stream) and of the final norm, logits and dlogits.
+  std::vector<int> out_from, out_start;
+  int out_rows = 0;
+  RowMat<S> out, n_f, f, logits, dlogits;  // [out_rows, d_model] x3, [out_rows, vocab] x2
   Eigen::Matrix<S, Eigen::Dynamic, 1> r_f;
   // Position tables for positions 0..table_rows-1 (grown to the longest sequence seen); table_rows is also the
   // column stride of each head's probabilities in LayerBuffers::p.
@@ -54,18 +62,19 @@ struct DecoderWorkspace {
   std::vector<int> bucket;  // t5_bucket(r)
   std::vector<RowMat<S>> wqkv;  // [wq | wk | wv] per layer  # [d_model, 3*d_model]
   // backward
-  RowMat<S> dh, dff, dd, dqkv, dp, d_bias;  // [rows, d_model], [rows, d_ff], [rows, d_model], [rows, 3*d_model],
-                                            // [T, T] scratch, [heads, T]
+  RowMat<S> dh, dout, dff, dd, dqkv, dp, d_bias;  // [rows, d_model], [out_rows, d_model], [rows, d_ff],
+                                                  // [rows, d_model], [rows, 3*d_model], [1, T] scratch, [heads, T]
   std::vector<RowMat<S>> g_qkv;             // gradient of [wq | wk | wv] per layer
   DecoderWeightsT<S> grad;                  // d loss / d weights after batch_backward
 };
 
 // Runs the forward pass of a valid batch (check_sequence_batch) and returns the mean cross-entropy over its targets
-// >= 0 (0 when there are none); ws.logits holds [rows, vocab]. for_backward keeps every layer's buffers and the
-// gradient of the loss at the logits, for batch_backward.
+// >= 0 (0 when there are none); ws.logits holds [out_rows, vocab]: every row with all_rows (then out_start = start),
+// else each sequence from its first target on, all the loss needs (the last layer skips the rest). for_backward
+// keeps every layer's buffers and the gradient of the loss at the logits, for batch_backward.
 template <class S>
 S batch_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b, DecoderWorkspace<S>& ws,
-                bool for_backward);
+                bool for_backward, bool all_rows = false);
 // d(mean cross-entropy)/d(every weight) into ws.grad, after batch_forward(c, w, b, ws, true) with counted > 0.
 template <class S>
 void batch_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b,

@@ -16,15 +16,16 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr double kInitStddev = 0.02;   // init_decoder_weights' default
 constexpr double kEmbStddev = 1.0;     // tok_emb and pos_emb as PyTorch's nn.Embedding: on the scale of PE(t)
 
-// True when every answer of sequence s is its logits' argmax; counts right answers and all answers.
-bool sequence_exact(const RowMat<float>& logits, const SequenceBatch& b, int s, long long& right, long long& total) {
+// True when every answer of sequence s is its logits' argmax (after batch_forward); counts right and all answers.
+bool sequence_exact(const DecoderWorkspace<float>& ws, const SequenceBatch& b, int s, long long& right,
+                    long long& total) {
   bool all = true;
-  const int r0 = b.start[static_cast<std::size_t>(s)];
-  for (int r = r0; r < r0 + b.length[static_cast<std::size_t>(s)]; ++r) {
-    const long long y = b.targets[static_cast<std::size_t>(r)];
+  const std::size_t k = static_cast<std::size_t>(s);
+  for (int t = ws.out_from[k]; t < b.length[k]; ++t) {
+    const long long y = b.targets[static_cast<std::size_t>(b.start[k] + t)];
     if (y < 0) continue;
     Eigen::Index best = 0;
-    logits.row(r).maxCoeff(&best);
+    ws.logits.row(ws.out_start[k] + t - ws.out_from[k]).maxCoeff(&best);
     const bool ok = best == y;
     right += ok;
     ++total;
@@ -72,7 +73,7 @@ Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const D
     append_lab_sequences(batch, t, n, std::min(chunk, count - done), rng);
     if (auto e = check_sequence_batch(c, batch)) return *e;
     batch_forward(c, w, batch, ws, false);
-    for (int s = 0; s < batch.sequences(); ++s) exact += sequence_exact(ws.logits, batch, s, right, total);
+    for (int s = 0; s < batch.sequences(); ++s) exact += sequence_exact(ws, batch, s, right, total);
   }
   return std::make_pair(double(exact) / count, double(right) / double(total));
 }

@@ -40,6 +40,8 @@ DecoderWeights random_weights(const DecoderConfig& c, std::uint64_t seed, double
 
 const TokenRows kTokens = {{1, 4, 6, 0, 3}, {2, 2, 5, 1, 6}};    // B 2, T 5
 const TokenRows kTargets = {{4, -1, 0, 3, 5}, {2, 5, -1, 6, -1}};  // -1 = ignored
+// Answers only from position 2 (row 0) and 1 (row 1) on: the training path computes the last layer from there on.
+const TokenRows kLateTargets = {{-1, -1, 0, 3, 5}, {-1, 5, -1, 6, -1}};
 
 double loss_of(const DecoderConfig& c, const DecoderWeights& w, const TokenRows& x = kTokens,
                const TokenRows& y = kTargets) {
@@ -48,13 +50,14 @@ double loss_of(const DecoderConfig& c, const DecoderWeights& w, const TokenRows&
   return out->loss;
 }
 
-// Worst |analytic - finite difference| / max(|analytic|, |numeric|, floor) over every weight entry.
-double worst_fd_error(const DecoderConfig& c, std::uint64_t seed) {
+// Worst |analytic - finite difference| / max(|analytic|, |numeric|, floor) over every weight entry; the losses come
+// from decoder_forward, which computes every row.
+double worst_fd_error(const DecoderConfig& c, std::uint64_t seed, const TokenRows& targets = kTargets) {
   const double step = 3e-4, floor = 1e-4;
   DecoderWeights w = random_weights(c, seed);
-  auto g = decoder_loss_and_grad(c, w, kTokens, kTargets);
+  auto g = decoder_loss_and_grad(c, w, kTokens, targets);
   REQUIRE(g.ok());
-  CHECK(std::abs(g->loss - loss_of(c, w)) < 1e-15);
+  CHECK(std::abs(g->loss - loss_of(c, w, kTokens, targets)) < 1e-14);
   std::vector<WeightRef<double>> ws = weight_refs(c, w), gs = weight_refs(c, g.value().grads);
   double worst = 0;
   long long entries = 0;
@@ -63,7 +66,7 @@ double worst_fd_error(const DecoderConfig& c, std::uint64_t seed) {
       const double keep = ws[k].data[i];
       const auto at = [&](double dx) {
         ws[k].data[i] = keep + dx;
-        const double l = loss_of(c, w);
+        const double l = loss_of(c, w, kTokens, targets);
         ws[k].data[i] = keep;
         return l;
       };
@@ -141,11 +144,12 @@ TEST_CASE("gradients match central finite differences for every position method"
                         {PositionMethod::None, Pairing::Interleaved}};
   for (const Case& k : cases) {
     const DecoderConfig c = tiny(k.m, k.p);
-    const double worst = worst_fd_error(c, 11);
-    std::printf("finite differences %-10s %-11s worst relative error %.3g\n", position_method_name(k.m),
-                k.m == PositionMethod::Rope ? pairing_name(k.p) : "", worst);
+    const double worst = worst_fd_error(c, 11), late = worst_fd_error(c, 13, kLateTargets);
+    std::printf("finite differences %-10s %-11s worst relative error %.3g, late answers %.3g\n",
+                position_method_name(k.m), k.m == PositionMethod::Rope ? pairing_name(k.p) : "", worst, late);
     CAPTURE(position_method_name(k.m));
     CHECK(worst < 1e-6);
+    CHECK(late < 1e-6);
   }
 }
 
@@ -169,12 +173,19 @@ TEST_CASE("batched engine: sequences of mixed lengths in one batch, one workspac
     REQUIRE(ga.ok());
     REQUIRE(gb.ok());
     REQUIRE(!check_sequence_batch(c, batch));
-    const double loss = batch_forward(c, w, batch, ws, true);
-    CHECK(ws.counted == 10);
-    CHECK(loss == doctest::Approx(0.5 * (ga->loss + gb->loss)).epsilon(1e-14));  // 5 answers each
+    const double all_rows_loss = batch_forward(c, w, batch, ws, false, true);
+    CHECK(ws.out_rows == 12);
     CHECK((ws.logits.topRows(3) - fa->logits[0]).cwiseAbs().maxCoeff() < 1e-13);
     CHECK((ws.logits.middleRows(3, 6) - fb->logits[0]).cwiseAbs().maxCoeff() < 1e-13);
     CHECK((ws.logits.middleRows(9, 3) - fa->logits[1]).cwiseAbs().maxCoeff() < 1e-13);
+    const double loss = batch_forward(c, w, batch, ws, true);  // the last layer from each first target on
+    CHECK(ws.out_from == std::vector<int>{0, 1, 0});
+    CHECK(ws.out_start == std::vector<int>{0, 3, 8});
+    CHECK(ws.out_rows == 11);
+    CHECK((ws.logits.middleRows(3, 5) - fb->logits[0].bottomRows(5)).cwiseAbs().maxCoeff() < 1e-13);
+    CHECK(ws.counted == 10);
+    CHECK(loss == doctest::Approx(0.5 * (ga->loss + gb->loss)).epsilon(1e-14));  // 5 answers each
+    CHECK(all_rows_loss == doctest::Approx(loss).epsilon(1e-14));
     batch_backward(c, w, batch, ws);
     const auto g = weight_refs(c, std::as_const(ws.grad)), a = weight_refs(c, ga->grads), b = weight_refs(c, gb->grads);
     double worst = 0, scale = 0;
