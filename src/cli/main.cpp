@@ -101,17 +101,21 @@ lab: flags (defaults in brackets)
       repeat   a random 3-symbol pattern repeated to n + 3 tokens; every answer is the token 3 places back
   --methods a,b,...  [learned,sinusoidal,rope,alibi,t5,none]
   --train-len N      training sizes n = 1..N, evaluation n = 1..4N  [8; 1..64]
-  --steps N          AdamW steps per method, loss recorded every step  [300; 1..100000]
+  --steps N          AdamW steps per method at most (fewer when the bar is reached)  [300; 1..100000]
   --seed S           [0]; the same flags and seed give the same document apart from seconds and tokens_per_s
   --d-model 64 --heads 4 --layers 2 --d-ff 256 --batch 32 --lr 0.003 --warmup 100 (linear warm-up, capped at
   steps/2, then cosine to 0; weight decay 0.01) --eval-count 100 (fresh sequences per evaluation length)
+  --check-every K    every K steps check the training lengths (longest first) on the evaluation sequences and stop
+                     the method once all are at 0.95 exact match; 0 never stops early  [25; 0..100000]
   Training is float32; each method starts from the same seed (same init, same batches); tok_emb and pos_emb start
   N(0, 1) like nn.Embedding (on the scale of the sinusoidal PE), the other matrices N(0, 0.02). Accuracy is teacher-forced
   argmax: exact match (every answer right, the same as greedy decoding) and per-answer. learned's table has as many
   rows as the longest training input (2N; N + 2 for repeat): longer inputs get null accuracy and "error" holds the
   IndexError ("IndexError: index 16 is out of bounds ..."). -> {"task":"copy","train_len":8,"eval_lengths":[1,...,32],"steps":300,"seed":0,
   "seconds":...,"tokens_per_s":...,"methods":{"rope":{"train_loss":[...],"accuracy":[...],
-  "token_accuracy":[...],"error":null},...}} plus vocab, sizes and schedule. A bad flag: message on stderr, exit 2.
+  "token_accuracy":[...],"error":null,"steps_run":N,"reached_bar":true},...}} plus vocab, sizes, schedule,
+  check_every and bar; steps_run is the steps trained (train_loss has as many), reached_bar is exact match >= 0.95 at
+  every training length in the final evaluation. A bad flag: message on stderr, exit 2.
 
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
 malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions, a line over 8 MiB,

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "core/decoder_internal.hpp"
 #include "core/learned.hpp"
 
 namespace rv {
@@ -217,11 +218,12 @@ void adamw_update(const AdamWConfig& opt, long long step, S* w, const S* g, S* m
   const S c1 = static_cast<S>(1.0 - std::pow(opt.beta1, static_cast<double>(step)));  // bias corrections
   const S c2 = static_cast<S>(1.0 - std::pow(opt.beta2, static_cast<double>(step)));
   const S decay = static_cast<S>(1.0 - opt.lr * opt.weight_decay), eps = static_cast<S>(opt.eps);
-  for (long long i = 0; i < n; ++i) {
-    m[i] = b1 * m[i] + (1 - b1) * g[i];
-    v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
-    w[i] = w[i] * decay - lr * (m[i] / c1) / (std::sqrt(v[i] / c2) + eps);
-  }
+  using Array = Eigen::Array<S, Eigen::Dynamic, 1>;  // whole-array passes: vectorized, sqrt included
+  Eigen::Map<Array> W(w, n), M(m, n), V(v, n);
+  const Eigen::Map<const Array> G(g, n);
+  M = b1 * M + (1 - b1) * G;
+  V = b2 * V + (1 - b2) * G * G;
+  W = W * decay - lr * (M / c1) / ((V / c2).sqrt() + eps);
 }
 
 template <class S>
@@ -233,10 +235,9 @@ template <class S>
 void adamw_step(const DecoderConfig& c, const AdamWConfig& opt, DecoderWeightsT<S>& w, const DecoderWeightsT<S>& grad,
                 AdamWState<S>& state) {
   ++state.step;
-  std::vector<WeightRef<S>> ws = weight_refs(c, w), ms = weight_refs(c, state.m), vs = weight_refs(c, state.v);
-  const std::vector<WeightRef<const S>> gs = weight_refs(c, grad);
-  for (std::size_t i = 0; i < ws.size(); ++i)
-    adamw_update(opt, state.step, ws[i].data, gs[i].data, ms[i].data, vs[i].data, ws[i].size);
+  detail::for_each_weight(
+      c, [&](S* wi, const S* gi, S* mi, S* vi, long long n) { adamw_update(opt, state.step, wi, gi, mi, vi, n); }, w,
+      grad, state.m, state.v);
 }
 
 #define RV_DECODER_WEIGHTS(S)                                                                                     \

@@ -1,4 +1,5 @@
 // The tiny decoder's hand-written backward pass: d(mean cross-entropy)/d(every weight), layer by layer in reverse.
+#include <algorithm>
 #include <cmath>
 
 #include "core/decoder.hpp"
@@ -7,99 +8,135 @@
 namespace rv::detail {
 namespace {
 
-// d/dx of n = x * r, r = 1/sqrt(mean(x^2) + eps): dx = r * (dn - n * mean(dn * n)) per row  # [T, d]
-template <class S>
-RowMat<S> rms_backward(const RowMat<S>& dn, const RowMat<S>& n, const ColVec<S>& r) {
-  const ColVec<S> mean_dot = (dn.array() * n.array()).rowwise().sum() / S(n.cols());  // [T]
-  return r.asDiagonal() * (dn - mean_dot.asDiagonal() * n);
+// y = rms(x) * g with n = rms(x), r = 1/rms: accumulates dg += sum over rows of dy * n, and adds
+// dx = r * (dn - n * mean(dn * n)), dn = dy * g, to dx row by row.
+template <class S, class DY, class N, class R, class DX>
+void norm_backward(const DY& dy, const N& n, const R& r, const RowVec<S>& g, RowVec<S>& dg, DX dx) {
+  const S inv_d = S(1) / S(n.cols());
+  for (Eigen::Index i = 0; i < dy.rows(); ++i) {
+    const auto dyi = dy.row(i).array();
+    const auto ni = n.row(i).array();
+    dg.array() += dyi * ni;
+    const S mean_dot = (dyi * g.array() * ni).sum() * inv_d;
+    dx.row(i).array() += r(i) * (dyi * g.array() - mean_dot * ni);
+  }
 }
 
-// y = rms(x) * g: accumulates dg, returns dx.
-template <class S>
-RowMat<S> norm_backward(const RowMat<S>& dy, const RowMat<S>& n, const ColVec<S>& r, const RowVec<S>& g,
-                        RowVec<S>& dg) {
-  dg += (dy.array() * n.array()).colwise().sum().matrix();
-  return rms_backward<S>(dy * g.asDiagonal(), n, r);
-}
-
-template <class S>
-S gelu_grad(S x) {  // d/dx 0.5 x (1 + erf(x/sqrt 2)) = Phi(x) + x phi(x)
-  const S inv_sqrt_2pi = S(0.39894228040143267793994605993438);
-  return S(0.5) * (S(1) + std::erf(x / std::sqrt(S(2)))) + x * inv_sqrt_2pi * std::exp(-S(0.5) * x * x);
-}
-
-// Backward of every head's softmax attention: dq, dk, dv (rotated frames) from do; accumulates rel_bias (t5).
-template <class S>
-void attention_backward(const DecoderConfig& c, const PositionTables<S>& pos, const LayerCache<S>& L,
-                        const RowMat<S>& d_o, RowMat<S>& dq, RowMat<S>& dk, RowMat<S>& dv, RowMat<S>& d_rel_bias) {
-  const Eigen::Index T = L.q.rows(), dh = c.d_head();
+// Backward of every head's softmax attention for the query rows q: dqkv (q and k in the rotated frame, every row)
+// from d_o (query rows); accumulates the gradient of the score bias by distance into ws.d_bias (t5).
+template <class S, class DO>
+void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderWorkspace<S>& ws, const QueryRows& q,
+                        const LayerBuffers<S>& L, const DO& d_o) {
+  const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.table_rows;
   const S scale = S(1) / std::sqrt(S(dh));
-  dq = dk = dv = RowMat<S>::Zero(T, c.d_model);
-  for (int n = 0; n < c.heads; ++n) {
-    const RowMat<S>& P = L.p[static_cast<std::size_t>(n)];
-    const RowMat<S> dO = d_o.middleCols(n * dh, dh);
-    dv.middleCols(n * dh, dh) = P.transpose() * dO;
-    const RowMat<S> dP = dO * L.v.middleCols(n * dh, dh).transpose();  // [T, T]
-    const ColVec<S> row_dot = (dP.array() * P.array()).rowwise().sum();
-    const RowMat<S> dS = P.array() * (dP.colwise() - row_dot).array();  // softmax backward; masked P are 0
-    if (c.position == PositionMethod::T5)
-      for (Eigen::Index i = 0; i < T; ++i)
-        for (Eigen::Index j = 0; j <= i; ++j) d_rel_bias(pos.bucket[static_cast<std::size_t>(i - j)], n) += dS(i, j);
-    dq.middleCols(n * dh, dh) = (dS * L.k.middleCols(n * dh, dh)) * scale;
-    dk.middleCols(n * dh, dh) = (dS.transpose() * L.q.middleCols(n * dh, dh)) * scale;
+  const bool t5 = c.position == PositionMethod::T5;
+  grow(ws.dqkv, b.rows(), ld).setZero();
+  grow(ws.dp, 1, stride);
+  S* dS = ws.dp.data();  // one row of dP, then dS
+  for (int s = 0; s < b.sequences(); ++s) {
+    const Eigen::Index r0 = b.start[static_cast<std::size_t>(s)], T = b.length[static_cast<std::size_t>(s)];
+    const Eigen::Index i0 = q.first(s), c0 = q.start[s] - i0;  // query i is row c0 + i of L.p and d_o
+    for (int n = 0; n < c.heads; ++n) {
+      const S* x = L.qkv.data() + r0 * ld + n * dh;  // q_i of head n at x + i * ld, k_i at + d, v_i at + 2d
+      S* dx = ws.dqkv.data() + r0 * ld + n * dh;
+      for (Eigen::Index i = i0; i < T; ++i) {
+        const S* p = L.p.data() + (c0 + i) * L.p.cols() + n * stride;
+        const S* dOi = &d_o(c0 + i, n * dh);
+        S row_dot = 0;
+        for (Eigen::Index j = 0; j <= i; ++j) {  // dP = dO . v
+          dS[j] = dot(dOi, x + j * ld + 2 * d, dh);
+          row_dot += dS[j] * p[j];
+        }
+        for (Eigen::Index j = 0; j <= i; ++j) {  // softmax backward: dS = P * (dP - sum_j dP P)
+          dS[j] = p[j] * (dS[j] - row_dot);
+          if (t5) ws.d_bias(n, i - j) += dS[j];                  // bias(n, i - j)
+          axpy(p[j], dOi, dx + j * ld + 2 * d, dh);              // dv_j += P dO_i
+          axpy(dS[j] * scale, x + j * ld + d, dx + i * ld, dh);  // dq_i += dS k_j / sqrt(d_head)
+          axpy(dS[j] * scale, x + i * ld, dx + j * ld + d, dh);  // dk_j += dS q_i / sqrt(d_head)
+        }
+      }
+    }
   }
 }
 
-// One layer in reverse: dh (gradient at the layer's output) -> gradient at its input; accumulates G.
+// One layer in reverse, from the gradient at its output rows q (in `dstream`: ws.dh itself when q is every row) to
+// the gradient at its input in ws.dh (every row); writes G's matrices, accumulates its norms.
 template <class S>
-RowMat<S> layer_backward(const DecoderConfig& c, const PositionTables<S>& pos, const LayerWeights<S>& W,
-                         const LayerCache<S>& L, const RowMat<S>& dh, LayerWeights<S>& G, RowMat<S>& d_rel_bias) {
-  // h = h_mid + gelu(b @ w1) @ w2
-  G.w2 += L.g.transpose() * dh;
-  const RowMat<S> du = (dh * W.w2.transpose()).array() * L.u.unaryExpr([](S x) { return gelu_grad(x); }).array();
-  G.w1 += L.b.transpose() * du;
-  RowMat<S> dh_mid = dh + norm_backward<S>(du * W.w1.transpose(), L.n2, L.r2, W.norm2, G.norm2);
+void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMat<S>& wqkv, const SequenceBatch& b,
+                    DecoderWorkspace<S>& ws, const LayerBuffers<S>& L, LayerWeights<S>& G, RowMat<S>& g_qkv,
+                    const QueryRows& q, RowMat<S>& dstream) {
+  const Eigen::Index N = b.rows(), M = q.rows, d = c.d_model, f = c.d_ff;
+  const S inv_sqrt_2pi = S(0.39894228040143267793994605993438);
+  auto dy = dstream.topRows(M);
+  // h = h_mid + gelu(b @ w1) @ w2, gelu'(u) = Phi(u) + u phi(u)
+  G.w2.noalias() = L.g.topRows(M).transpose() * dy;
+  auto du = grow(ws.dff, M, f);
+  du.noalias() = dy * W.w2.transpose();
+  const auto u = L.u.topRows(M).array();
+  du.array() *= L.cdf.topRows(M).array() + u * (S(-0.5) * u.square()).exp() * inv_sqrt_2pi;
+  G.w1.noalias() = L.b.topRows(M).transpose() * du;
+  auto dd = grow(ws.dd, N, d);
+  dd.topRows(M).noalias() = du * W.w1.transpose();
+  norm_backward(dd.topRows(M), L.n2.topRows(M), L.r2, W.norm2, G.norm2, dy);  // dy is now d h_mid
   // h_mid = h_in + o @ wo
-  G.wo += L.o.transpose() * dh_mid;
-  RowMat<S> dq, dk, dv;
-  attention_backward(c, pos, L, RowMat<S>(dh_mid * W.wo.transpose()), dq, dk, dv, d_rel_bias);
-  if (c.position == PositionMethod::Rope) {  // the rotation is orthogonal: its transpose rotates back
-    rotate_heads(dq, pos, c.d_head(), c.pairing, -1);
-    rotate_heads(dk, pos, c.d_head(), c.pairing, -1);
+  G.wo.noalias() = L.o.topRows(M).transpose() * dy;
+  dd.topRows(M).noalias() = dy * W.wo.transpose();  // d o
+  attention_backward(c, b, ws, q, L, dd);
+  auto dqkv = ws.dqkv.topRows(N);
+  if (c.position == PositionMethod::Rope)  // the rotation is orthogonal: its transpose rotates back
+    for (int s = 0; s < b.sequences(); ++s)
+      for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t)
+        rotate_row(dqkv.row(b.start[static_cast<std::size_t>(s)] + t).data(), 2 * d, ws.cos.row(t).data(),
+                   ws.sin.row(t).data(), c.d_head(), c.pairing, -1);
+  g_qkv.noalias() = L.a.topRows(N).transpose() * dqkv;
+  dd.noalias() = dqkv * wqkv.transpose();  // d a
+  if (&dstream != &ws.dh) {  // the residual path carries d h_mid to the query rows only
+    grow(ws.dh, N, d).setZero();
+    for (int s = 0; s < b.sequences(); ++s) {
+      const int t0 = q.first(s), T = b.length[static_cast<std::size_t>(s)];
+      ws.dh.middleRows(b.start[static_cast<std::size_t>(s)] + t0, T - t0) = dy.middleRows(q.start[s], T - t0);
+    }
   }
-  G.wq += L.a.transpose() * dq;
-  G.wk += L.a.transpose() * dk;
-  G.wv += L.a.transpose() * dv;
-  const RowMat<S> da = dq * W.wq.transpose() + dk * W.wk.transpose() + dv * W.wv.transpose();
-  return dh_mid + norm_backward<S>(da, L.n1, L.r1, W.norm1, G.norm1);
+  norm_backward(dd, L.n1.topRows(N), L.r1, W.norm1, G.norm1, ws.dh.topRows(N));
 }
 
-// d(mean cross-entropy)/d logits: (softmax - onehot) / counted on rows with a target, 0 elsewhere  # [T, vocab]
+// ws.grad shaped for the config; zero where it accumulates (norms, embeddings, rel_bias; the matrices are written).
 template <class S>
-RowMat<S> logits_backward(const RowMat<S>& logits, const std::vector<long long>& targets, long long counted) {
-  RowMat<S> d = RowMat<S>::Zero(logits.rows(), logits.cols());
-  for (Eigen::Index t = 0; t < logits.rows(); ++t) {
-    const long long y = targets[static_cast<std::size_t>(t)];
-    if (y < 0) continue;
-    d.row(t) = (logits.row(t).array() - logits.row(t).maxCoeff()).exp().matrix();
-    d.row(t) /= d.row(t).sum();
-    d(t, static_cast<Eigen::Index>(y)) -= S(1);
+void zero_grads(const DecoderConfig& c, DecoderWorkspace<S>& ws) {
+  if (ws.grad.layer.size() != static_cast<std::size_t>(c.layers)) ws.grad = zero_weights<S>(c);
+  DecoderWeightsT<S>& G = ws.grad;
+  G.tok_emb.setZero();
+  G.pos_emb.setZero();
+  G.rel_bias.setZero();
+  G.norm_f.setZero();
+  for (LayerWeights<S>& L : G.layer) {
+    L.norm1.setZero();
+    L.norm2.setZero();
   }
-  return d / S(counted);
+  ws.g_qkv.resize(static_cast<std::size_t>(c.layers));
+  for (RowMat<S>& m : ws.g_qkv)
+    if (m.rows() != c.d_model || m.cols() != 3 * c.d_model) m.resize(c.d_model, 3 * c.d_model);
+  if (c.position == PositionMethod::T5) ws.d_bias.setZero(c.heads, ws.table_rows);
 }
 
+// Gradients that only gather: the embedding rows, t5's buckets, the packed q, k, v matrices.
 template <class S>
-void sequence_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos,
-                       const SequenceCache<S>& sc, const std::vector<long long>& tokens,
-                       const std::vector<long long>& targets, long long counted, DecoderWeightsT<S>& G) {
-  const RowMat<S> dlogits = logits_backward(sc.logits, targets, counted);
-  G.head += sc.f.transpose() * dlogits;
-  RowMat<S> dh = norm_backward<S>(dlogits * w.head.transpose(), sc.n_f, sc.r_f, w.norm_f, G.norm_f);
-  for (std::size_t j = w.layer.size(); j-- > 0;)
-    dh = layer_backward(c, pos, w.layer[j], sc.layer[j], dh, G.layer[j], G.rel_bias);
-  for (Eigen::Index t = 0; t < dh.rows(); ++t) {
-    G.tok_emb.row(tokens[static_cast<std::size_t>(t)]) += dh.row(t);
-    if (c.position == PositionMethod::Learned) G.pos_emb.row(t) += dh.row(t);
+void scatter_grads(const DecoderConfig& c, const SequenceBatch& b, DecoderWorkspace<S>& ws) {
+  DecoderWeightsT<S>& G = ws.grad;
+  for (int s = 0; s < b.sequences(); ++s)
+    for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t) {
+      const int r = b.start[static_cast<std::size_t>(s)] + t;
+      G.tok_emb.row(b.tokens[static_cast<std::size_t>(r)]) += ws.dh.row(r);
+      if (c.position == PositionMethod::Learned) G.pos_emb.row(t) += ws.dh.row(r);
+    }
+  if (c.position == PositionMethod::T5)
+    for (int n = 0; n < c.heads; ++n)
+      for (int r = 0; r < ws.table_rows; ++r) G.rel_bias(ws.bucket[static_cast<std::size_t>(r)], n) += ws.d_bias(n, r);
+  const Eigen::Index d = c.d_model;
+  for (std::size_t j = 0; j < G.layer.size(); ++j) {
+    G.layer[j].wq = ws.g_qkv[j].leftCols(d);
+    G.layer[j].wk = ws.g_qkv[j].middleCols(d, d);
+    G.layer[j].wv = ws.g_qkv[j].rightCols(d);
   }
 }
 
@@ -109,19 +146,47 @@ void sequence_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, cons
 namespace rv {
 
 template <class S>
-Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig& c, const DecoderWeightsT<S>& w,
-                                               const TokenRows& tokens, const TokenRows& targets) {
-  const Expected<detail::ForwardPass<S>> fp = detail::checked_forward(c, w, tokens, targets);
-  if (!fp) return fp.error();
-  DecoderGrad<S> out{fp->loss, zero_weights<S>(c)};
-  for (std::size_t b = 0; b < tokens.size(); ++b)
-    detail::sequence_backward(c, w, fp->pos, fp->seq[b], tokens[b], targets[b], fp->counted, out.grads);
-  return out;
+void batch_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b,
+                    DecoderWorkspace<S>& ws) {
+  detail::zero_grads(c, ws);
+  const Eigen::Index M = ws.out_rows, d = c.d_model;
+  const auto dlogits = ws.dlogits.topRows(M);
+  ws.grad.head.noalias() = ws.f.topRows(M).transpose() * dlogits;
+  auto dd = detail::grow(ws.dd, M, d);
+  dd.noalias() = dlogits * w.head.transpose();
+  detail::grow(ws.dout, M, d).setZero();
+  detail::norm_backward(dd, ws.n_f.topRows(M), ws.r_f, w.norm_f, ws.grad.norm_f, ws.dout.topRows(M));
+  const detail::QueryRows every{nullptr, b.start.data(), b.rows()};
+  const detail::QueryRows out{ws.out_from.data(), ws.out_start.data(), ws.out_rows};
+  for (std::size_t j = w.layer.size(); j-- > 0;) {
+    const bool last = j + 1 == w.layer.size();
+    detail::layer_backward(c, w.layer[j], ws.wqkv[j], b, ws, ws.layer[j], ws.grad.layer[j], ws.g_qkv[j],
+                           last ? out : every, last ? ws.dout : ws.dh);
+  }
+  detail::scatter_grads(c, b, ws);
 }
 
-template Expected<DecoderGrad<double>> decoder_loss_and_grad(const DecoderConfig&, const DecoderWeightsT<double>&,
-                                                             const TokenRows&, const TokenRows&);
-template Expected<DecoderGrad<float>> decoder_loss_and_grad(const DecoderConfig&, const DecoderWeightsT<float>&,
-                                                            const TokenRows&, const TokenRows&);
+template <class S>
+Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig& c, const DecoderWeightsT<S>& w,
+                                               const TokenRows& tokens, const TokenRows& targets) {
+  if (auto e = check_decoder_config(c)) return *e;
+  if (auto e = check_decoder_weights(c, w)) return *e;
+  if (auto e = detail::check_batch(c, tokens, targets)) return *e;
+  const SequenceBatch b = sequence_batch(tokens, targets);
+  DecoderWorkspace<S> ws;
+  const S loss = batch_forward(c, w, b, ws, true);
+  if (ws.counted == 0) return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
+  batch_backward(c, w, b, ws);
+  return DecoderGrad<S>{loss, std::move(ws.grad)};
+}
+
+#define RV_DECODER_BACKWARD(S)                                                                                   \
+  template void batch_backward(const DecoderConfig&, const DecoderWeightsT<S>&, const SequenceBatch&,           \
+                               DecoderWorkspace<S>&);                                                            \
+  template Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig&, const DecoderWeightsT<S>&,      \
+                                                          const TokenRows&, const TokenRows&);
+RV_DECODER_BACKWARD(double)
+RV_DECODER_BACKWARD(float)
+#undef RV_DECODER_BACKWARD
 
 }  // namespace rv

@@ -1,13 +1,58 @@
 // The tiny decoder's forward pass (CONTRACTS section 6): embeddings, position method, pre-norm layers, loss.
+#include <unsupported/Eigen/SpecialFunctions>
+
 #include <cmath>
 
 #include "core/decoder.hpp"
 #include "core/decoder_internal.hpp"
 #include "core/sinusoidal.hpp"
 
-namespace rv::detail {
+namespace rv {
 
-constexpr double kRmsEps = 1e-5;
+// [SECTION] Batches
+
+void SequenceBatch::clear() {
+  tokens.clear();
+  targets.clear();
+  start.clear();
+  length.clear();
+  max_length = 0;
+}
+
+int SequenceBatch::append(int T) {
+  const int r0 = rows();
+  tokens.resize(static_cast<std::size_t>(r0 + T), 0);
+  targets.resize(static_cast<std::size_t>(r0 + T), -1);
+  start.push_back(r0);
+  length.push_back(T);
+  max_length = std::max(max_length, T);
+  return r0;
+}
+
+SequenceBatch sequence_batch(const TokenRows& tokens, const TokenRows& targets) {
+  SequenceBatch b;
+  for (std::size_t s = 0; s < tokens.size(); ++s) {
+    const int r0 = b.append(static_cast<int>(tokens[s].size()));
+    std::copy(tokens[s].begin(), tokens[s].end(), b.tokens.begin() + r0);
+    std::copy(targets[s].begin(), targets[s].end(), b.targets.begin() + r0);
+  }
+  return b;
+}
+
+std::optional<Error> check_sequence_batch(const DecoderConfig& c, const SequenceBatch& b) {
+  if (b.rows() == 0 || b.sequences() == 0) return bad_request("\"tokens\" must be a non-empty [B][T] array");
+  for (long long id : b.tokens)
+    if (id < 0 || id >= c.vocab) return index_error(id, c.vocab);  // nn.Embedding refuses negatives too
+  for (long long t : b.targets)
+    if (t < -1 || t >= c.vocab) return Error{"IndexError", "Target " + std::to_string(t) + " is out of bounds."};
+  if (c.position == PositionMethod::Learned && b.max_length > c.max_position)
+    return index_error(c.max_position, c.max_position);  // position max_position is the first one past the table
+  return std::nullopt;
+}
+
+}  // namespace rv
+
+namespace rv::detail {
 
 std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens, const TokenRows& targets) {
   if (tokens.empty() || tokens[0].empty()) return bad_request("\"tokens\" must be a non-empty [B][T] array");
@@ -24,15 +69,7 @@ std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens
       return bad_request("\"targets\" row " + row + " must have length " + std::to_string(T) + ", got " +
                          std::to_string(targets[b].size()));
   }
-  for (const auto& row : tokens)
-    for (long long id : row)
-      if (id < 0 || id >= c.vocab) return index_error(id, c.vocab);  // nn.Embedding refuses negatives too
-  for (const auto& row : targets)
-    for (long long t : row)
-      if (t < -1 || t >= c.vocab) return Error{"IndexError", "Target " + std::to_string(t) + " is out of bounds."};
-  if (c.position == PositionMethod::Learned && static_cast<long long>(T) > c.max_position)
-    return index_error(c.max_position, c.max_position);  // position max_position is the first one past the table
-  return std::nullopt;
+  return check_sequence_batch(c, sequence_batch(tokens, targets));
 }
 
 template <class S>
@@ -44,14 +81,7 @@ RowMat<S> rms_rows(const RowMat<S>& x, ColVec<S>& r) {
 template <class S>
 void rotate_heads(RowMat<S>& x, const PositionTables<S>& pos, int d_head, Pairing p, int sign) {
   for (Eigen::Index t = 0; t < x.rows(); ++t)
-    for (Eigen::Index h0 = 0; h0 < x.cols(); h0 += d_head)
-      for (int i = 0; i < d_head / 2; ++i) {
-        const auto [ia, ib] = pair_indices(i, d_head, p);
-        const S cs = pos.cos(t, i), sn = S(sign) * pos.sin(t, i);
-        const S a = x(t, h0 + ia), b = x(t, h0 + ib);
-        x(t, h0 + ia) = a * cs - b * sn;  // x' = x cos - y sin
-        x(t, h0 + ib) = a * sn + b * cs;  // y' = x sin + y cos
-      }
+    rotate_row(x.row(t).data(), x.cols(), pos.cos.row(t).data(), pos.sin.row(t).data(), d_head, p, sign);
 }
 
 template <class S>
@@ -85,93 +115,267 @@ PositionTables<S> position_tables(const DecoderConfig& c, const DecoderWeightsT<
   return pos;
 }
 
-// Causal softmax attention of every head; fills L.p and L.o from L.q, L.k, L.v.
+bool same_config(const DecoderConfig& a, const DecoderConfig& b) {
+  return a.vocab == b.vocab && a.d_model == b.d_model && a.heads == b.heads && a.layers == b.layers &&
+         a.d_ff == b.d_ff && a.position == b.position && a.max_position == b.max_position && a.base == b.base &&
+         a.pairing == b.pairing;
+}
+
+// Position tables for at least T positions (computed once, then only grown); t5's bias follows rel_bias every call.
 template <class S>
-void attention(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos, LayerCache<S>& L) {
-  const Eigen::Index T = L.q.rows(), dh = c.d_head();
-  const S scale = S(1) / std::sqrt(S(dh));
-  L.o = RowMat<S>::Zero(T, c.d_model);
-  L.p.assign(static_cast<std::size_t>(c.heads), RowMat<S>::Zero(T, T));
-  for (int n = 0; n < c.heads; ++n) {
-    RowMat<S>& P = L.p[static_cast<std::size_t>(n)];
-    P = (L.q.middleCols(n * dh, dh) * L.k.middleCols(n * dh, dh).transpose()) * scale;  // s = q.k / sqrt(d_head)
-    for (Eigen::Index i = 0; i < T; ++i) {
-      for (Eigen::Index j = 0; j <= i; ++j) P(i, j) += score_bias(c, w, pos, n, i, j);
-      const S top = P.row(i).head(i + 1).maxCoeff();
-      P.row(i).head(i + 1) = (P.row(i).head(i + 1).array() - top).exp().matrix();
-      P.row(i).head(i + 1) /= P.row(i).head(i + 1).sum();  // softmax over j <= i
-      P.row(i).tail(T - i - 1).setZero();                   // causal mask
+void ensure_tables(const DecoderConfig& c, const DecoderWeightsT<S>& w, int T, DecoderWorkspace<S>& ws) {
+  if (T > ws.table_rows) {
+    const PositionTables<S> pos = position_tables(c, w, T);
+    ws.table_rows = T;
+    ws.pe = pos.added;
+    ws.cos = pos.cos;
+    ws.sin = pos.sin;
+    ws.bucket = pos.bucket;
+    if (c.position == PositionMethod::Alibi || c.position == PositionMethod::T5) ws.bias.setZero(c.heads, T);
+    for (int n = 0; n < c.heads && c.position == PositionMethod::Alibi; ++n)
+      for (int r = 0; r < T; ++r) ws.bias(n, r) = score_bias(c, w, pos, n, r, 0);  // -slope_n * r
+  }
+  if (c.position == PositionMethod::T5)
+    for (int n = 0; n < c.heads; ++n)
+      for (int r = 0; r < ws.table_rows; ++r) ws.bias(n, r) = w.rel_bias(ws.bucket[static_cast<std::size_t>(r)], n);
+}
+
+// n = x / sqrt(mean(x^2) + 1e-5) row by row, r = the 1/rms factors, y = n * g.
+template <class S, class X, class N, class R, class Y>
+void rms_norm(const X& x, N n, R r, const RowVec<S>& g, Y y) {
+  r = ((x.array().square().rowwise().sum() / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();
+  n = r.asDiagonal() * x;
+  y = n * g.asDiagonal();
+}
+
+// h = tok_emb[x] (+ pos_emb[t] or PE(t))  # [rows, d_model]
+template <class S>
+void embed(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b, DecoderWorkspace<S>& ws) {
+  auto h = grow(ws.h, b.rows(), c.d_model);
+  for (int s = 0; s < b.sequences(); ++s)
+    for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t) {
+      const int r = b.start[static_cast<std::size_t>(s)] + t;
+      h.row(r) = w.tok_emb.row(b.tokens[static_cast<std::size_t>(r)]);
+      if (c.position == PositionMethod::Learned) h.row(r) += w.pos_emb.row(t);
+      if (c.position == PositionMethod::Sinusoidal) h.row(r) += ws.pe.row(t);
     }
-    L.o.middleCols(n * dh, dh) = P * L.v.middleCols(n * dh, dh);
+}
+
+// Causal softmax attention of every head of every sequence for the query rows q; fills L.p and L.o from L.qkv.
+template <class S>
+void attention(const DecoderConfig& c, const SequenceBatch& b, const DecoderWorkspace<S>& ws, const QueryRows& q,
+               LayerBuffers<S>& L) {
+  const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.table_rows;
+  const S scale = S(1) / std::sqrt(S(dh));
+  const bool biased = ws.bias.size() > 0;  // alibi, t5
+  grow(L.p, q.rows, c.heads * stride);
+  grow(L.o, q.rows, d).setZero();
+  for (int s = 0; s < b.sequences(); ++s) {
+    const Eigen::Index r0 = b.start[static_cast<std::size_t>(s)], T = b.length[static_cast<std::size_t>(s)];
+    const Eigen::Index i0 = q.first(s), c0 = q.start[s] - i0;  // query i is row c0 + i of L.p and L.o
+    for (int n = 0; n < c.heads; ++n) {
+      const S* x = L.qkv.data() + r0 * ld + n * dh;  // q_i of head n at x + i * ld, k_i at + d, v_i at + 2d
+      for (Eigen::Index i = i0; i < T; ++i) {
+        S* p = L.p.data() + (c0 + i) * L.p.cols() + n * stride;
+        for (Eigen::Index j = 0; j <= i; ++j)  // s = q.k / sqrt(d_head) (+ bias(n, i - j))
+          p[j] = dot(x + i * ld, x + j * ld + d, dh) * scale + (biased ? ws.bias(n, i - j) : S(0));
+        Eigen::Map<Eigen::Array<S, 1, Eigen::Dynamic>> row(p, i + 1);
+        row = (row - row.maxCoeff()).exp();
+        row /= row.sum();                    // softmax over j <= i
+        std::fill(p + i + 1, p + T, S(0));  // causal mask
+        S* o = L.o.data() + (c0 + i) * d + n * dh;
+        for (Eigen::Index j = 0; j <= i; ++j) axpy(p[j], x + j * ld + 2 * d, o, dh);
+      }
+    }
   }
 }
 
+// One pre-norm layer: reads the residual stream ws.h (every row) and leaves its output for the query rows q in
+// `stream`: ws.h itself, updated in place, when q is every row; else the gathered rows. L keeps what the backward
+// pass needs.
 template <class S>
-S gelu(S x) {
-  return S(0.5) * x * (S(1) + std::erf(x / std::sqrt(S(2))));  // exact (erf) GELU
-}
-
-template <class S>
-RowMat<S> layer_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos,
-                        const LayerWeights<S>& W, const RowMat<S>& h, LayerCache<S>& L) {
-  L.h_in = h;
-  L.n1 = rms_rows(h, L.r1);
-  L.a = L.n1 * W.norm1.asDiagonal();  // a = rms(h) * norm1
-  L.q = L.a * W.wq;
-  L.k = L.a * W.wk;
-  L.v = L.a * W.wv;
-  if (c.position == PositionMethod::Rope) {
-    rotate_heads(L.q, pos, c.d_head(), c.pairing, +1);
-    rotate_heads(L.k, pos, c.d_head(), c.pairing, +1);
+void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMat<S>& wqkv, const SequenceBatch& b,
+                   DecoderWorkspace<S>& ws, LayerBuffers<S>& L, bool keep, const QueryRows& q, RowMat<S>& stream) {
+  const Eigen::Index N = b.rows(), M = q.rows, d = c.d_model, f = c.d_ff;
+  const auto h = ws.h.topRows(N);
+  if (keep) grow(L.h_in, N, d) = h;
+  rms_norm(h, grow(L.n1, N, d), grow(L.r1, N), W.norm1, grow(L.a, N, d));  // a = rms(h) * norm1
+  grow(L.qkv, N, 3 * d).noalias() = L.a.topRows(N) * wqkv;                 // q, k, v = a@wq, a@wk, a@wv
+  if (c.position == PositionMethod::Rope)
+    for (int s = 0; s < b.sequences(); ++s)
+      for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t)
+        rotate_row(L.qkv.row(b.start[static_cast<std::size_t>(s)] + t).data(), 2 * d, ws.cos.row(t).data(),
+                   ws.sin.row(t).data(), c.d_head(), c.pairing, +1);  // q and k, side by side
+  attention(c, b, ws, q, L);
+  if (&stream != &ws.h) {  // gather the query rows of the residual stream
+    grow(stream, M, d);
+    for (int s = 0; s < b.sequences(); ++s) {
+      const int t0 = q.first(s), T = b.length[static_cast<std::size_t>(s)];
+      stream.middleRows(q.start[s], T - t0) = h.middleRows(b.start[static_cast<std::size_t>(s)] + t0, T - t0);
+    }
   }
-  attention(c, w, pos, L);
-  L.h_mid = h + L.o * W.wo;
-  L.n2 = rms_rows(L.h_mid, L.r2);
-  L.b = L.n2 * W.norm2.asDiagonal();
-  L.u = L.b * W.w1;
-  L.g = L.u.unaryExpr([](S x) { return gelu(x); });
-  return L.h_mid + L.g * W.w2;
+  auto hq = stream.topRows(M);
+  hq.noalias() += L.o.topRows(M) * W.wo;  // h = h + o @ wo
+  grow(L.h_mid, M, d) = hq;
+  rms_norm(hq, grow(L.n2, M, d), grow(L.r2, M), W.norm2, grow(L.b, M, d));
+  grow(L.u, M, f).noalias() = L.b.topRows(M) * W.w1;
+  const auto u = L.u.topRows(M).array();
+  grow(L.cdf, M, f) = (S(0.5) * (S(1) + (u * S(0.70710678118654752440)).erf())).matrix();  // Phi(u), exact GELU
+  grow(L.g, M, f) = (u * L.cdf.topRows(M).array()).matrix();
+  hq.noalias() += L.g.topRows(M) * W.w2;  // h = h + gelu(b @ w1) @ w2
 }
 
-// Sum of -log softmax(logits)[target] over this row's counted targets.
+// Mean cross-entropy over targets >= 0 of the output rows; with keep, ws.dlogits = (softmax - onehot) / counted
+// there, 0 on the other rows.
 template <class S>
-S cross_entropy_sum(const RowMat<S>& logits, const std::vector<long long>& targets, long long& counted) {
+S loss_forward(const SequenceBatch& b, DecoderWorkspace<S>& ws, bool keep) {
+  ws.counted = 0;
+  for (long long y : b.targets) ws.counted += y >= 0;
+  if (keep) grow(ws.dlogits, ws.out_rows, ws.logits.cols()).setZero();
   S total = 0;
-  for (Eigen::Index t = 0; t < logits.rows(); ++t) {
-    const long long y = targets[static_cast<std::size_t>(t)];
-    if (y < 0) continue;
-    const S top = logits.row(t).maxCoeff();
-    const S lse = top + std::log((logits.row(t).array() - top).exp().sum());
-    total += lse - logits(t, static_cast<Eigen::Index>(y));
-    ++counted;
-  }
-  return total;
+  for (int s = 0; s < b.sequences(); ++s)
+    for (int t = ws.out_from[static_cast<std::size_t>(s)]; t < b.length[static_cast<std::size_t>(s)]; ++t) {
+      const long long y = b.targets[static_cast<std::size_t>(b.start[static_cast<std::size_t>(s)] + t)];
+      if (y < 0) continue;
+      const Eigen::Index r = ws.out_start[static_cast<std::size_t>(s)] + t - ws.out_from[static_cast<std::size_t>(s)];
+      const auto z = ws.logits.row(r);
+      const S top = z.maxCoeff();
+      const S sum = (z.array() - top).exp().sum();
+      total += top + std::log(sum) - z(static_cast<Eigen::Index>(y));
+      if (!keep) continue;
+      auto dz = ws.dlogits.row(r);
+      dz = ((z.array() - top).exp() / sum).matrix();
+      dz(static_cast<Eigen::Index>(y)) -= S(1);
+      dz /= S(ws.counted);
+    }
+  return ws.counted > 0 ? total / S(ws.counted) : S(0);
 }
 
+// The last layer's output rows: every row, or each sequence from its first target on (T when it has none).
+template <class S>
+void output_rows(const SequenceBatch& b, bool all_rows, DecoderWorkspace<S>& ws) {
+  ws.out_from.clear();
+  ws.out_start.clear();
+  ws.out_rows = 0;
+  for (int s = 0; s < b.sequences(); ++s) {
+    const int r0 = b.start[static_cast<std::size_t>(s)], T = b.length[static_cast<std::size_t>(s)];
+    int from = all_rows ? 0 : T;
+    for (int t = 0; t < from; ++t)
+      if (b.targets[static_cast<std::size_t>(r0 + t)] >= 0) from = t;
+    ws.out_from.push_back(from);
+    ws.out_start.push_back(ws.out_rows);
+    ws.out_rows += T - from;
+  }
+}
+
+// Shapes the workspace for this config and batch: a new config starts afresh; packs [wq | wk | wv].
+template <class S>
+void prepare(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b, DecoderWorkspace<S>& ws,
+             bool keep, bool all_rows) {
+  if (!ws.config || !same_config(*ws.config, c)) {
+    ws = DecoderWorkspace<S>();
+    ws.config = c;
+  }
+  ws.rows = b.rows();
+  ensure_tables(c, w, b.max_length, ws);
+  output_rows(b, all_rows, ws);
+  const std::size_t layers = keep ? w.layer.size() : 1;
+  if (ws.layer.size() < layers) ws.layer.resize(layers);
+  ws.wqkv.resize(w.layer.size());
+  const Eigen::Index d = c.d_model;
+  for (std::size_t j = 0; j < w.layer.size(); ++j) {
+    RowMat<S>& m = ws.wqkv[j];
+    if (m.rows() != d || m.cols() != 3 * d) m.resize(d, 3 * d);
+    m.leftCols(d) = w.layer[j].wq;
+    m.middleCols(d, d) = w.layer[j].wk;
+    m.rightCols(d) = w.layer[j].wv;
+  }
+}
+
+}  // namespace
+}  // namespace rv::detail
+
+namespace rv {
+
+template <class S>
+S batch_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b, DecoderWorkspace<S>& ws,
+                bool for_backward, bool all_rows) {
+  detail::prepare(c, w, b, ws, for_backward, all_rows);
+  detail::embed(c, w, b, ws);
+  const detail::QueryRows every{nullptr, b.start.data(), b.rows()};
+  const detail::QueryRows out{ws.out_from.data(), ws.out_start.data(), ws.out_rows};
+  for (std::size_t j = 0; j < w.layer.size(); ++j) {
+    const bool last = j + 1 == w.layer.size();
+    detail::layer_forward(c, w.layer[j], ws.wqkv[j], b, ws, ws.layer[for_backward ? j : 0], for_backward,
+                          last ? out : every, last ? ws.out : ws.h);
+  }
+  const Eigen::Index M = ws.out_rows, d = c.d_model;
+  detail::rms_norm(ws.out.topRows(M), detail::grow(ws.n_f, M, d), detail::grow(ws.r_f, M), w.norm_f,
+                   detail::grow(ws.f, M, d));
+  detail::grow(ws.logits, M, c.vocab).noalias() = ws.f.topRows(M) * w.head;  // [out_rows, vocab]
+  ws.loss = detail::loss_forward(b, ws, for_backward);
+  return ws.loss;
+}
+
+}  // namespace rv
+
+namespace rv::detail {
+
+namespace {
+// Sequence s's rows of the buffer's first `cols` columns from column `col`.
+template <class S>
+RowMat<S> rows_of(const RowMat<S>& m, const SequenceBatch& b, int s, Eigen::Index col, Eigen::Index cols) {
+  return m.block(b.start[static_cast<std::size_t>(s)], col, b.length[static_cast<std::size_t>(s)], cols);
+}
+template <class S>
+ColVec<S> rows_of(const ColVec<S>& v, const SequenceBatch& b, int s) {
+  return v.segment(b.start[static_cast<std::size_t>(s)], b.length[static_cast<std::size_t>(s)]);
+}
+
+// Sequence s's part of the batched layer buffers, as the per-sequence cache.
+template <class S>
+LayerCache<S> layer_cache(const DecoderConfig& c, const DecoderWorkspace<S>& ws, const LayerBuffers<S>& L,
+                          const SequenceBatch& b, int s) {
+  const Eigen::Index d = c.d_model, f = c.d_ff, T = b.length[static_cast<std::size_t>(s)];
+  LayerCache<S> out;
+  out.h_in = rows_of(L.h_in, b, s, 0, d);
+  out.n1 = rows_of(L.n1, b, s, 0, d);
+  out.a = rows_of(L.a, b, s, 0, d);
+  out.q = rows_of(L.qkv, b, s, 0, d);
+  out.k = rows_of(L.qkv, b, s, d, d);
+  out.v = rows_of(L.qkv, b, s, 2 * d, d);
+  out.o = rows_of(L.o, b, s, 0, d);
+  out.h_mid = rows_of(L.h_mid, b, s, 0, d);
+  out.n2 = rows_of(L.n2, b, s, 0, d);
+  out.b = rows_of(L.b, b, s, 0, d);
+  out.u = rows_of(L.u, b, s, 0, f);
+  out.g = rows_of(L.g, b, s, 0, f);
+  out.r1 = rows_of(L.r1, b, s);
+  out.r2 = rows_of(L.r2, b, s);
+  for (int n = 0; n < c.heads; ++n) out.p.push_back(rows_of(L.p, b, s, n * ws.table_rows, T));
+  return out;
+}
 }  // namespace
 
 template <class S>
 ForwardPass<S> run_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
                            const TokenRows& targets) {
+  const SequenceBatch b = sequence_batch(tokens, targets);
+  DecoderWorkspace<S> ws;
   ForwardPass<S> fp;
-  const int T = static_cast<int>(tokens[0].size());
-  fp.pos = position_tables(c, w, T);
-  fp.seq.resize(tokens.size());
-  S total = 0;
-  for (std::size_t b = 0; b < tokens.size(); ++b) {
-    SequenceCache<S>& sc = fp.seq[b];
-    RowMat<S> h(T, c.d_model);  // h = tok_emb[x] (+ pos_emb[t] or PE(t))  # [T, d_model]
-    for (int t = 0; t < T; ++t) h.row(t) = w.tok_emb.row(tokens[b][static_cast<std::size_t>(t)]);
-    if (fp.pos.added.size() > 0) h += fp.pos.added;
-    sc.layer.resize(w.layer.size());
-    for (std::size_t j = 0; j < w.layer.size(); ++j) h = layer_forward(c, w, fp.pos, w.layer[j], h, sc.layer[j]);
-    sc.h_last = h;
-    sc.n_f = rms_rows(h, sc.r_f);
-    sc.f = sc.n_f * w.norm_f.asDiagonal();
-    sc.logits = sc.f * w.head;  // [T, vocab]
-    total += cross_entropy_sum(sc.logits, targets[b], fp.counted);
+  fp.loss = batch_forward(c, w, b, ws, true, true);  // every row: out_start = start
+  fp.counted = ws.counted;
+  fp.pos = position_tables(c, w, b.max_length);
+  for (int s = 0; s < b.sequences(); ++s) {
+    SequenceCache<S> sc;
+    for (const LayerBuffers<S>& L : ws.layer) sc.layer.push_back(layer_cache(c, ws, L, b, s));
+    sc.h_last = rows_of(ws.out, b, s, 0, c.d_model);
+    sc.n_f = rows_of(ws.n_f, b, s, 0, c.d_model);
+    sc.f = rows_of(ws.f, b, s, 0, c.d_model);
+    sc.logits = rows_of(ws.logits, b, s, 0, c.vocab);
+    sc.r_f = rows_of(ws.r_f, b, s);
+    fp.seq.push_back(std::move(sc));
   }
-  fp.loss = fp.counted > 0 ? total / S(fp.counted) : S(0);
   return fp;
 }
 
@@ -193,16 +397,22 @@ Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig& c,
 template <class S>
 Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                            const TokenRows& tokens, const TokenRows& targets) {
-  Expected<detail::ForwardPass<S>> fp = detail::checked_forward(c, w, tokens, targets);
-  if (!fp) return fp.error();
-  DecoderOutput<S> out{fp->loss, {}};
-  for (detail::SequenceCache<S>& sc : fp.value().seq) out.logits.push_back(std::move(sc.logits));
+  if (auto e = check_decoder_config(c)) return *e;
+  if (auto e = check_decoder_weights(c, w)) return *e;
+  if (auto e = detail::check_batch(c, tokens, targets)) return *e;
+  const SequenceBatch b = sequence_batch(tokens, targets);
+  DecoderWorkspace<S> ws;
+  DecoderOutput<S> out{batch_forward(c, w, b, ws, false, true), {}};
+  if (ws.counted == 0) return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
+  for (int s = 0; s < b.sequences(); ++s) out.logits.push_back(detail::rows_of(ws.logits, b, s, 0, c.vocab));
   return out;
 }
 
 #define RV_DECODER_FORWARD(S)                                                                                      \
   template Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig&, const DecoderWeightsT<S>&,            \
                                                       const TokenRows&, const TokenRows&);                         \
+  template S batch_forward(const DecoderConfig&, const DecoderWeightsT<S>&, const SequenceBatch&,                 \
+                           DecoderWorkspace<S>&, bool, bool);                                                      \
   template Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig&,                         \
                                                                      const DecoderWeightsT<S>&, const TokenRows&, \
                                                                      const TokenRows&);                           \

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <type_traits>
 
@@ -17,41 +16,16 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr double kInitStddev = 0.02;   // init_decoder_weights' default
 constexpr double kEmbStddev = 1.0;     // tok_emb and pos_emb as PyTorch's nn.Embedding: on the scale of PE(t)
 
-// Independent seeded streams: init (0), training batches (1, step), evaluation (2, n).
-std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index = 0) {
-  const std::uint64_t k = 0x9E3779B97F4A7C15ULL;
-  return ((seed * k + stream) * k + index) * k;
-}
-
-long long count_answers(const TokenRows& targets) {
-  long long n = 0;
-  for (const auto& row : targets)
-    for (long long t : row) n += t >= 0;
-  return n;
-}
-
-// w *= scale, weight by weight.
-void scale_weights(const DecoderConfig& c, DecoderWeightsT<float>& w, float scale) {
-  for (auto& r : weight_refs(c, w))
-    for (long long k = 0; k < r.size; ++k) r.data[k] *= scale;
-}
-
-// acc += g * scale, weight by weight.
-void add_scaled(const DecoderConfig& c, DecoderWeightsT<float>& acc, const DecoderWeightsT<float>& g, float scale) {
-  auto a = weight_refs(c, acc);
-  const auto b = weight_refs(c, g);
-  for (std::size_t i = 0; i < a.size(); ++i)
-    for (long long k = 0; k < a[i].size; ++k) a[i].data[k] += scale * b[i].data[k];
-}
-
-// True when every answer of the row is its logits' argmax; counts right answers and all answers.
-bool row_exact(const RowMat<float>& logits, const std::vector<long long>& target, long long& right, long long& total) {
+// True when every answer of sequence s is its logits' argmax (after batch_forward); counts right and all answers.
+bool sequence_exact(const DecoderWorkspace<float>& ws, const SequenceBatch& b, int s, long long& right,
+                    long long& total) {
   bool all = true;
-  for (Eigen::Index t = 0; t < logits.rows(); ++t) {
-    const long long y = target[static_cast<std::size_t>(t)];
+  const std::size_t k = static_cast<std::size_t>(s);
+  for (int t = ws.out_from[k]; t < b.length[k]; ++t) {
+    const long long y = b.targets[static_cast<std::size_t>(b.start[k] + t)];
     if (y < 0) continue;
     Eigen::Index best = 0;
-    logits.row(t).maxCoeff(&best);
+    ws.logits.row(ws.out_start[k] + t - ws.out_from[k]).maxCoeff(&best);
     const bool ok = best == y;
     right += ok;
     ++total;
@@ -59,7 +33,27 @@ bool row_exact(const RowMat<float>& logits, const std::vector<long long>& target
   }
   return all;
 }
+
+// Grows the workspace and batch to the largest training step (batch rows of the longest size), so that no training
+// step allocates: one forward and backward pass on such a batch.
+void reserve_training(const LabOptions& o, const DecoderConfig& c, const DecoderWeightsT<float>& w,
+                      SequenceBatch& batch, DecoderWorkspace<float>& ws) {
+  batch.clear();
+  for (int r = 0; r < o.batch; ++r) {
+    const std::size_t r0 = static_cast<std::size_t>(batch.append(lab_input_len(o.task, o.train_len)));
+    batch.targets[r0] = 0;
+  }
+  batch_forward(c, w, batch, ws, true);
+  batch_backward(c, w, batch, ws);
+  batch.clear();
+}
 }  // namespace
+
+// Hashed (one splitmix64 output): NormalRng steps its state by k, so seeds k apart would be one stream a draw apart.
+std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  const std::uint64_t k = 0x9E3779B97F4A7C15ULL;
+  return NormalRng(((seed * k + stream) * k + index) * k).next_u64();
+}
 
 double lab_learning_rate(const LabOptions& o, int step) {
   const int warm = std::min(o.warmup, o.steps / 2);
@@ -69,13 +63,26 @@ double lab_learning_rate(const LabOptions& o, int step) {
 }
 
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
-                                                 int n, int count, std::uint64_t seed) {
-  const LabBatch b = make_lab_batch(t, n, count, seed);
-  const auto out = decoder_forward(c, w, b.tokens, b.targets);
-  if (!out) return out.error();
+                                                 int n, int count, std::uint64_t seed, DecoderWorkspace<float>& ws,
+                                                 SequenceBatch& batch) {
+  NormalRng rng(seed);  // one stream over every chunk: the sequences of make_lab_batch(t, n, count, seed)
+  const int chunk = std::max(1, kLabEvalRows / lab_input_len(t, n));
   long long exact = 0, right = 0, total = 0;
-  for (std::size_t r = 0; r < b.tokens.size(); ++r) exact += row_exact(out->logits[r], b.targets[r], right, total);
+  for (int done = 0; done < count; done += chunk) {
+    batch.clear();
+    append_lab_sequences(batch, t, n, std::min(chunk, count - done), rng);
+    if (auto e = check_sequence_batch(c, batch)) return *e;
+    batch_forward(c, w, batch, ws, false);
+    for (int s = 0; s < batch.sequences(); ++s) exact += sequence_exact(ws, batch, s, right, total);
+  }
   return std::make_pair(double(exact) / count, double(right) / double(total));
+}
+
+Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
+                                                 int n, int count, std::uint64_t seed) {
+  DecoderWorkspace<float> ws;
+  SequenceBatch batch;
+  return lab_accuracy(c, w, t, n, count, seed, ws, batch);
 }
 
 // [SECTION] LabRun
@@ -89,10 +96,10 @@ bool LabRun::done() const {
   return method_ >= result_.options.methods.size();
 }
 
-double LabRun::progress() const {
+double LabRun::progress() const {  // a method's training counts as all its steps once it has stopped
   const LabOptions& o = result_.options;
   const double per_method = o.steps + 4.0 * o.train_len;
-  const double now = method_ * per_method + step_ + eval_n_;
+  const double now = method_ * per_method + (phase_ == Phase::Eval ? o.steps : step_) + eval_n_;
   return o.methods.empty() ? 1.0 : std::min(1.0, now / (per_method * o.methods.size()));
 }
 
@@ -103,51 +110,73 @@ void LabRun::start_method() {
   weights_.tok_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // embeddings as nn.Embedding's N(0, 1)
   weights_.pos_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // (empty unless learned)
   adam_ = adamw_init<float>(config_);
-  step_ = eval_n_ = 0;
+  step_ = eval_n_ = check_n_ = 0;
+  phase_ = Phase::Train;
   LabMethodResult r;
   r.method = o.methods[method_];
+  r.train_loss.reserve(static_cast<std::size_t>(o.steps));
   result_.methods.push_back(std::move(r));
+  reserve_training(o, config_, weights_, batch_, ws_);
 }
 
 void LabRun::step() {
   if (done()) return;
   const auto t0 = std::chrono::steady_clock::now();
-  const bool training = step_ < result_.options.steps;
-  if (training)
-    train_step();
-  else
-    eval_length();
+  const bool training = phase_ == Phase::Train;
+  if (phase_ == Phase::Train) train_step();
+  else if (phase_ == Phase::Check) check_length();
+  else eval_length();
   const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result_.seconds += dt;
   if (training) result_.train_seconds += dt;
 }
 
-// One AdamW step on a batch of sizes drawn uniformly from 1..train_len; rows of one size share a forward pass, and
-// the gradients are combined weighted by answers, so the loss is the mean over every answer of the batch.
+// One AdamW step on a batch of sizes drawn uniformly from 1..train_len, all rows through one forward and backward
+// pass: the loss is the mean over every answer of the batch.
 void LabRun::train_step() {
   const LabOptions& o = result_.options;
   NormalRng rng(lab_seed(o.seed, 1, static_cast<std::uint64_t>(step_)));
-  std::map<int, int> rows_of_size;
+  int rows_of_size[65] = {};  // train_len <= 64
   for (int r = 0; r < o.batch; ++r) ++rows_of_size[1 + static_cast<int>(rng.uniform() * o.train_len)];
-  DecoderWeightsT<float> grad = zero_weights<float>(config_);
-  long long answers = 0;
-  double loss = 0;
-  for (const auto& [n, rows] : rows_of_size) {
-    const LabBatch b = make_lab_batch(o.task, n, rows, rng.next_u64());
-    const auto g = decoder_loss_and_grad(config_, weights_, b.tokens, b.targets);  // valid by construction
-    const long long k = count_answers(b.targets);
-    add_scaled(config_, grad, g->grads, static_cast<float>(k));
-    loss += double(g->loss) * k;
-    answers += k;
-    result_.tokens_trained += static_cast<long long>(rows) * lab_input_len(o.task, n);
+  batch_.clear();
+  for (int n = 1; n <= o.train_len; ++n) {
+    if (rows_of_size[n] == 0) continue;
+    NormalRng sizes(rng.next_u64());  // one stream per size, in increasing size
+    append_lab_sequences(batch_, o.task, n, rows_of_size[n], sizes);
   }
-  scale_weights(config_, grad, 1.0f / static_cast<float>(answers));
+  const float loss = batch_forward(config_, weights_, batch_, ws_, true);  // valid by construction
+  batch_backward(config_, weights_, batch_, ws_);
   AdamWConfig opt;
   opt.lr = lab_learning_rate(o, step_);
   opt.weight_decay = o.weight_decay;
-  adamw_step(config_, opt, weights_, grad, adam_);
-  result_.methods.back().train_loss.push_back(loss / answers);
+  adamw_step(config_, opt, weights_, ws_.grad, adam_);
+  result_.tokens_trained += batch_.rows();
+  result_.methods.back().train_loss.push_back(loss);
   ++step_;
+  if (step_ >= o.steps) {
+    finish_training();
+  } else if (o.check_every > 0 && step_ % o.check_every == 0) {
+    phase_ = Phase::Check;
+    check_n_ = o.train_len;
+  }
+}
+
+// Checks the next training length, longest first, against the bar; the first one below it resumes training.
+void LabRun::check_length() {
+  const LabOptions& o = result_.options;
+  const int n = check_n_;
+  const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
+  if (!acc || acc->first < kLabBar) {
+    phase_ = Phase::Train;
+    return;
+  }
+  if (--check_n_ == 0) finish_training();
+}
+
+void LabRun::finish_training() {
+  result_.methods.back().steps_run = step_;
+  phase_ = Phase::Eval;
+  eval_n_ = 0;
 }
 
 // Evaluates the next length n = 1..4*train_len; the first error (a learned table too short) is kept in `error`.
@@ -155,11 +184,13 @@ void LabRun::eval_length() {
   const LabOptions& o = result_.options;
   LabMethodResult& r = result_.methods.back();
   const int n = ++eval_n_;
-  const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n));
+  const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
   r.accuracy.push_back(acc ? std::optional<double>(acc->first) : std::nullopt);
   r.token_accuracy.push_back(acc ? std::optional<double>(acc->second) : std::nullopt);
   if (!acc && !r.error) r.error = acc.error().full();
   if (eval_n_ < 4 * o.train_len) return;
+  r.reached_bar = true;
+  for (int k = 0; k < o.train_len; ++k) r.reached_bar = r.reached_bar && r.accuracy[k].value_or(0) >= kLabBar;
   if (++method_ < o.methods.size()) start_method();
 }
 
@@ -201,7 +232,8 @@ std::string json_list(const std::vector<T>& xs) {
 std::string method_json(const LabMethodResult& m) {
   return json_string(position_method_name(m.method)) + ": {\"train_loss\": " + json_list(m.train_loss) +
          ", \"accuracy\": " + json_list(m.accuracy) + ", \"token_accuracy\": " + json_list(m.token_accuracy) +
-         ", \"error\": " + (m.error ? json_string(*m.error) : "null") + "}";
+         ", \"error\": " + (m.error ? json_string(*m.error) : "null") + ", \"steps_run\": " +
+         std::to_string(m.steps_run) + ", \"reached_bar\": " + (m.reached_bar ? "true" : "false") + "}";
 }
 
 std::string options_json(const LabOptions& o) {
@@ -215,7 +247,8 @@ std::string options_json(const LabOptions& o) {
          ", \"d_ff\": " + std::to_string(o.d_ff) + ", \"batch\": " + std::to_string(o.batch) +
          ", \"lr\": " + format_number(o.lr) + ", \"weight_decay\": " + format_number(o.weight_decay) +
          ", \"warmup\": " + std::to_string(std::min(o.warmup, o.steps / 2)) +
-         ", \"eval_count\": " + std::to_string(o.eval_count) +
+         ", \"eval_count\": " + std::to_string(o.eval_count) + ", \"check_every\": " + std::to_string(o.check_every) +
+         ", \"bar\": " + format_number(kLabBar) +
          ", \"max_position\": " + std::to_string(lab_input_len(o.task, o.train_len));
 }
 }  // namespace

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "core/decoder.hpp"
+#include "core/decoder_workspace.hpp"
 #include "core/error.hpp"
+#include "core/learned.hpp"
 
 namespace rv {
 
@@ -35,6 +37,9 @@ struct LabBatch {
 };
 // `rows` sequences of size n, symbols drawn from NormalRng(seed) (uniform, so identical on every platform).
 LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed);
+// The same sequences appended to a batch, drawing from rng: make_lab_batch(t, n, rows, seed) is `rows` of them from
+// NormalRng(seed). Allocates nothing once the batch has held as many rows.
+void append_lab_sequences(SequenceBatch& b, LabTask t, int n, int rows, NormalRng& rng);
 
 // [SECTION] Options
 // Bounds parse_lab_options enforces on the two sizes a learner picks most (the app's link keys share them).
@@ -52,9 +57,12 @@ struct LabOptions {
   double lr = 3e-3, weight_decay = 0.01;
   int warmup = 100;    // linear warm-up steps (capped at steps / 2), then cosine decay to 0
   int eval_count = 100;  // fresh sequences per evaluation length
+  int check_every = 25;  // every K steps, stop a method once every training length is at the bar (0: never)
 };
+// Exact match a method must reach at every training length (n = 1..train_len) on the evaluation sequences.
+inline constexpr double kLabBar = 0.95;
 // Tokens after "lab": --task, --methods a,b, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff,
-// --batch, --lr, --warmup, --eval-count. BadRequest naming the flag for anything else or out of range.
+// --batch, --lr, --warmup, --eval-count, --check-every. BadRequest naming the flag for anything else or out of range.
 Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args);
 // The decoder the lab trains for this method: vocab 11, max_position = the longest training input (learned).
 DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m);
@@ -66,6 +74,8 @@ struct LabMethodResult {
   std::vector<std::optional<double>> accuracy;          // exact match per eval length, null past a learned table
   std::vector<std::optional<double>> token_accuracy;    // per-answer accuracy (teacher-forced argmax)
   std::optional<std::string> error;                     // the first evaluation error (learned: the IndexError)
+  int steps_run = 0;         // training steps taken: steps, or fewer when a check found the bar reached
+  bool reached_bar = false;  // exact match >= kLabBar at every training length in the final evaluation
 };
 struct LabResult {
   LabOptions options;
@@ -75,9 +85,12 @@ struct LabResult {
   long long tokens_trained = 0;  // input tokens through forward + backward, all methods (tokens_per_s uses train_seconds)
 };
 
-// One lab run, advanced one unit of work at a time (a training step, or evaluating one length), so a caller can
-// spread it over frames. Methods run in order; each starts from the same seed (same init, same batches). Init is
-// init_decoder_weights' N(0, 0.02) except tok_emb and pos_emb, N(0, 1) like nn.Embedding (the scale of PE(t)).
+// One lab run, advanced one unit of work at a time (a training step, checking one training length against the bar,
+// or evaluating one length), so a caller can spread it over frames. Methods run in order; each starts from the same
+// seed (same init, same batches). Init is init_decoder_weights' N(0, 0.02) except tok_emb and pos_emb, N(0, 1) like
+// nn.Embedding (the scale of PE(t)). Every check_every steps the training lengths are checked, longest first, on the
+// evaluation sequences; when all are at kLabBar the method stops training. A training step allocates nothing
+// (buffers are sized when a method starts).
 class LabRun {
  public:
   explicit LabRun(LabOptions o);
@@ -87,21 +100,35 @@ class LabRun {
   double progress() const;  // 0..1
 
  private:
+  enum class Phase { Train, Check, Eval };
   void start_method();
   void train_step();
+  void check_length();
+  void finish_training();
   void eval_length();
   LabResult result_;
   std::size_t method_ = 0;
-  int step_ = 0, eval_n_ = 0;
+  Phase phase_ = Phase::Train;
+  int step_ = 0, eval_n_ = 0, check_n_ = 0;
   DecoderConfig config_;
   DecoderWeightsT<float> weights_;
   AdamWState<float> adam_;
+  SequenceBatch batch_;
+  DecoderWorkspace<float> ws_;
 };
 
 double lab_learning_rate(const LabOptions& o, int step);  // warm-up then cosine, step 0-based
+// The seed of one of the run's random streams: init (0), training step (1, step), evaluation length (2, n); distinct
+// (seed, stream, index) give unrelated NormalRng streams.
+std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index = 0);
 // Exact-match and per-answer accuracy of the model on `count` fresh sequences of size n; errors as decoder_forward.
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
                                                  int n, int count, std::uint64_t seed);
+// The same through a caller's workspace and batch, in chunks of about kLabEvalRows rows.
+Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
+                                                 int n, int count, std::uint64_t seed, DecoderWorkspace<float>& ws,
+                                                 SequenceBatch& batch);
+inline constexpr int kLabEvalRows = 1024;
 // What one method's curves say, for tables and the text layer (lab_summary.cpp). Means of exact match over eval
 // lengths: inside training (1..L), just past it (L+1..2L) and far past it (2L+1..4L); null when no length of the
 // range has a number (a learned table too short, or a run stopped early).
@@ -123,7 +150,8 @@ Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_
 
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);
-// The CONTRACTS section 6 document, plus vocab, model sizes and the training schedule.
+// The CONTRACTS section 6 document, plus vocab, model sizes, the training schedule and the bar; per method also
+// "steps_run" and "reached_bar".
 std::string lab_json(const LabResult& r);
 
 }  // namespace rv

@@ -17,18 +17,19 @@ int first_answer(LabTask t, int n) {
   return t == LabTask::Repeat ? kRepeatPeriod : n + 1;
 }
 
-std::vector<long long> full_sequence(LabTask t, int n, NormalRng& rng) {
-  auto symbol = [&rng] { return static_cast<long long>(rng.uniform() * kLabSymbols); };
-  std::vector<long long> s;
-  if (t == LabTask::Repeat) {
-    for (int i = 0; i < kRepeatPeriod; ++i) s.push_back(symbol());
-    for (int i = kRepeatPeriod; i < n + kRepeatPeriod; ++i) s.push_back(s[static_cast<std::size_t>(i - kRepeatPeriod)]);
-    return s;
-  }
-  for (int i = 0; i < n; ++i) s.push_back(symbol());
-  s.push_back(kLabSep);
-  for (int i = 0; i < n; ++i) s.push_back(s[static_cast<std::size_t>(t == LabTask::Copy ? i : n - 1 - i)]);
-  return s;
+// One task instance of size n as the model sees it: the inputs (all but the last token of the full sequence) and the
+// targets (the next token from first_answer on, else -1)  # [lab_input_len(t, n)] each
+void write_sequence(LabTask t, int n, NormalRng& rng, long long* tokens, long long* targets) {
+  const int len = lab_input_len(t, n), drawn = t == LabTask::Repeat ? kRepeatPeriod : n;
+  for (int i = 0; i < drawn; ++i) tokens[i] = static_cast<long long>(rng.uniform() * kLabSymbols);
+  const auto full = [&](int i) -> long long {  // token i of the full sequence, from the drawn symbols
+    if (t == LabTask::Repeat) return tokens[i % kRepeatPeriod];  // p1 p2 p3 p1 p2 p3 ...
+    if (i < n) return tokens[i];
+    if (i == n) return kLabSep;
+    return tokens[t == LabTask::Copy ? i - n - 1 : 2 * n - i];  // x1..xn or xn..x1 after SEP
+  };
+  for (int i = drawn; i < len; ++i) tokens[i] = full(i);
+  for (int i = 1; i <= len; ++i) targets[i - 1] = i >= first_answer(t, n) ? full(i) : -1;
 }
 }  // namespace
 
@@ -51,16 +52,21 @@ int lab_input_len(LabTask t, int n) {
   return t == LabTask::Repeat ? n + kRepeatPeriod - 1 : 2 * n;
 }
 
+void append_lab_sequences(SequenceBatch& b, LabTask t, int n, int rows, NormalRng& rng) {
+  for (int r = 0; r < rows; ++r) {
+    const std::size_t r0 = static_cast<std::size_t>(b.append(lab_input_len(t, n)));
+    write_sequence(t, n, rng, &b.tokens[r0], &b.targets[r0]);
+  }
+}
+
 LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
   NormalRng rng(seed);
+  const std::size_t len = static_cast<std::size_t>(lab_input_len(t, n));
   LabBatch b;
-  const int a = first_answer(t, n);
   for (int r = 0; r < rows; ++r) {
-    const std::vector<long long> s = full_sequence(t, n, rng);
-    std::vector<long long> target(s.size() - 1, -1);
-    for (std::size_t i = static_cast<std::size_t>(a); i < s.size(); ++i) target[i - 1] = s[i];
-    b.tokens.emplace_back(s.begin(), s.end() - 1);
-    b.targets.push_back(std::move(target));
+    b.tokens.emplace_back(len);
+    b.targets.emplace_back(len);
+    write_sequence(t, n, rng, b.tokens.back().data(), b.targets.back().data());
   }
   return b;
 }
@@ -69,7 +75,7 @@ LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
 
 namespace {
 const char* kFlags = "--task, --methods, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
-                     "--lr, --warmup, --eval-count";
+                     "--lr, --warmup, --eval-count, --check-every";
 
 std::optional<Error> parse_int(const std::string& flag, const std::string& text, long long lo, long long hi,
                                long long& out) {
@@ -122,7 +128,7 @@ constexpr IntFlag kIntFlags[] = {
     {"--d-model", 2, 512, &LabOptions::d_model},    {"--heads", 1, 64, &LabOptions::heads},
     {"--layers", 1, 16, &LabOptions::layers},       {"--d-ff", 1, 4096, &LabOptions::d_ff},
     {"--batch", 1, 1024, &LabOptions::batch},       {"--warmup", 0, 100000, &LabOptions::warmup},
-    {"--eval-count", 1, 10000, &LabOptions::eval_count}};
+    {"--eval-count", 1, 10000, &LabOptions::eval_count}, {"--check-every", 0, 100000, &LabOptions::check_every}};
 
 std::optional<Error> apply_flag(const std::string& flag, const std::string& value, LabOptions& o) {
   for (const IntFlag& f : kIntFlags) {

@@ -441,6 +441,8 @@ check(list(methods) == ["learned", "rope", "alibi"], "lab: methods in the order 
 for name, m in methods.items():
     check(len(m["train_loss"]) == 5 and len(m["accuracy"]) == 8 and len(m["token_accuracy"]) == 8,
           "lab %s: one loss per step, one accuracy per length" % name)
+    check(m.get("steps_run") == 5 and m.get("reached_bar") == all(a >= 0.95 for a in m["accuracy"][:2]),
+          "lab %s: steps_run, and reached_bar from the accuracy at the training lengths" % name)
 learned = methods.get("learned", {})
 check(learned.get("accuracy", [])[2:] == [None] * 6 and None not in learned.get("accuracy", [None])[:2]
       and learned.get("error") == "IndexError: index 4 is out of bounds for dimension 0 with size 4",
@@ -453,7 +455,8 @@ for d in (doc, again):
     d.pop("tokens_per_s", None)
 check(doc == again, "lab: the same flags and seed give the same document apart from timing")
 for args, flag in [(["--steps", "0"], "--steps"), (["--task", "sort"], "--task"), (["--methods", "rope,xpos"],
-                   "--methods"), (["--frobnicate", "1"], "--frobnicate"), (["--train-len", "abc"], "--train-len")]:
+                   "--methods"), (["--frobnicate", "1"], "--frobnicate"), (["--train-len", "abc"], "--train-len"),
+                  (["--check-every", "-5"], "--check-every")]:
     rc, out, err = lab(args)
     check(rc == 2 and out == "" and flag in err, "lab %s: exit 2 and a message naming the flag, got %d %s"
           % (" ".join(args), rc, err.strip()))

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "core/decoder.hpp"
 #include "core/decoder_internal.hpp"
+#include "core/decoder_workspace.hpp"
 #include "core/learned.hpp"
 
 using namespace rv;
@@ -38,6 +40,8 @@ DecoderWeights random_weights(const DecoderConfig& c, std::uint64_t seed, double
 
 const TokenRows kTokens = {{1, 4, 6, 0, 3}, {2, 2, 5, 1, 6}};    // B 2, T 5
 const TokenRows kTargets = {{4, -1, 0, 3, 5}, {2, 5, -1, 6, -1}};  // -1 = ignored
+// Answers only from position 2 (row 0) and 1 (row 1) on: the training path computes the last layer from there on.
+const TokenRows kLateTargets = {{-1, -1, 0, 3, 5}, {-1, 5, -1, 6, -1}};
 
 double loss_of(const DecoderConfig& c, const DecoderWeights& w, const TokenRows& x = kTokens,
                const TokenRows& y = kTargets) {
@@ -46,13 +50,14 @@ double loss_of(const DecoderConfig& c, const DecoderWeights& w, const TokenRows&
   return out->loss;
 }
 
-// Worst |analytic - finite difference| / max(|analytic|, |numeric|, floor) over every weight entry.
-double worst_fd_error(const DecoderConfig& c, std::uint64_t seed) {
+// Worst |analytic - finite difference| / max(|analytic|, |numeric|, floor) over every weight entry; the losses come
+// from decoder_forward, which computes every row.
+double worst_fd_error(const DecoderConfig& c, std::uint64_t seed, const TokenRows& targets = kTargets) {
   const double step = 3e-4, floor = 1e-4;
   DecoderWeights w = random_weights(c, seed);
-  auto g = decoder_loss_and_grad(c, w, kTokens, kTargets);
+  auto g = decoder_loss_and_grad(c, w, kTokens, targets);
   REQUIRE(g.ok());
-  CHECK(std::abs(g->loss - loss_of(c, w)) < 1e-15);
+  CHECK(std::abs(g->loss - loss_of(c, w, kTokens, targets)) < 1e-14);
   std::vector<WeightRef<double>> ws = weight_refs(c, w), gs = weight_refs(c, g.value().grads);
   double worst = 0;
   long long entries = 0;
@@ -61,7 +66,7 @@ double worst_fd_error(const DecoderConfig& c, std::uint64_t seed) {
       const double keep = ws[k].data[i];
       const auto at = [&](double dx) {
         ws[k].data[i] = keep + dx;
-        const double l = loss_of(c, w);
+        const double l = loss_of(c, w, kTokens, targets);
         ws[k].data[i] = keep;
         return l;
       };
@@ -139,12 +144,78 @@ TEST_CASE("gradients match central finite differences for every position method"
                         {PositionMethod::None, Pairing::Interleaved}};
   for (const Case& k : cases) {
     const DecoderConfig c = tiny(k.m, k.p);
-    const double worst = worst_fd_error(c, 11);
-    std::printf("finite differences %-10s %-11s worst relative error %.3g\n", position_method_name(k.m),
-                k.m == PositionMethod::Rope ? pairing_name(k.p) : "", worst);
+    const double worst = worst_fd_error(c, 11), late = worst_fd_error(c, 13, kLateTargets);
+    std::printf("finite differences %-10s %-11s worst relative error %.3g, late answers %.3g\n",
+                position_method_name(k.m), k.m == PositionMethod::Rope ? pairing_name(k.p) : "", worst, late);
     CAPTURE(position_method_name(k.m));
     CHECK(worst < 1e-6);
+    CHECK(late < 1e-6);
   }
+}
+
+TEST_CASE("batched engine: sequences of mixed lengths in one batch, one workspace reused across configs") {
+  const TokenRows xa = {{1, 4, 6}, {2, 0, 5}}, ya = {{4, -1, 2}, {0, 3, 1}};  // T 3, 5 targets
+  const TokenRows xb = {{3, 3, 1, 0, 6, 2}}, yb = {{-1, 1, 0, 6, 2, 5}};      // T 6, 5 targets
+  SequenceBatch batch;  // rows a0, b0, a1: lengths 3, 6, 3
+  for (const auto& [x, y] : {std::pair{xa[0], ya[0]}, std::pair{xb[0], yb[0]}, std::pair{xa[1], ya[1]}}) {
+    const int r0 = batch.append(static_cast<int>(x.size()));
+    std::copy(x.begin(), x.end(), batch.tokens.begin() + r0);
+    std::copy(y.begin(), y.end(), batch.targets.begin() + r0);
+  }
+  CHECK(batch.max_length == 6);
+  DecoderWorkspace<double> ws;  // shared by every config below
+  for (PositionMethod m : kAllPositionMethods) {
+    CAPTURE(position_method_name(m));
+    const DecoderConfig c = tiny(m);
+    const DecoderWeights w = random_weights(c, 12);
+    const auto ga = decoder_loss_and_grad(c, w, xa, ya), gb = decoder_loss_and_grad(c, w, xb, yb);
+    const auto fa = decoder_forward(c, w, xa, ya), fb = decoder_forward(c, w, xb, yb);
+    REQUIRE(ga.ok());
+    REQUIRE(gb.ok());
+    REQUIRE(!check_sequence_batch(c, batch));
+    const double all_rows_loss = batch_forward(c, w, batch, ws, false, true);
+    CHECK(ws.out_rows == 12);
+    CHECK((ws.logits.topRows(3) - fa->logits[0]).cwiseAbs().maxCoeff() < 1e-13);
+    CHECK((ws.logits.middleRows(3, 6) - fb->logits[0]).cwiseAbs().maxCoeff() < 1e-13);
+    CHECK((ws.logits.middleRows(9, 3) - fa->logits[1]).cwiseAbs().maxCoeff() < 1e-13);
+    const double loss = batch_forward(c, w, batch, ws, true);  // the last layer from each first target on
+    CHECK(ws.out_from == std::vector<int>{0, 1, 0});
+    CHECK(ws.out_start == std::vector<int>{0, 3, 8});
+    CHECK(ws.out_rows == 11);
+    CHECK((ws.logits.middleRows(3, 5) - fb->logits[0].bottomRows(5)).cwiseAbs().maxCoeff() < 1e-13);
+    CHECK(ws.counted == 10);
+    CHECK(loss == doctest::Approx(0.5 * (ga->loss + gb->loss)).epsilon(1e-14));  // 5 answers each
+    CHECK(all_rows_loss == doctest::Approx(loss).epsilon(1e-14));
+    batch_backward(c, w, batch, ws);
+    const auto g = weight_refs(c, std::as_const(ws.grad)), a = weight_refs(c, ga->grads), b = weight_refs(c, gb->grads);
+    double worst = 0, scale = 0;
+    for (std::size_t k = 0; k < g.size(); ++k)
+      for (long long i = 0; i < g[k].size; ++i) {
+        const double want = 0.5 * (a[k].data[i] + b[k].data[i]);
+        worst = std::max(worst, std::abs(g[k].data[i] - want));
+        scale = std::max(scale, std::abs(want));
+      }
+    CHECK(worst < 1e-13 * scale);
+    CHECK(batch_forward(c, w, sequence_batch(xb, yb), ws, false) == doctest::Approx(gb->loss).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("batched engine: decoder_forward's errors for a batch") {
+  DecoderConfig c = tiny(PositionMethod::Learned);
+  SequenceBatch b;
+  CHECK(check_sequence_batch(c, b)->full() == "BadRequest: \"tokens\" must be a non-empty [B][T] array");
+  b.append(9);  // tokens 0, targets -1
+  CHECK(check_sequence_batch(c, b)->full() == "IndexError: index 8 is out of bounds for dimension 0 with size 8");
+  c.position = PositionMethod::Rope;
+  CHECK(!check_sequence_batch(c, b));
+  b.tokens[3] = 7;
+  CHECK(check_sequence_batch(c, b)->full() == "IndexError: index 7 is out of bounds for dimension 0 with size 7");
+  b.tokens[3] = 6;
+  b.targets[8] = -2;
+  CHECK(check_sequence_batch(c, b)->full() == "IndexError: Target -2 is out of bounds.");
+  b.clear();
+  CHECK(b.rows() == 0);
+  CHECK(b.max_length == 0);
 }
 
 TEST_CASE("loss of uniform logits is ln(vocab); ignored targets do not count") {

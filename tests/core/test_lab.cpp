@@ -1,10 +1,14 @@
-// The lab: task generators, option parser, learning-rate schedule, determinism, learned's null accuracy, training.
+// The lab: task generators, option parser, learning-rate schedule, determinism, learned's null accuracy, training,
+// stopping at the bar, no allocation in a training step.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "core/lab.hpp"
+#include "malloc_counter.hpp"
 
 using namespace rv;
 
@@ -160,6 +164,8 @@ TEST_CASE("lab options: every error names its flag") {
       {{"--batch", "0"}, "--batch"},
       {{"--heads", "3"}, "--heads"},  // 64 is not divisible by 3
       {{"--steps"}, "--steps"},       // no value
+      {{"--check-every", "-1"}, "--check-every"},
+      {{"--check-every", "x"}, "--check-every"},
   };
   for (const auto& c : cases) {  // not a structured binding: clang's doctest INFO cannot capture one
     const std::string msg = parse_error(c.first);
@@ -224,7 +230,8 @@ TEST_CASE("lab run: time-sliced steps reach done() and match run_lab") {
 }
 
 TEST_CASE("lab run: the training loss falls on a tiny run") {
-  const LabOptions o = learnable({PositionMethod::Rope, PositionMethod::None}, 100);
+  LabOptions o = learnable({PositionMethod::Rope, PositionMethod::None}, 100);
+  o.check_every = 0;  // all 100 steps
   for (const LabMethodResult& m : run_lab(o).methods) {
     INFO(position_method_name(m.method));
     double first = 0, last = 0;
@@ -242,4 +249,63 @@ TEST_CASE("lab run: rope and learned learn to copy at the training lengths") {
     INFO(position_method_name(m.method));
     for (int n = 1; n <= 2; ++n) CHECK(m.accuracy[n - 1].value_or(0) >= 0.9);
   }
+}
+
+TEST_CASE("lab run: a method stops once every training length is at the bar, and says so") {
+  LabOptions o = learnable({PositionMethod::Rope, PositionMethod::Learned}, 600);
+  o.check_every = 20;
+  const LabResult r = run_lab(o);
+  for (const LabMethodResult& m : r.methods) {
+    INFO(position_method_name(m.method));
+    CHECK(m.reached_bar);
+    CHECK(m.steps_run < 600);
+    CHECK(m.steps_run % 20 == 0);
+    CHECK(m.train_loss.size() == static_cast<std::size_t>(m.steps_run));
+    for (int n = 1; n <= 2; ++n) CHECK(m.accuracy[n - 1].value_or(0) >= kLabBar);  // the check's sequences
+  }
+  o.check_every = 0;  // without checks: every step, and reached_bar from the final evaluation
+  o.steps = 40;
+  o.methods = {PositionMethod::None};
+  const LabMethodResult none = run_lab(o).methods[0];
+  CHECK(none.steps_run == 40);
+  CHECK(none.reached_bar == (none.accuracy[0].value_or(0) >= kLabBar && none.accuracy[1].value_or(0) >= kLabBar));
+  const std::string doc = lab_json(r);
+  CHECK(contains(doc, "\"steps_run\": " + std::to_string(r.methods[0].steps_run) + ", \"reached_bar\": true"));
+  CHECK(contains(doc, "\"check_every\": 20, \"bar\": 0.95"));
+}
+
+TEST_CASE("lab run: a training step allocates nothing after the first") {
+  for (PositionMethod m : kAllPositionMethods) {
+    LabOptions o = small({m}, 50);
+    o.check_every = 0;
+    LabRun run(o);
+    run.step();
+    const long long news = test::allocations(), mallocs = test::mallocs();
+    for (int i = 0; i < 20; ++i) run.step();
+    const long long new_calls = test::allocations() - news, malloc_calls = test::mallocs() - mallocs;
+    INFO(position_method_name(m), ": ", new_calls, " operator new, ", malloc_calls, " malloc");
+    CHECK(run.result().methods[0].train_loss.size() == 21);
+    CHECK(new_calls == 0);
+    CHECK(malloc_calls == 0);
+  }
+  CHECK(test::mallocs_counted() == (test::mallocs() > 0));  // the counter sees the allocations it should
+}
+
+TEST_CASE("lab seeds: neighbouring steps and lengths get unrelated streams") {
+  // NormalRng steps its state by the splitmix64 increment: seeds one increment apart would be one stream shifted by
+  // a draw, and consecutive training steps would reuse almost all of each other's draws.
+  for (std::uint64_t stream : {1, 2})
+    for (std::uint64_t i = 0; i < 10; ++i) {
+      NormalRng a(lab_seed(7, stream, i)), b(lab_seed(7, stream, i + 1));
+      std::vector<std::uint64_t> xs, ys;
+      for (int k = 0; k < 64; ++k) {
+        xs.push_back(a.next_u64());
+        ys.push_back(b.next_u64());
+      }
+      int shared = 0;
+      for (std::uint64_t y : ys) shared += std::count(xs.begin(), xs.end(), y) > 0;
+      CHECK(shared == 0);
+    }
+  CHECK(lab_seed(7, 1, 3) == lab_seed(7, 1, 3));
+  CHECK(lab_seed(7, 1, 3) != lab_seed(8, 1, 3));
 }
