@@ -25,6 +25,11 @@ const char* pairing_label(Pairing pairing);  // the pairing combo's text: "inter
 // The chosen model's original training length when its context was extended past it (Llama 3.1: 8192), else 0.
 long long trained_length(const App& app);
 
+// The lab panel's views inside a trained model (panels/lab_inside.cpp): attention maps per head for one sequence,
+// and a KV-cache decode checked against a full recompute.
+void lab_attention_view(App& app);
+void lab_kv_view(App& app);
+
 // What the extension panel shows for pair i (from core's rope_scaled_inv_freq).
 enum class Band { Kept, Interpolated, Blended };
 struct ExtensionPair {

@@ -15,6 +15,7 @@
 #include "core/context_budget.hpp"
 #include "core/error.hpp"
 #include "core/frameworks.hpp"
+#include "core/decoder_cache.hpp"
 #include "core/hf_config.hpp"
 #include "core/lab.hpp"
 #include "core/learned.hpp"
@@ -305,6 +306,20 @@ struct Ui {
   Decimated dec_bound, dec_roformer;  // their bounds (column max: still above every curve point)
 };
 
+// What the lab's inside views (attention maps, KV-cache decode) show of one trained model; rebuilt when a picker
+// changes, not per frame.
+struct LabInspect {
+  int method = 0, n = 1, layer = 0;  // pickers: index into LabRun::trained(), sequence size, layer
+  std::uint64_t built_serial = 0;
+  int built_method = -1, built_n = -1;
+  bool built_kv = false;
+  std::vector<long long> sequence;  // the whole sequence of size n (the answer's last token included)
+  std::vector<long long> tokens;    // what the model reads: all but the last
+  AttentionMaps<float> maps;        // [layers][heads] of [T, T]
+  std::optional<KvCheck> kv;
+  std::string error;                // e.g. a learned table too short for this size
+};
+
 // The lab's run (core/lab.hpp), advanced by app/lab_session.hpp a time slice per frame.
 struct LabSession {
   std::unique_ptr<LabRun> run;  // the run in progress, or the last one (a stopped run keeps its partial curves)
@@ -315,6 +330,7 @@ struct LabSession {
   double slice_ms = 0.0;      // time spent training in the last frame
   double last_loss = 0.0;     // the latest training loss, for the progress line
   std::string result_json;    // lab_json of the finished (or stopped) run, built once; "" while running
+  LabInspect inspect;
 };
 
 struct App {

@@ -175,6 +175,7 @@ void LabRun::check_length() {
 
 void LabRun::finish_training() {
   result_.methods.back().steps_run = step_;
+  trained_.push_back({result_.methods.back().method, config_, weights_});
   phase_ = Phase::Eval;
   eval_n_ = 0;
 }

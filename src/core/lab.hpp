@@ -91,6 +91,13 @@ struct LabResult {
 // nn.Embedding (the scale of PE(t)). Every check_every steps the training lengths are checked, longest first, on the
 // evaluation sequences; when all are at kLabBar the method stops training. A training step allocates nothing
 // (buffers are sized when a method starts).
+// A method's model when its training ended: what the app looks inside (attention maps, KV-cache decode).
+struct LabTrained {
+  PositionMethod method = PositionMethod::Rope;
+  DecoderConfig config;
+  DecoderWeightsT<float> weights;
+};
+
 class LabRun {
  public:
   explicit LabRun(LabOptions o);
@@ -98,6 +105,8 @@ class LabRun {
   bool done() const;
   const LabResult& result() const { return result_; }
   double progress() const;  // 0..1
+  // The methods whose training has ended, in run order, with their final weights.
+  const std::vector<LabTrained>& trained() const { return trained_; }
 
  private:
   enum class Phase { Train, Check, Eval };
@@ -107,6 +116,7 @@ class LabRun {
   void finish_training();
   void eval_length();
   LabResult result_;
+  std::vector<LabTrained> trained_;
   std::size_t method_ = 0;
   Phase phase_ = Phase::Train;
   int step_ = 0, eval_n_ = 0, check_n_ = 0;

@@ -189,3 +189,42 @@ TEST_CASE("lab: the panel draws before, during and after a run on every display"
     CHECK(!ui.app.lab.running);
   });
 }
+
+TEST_CASE("lab: inside a trained model, attention maps per head and a KV-cache decode equal to a full recompute") {
+  Headless ui;
+  ui.set_state("tab=lab&task=copy&train_len=3&steps=30&methods=learned,rope&lab_seed=2");
+  ui.frames(2);
+  ui.click("lab_run");
+  frames_until_done(ui);
+  REQUIRE(ui.app.lab.run->trained().size() == 2);
+  rv::LabInspect& in = ui.app.lab.inspect;
+  in.method = 1;  // rope
+  in.n = 3;
+  ui.click("lab_attention");
+  ui.frames(2);
+  REQUIRE(in.error.empty());
+  REQUIRE(in.maps.size() == 2);     // layers
+  REQUIRE(in.maps[0].size() == 4);  // heads
+  CHECK(in.maps[0][0].rows() == 6);  // copy of 3: x1 x2 x3 SEP x1 x2
+  for (const auto& layer : in.maps)
+    for (const auto& map : layer)
+      for (Eigen::Index i = 0; i < map.rows(); ++i) CHECK(std::abs(map.row(i).sum() - 1.0f) < 1e-5f);
+  ui.click("lab_kv");
+  ui.frames(2);
+  REQUIRE(in.kv);
+  CHECK(in.kv->prompt_length == 4);
+  CHECK(in.kv->tokens.size() == 7);
+  CHECK(in.kv->worst_logit_diff < 1e-5);
+  CHECK(in.kv->worst_key_diff < 1e-5);
+  CHECK(in.kv->steps.back().rotated_twice > 1e-3);
+  in.method = 0;  // learned: its table has 6 rows, a size-4 copy needs 8
+  in.n = 4;
+  ui.frames(2);
+  REQUIRE(in.kv);  // the decode runs until the table ends, and says so
+  REQUIRE(in.kv->error);
+  CHECK(in.kv->error->full() == "IndexError: index 6 is out of bounds for dimension 0 with size 6");
+  CHECK(in.kv->tokens.size() == 7);  // x1..x4 SEP, then two generated before position 6
+  ui.click("lab_attention");
+  ui.frames(2);
+  CHECK(in.error == "IndexError: index 6 is out of bounds for dimension 0 with size 6");
+}

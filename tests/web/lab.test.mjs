@@ -51,6 +51,12 @@ test('lab(options) resolves to the CLI document for the same options, and keeps 
   assert.deepEqual(s.lab.result.methods.rope.accuracy, doc.methods.rope.accuracy);  // the state export holds it
   await frames(page, 3);
   await shot(page, 'lab-finished');
+  await click(page, 'lab_attention');
+  await frames(page, 3);
+  await shot(page, 'lab-attention');
+  await click(page, 'lab_kv');
+  await frames(page, 3);
+  await shot(page, 'lab-kv-cache');
   page.assertClean();
   await page.closeAll();
 });

@@ -18,7 +18,8 @@ namespace rv {
 namespace {
 
 constexpr LabTask tasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
-constexpr const char* lab_views[] = {"exact match", "per answer", "training loss"};
+constexpr const char* lab_view_rects[] = {"lab_exact", "lab_per_answer", "lab_loss", "lab_attention", "lab_kv"};
+constexpr const char* lab_views[] = {"exact match", "per answer", "training loss", "attention", "KV cache"};
 
 const char* task_words(LabTask t) {
   switch (t) {
@@ -207,13 +208,20 @@ void show_lab(App& app) {
     ImGui::PopTextWrapPos();
   } else {
     int& view = app.ui.lab_view;
-    for (int v = 0; v < 3; ++v) {
-      if (v) ImGui::SameLine();
+    const bool inside = !app.lab.run->trained().empty();  // a trained model to look into
+    for (int v = 0; v < (inside ? 5 : 3); ++v) {
+      if (v) same_line_if_fits(ImGui::CalcTextSize(lab_views[v]).x + ImGui::GetFrameHeight() * 2);
       if (ImGui::RadioButton(lab_views[v], view == v)) view = v;
+      record_rect(app.ui, lab_view_rects[v]);
     }
+    if (!inside) view = std::min(view, 2);
     const LabResult& r = app.lab.run->result();
     const ImVec2 size = ImGui::GetContentRegionAvail();
-    if (view == 2)
+    if (view == 4)
+      lab_kv_view(app);
+    else if (view == 3)
+      lab_attention_view(app);
+    else if (view == 2)
       loss_plot(r, size);
     else
       accuracy_plot(r, size, view == 1);
