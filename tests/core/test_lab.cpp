@@ -236,6 +236,19 @@ TEST_CASE("lab run: time-sliced steps reach done() and match run_lab") {
   CHECK(steps == 2 * (3 + 8));  // per method: 3 training steps, then 8 evaluation lengths
   CHECK(run.progress() == 1.0);
   CHECK(run.result().methods[1].accuracy == run_lab(o).methods[1].accuracy);
+  LabOptions checked = learnable({PositionMethod::Rope, PositionMethod::T5}, 300);  // checks, and stops before the cap
+  checked.check_every = 20;
+  LabRun sliced(checked);
+  double last = 0;
+  bool monotone = true;
+  while (!sliced.done()) {
+    sliced.step();
+    monotone = monotone && sliced.progress() >= last && (sliced.done() || sliced.progress() < 1.0);
+    last = sliced.progress();
+  }
+  CHECK(monotone);
+  CHECK(sliced.progress() == 1.0);
+  CHECK(sliced.result().methods[0].steps_run < 300);
 }
 
 TEST_CASE("lab run: the training loss falls on a tiny run") {
