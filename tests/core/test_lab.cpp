@@ -115,18 +115,20 @@ TEST_CASE("lab options: defaults") {
   REQUIRE(o);
   CHECK(o->task == LabTask::Copy);
   CHECK(o->methods.size() == 6);
-  CHECK(o->train_len == 8);
-  CHECK(o->steps == 300);
+  CHECK(o->train_len == 3);
+  CHECK(o->steps == 2000);
   CHECK(o->seed == 0);
-  CHECK(o->d_model == 64);
+  CHECK(o->d_model == 32);
   CHECK(o->heads == 4);
-  CHECK(o->layers == 2);
-  CHECK(o->d_ff == 256);
-  CHECK(o->batch == 32);
-  CHECK(o->lr == 3e-3);
+  CHECK(o->layers == 3);
+  CHECK(o->d_ff == 64);
+  CHECK(o->batch == 128);
+  CHECK(o->lr == 6e-3);
   CHECK(o->weight_decay == 0.01);
   CHECK(o->warmup == 100);
-  CHECK(lab_decoder_config(*o, PositionMethod::Learned).max_position == 16);
+  CHECK(o->eval_count == 100);
+  CHECK(o->check_every == 50);
+  CHECK(lab_decoder_config(*o, PositionMethod::Learned).max_position == 6);
   CHECK(lab_decoder_config(*o, PositionMethod::Learned).vocab == kLabVocab);
 }
 
@@ -178,6 +180,8 @@ TEST_CASE("lab options: every error names its flag") {
 TEST_CASE("lab learning rate: linear warm-up, then cosine to zero") {
   LabOptions o;
   o.steps = 300;
+  o.lr = 3e-3;
+  o.warmup = 100;
   CHECK(lab_learning_rate(o, 0) == doctest::Approx(3e-3 / 100));
   CHECK(lab_learning_rate(o, 99) == doctest::Approx(3e-3));
   CHECK(lab_learning_rate(o, 100) == doctest::Approx(3e-3));
@@ -213,6 +217,11 @@ TEST_CASE("lab run: same seed, same document apart from timing; learned is null 
   CHECK(contains(doc, "null"));
   CHECK(contains(doc, "\"eval_lengths\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]"));
   CHECK(run_lab(small({PositionMethod::Rope}, 4)).methods[0].train_loss == a.methods[1].train_loss);
+  LabOptions checked = learnable({PositionMethod::Alibi}, 200);  // with bar checks, and a stop between them
+  checked.check_every = 20;
+  const LabResult c = run_lab(checked), d = run_lab(checked);
+  CHECK(strip(lab_json(c)) == strip(lab_json(d)));
+  CHECK(c.methods[0].steps_run < 200);
 }
 
 TEST_CASE("lab run: time-sliced steps reach done() and match run_lab") {
@@ -227,6 +236,19 @@ TEST_CASE("lab run: time-sliced steps reach done() and match run_lab") {
   CHECK(steps == 2 * (3 + 8));  // per method: 3 training steps, then 8 evaluation lengths
   CHECK(run.progress() == 1.0);
   CHECK(run.result().methods[1].accuracy == run_lab(o).methods[1].accuracy);
+  LabOptions checked = learnable({PositionMethod::Rope, PositionMethod::T5}, 300);  // checks, and stops before the cap
+  checked.check_every = 20;
+  LabRun sliced(checked);
+  double last = 0;
+  bool monotone = true;
+  while (!sliced.done()) {
+    sliced.step();
+    monotone = monotone && sliced.progress() >= last && (sliced.done() || sliced.progress() < 1.0);
+    last = sliced.progress();
+  }
+  CHECK(monotone);
+  CHECK(sliced.progress() == 1.0);
+  CHECK(sliced.result().methods[0].steps_run < 300);
 }
 
 TEST_CASE("lab run: the training loss falls on a tiny run") {
