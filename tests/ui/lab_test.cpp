@@ -203,7 +203,7 @@ TEST_CASE("lab: inside a trained model, attention maps per head and a KV-cache d
   ui.click("lab_attention");
   ui.frames(2);
   REQUIRE(in.error.empty());
-  REQUIRE(in.maps.size() == 2);     // layers
+  REQUIRE(in.maps.size() == std::size_t(rv::LabOptions{}.layers));
   REQUIRE(in.maps[0].size() == 4);  // heads
   CHECK(in.maps[0][0].rows() == 6);  // copy of 3: x1 x2 x3 SEP x1 x2
   for (const auto& layer : in.maps)
