@@ -9,9 +9,9 @@
 namespace rv {
 
 struct AddVsRotate {
-  double norm_q = 0, norm_added = 0, norm_rotated = 0;  // ‖q‖, ‖q + PE(m)‖, ‖RoPE(q, m)‖
-  double dot_plain = 0;                                 // ⟨q, k⟩: no position at all
-  double dot_added = 0, dot_rotated = 0;                // ⟨q + PE(m), k + PE(n)⟩, ⟨RoPE(q, m), RoPE(k, n)⟩
+  double norm_q = 0, norm_added = 0, norm_rotated = 0;    // ‖q‖, ‖q + PE(m)‖, ‖RoPE(q, m)‖
+  double dot_plain = 0;                                   // ⟨q, k⟩: no position at all
+  double dot_added = 0, dot_rotated = 0;                  // ⟨q + PE(m), k + PE(n)⟩, ⟨RoPE(q, m), RoPE(k, n)⟩
   double dot_added_shifted = 0, dot_rotated_shifted = 0;  // the same with both positions moved by `shift`
   double shift = 0;
   Eigen::Vector2d q_pair, added_pair, rotated_pair;  // pair `pair` of q, q + PE(m), RoPE(q, m)

@@ -47,15 +47,19 @@ struct Reader {
   }
   bool number_starts() const {
     std::size_t k = i;
-    if (at(unicode_minus)) k += unicode_minus.size();
-    else if (s[k] == '-' || s[k] == '+') k += 1;
+    if (at(unicode_minus))
+      k += unicode_minus.size();
+    else if (s[k] == '-' || s[k] == '+')
+      k += 1;
     return digit_at(k) || (k < s.size() && s[k] == '.' && digit_at(k + 1));
   }
   // A signed decimal with optional thousands commas and exponent; its mantissa goes to `mantissa`.
   double read_decimal(std::string& mantissa) {
     std::string text;
-    if (at(unicode_minus)) text += '-', i += unicode_minus.size();
-    else if (s[i] == '-' || s[i] == '+') text += s[i++];
+    if (at(unicode_minus))
+      text += '-', i += unicode_minus.size();
+    else if (s[i] == '-' || s[i] == '+')
+      text += s[i++];
     const std::size_t group_start = i;
     while (digit_at(i)) mantissa += s[i++];
     if (i - group_start <= 3)
@@ -110,7 +114,8 @@ Expected<std::vector<WrittenNumber>> parse_numbers(std::string_view text) {
     if (r.number_starts()) {
       const std::size_t start = r.i;
       const auto n = r.read_number();
-      if (!n || !std::isfinite(n->value)) return bad_request("cannot read " + shown(text.substr(start)) + " as a number");
+      if (!n || !std::isfinite(n->value))
+        return bad_request("cannot read " + shown(text.substr(start)) + " as a number");
       out.push_back(*n);
       continue;
     }
@@ -119,7 +124,8 @@ Expected<std::vector<WrittenNumber>> parse_numbers(std::string_view text) {
       while (r.i < text.size() && is_alpha(text[r.i])) ++r.i;
       std::string word(text.substr(start, r.i - start));
       for (char& c : word) c = char(std::tolower(static_cast<unsigned char>(c)));
-      if (word == "zero") out.push_back({0.0, 0});
+      if (word == "zero")
+        out.push_back({0.0, 0});
       else if (word != "x" && word != "and" && word != "rad" && word != "radians")
         return bad_request("cannot read " + shown(text.substr(start)) + " as a number");
       continue;
@@ -143,9 +149,7 @@ bool reads_as(const WrittenNumber& written, double expected) {
 std::optional<int> parse_choice(std::string_view text, const std::vector<std::vector<std::string>>& words) {
   std::string lower(text);
   for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
-  const auto boundary = [&](std::size_t k) {
-    return k >= lower.size() || !(is_alpha(lower[k]) || is_digit(lower[k]));
-  };
+  const auto boundary = [&](std::size_t k) { return k >= lower.size() || !(is_alpha(lower[k]) || is_digit(lower[k])); };
   std::optional<int> best;
   std::size_t best_at = std::string::npos, best_len = 0;
   for (std::size_t c = 0; c < words.size(); ++c)

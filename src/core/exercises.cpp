@@ -99,7 +99,8 @@ Feedback wrong_numbers(const ExercisePart& part, const std::vector<WrittenNumber
   if (part.kind == AnswerKind::Shape || got.size() != part.expected.size()) return {Verdict::Wrong, part.low};
   for (std::size_t i = 0; i < got.size(); ++i)
     if (!reads_as(got[i], part.expected[i]))
-      return {Verdict::Wrong, "entry " + std::to_string(i + 1) + " (" + text::sig(got[i].value) + ") is off; " + part.low};
+      return {Verdict::Wrong,
+              "entry " + std::to_string(i + 1) + " (" + text::sig(got[i].value) + ") is off; " + part.low};
   return {Verdict::Wrong, part.low};
 }
 
@@ -146,8 +147,9 @@ std::optional<Exercise> first_turn(const Eigen::VectorXd& inv_freq, const std::s
           "past it is m = " + text::count(m) + ": m·" + ti + " = " + text::sig(at, 8) + " rad ≥ 2π; at m − 1 it was " +
           text::sig(before, 8) + " rad.";
   ExercisePart part{"m", AnswerKind::Number, true, {double(m)}, {}, {}, {}, "", ""};
-  part.mistakes.push_back({{double(m - 1)}, "at m = " + text::count(m - 1) + " the angle is " + text::sig(before, 8) +
-                                                " rad, just short of 2π"});
+  part.mistakes.push_back(
+      {{double(m - 1)},
+       "at m = " + text::count(m - 1) + " the angle is " + text::sig(before, 8) + " rad, just short of 2π"});
   part.low = "at that position the angle m·" + ti + " is still below 2π = " + text::sig(two_pi, 7) + " rad";
   part.high = "the angle had passed 2π before that position";
   e.parts.push_back(part);
@@ -161,17 +163,18 @@ Exercise slow_pairs(const Eigen::VectorXd& inv_freq, int max_position, const std
   Exercise e;
   e.id = ExerciseId::SlowPairs;
   e.title = "Pairs that never turn";
-  e.prompt = "With " + freqs + " and a table of max_position = " + text::count(max_position) + " rows, how many of the " +
-             std::to_string(half) + " pairs have a wavelength 2π/θᵢ longer than the table, so they never complete a " +
-             "turn inside it?";
+  e.prompt = "With " + freqs + " and a table of max_position = " + text::count(max_position) +
+             " rows, how many of the " + std::to_string(half) +
+             " pairs have a wavelength 2π/θᵢ longer than the table, so they never complete a " + "turn inside it?";
   e.hint = "Pair i turns once every 2π/θᵢ positions; θᵢ shrinks as i grows, so the slow pairs are the last ones.";
   const bool suffix = n > 0 && pairs_without_turn(inv_freq.tail(n), double(max_position)) == n;  // the last n pairs
   e.why = text::count(n) + " of " + std::to_string(half) + " pairs" +
-          (suffix ? " (i ≥ " + std::to_string(half - n) + ")" : "") + " have 2π/θᵢ > " +
-          text::count(max_position) + ": inside the table their angles never wrap, so a model trained on this " +
+          (suffix ? " (i ≥ " + std::to_string(half - n) + ")" : "") + " have 2π/θᵢ > " + text::count(max_position) +
+          ": inside the table their angles never wrap, so a model trained on this " +
           "length has never seen them past one turn.";
   ExercisePart part{"pairs", AnswerKind::Number, true, {double(n)}, {}, {}, {}, "", ""};
-  if (half - n != n) part.mistakes.push_back({{double(half - n)}, "that counts the pairs that do turn inside the table"});
+  if (half - n != n)
+    part.mistakes.push_back({{double(half - n)}, "that counts the pairs that do turn inside the table"});
   part.low = "too few: compare every pair's wavelength 2π/θᵢ with max_position";
   part.high = "too many: some of those pairs turn at least once inside the table";
   e.parts.push_back(part);
@@ -182,8 +185,10 @@ Exercise first_error(int max_position) {
   long long lo = 0, hi = max_position;  // the first failing lookup, found through core's bounds check
   while (lo < hi) {
     const long long mid = lo + (hi - lo) / 2;
-    if (learned_lookup_seeded(max_position, 1, 0, mid).ok()) lo = mid + 1;
-    else hi = mid;
+    if (learned_lookup_seeded(max_position, 1, 0, mid).ok())
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   const Expected<Eigen::RowVectorXd> fails = learned_lookup_seeded(max_position, 1, 0, lo);
   Exercise e;
@@ -220,15 +225,15 @@ Feedback check_exercise(const Exercise& exercise, const std::vector<std::string>
   std::vector<Feedback> each;
   for (std::size_t i = 0; i < exercise.parts.size(); ++i)
     each.push_back(check_part(exercise.parts[i], i < answers.size() ? answers[i] : std::string()));
-  const auto worst = std::max_element(each.begin(), each.end(), [](const Feedback& a, const Feedback& b) {
-    return int(a.verdict) < int(b.verdict);
-  });
+  const auto worst = std::max_element(
+      each.begin(), each.end(), [](const Feedback& a, const Feedback& b) { return int(a.verdict) < int(b.verdict); });
   if (worst == each.end() || worst->verdict == Verdict::Right) return {Verdict::Right, exercise.why};
   const bool many = exercise.parts.size() > 1;
   std::string message;
   for (std::size_t i = 0; i < each.size(); ++i) {
     if (worst->verdict == Verdict::Malformed && each[i].verdict != Verdict::Malformed) continue;
-    message += (message.empty() ? "" : "\n") + (many ? exercise.parts[i].label + ": " : std::string()) + each[i].message;
+    message +=
+        (message.empty() ? "" : "\n") + (many ? exercise.parts[i].label + ": " : std::string()) + each[i].message;
   }
   return {worst->verdict, message};
 }

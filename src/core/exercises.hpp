@@ -49,7 +49,7 @@ struct ExercisePart {
 // What shows why: the lesson's dims (no model, base 10000) and, when set, max_position and the position m.
 struct ExerciseView {
   bool lesson_dims = false;
-  int max_position = 0;    // 0: keep
+  int max_position = 0;     // 0: keep
   long long position = -1;  // -1: keep
 };
 

@@ -60,8 +60,8 @@ Exercise parameters() {
 }
 
 ExercisePart works_or_fails(std::string label, bool works) {
-  ExercisePart p{std::move(label), AnswerKind::Choice, false, {works ? 0.0 : 1.0}, {"works", "IndexError"}, {}, {},
-                 "", ""};
+  ExercisePart p{
+      std::move(label), AnswerKind::Choice, false, {works ? 0.0 : 1.0}, {"works", "IndexError"}, {}, {}, "", ""};
   p.words = {{"works", "work", "ok", "okay", "fine", "succeeds", "runs", "defined", "handles"},
              {"indexerror", "index error", "error", "fails", "fail", "crash", "crashes", "raises", "out of bounds",
               "out of range", "breaks"}};
@@ -89,14 +89,16 @@ Exercise past_table() {
   e.hint = "Learned absolute: a table lookup at a position ≥ max_position raises IndexError. RoPE: the angle formula " +
            std::string("works at any position.");
   e.why = "The sequence needs positions 0 .. " + text::count(last) + "; P has " + text::count(rows) +
-          " rows, and the first position without one raises " + error + ". RoPE computes m·θᵢ at any m: at m = " +
-          text::count(last) + " the angles are " + text::list(std::vector<double>(angles.data(), angles.data() + angles.size())) +
+          " rows, and the first position without one raises " + error +
+          ". RoPE computes m·θᵢ at any m: at m = " + text::count(last) + " the angles are " +
+          text::list(std::vector<double>(angles.data(), angles.data() + angles.size())) +
           " rad. Whether the model is still good there must be measured (the Lab does).";
   ExercisePart learned = works_or_fails("learned absolute", learned_works);
   learned.mistakes.push_back({{0.0}, "P has rows 0 .. " + text::count(rows - 1) + " only: " + error});
   ExercisePart rope = works_or_fails("RoPE", rope_works);
-  rope.mistakes.push_back({{1.0}, "RoPE has no table to run out of: the angle " + text::count(last) + "·θ₀ = " +
-                                      text::sig(angles[0]) + " rad is computed like any other"});
+  rope.mistakes.push_back({{1.0},
+                           "RoPE has no table to run out of: the angle " + text::count(last) +
+                               "·θ₀ = " + text::sig(angles[0]) + " rad is computed like any other"});
   e.parts = {learned, rope};
   e.view = {true, rows, rows};
   return e;
@@ -119,10 +121,12 @@ Exercise thetas() {
            ". First pair: angle = m × θ₀.";
   e.why = "θᵢ = " + b + "^(-2i/" + std::to_string(dh) + ") = " + text::list(expected) + ". At m = " + m +
           " the first pair turns m·θ₀ = " + text::sig(angle) + " rad; the slowest only " + text::sig(slowest) + " rad.";
-  ExercisePart list{"θ₀ .. θ" + text::sub(int(theta.size()) - 1), AnswerKind::Numbers, false, expected, {}, {}, {},
-                    "", ""};
-  list.mistakes.push_back({std::vector<double>(expected.rbegin(), expected.rend()), "the right values in reverse order: θ₀ is the fastest"});
-  const Eigen::VectorXd half_exponent = rope_inv_freq(2 * dh, cfg.base);  // base^(-i/d_head): the exponent's 2 forgotten
+  ExercisePart list{
+      "θ₀ .. θ" + text::sub(int(theta.size()) - 1), AnswerKind::Numbers, false, expected, {}, {}, {}, "", ""};
+  list.mistakes.push_back({std::vector<double>(expected.rbegin(), expected.rend()),
+                           "the right values in reverse order: θ₀ is the fastest"});
+  const Eigen::VectorXd half_exponent =
+      rope_inv_freq(2 * dh, cfg.base);  // base^(-i/d_head): the exponent's 2 forgotten
   list.mistakes.push_back({std::vector<double>(half_exponent.data(), half_exponent.data() + theta.size()),
                            "those are " + b + "^(-i/d_head): the exponent is -2i/d_head"});
   list.low = "θᵢ = " + b + "^(-2i/d_head), with i counted from 0";
@@ -137,11 +141,13 @@ Exercise thetas() {
 }
 
 ExercisePart shape_part(std::string label, const std::array<long long, 4>& shape, const std::vector<ShapeStep>& trace) {
-  ExercisePart p{std::move(label), AnswerKind::Shape, true, std::vector<double>(shape.begin(), shape.end()), {}, {}, {}, "", ""};
+  ExercisePart p{
+      std::move(label), AnswerKind::Shape, true, std::vector<double>(shape.begin(), shape.end()), {}, {}, {}, "", ""};
   for (const ShapeStep& s : trace) {
     const std::vector<double> values(s.shape.begin(), s.shape.end());
     if (s.name == "E[token_ids]")
-      p.mistakes.push_back({values, "that is the model's [B, T, d]: inside attention it is viewed as h heads of d_head"});
+      p.mistakes.push_back(
+          {values, "that is the model's [B, T, d]: inside attention it is viewed as h heads of d_head"});
     if (s.name == "view_as_complex(Q)")
       p.mistakes.push_back({values, "that is the complex view; view_as_real(...).flatten(3) restores d_head"});
     if (s.name == "freqs_cis") p.mistakes.push_back({values, "that is freqs_cis, the rotations, not the tensor"});
@@ -163,17 +169,20 @@ Exercise shapes() {
   const Qkv out = apply_rope_qkv(in, positions, rope_inv_freq(d.d_head, cfg.base), Pairing::Interleaved);
   const bool v_changed = out.v.data != in.v.data || out.v.shape != in.v.shape;
   const std::vector<ShapeStep> trace = shape_trace(d);
-  const auto str = [](const std::array<long long, 4>& s) { return shape_str(std::vector<long long>(s.begin(), s.end())); };
+  const auto str = [](const std::array<long long, 4>& s) {
+    return shape_str(std::vector<long long>(s.begin(), s.end()));
+  };
   Exercise e;
   e.id = ExerciseId::Shapes;
   e.title = "Lesson 4: shapes after RoPE";
   e.prompt = "With " + dims_words(d) + ", after applying RoPE, what are the shapes of Q, K and V? Does V change?";
   e.hint = "RoPE is applied to Q and K only. V is not rotated.";
   e.why = "Q_rope " + str(out.q.shape) + " and K_rope " + str(out.k.shape) +
-          ": a rotation maps each pair to a pair, so shapes are kept. V " + str(out.v.shape) + (v_changed ? " changes." :
-          " is untouched, every value: RoPE rotates Q and K only; values carry content, not position.");
-  ExercisePart v_changes{"does V change?", AnswerKind::Choice, false, {v_changed ? 1.0 : 0.0}, {"no", "yes"}, {}, {},
-                         "", ""};
+          ": a rotation maps each pair to a pair, so shapes are kept. V " + str(out.v.shape) +
+          (v_changed ? " changes."
+                     : " is untouched, every value: RoPE rotates Q and K only; values carry content, not position.");
+  ExercisePart v_changes{
+      "does V change?", AnswerKind::Choice, false, {v_changed ? 1.0 : 0.0}, {"no", "yes"}, {}, {}, "", ""};
   v_changes.words = {{"no", "not", "unchanged", "doesn't", "does not", "nope", "stays", "same", "untouched", "false"},
                      {"yes", "changes", "changed", "rotated", "yep", "true", "it does"}};
   v_changes.mistakes.push_back({{v_changed ? 0.0 : 1.0}, "V bypasses RoPE: values carry content, not position"});

@@ -47,7 +47,8 @@ TEST_CASE("answers: numbers as people write them") {
   CHECK(values("6.55e4") == std::vector<double>{65500});
   CHECK(values("10^-3") == std::vector<double>{std::pow(10.0, -3)});
   CHECK(values("10^(-2)") == std::vector<double>{std::pow(10.0, -2)});
-  CHECK(values("\xE2\x88\x92" "0.5") == std::vector<double>{-0.5});  // U+2212 minus
+  CHECK(values("\xE2\x88\x92"
+               "0.5") == std::vector<double>{-0.5});  // U+2212 minus
   CHECK(values("3 rad") == std::vector<double>{3});
   CHECK(values("zero") == std::vector<double>{0});
   CHECK(values("1, 0.1, 0.01, 0.001") == std::vector<double>{1, 0.1, 0.01, 0.001});
