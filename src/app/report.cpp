@@ -65,6 +65,25 @@ std::string describe(const App& app) {
 }
 
 namespace {
+// The learner's path: the open lesson step, whether Play runs, and each exercise's last verdict (null: unanswered, or
+// answered before its question changed).
+void learn_state(JsonWriter& j, const App& app) {
+  j.key("lesson").value(app.params.lesson).key("playing").value(app.ui.play.on);
+  j.key("exercises").begin_array();
+  for (const Exercise& e : app.model.exercises) {
+    const ExerciseEntry& entry = app.ui.exercises[int(e.id)];
+    j.begin_object().key("title").value(e.title).key("verdict");
+    if (!entry.feedback || entry.checked_prompt != e.prompt)
+      j.null();
+    else
+      j.value(entry.feedback->verdict == Verdict::Right   ? "right"
+              : entry.feedback->verdict == Verdict::Wrong ? "wrong"
+                                                          : "malformed");
+    j.end_object();
+  }
+  j.end_array();
+}
+
 // The lab's run: progress while it runs, and the finished (or stopped) run's document as `ropeviz-cli lab` prints it.
 void lab_state(JsonWriter& j, const LabSession& lab) {
   j.key("lab").begin_object().key("running").value(lab.running).key("stopped").value(lab.stopped);
@@ -131,6 +150,7 @@ std::string state_json(const App& app) {
   j.key("hovered_scroll").begin_object().key("y").value(double(app.ui.hovered_scroll[0]));
   j.key("max").value(double(app.ui.hovered_scroll[1])).end_object();
   lab_state(j, app.lab);
+  learn_state(j, app);
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
   j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
   j.end_object();

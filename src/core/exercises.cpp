@@ -63,7 +63,7 @@ std::string expected_form(const ExercisePart& part) {
     case AnswerKind::Numbers:
       return "give " + std::to_string(part.expected.size()) + " numbers separated by commas";
     case AnswerKind::Shape:
-      return "give a shape such as [2, 5, 32]";
+      return "give the sizes in brackets, e.g. [3, 7]";
     case AnswerKind::Choice:
       break;
   }
@@ -145,7 +145,7 @@ std::optional<Exercise> first_turn(const Eigen::VectorXd& inv_freq, const std::s
   e.hint = "A full turn is 2π rad and the angle at m is m·" + ti + ": solve m·" + ti + " ≥ 2π and round up.";
   e.why = "The wavelength 2π/" + ti + " is " + text::sig(two_pi / theta, 8) + " positions, so the first whole one " +
           "past it is m = " + text::count(m) + ": m·" + ti + " = " + text::sig(at, 8) + " rad ≥ 2π; at m − 1 it was " +
-          text::sig(before, 8) + " rad.";
+          text::sig(before, 8) + " rad < 2π = " + text::sig(two_pi, 8) + ".";
   ExercisePart part{"m", AnswerKind::Number, true, {double(m)}, {}, {}, {}, "", ""};
   part.mistakes.push_back(
       {{double(m - 1)},

@@ -111,12 +111,12 @@ Exercise thetas() {
   const std::vector<double> expected(theta.data(), theta.data() + theta.size());
   const double angle = rope_angles(double(angle_position), theta)[0];
   const double slowest = rope_angles(double(angle_position), theta)[theta.size() - 1];
-  const std::string b = text::sig(cfg.base), m = std::to_string(angle_position);
+  const std::string b = format_number(cfg.base), m = std::to_string(angle_position);
   Exercise e;
   e.id = ExerciseId::Thetas;
   e.title = "Lesson 3: frequencies and an angle";
   e.prompt = "For d_head = " + std::to_string(dh) + ", what are the " + std::to_string(theta.size()) +
-             " theta_i values? What is the rotation angle at position m = " + m + " for the first dimension pair?";
+             " θᵢ values? What is the rotation angle at position m = " + m + " for the first dimension pair?";
   e.hint = "θᵢ = " + b + "^(-2i/" + std::to_string(dh) + ") for i = 0 .. " + std::to_string(theta.size() - 1) +
            ". First pair: angle = m × θ₀.";
   e.why = "θᵢ = " + b + "^(-2i/" + std::to_string(dh) + ") = " + text::list(expected) + ". At m = " + m +

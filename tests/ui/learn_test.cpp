@@ -15,6 +15,7 @@
 #include "app/params.hpp"
 #include "app/play.hpp"
 #include "app/registry.hpp"
+#include "app/report.hpp"
 #include "core/add_vs_rotate.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
@@ -70,6 +71,9 @@ TEST_CASE("exercises: exercise 1 answered through the canvas, then Show me opens
   REQUIRE(entry.feedback.has_value());
   CHECK(entry.feedback->verdict == rv::Verdict::Right);
   CHECK(contains(entry.feedback->message, "65,536"));
+  const std::string json = rv::state_json(ui.app);  // window.ropeviz.state(): the verdicts, the step, Play
+  CHECK(contains(json, "\"exercises\":[{\"title\":\"Lesson 1: parameters\",\"verdict\":\"right\"}"));
+  CHECK(contains(json, "\"lesson\":0,\"playing\":false"));
   ui.click("ex_hint");
   CHECK(entry.hint);
   ui.click("ex_show");
