@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/json_writer.hpp"
+#include "app/lesson.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
 #include "app/registry.hpp"
@@ -58,6 +59,13 @@ std::string describe(const App& app) {
        (shown < pairs ? ", ..." : "") + ". ";
   s += "Score of query at m = " + at + " with key at n = " + format_count(p.key_position) + " (offset " +
        format_count(p.position - p.key_position) + "): " + format_sig(m.score) + ".";
+  if (p.lesson > 0) {  // the open lesson step's text and live numbers, as its box shows them
+    const LessonStep& step = lesson_step(p.lesson);
+    char live[320];
+    step.live(app, live, sizeof live);
+    s += " Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ", section " +
+         step.section + ", " + step.title + ": " + step.text + " " + live;
+  }
   for (Bar bar : bars) s += " " + selected_panel(p, bar).describe(app);
   for (const std::string& note : app.ui.notes)
     s += (note_kind(note) == NoteKind::Info ? " Done: " : " Note: ") + note + ".";

@@ -46,7 +46,7 @@ std::string panel(const rv::Params& p, rv::Bar bar) {
   return rv::selected_panel(p, bar).key;
 }
 
-bool contains(const std::string& text, const char* part) {
+bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -179,7 +179,8 @@ TEST_CASE("lesson: every step's link restores its view, and a changed view survi
     ui.frames(3);
     CHECK(ui.app.ui.shown_tab[0] == p.tab_top);
     CHECK(std::string(rv::lesson_highlight(p)) == rv::lesson_step(k).look);
-    ui.rect("lesson_next");       // the step's box is drawn
+    ui.rect("lesson_next");                                                               // the step's box is drawn
+    CHECK(contains(rv::describe(ui.app), "Lesson step " + std::to_string(k) + " of 7"));  // and read out (#a11y)
     ui.set_state("position=42");  // the learner moves on; the canonical hash keeps that, not the step's position
     rv::Params back;
     std::vector<std::string> notes;
@@ -319,4 +320,26 @@ TEST_CASE("learning views: steady frames allocate nothing (lesson box, exercise 
   const long long before = rv::test::allocations();
   ui.frames(10);
   CHECK((rv::test::allocations() - before) / 10 == 0);
+}
+
+TEST_CASE(
+    "lesson links keep the link parser's invariants: canonical hash is a silent fixed point, reapplying changes "
+    "nothing") {
+  for (const char* query : {"lesson=7&model=none", "lesson=5&model=gpt2&d_head=16", "model=gpt2&lesson=2",
+                            "lesson=3&lesson=5", "lesson=7&d_head=64", "position=9&lesson=1&tab_top=precision"}) {
+    CAPTURE(query);
+    rv::Params p;
+    std::vector<std::string> notes;
+    rv::apply_query(p, query, notes);
+    const std::string hash = rv::encode_query(p);
+    rv::Params q;
+    std::vector<std::string> q_notes;
+    rv::apply_query(q, hash, q_notes);
+    CHECK(q == p);
+    CHECK(q_notes.empty());
+    CHECK(rv::encode_query(q) == hash);
+    rv::Params twice = p;
+    rv::apply_query(twice, query, notes);
+    CHECK(twice == p);
+  }
 }
