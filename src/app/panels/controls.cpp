@@ -114,7 +114,7 @@ void position_keys(App& app) {
 
 // The guided lesson and the one-click reset to the lesson's defaults.
 void learn_row(App& app) {
-  if (ImGui::SmallButton(app.params.lesson > 0 ? "Lesson (open)###lesson" : "Lesson###lesson")) start_lesson(app);
+  if (ImGui::SmallButton(app.params.lesson > 0 ? "Restart lesson###lesson" : "Lesson###lesson")) start_lesson(app);
   record_rect(app.ui, "lesson_start");
   ImGui::SameLine();
   if (ImGui::SmallButton("Reset")) reset_to_lesson(app);

@@ -43,11 +43,11 @@ void picker(App& app) {
   const std::vector<Exercise>& all = app.model.exercises;
   ImGui::TextDisabled("Lesson:");
   for (int i = 0; i < int(all.size()); ++i) {
-    if (i == 4) {
-      ImGui::SameLine();
+    if (i == 4) {  // a narrow panel wraps the row rather than cutting it
+      same_line_if_fits(ImGui::CalcTextSize("  Past the lesson:").x);
       ImGui::TextDisabled("  Past the lesson:");
     }
-    ImGui::SameLine();
+    same_line_if_fits(ImGui::GetFrameHeight() * 1.5f);
     const Feedback* f = current_feedback(exercise_entry(app.ui, all[size_t(i)]), all[size_t(i)]);
     const bool selected = i == app.ui.exercise_shown;
     if (f) ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(verdict_colour(f->verdict)));
