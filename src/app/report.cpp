@@ -73,8 +73,8 @@ std::string describe(const App& app) {
 }
 
 namespace {
-// The learner's path: the open lesson step, whether Play runs, and each exercise's last verdict (null: unanswered, or
-// answered before its question changed).
+// The learner's path: the open lesson step, whether Play runs, and each exercise's last verdict ("unanswered" also
+// when its question changed since).
 void learn_state(JsonWriter& j, const App& app) {
   j.key("lesson").value(app.params.lesson).key("playing").value(app.ui.play.on);
   j.key("exercises").begin_array();
@@ -82,7 +82,7 @@ void learn_state(JsonWriter& j, const App& app) {
     const ExerciseEntry& entry = app.ui.exercises[int(e.id)];
     j.begin_object().key("title").value(e.title).key("verdict");
     if (!entry.feedback || entry.checked_prompt != e.prompt)
-      j.null();
+      j.value("unanswered");
     else
       j.value(entry.feedback->verdict == Verdict::Right   ? "right"
               : entry.feedback->verdict == Verdict::Wrong ? "wrong"
