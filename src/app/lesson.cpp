@@ -75,12 +75,14 @@ void live_counts(const App& app, char* out, std::size_t size) {
 
 void live_judgment(const App& app, char* out, std::size_t size) {
   const ContextBudget& b = app.model.budget;
-  char learned[28];
+  char learned[28], context[28], trained[28];
   format_count(b.learned_parameters, learned, sizeof learned);
+  format_count(b.context, context, sizeof context);
+  format_count(b.trained, trained, sizeof trained);
   std::snprintf(out, size,
-                "Context %lld: RoPE parameters %lld, a learned table for it %s; %d of %d pairs never turn "
-                "in the %lld trained positions.",
-                b.context, b.rope_parameters, learned, b.pairs_without_turn, b.rotary_dims / 2, b.trained);
+                "Context %s: RoPE parameters %lld, a learned table for it %s; %d of %d pairs never turn in the %s "
+                "trained positions.",
+                context, b.rope_parameters, learned, b.pairs_without_turn, b.rotary_dims / 2, trained);
 }
 
 // [SECTION] the steps

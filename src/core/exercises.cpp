@@ -247,6 +247,7 @@ std::vector<Exercise> settings_exercises(const Eigen::VectorXd& inv_freq, int ma
 }
 
 long long first_turn_position(double theta) {
+  if (!(theta > 0.0)) return 0;  // a pair that does not rotate never turns
   const double guess = std::ceil(two_pi / theta);
   long long m = guess < 9e18 ? std::max(1LL, (long long)guess) : 9000000000000000000LL;
   while (m > 1 && double(m - 1) * theta >= two_pi) --m;

@@ -75,7 +75,8 @@ Feedback check_part(const ExercisePart& part, std::string_view answer);
 // with each wrong part's reason, else right with Exercise::why.
 Feedback check_exercise(const Exercise& exercise, const std::vector<std::string>& answers);
 
-// The smallest position m >= 1 with m * theta >= 2 pi: where a pair of frequency theta > 0 completes its first turn.
+// The smallest position m >= 1 with m * theta >= 2 pi: where a pair of frequency theta > 0 completes its first turn
+// (0 when theta is not positive: that pair never turns).
 long long first_turn_position(double theta);
 // Pairs whose wavelength 2 pi / theta_i exceeds `length` positions (a pair with theta 0 never turns: it counts).
 int pairs_without_turn(const Eigen::VectorXd& inv_freq, double length);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -213,4 +214,26 @@ TEST_CASE("add vs rotate: rotation keeps the norm and the score's dependence on 
   CHECK(std::fabs(r.dot_added_shifted - r.dot_added) > 1e-3);
   CHECK(r.rotated_pair.norm() == doctest::Approx(r.q_pair.norm()));
   CHECK(r.dot_plain == doctest::Approx(q.dot(k)));
+}
+
+TEST_CASE("answers: any text reads as numbers or a clear error, never a crash or a non-finite number") {
+  const std::string alphabet = "0123456789.,;-+eE^()[]x ab\xC3\x97\xE2\x88\x92";
+  std::uint64_t state = 12345;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string text;
+    const int length = int(state % 24);
+    for (int i = 0; i < length; ++i) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      text += alphabet[(state >> 33) % alphabet.size()];
+    }
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto got = parse_numbers(text);
+    if (!got) {
+      CHECK(got.error().type == "BadRequest");
+      continue;
+    }
+    for (const WrittenNumber& n : *got) REQUIRE_MESSAGE(std::isfinite(n.value), text);
+  }
+  CHECK(first_turn_position(0.0) == 0);
+  CHECK(first_turn_position(-1.0) == 0);
 }
