@@ -6,14 +6,18 @@
 #include <cstddef>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 #include <cstdio>
 
 #include "app/lab_session.hpp"
+#include "app/lesson.hpp"
 #include "app/model.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
+#include "app/play.hpp"
 #include "app/registry.hpp"
+#include "app/theme.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // HoveredWindow: the area the wheel scrolls
 
@@ -66,7 +70,7 @@ void tab_bar(App& app, Bar bar, float height) {
   ImGui::PushID(int(bar));
   ImGui::BeginChild("bar", ImVec2(0, height), false);
   const bool full = titles_fit(list, true);
-  // Narrower still: tabs keep their short titles and the bar scrolls, with a list of every panel at its left.
+  // Too narrow even for the short titles: the bar scrolls (arrows and a list of every tab) rather than cutting them.
   const ImGuiTabBarFlags bar_flags =
       full || titles_fit(list, false) ? 0 : ImGuiTabBarFlags_FittingPolicyScroll | ImGuiTabBarFlags_TabListPopupButton;
   if (ImGui::BeginTabBar("tabs", bar_flags)) {
@@ -77,7 +81,13 @@ void tab_bar(App& app, Bar bar, float height) {
                     list[size_t(t)]->key);
       if (!ImGui::BeginTabItem(label, nullptr, flags)) continue;
       shown = t;
+      const char* look = lesson_highlight(app.params);  // the lesson's step frames the panel it talks about
+      const bool highlight = look && std::string_view(look) == list[size_t(t)]->key;
+      if (highlight) ImGui::PushStyleColor(ImGuiCol_Border, theme::rope);
+      if (highlight) ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, 2.0f);
       ImGui::BeginChild("panel", ImVec2(0, 0), true);
+      if (highlight) ImGui::PopStyleVar();
+      if (highlight) ImGui::PopStyleColor();
       list[size_t(t)]->show(app);
       ImGui::EndChild();
       ImGui::EndTabItem();
@@ -92,8 +102,13 @@ void tab_bar(App& app, Bar bar, float height) {
 
 }  // namespace
 
+bool app_animating(const App& app) {
+  return app.ui.play.on;
+}
+
 void frame(App& app) {
   lab_tick(app, lab_slice_ms);          // a training run advances a slice per frame (app/lab_session.hpp)
+  play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/play.hpp)
   update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
@@ -116,6 +131,7 @@ void frame(App& app) {
   // changed and is a tuple comparison otherwise. Panels that change params themselves (offsets,
   // scaling) are picked up by the next frame's first update.
   update_model(app.params, app.model);
+  show_lesson_box(app);  // the guided lesson's step, when one is open (app/lesson.hpp)
   show_position_test(app);
   const float avail = ImGui::GetContentRegionAvail().y;
   const float top = std::max(120.0f * app.ui.scale, (avail - ImGui::GetStyle().ItemSpacing.y) * 0.5f);

@@ -7,5 +7,7 @@ namespace rv {
 
 // Brings the model up to date, then draws every panel into the full display.
 void frame(App& app);
+// True while the app changes by itself (a playing position sweep), so a platform that idles keeps drawing frames.
+bool app_animating(const App& app);
 
 }  // namespace rv

@@ -339,6 +339,17 @@ void build_rotation(const Params& p, Model& m) {
   m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
   m.score = score_scale(m) * m.q_rot.dot(m.k_rot);
   m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
+  m.why = add_vs_rotate(m.q, m.k, double(p.position), double(p.key_position), anchor_shift, m.inv_freq, p.pairing,
+                        p.base);
+}
+
+// The lesson's exercises, then those of the frequencies RoPE uses here and the table's size.
+void build_exercises(const Params& p, Model& m) {
+  const std::string freqs = m.real && m.real->info.rope
+                                ? m.real->name + "'s frequencies (its rope_scaling applied)"
+                                : "d_head = " + std::to_string(p.d_head) + ", base = " + format_number(p.base);
+  m.exercises = lesson_exercises();
+  for (Exercise& e : settings_exercises(m.inv_freq, p.max_position, freqs)) m.exercises.push_back(std::move(e));
 }
 
 // The angle field and sinusoidal heatmaps. Their windows (position_window) are derived inputs:
@@ -427,6 +438,7 @@ void update_model(const Params& p, Model& m) {
   }
   if (c.budget.stale(p.model, serial, p.d_head, p.base, p.max_position, d)) build_budget(p, m);
   if (c.alibi.stale(p.heads)) m.alibi_slopes = alibi_slopes(p.heads);
+  if (c.exercises.stale(freq, p.max_position)) build_exercises(p, m);
 }
 
 const std::vector<CatalogRow>& model_catalog(Model& m) {
@@ -463,7 +475,8 @@ std::vector<std::pair<const char*, int>> cache_builds(const Model& m) {
           {"scaling", c.scaling.builds}, {"precision", c.precision.builds},
           {"shapes", c.shapes.builds},   {"probes", c.probes.builds},
           {"budget", c.budget.builds},   {"precision_context", c.precision_context.builds},
-          {"alibi", c.alibi.builds}};
+          {"alibi", c.alibi.builds},
+          {"exercises", c.exercises.builds}};
 }
 
 }  // namespace rv

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "app/format.hpp"
+#include "app/lesson.hpp"
 #include "app/registry.hpp"
 #include "core/json_config.hpp"
 #include "core/presets.hpp"
@@ -296,6 +297,16 @@ std::string encode_methods(const Params& p) {
   return out;
 }
 
+// [SECTION] the lesson's row: opening step K applies its view (app/lesson.hpp)
+
+bool parse_lesson(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  int step = p.lesson;
+  if (!set_int(step, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  apply_lesson_view(p, step, notes);
+  p.lesson = step;
+  return true;
+}
+
 // [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
 
 using P = Params;
@@ -342,6 +353,9 @@ constexpr ParamField table[] = {
                            "The lab trains on sizes 1..train_len and evaluates up to 4 x train_len."),
     integer<&P::steps>("steps", 1, kLabStepsMax, "AdamW steps per method in the lab."),
     integer<&P::lab_seed>("lab_seed", 0, Limits::seed_max, "Seeds the lab's init, batches and test sequences."),
+    {"lesson", FieldKind::Integer, 0, kLessonSteps,
+     "The guided lesson's step: 1 opens its first view and text, 0 closes it. A link applies the step's view first.",
+     parse_lesson, encode_integer<&P::lesson>, member_equal<&P::lesson>, ""},
 };
 
 }  // namespace
@@ -460,11 +474,15 @@ void apply_query(Params& p, std::string_view query, std::vector<std::string>& no
     return;
   }
   const size_t first_note = notes.size();
-  for (std::string_view rest = query; !rest.empty();) {  // the model first: it sets the keys it decides
-    const std::string_view pair = rest.substr(0, rest.find('&'));
-    rest = pair.size() < rest.size() ? rest.substr(pair.size() + 1) : std::string_view();
-    if (pair.substr(0, 6) == "model=") set_param(p, "model", pair.substr(6), notes);
-  }
+  // The lesson's step first (its view is where the link starts from), then the model (it sets the keys it decides),
+  // then every other key adjusts within them.
+  for (const std::string_view first : {std::string_view("lesson"), std::string_view("model")})
+    for (std::string_view rest = query; !rest.empty();) {
+      const std::string_view pair = rest.substr(0, rest.find('&'));
+      rest = pair.size() < rest.size() ? rest.substr(pair.size() + 1) : std::string_view();
+      if (pair.size() > first.size() && pair.substr(0, first.size()) == first && pair[first.size()] == '=')
+        set_param(p, first, pair.substr(first.size() + 1), notes);
+    }
   while (!query.empty()) {
     size_t amp = query.find('&');
     std::string_view pair = query.substr(0, amp);
@@ -475,7 +493,8 @@ void apply_query(Params& p, std::string_view query, std::vector<std::string>& no
       notes.push_back("ignored " + quoted(pair) + ": expected key=value");
       continue;
     }
-    if (pair.substr(0, eq) != "model") set_param(p, pair.substr(0, eq), pair.substr(eq + 1), notes);
+    const std::string_view key = pair.substr(0, eq);
+    if (key != "model" && key != "lesson") set_param(p, key, pair.substr(eq + 1), notes);
   }
   const size_t raised = notes.size() - first_note;
   if (raised > Limits::query_notes_max) {

@@ -98,8 +98,8 @@ std::vector<std::string> param_choices(std::string_view key);
 bool model_bound(const Params& p, std::string_view key);
 // Restores the cross-parameter invariants (llama3 and yarn knobs in order), with a note if it had to.
 void enforce_limits(Params& p, std::vector<std::string>& notes);
-// "position=100&max_position=10&..." (an optional leading '#' is skipped); applies each pair, the model
-// first wherever it is written (the other keys then adjust within it).
+// "position=100&max_position=10&..." (an optional leading '#' is skipped); applies each pair: the lesson's step
+// first wherever it is written (its view), then the model, then the other keys, which adjust within them.
 // A query over Limits::query_bytes_max changes nothing (one note); notes are capped per query.
 void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes);
 // The canonical hash (without '#'): every parameter, in a fixed order.

@@ -17,12 +17,14 @@ namespace rv {
   X(sinusoidal, "Sinusoidal", "Sinus", Top)                      \
   X(context_budget, "Context budget", "Budget", Top)             \
   X(biases, "ALiBi and T5 biases", "Biases", Top)                \
+  X(why_rotation, "Why rotate, not add", "Rotate?", Top)         \
   X(learned_table, "Learned table", "Learned", Bottom)           \
   X(score_curve, "Dot product vs offset", "Dot product", Bottom) \
   X(checks, "Checks", "Checks", Bottom)                          \
   X(comparison, "Comparison", "Comparison", Bottom)              \
   X(models, "Compare models", "Models", Bottom)                  \
-  X(lab, "Lab: past the training length", "Lab", Bottom)
+  X(lab, "Lab: past the training length", "Lab", Bottom)         \
+  X(exercises, "Exercises", "Exercises", Bottom)
 
 #define RV_DECLARE_PANEL(key, title, short_title, bar) \
   void show_##key(App&);                               \

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/json_writer.hpp"
+#include "app/lesson.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
 #include "app/registry.hpp"
@@ -58,6 +59,13 @@ std::string describe(const App& app) {
        (shown < pairs ? ", ..." : "") + ". ";
   s += "Score of query at m = " + at + " with key at n = " + format_count(p.key_position) + " (offset " +
        format_count(p.position - p.key_position) + "): " + format_sig(m.score) + ".";
+  if (p.lesson > 0) {  // the open lesson step's text and live numbers, as its box shows them
+    const LessonStep& step = lesson_step(p.lesson);
+    char live[320];
+    step.live(app, live, sizeof live);
+    s += " Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ", section " +
+         step.section + ", " + step.title + ": " + step.text + " " + live;
+  }
   for (Bar bar : bars) s += " " + selected_panel(p, bar).describe(app);
   for (const std::string& note : app.ui.notes)
     s += (note_kind(note) == NoteKind::Info ? " Done: " : " Note: ") + note + ".";
@@ -65,6 +73,25 @@ std::string describe(const App& app) {
 }
 
 namespace {
+// The learner's path: the open lesson step, whether Play runs, and each exercise's last verdict ("unanswered" also
+// when its question changed since).
+void learn_state(JsonWriter& j, const App& app) {
+  j.key("lesson").value(app.params.lesson).key("playing").value(app.ui.play.on);
+  j.key("exercises").begin_array();
+  for (const Exercise& e : app.model.exercises) {
+    const ExerciseEntry& entry = app.ui.exercises[int(e.id)];
+    j.begin_object().key("title").value(e.title).key("verdict");
+    if (!entry.feedback || entry.checked_prompt != e.prompt)
+      j.value("unanswered");
+    else
+      j.value(entry.feedback->verdict == Verdict::Right   ? "right"
+              : entry.feedback->verdict == Verdict::Wrong ? "wrong"
+                                                          : "malformed");
+    j.end_object();
+  }
+  j.end_array();
+}
+
 // The lab's run: progress while it runs, and the finished (or stopped) run's document as `ropeviz-cli lab` prints it.
 void lab_state(JsonWriter& j, const LabSession& lab) {
   j.key("lab").begin_object().key("running").value(lab.running).key("stopped").value(lab.stopped);
@@ -131,6 +158,7 @@ std::string state_json(const App& app) {
   j.key("hovered_scroll").begin_object().key("y").value(double(app.ui.hovered_scroll[0]));
   j.key("max").value(double(app.ui.hovered_scroll[1])).end_object();
   lab_state(j, app.lab);
+  learn_state(j, app);
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
   j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
   j.end_object();

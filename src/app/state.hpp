@@ -12,8 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/add_vs_rotate.hpp"
 #include "core/context_budget.hpp"
 #include "core/error.hpp"
+#include "core/exercises.hpp"
 #include "core/frameworks.hpp"
 #include "core/decoder_cache.hpp"
 #include "core/hf_config.hpp"
@@ -80,6 +82,8 @@ struct Params {
   int steps = LabOptions{}.steps;                           // AdamW steps per method
   std::uint64_t lab_seed = LabOptions{}.seed;               // init, batches and evaluation sequences
 
+  int lesson = 0;  // the guided lesson's step (app/lesson.hpp), 1..kLessonSteps; 0: off
+
   int d_model() const { return heads * d_head; }
   bool operator==(const Params& o) const;  // every row of the link-key table compares equal
   bool operator!=(const Params& o) const { return !(*this == o); }
@@ -145,6 +149,7 @@ struct ModelCaches {
   // model, loaded serial, d_head, base, max_position, d (not m: a model's budget is as configured)
   Cached<std::string, std::uint64_t, int, double, int, int> budget;
   Cached<int> alibi;  // heads
+  Cached<std::uint64_t, int> exercises;  // freq, max_position
 };
 
 // The model Params::model names, as core derived it from the preset's config.json.
@@ -192,6 +197,7 @@ struct Model {
   Eigen::VectorXd q_rot, k_rot;            // RoPE(q, m), RoPE(k, n)      [d_head]
   double score = 0.0;                      // <RoPE(q, m), RoPE(k, n)>
   double norm_max_diff = 0.0;              // | ||RoPE(q)|| - ||q|| | (max over q, k)
+  AddVsRotate why;                         // q + PE(m) against RoPE(q, m), with k at n (built with the rotation)
 
   // [SECTION] Dot product against offset: score(anchor + r, anchor) for r in [-offsets, offsets]
   double anchor_a = 0.0, anchor_b = 0.0;  // n and n + anchor_shift
@@ -241,6 +247,9 @@ struct Model {
   // [SECTION] Relative biases: ALiBi's slope per head (core's alibi_slopes for Params::heads)
   std::vector<double> alibi_slopes;  // [heads]
 
+  // [SECTION] Exercises: the lesson's four, then those generated from the frequencies and the table (core/exercises.hpp)
+  std::vector<Exercise> exercises;
+
   // [SECTION] Precision at m: rope_precision for [Naive, Ours] x [float32, float16, bfloat16]
   PrecisionReport precision[2][3];
   std::uint64_t precision_version = 0;
@@ -263,6 +272,23 @@ struct ExportFile {
   std::string name;  // "ropeviz-angles-m100-d8.csv"
   std::string mime;  // "text/csv"
   std::string content;
+};
+
+// One exercise's answer fields and its last check (the exercises panel).
+struct ExerciseEntry {
+  char answers[kExercisePartsMax][64] = {};
+  bool hint = false;
+  std::optional<Feedback> feedback;
+  std::string checked_prompt;  // the prompt the feedback answered: a regenerated exercise hides a stale one
+};
+
+// The position sweeping by itself (app/play.hpp): linear in positions per second or logarithmic in decades per second.
+struct Play {
+  bool on = false;
+  bool log = false;
+  double rate = 2.0;      // positions per second (linear)
+  double decades = 0.5;   // decades per second (logarithmic)
+  double at = 0.0;        // the sweep's exact position; Params::position is its whole part
 };
 
 struct Rect {
@@ -304,6 +330,9 @@ struct Ui {
   float hovered_scroll[2] = {0, 0};   // scroll and scroll range of the area under the mouse (state(), tests)
   Decimated dec_a, dec_b;             // the score curves at the plot's width
   Decimated dec_bound, dec_roformer;  // their bounds (column max: still above every curve point)
+  Play play;
+  ExerciseEntry exercises[kExerciseCount];  // by ExerciseId
+  int exercise_shown = 0;                   // index into Model::exercises
 };
 
 // What the lab's inside views (attention maps, KV-cache decode) show of one trained model; rebuilt when a picker

@@ -4,8 +4,10 @@
 #include <string>
 
 #include "app/export.hpp"
+#include "app/lesson.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
+#include "app/play.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
 #include "core/presets.hpp"
@@ -110,6 +112,19 @@ void position_keys(App& app) {
   if (m != app.params.position) set_param(app.params, "position", std::to_string(std::max(0LL, m)), app.ui.notes);
 }
 
+// The guided lesson and the one-click reset to the lesson's defaults.
+void learn_row(App& app) {
+  if (ImGui::SmallButton(app.params.lesson > 0 ? "Restart lesson###lesson" : "Lesson###lesson")) start_lesson(app);
+  record_rect(app.ui, "lesson_start");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Reset")) reset_to_lesson(app);
+  record_rect(app.ui, "reset");
+  formula_tip(
+      "Lesson: a guided walk through the lesson's sections, each step setting the view and saying what to look at "
+      "(links: #lesson=K). Reset: every parameter back to the lesson's defaults (its dims, table and position), no "
+      "model.");
+}
+
 // Buttons that hand a file to the platform seam: a download in the browser, a file on the desktop.
 void show_exports(App& app) {
   ImGui::Spacing();
@@ -158,6 +173,7 @@ const char* pairing_label(Pairing pairing) {
 
 void show_controls(App& app) {
   Params& p = app.params;
+  learn_row(app);
   model_control(app);
   ImGui::Spacing();
   ImGui::TextColored(theme::vec(theme::rope), "Position");
@@ -166,6 +182,7 @@ void show_controls(App& app) {
                       theme::rope))
     set_param(p, "position", std::to_string(m), app.ui.notes);
   record_rect(app.ui, "position");
+  show_play_controls(app);
   position_keys(app);
   int_control(app, "m", "position", p.position, 1,
               "The query's position m. The learned table serves 0 <= m < max_position; RoPE any m >= 0. "
@@ -196,9 +213,9 @@ void show_controls(App& app) {
 
 NoteKind note_kind(const std::string& note) {
   // Confirmations: "copied: ropeviz --state ..." (desktop), "copied the link to this view" (web/page.js),
-  // "saved angles.csv in the working directory" (desktop), "loaded config.json". Everything else reports a refused or
+  // "saved angles.csv in the working directory" (desktop), "loaded config.json", "reset to the lesson's defaults". Everything else reports a refused or
   // adjusted input.
-  for (const char* info : {"copied", "saved ", "loaded "})
+  for (const char* info : {"copied", "saved ", "loaded ", "reset "})
     if (note.rfind(info, 0) == 0) return NoteKind::Info;
   return NoteKind::Warning;
 }
