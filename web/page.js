@@ -4,6 +4,9 @@
 var Module = typeof Module !== 'undefined' ? Module : {};
 (function () {
   'use strict';
+  // Start-up milestones for the performance test and the browser's profiler: script, webgl, runtime, started, ready.
+  function mark(name) { if (window.performance && performance.mark) performance.mark('ropeviz:' + name); }
+  mark('script');
   var canvas = document.getElementById('canvas');
   var statusBox = document.getElementById('status');
   var statusText = document.getElementById('status-text');
@@ -22,7 +25,10 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     statusText.textContent = message;
     a11y.textContent = message;
   }
-  function fail(message) {
+  var failed = false;
+  function fail(message) {  // the first failure is the one to tell (no WebGL2 also fails the window later)
+    if (failed) return;
+    failed = true;
     show(message);
     rejectReady(new Error(message));
   }
@@ -39,13 +45,17 @@ var Module = typeof Module !== 'undefined' ? Module : {};
 
   // Backing store = CSS size x devicePixelRatio, so text is crisp; CSS keeps the layout size. A
   // window wider than the GPU allows gets a lower ratio, never a backing store the GPU refuses.
-  function resize() {
-    if (!app) return;
+  function backing() {
     var ratio = Math.min(window.devicePixelRatio || 1, maxSide / Math.max(1, window.innerWidth),
                          maxSide / Math.max(1, window.innerHeight));
-    var w = Math.max(1, Math.round(window.innerWidth * ratio)), h = Math.max(1, Math.round(window.innerHeight * ratio));
-    call('rv_web_set_scale', null, ['number', 'number'], [app, ratio]);
-    if (canvas.width !== w || canvas.height !== h) Module.setCanvasSize(w, h);
+    return { ratio: ratio, w: Math.max(1, Math.round(window.innerWidth * ratio)),
+             h: Math.max(1, Math.round(window.innerHeight * ratio)) };
+  }
+  function resize() {
+    if (!app) return;
+    var b = backing();
+    call('rv_web_set_scale', null, ['number', 'number'], [app, b.ratio]);
+    if (canvas.width !== b.w || canvas.height !== b.h) Module.setCanvasSize(b.w, b.h);
   }
 
   function applyHash() {
@@ -59,15 +69,28 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   Module.printErr = function (text) { console.warn(text); };
   Module.onAbort = function (what) { fail('ropeviz stopped: ' + what + '. Reload the page to start again.'); };
 
-  var probe = document.createElement('canvas').getContext('webgl2');
-  if (probe) {
-    var dims = probe.getParameter(probe.MAX_VIEWPORT_DIMS);
-    maxSide = Math.min(dims[0], dims[1], probe.getParameter(probe.MAX_RENDERBUFFER_SIZE)) || maxSide;
-  } else {
-    Module.noInitialRun = true;
-    fail('This browser cannot run ropeviz: it has no WebGL2. Try a current Chrome, Firefox, Safari or Edge, ' +
-         'or enable hardware acceleration.');
+  // The canvas's WebGL2 context, made while the wasm downloads and compiles (a microtask runs after the app's
+  // script, which starts the download): making a context takes a few hundred ms on a slow machine. The app's
+  // GLFW window gets this same context back from getContext (a canvas has one), so its attributes are set here:
+  // GLFW's, less the depth and stencil buffers that nothing draws with.
+  // The canvas gets its size first (the app's window opens at it): resizing a live context costs another
+  // round of GPU work.
+  function makeContext() {
+    var b = backing();
+    canvas.width = b.w;
+    canvas.height = b.h;
+    var gl = canvas.getContext('webgl2', { alpha: true, depth: false, stencil: false, antialias: false });
+    mark('webgl');
+    if (!gl) {
+      fail('This browser cannot run ropeviz: it has no WebGL2. Try a current Chrome, Firefox, Safari or Edge, ' +
+           'or enable hardware acceleration.');
+      return;
+    }
+    var dims = gl.getParameter(gl.MAX_VIEWPORT_DIMS);
+    maxSide = Math.min(dims[0], dims[1], gl.getParameter(gl.MAX_RENDERBUFFER_SIZE)) || maxSide;
   }
+  Promise.resolve().then(makeContext);
+  Module.onRuntimeInitialized = function () { mark('runtime'); };
 
   // [SECTION] config.json files: dropped on the page, pasted, or picked with "load config.json". The bytes go
   // through the wasm heap (ccall would copy a string onto the small stack); at most one byte past the app's
@@ -152,6 +175,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   }
 
   Module.rvStarted = function (ptr) {
+    mark('started');
     app = ptr;
     resize();
     buildControls();
@@ -190,9 +214,22 @@ var Module = typeof Module !== 'undefined' ? Module : {};
       function () { note('copied the link to this view'); },
       function (e) { note('the browser refused the clipboard (' + e.message + '): copy the link from the address bar'); });
   };
+  // [SECTION] Frames on demand: at most one animation frame is requested at a time; the app draws a frame in it
+  // and says whether another is due (it animates, input is held, or the last event's frames are not all drawn).
+  // Events wake it from C++ (GLFW's callbacks, the calls below that change the state): an idle page draws nothing.
+  var frameRequested = false;
+  Module.rvRequestFrame = function () {
+    if (frameRequested || !app) return;
+    frameRequested = true;
+    requestAnimationFrame(function () {
+      frameRequested = false;
+      if (call('rv_web_frame', 'number', ['number'], [app])) Module.rvRequestFrame();
+    });
+  };
   Module.rvFrameDrawn = function (n) {
     frames = n;
     if (n === 1) {
+      mark('ready');
       statusBox.classList.add('hidden');
       resolveReady();
     }
@@ -285,7 +322,11 @@ var Module = typeof Module !== 'undefined' ? Module : {};
 
   window.ropeviz = {
     ready: ready,
-    frames: function () { return frames; },
+    // Asking also asks for one more frame: a script waiting for frames to pass gets them, an idle page draws none.
+    frames: function () {
+      if (app) call('rv_web_request_frame', null, ['number'], [app]);
+      return frames;
+    },
     state: function () {
       if (!app) return null;
       var s = JSON.parse(call('rv_web_state', 'string', ['number'], [app]));

@@ -48,7 +48,7 @@ async function timeline(page) {
       }
     }
     for (const m of performance.getEntriesByType('mark'))
-      if (m.name.startsWith('ropeviz:')) out[m.name.slice(8)] = m.startTime;
+      if (m.name.startsWith('ropeviz:') && !(m.name.slice(8) in out)) out[m.name.slice(8)] = m.startTime;
     return out;
   });
 }
