@@ -69,17 +69,10 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   Module.printErr = function (text) { console.warn(text); };
   Module.onAbort = function (what) { fail('ropeviz stopped: ' + what + '. Reload the page to start again.'); };
 
-  // The canvas's WebGL2 context, made while the wasm downloads and compiles (a microtask runs after the app's
-  // script, which starts the download): making a context takes a few hundred ms on a slow machine. The app's
-  // GLFW window gets this same context back from getContext (a canvas has one), so its attributes are set here:
-  // GLFW's, less the depth and stencil buffers that nothing draws with.
-  // The canvas gets its size first (the app's window opens at it): resizing a live context costs another
-  // round of GPU work.
-  function makeContext() {
-    var b = backing();
-    canvas.width = b.w;
-    canvas.height = b.h;
-    var gl = canvas.getContext('webgl2', { alpha: true, depth: false, stencil: false, antialias: false });
+  // The canvas's WebGL2 context: web/shell.html made it (with its attributes) before the first paint; this
+  // gets it back, learns the GPU's limits, or says there is no WebGL2.
+  function checkContext() {
+    var gl = canvas.getContext('webgl2');
     mark('webgl');
     if (!gl) {
       fail('This browser cannot run ropeviz: it has no WebGL2. Try a current Chrome, Firefox, Safari or Edge, ' +
@@ -89,7 +82,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     var dims = gl.getParameter(gl.MAX_VIEWPORT_DIMS);
     maxSide = Math.min(dims[0], dims[1], gl.getParameter(gl.MAX_RENDERBUFFER_SIZE)) || maxSide;
   }
-  Promise.resolve().then(makeContext);
+  checkContext();
   Module.onRuntimeInitialized = function () { mark('runtime'); };
 
   // [SECTION] config.json files: dropped on the page, pasted, or picked with "load config.json". The bytes go
@@ -178,15 +171,16 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     mark('started');
     app = ptr;
     resize();
-    buildControls();
     applyHash();
   };
   Module.rvFatal = function (message) { fail('ropeviz could not start: ' + message); };
   // The text layer speaks once changes settle: a slider drag through 25 positions is one announcement, not 25.
   var a11yTimer = 0;
   var a11yDelay = 400;  // ms without a change
+  var shownHash = '';
   Module.rvStateChanged = function (hash, text) {
     if (decode(location.hash.slice(1)) !== hash) history.replaceState(null, '', '#' + hash);
+    shownHash = hash;
     syncControls(hash);
     clearTimeout(a11yTimer);
     a11yTimer = setTimeout(function () { a11y.textContent = text; }, a11yDelay);
@@ -231,6 +225,9 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     if (n === 1) {
       mark('ready');
       statusBox.classList.add('hidden');
+      // Built with the first frame, not before it: the page changes once, in one frame of the compositor.
+      buildControls();
+      syncControls(shownHash);
       resolveReady();
     }
   };

@@ -61,12 +61,6 @@ class GlHeatmap final : public Gpu {
     dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   }
 
- private:
-  static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
-    const Slot& s = *static_cast<const Slot*>(cmd->UserCallbackData);
-    s.owner->render(s, cmd->ClipRect);
-  }
-
   // The linked program, once; a failed build is said once on stderr and draws nothing.
   bool ready() {
     if (program_ || failed_) return !failed_;
@@ -82,6 +76,12 @@ class GlHeatmap final : public Gpu {
     u_range_ = glGetUniformLocation(program_, "u_range");
     u_values_ = glGetUniformLocation(program_, "u_values");
     return true;
+  }
+
+ private:
+  static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
+    const Slot& s = *static_cast<const Slot*>(cmd->UserCallbackData);
+    s.owner->render(s, cmd->ClipRect);
   }
 
   void render(const Slot& s, const ImVec4& clip) {
@@ -120,6 +120,10 @@ class GlHeatmap final : public Gpu {
 
 std::shared_ptr<Gpu> make_gl_heatmap(int max_texture_side) {
   return std::make_shared<GlHeatmap>(max_texture_side);
+}
+
+void gl_heatmap_finish_build(Gpu& gpu) {
+  static_cast<GlHeatmap&>(gpu).ready();
 }
 
 }  // namespace rv

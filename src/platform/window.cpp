@@ -141,7 +141,8 @@ std::string render_frame(Window& w, App& app) {
   frame(app);
   ImGui::Render();
   std::string error;
-  if (!gl_renderer_ready(w.renderer, error)) return error;  // the first frame waits here for the UI shader
+  if (!gl_renderer_ready(w.renderer, error)) return error;  // the first frame waits here for the shaders
+  gl_heatmap_finish_build(*app.ui.gpu);
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(w.handle, &fb_w, &fb_h);
   glViewport(0, 0, fb_w, fb_h);

@@ -115,13 +115,26 @@ async function inputLatency(page, count, gapMs) {
   return latencies;
 }
 
-// One fresh browser: opens `url`, records the start-up timeline; with `idleSeconds`, also the browser's CPU
-// over that long idle, and with `inputs`, input-to-frame latencies. `allowed` guards requests as openPage does.
-export async function freshRun(url, { allowed, idleSeconds = 0, inputs = 0 }) {
+// A browser that has started up as a user's has: it has shown a page (its first frames cost its GPU process
+// hundreds of ms here, whatever the page), in a context of its own that is gone before the measured visit.
+async function warmUp(browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.setContent('<p>a page before</p>');
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await context.close();
+}
+
+// One fresh browser and a fresh profile (empty cache): opens `url`, records the start-up timeline; with
+// `idleSeconds`, also the browser's CPU over that long idle, and with `inputs`, input-to-frame latencies.
+// `warm`: the browser has shown another page first (warmUp); otherwise the page is its very first.
+// `allowed` guards requests as openPage does.
+export async function freshRun(url, { allowed, idleSeconds = 0, inputs = 0, warm = true }) {
   const earlier = ownChildren();
   const browser = await launch();
   const browserPid = [...ownChildren()].find((p) => !earlier.has(p));
   try {
+    if (warm) await warmUp(browser);
     const page = await openPage(browser, { allowed });
     await page.addInitScript(instrument);
     await page.goto(url);
