@@ -208,17 +208,24 @@ var Module = typeof Module !== 'undefined' ? Module : {};
       function () { note('copied the link to this view'); },
       function (e) { note('the browser refused the clipboard (' + e.message + '): copy the link from the address bar'); });
   };
-  // [SECTION] Frames on demand: at most one animation frame is requested at a time; the app draws a frame in it
-  // and says whether another is due (it animates, input is held, or the last event's frames are not all drawn).
-  // Events wake it from C++ (GLFW's callbacks, the calls below that change the state): an idle page draws nothing.
+  // [SECTION] Frames on demand: at most one frame is requested at a time; the app draws it and says whether
+  // another is due (it animates, input is held, or the last event's frames are not all drawn). Events wake it
+  // from C++ (GLFW's callbacks, the calls below that change the state): an idle page draws nothing. The first
+  // frame after a pause is drawn as soon as the event's handlers are done, not an animation frame later; the
+  // frames that follow come one per animation frame.
   var frameRequested = false;
+  var lastFrameAt = -Infinity;
+  var frameInterval = 20;  // ms: a frame drawn longer ago than this is a pause
+  function drawFrame() {
+    frameRequested = false;
+    lastFrameAt = performance.now();
+    if (call('rv_web_frame', 'number', ['number'], [app])) Module.rvRequestFrame();
+  }
   Module.rvRequestFrame = function () {
     if (frameRequested || !app) return;
     frameRequested = true;
-    requestAnimationFrame(function () {
-      frameRequested = false;
-      if (call('rv_web_frame', 'number', ['number'], [app])) Module.rvRequestFrame();
-    });
+    if (performance.now() - lastFrameAt > frameInterval) Promise.resolve().then(drawFrame);
+    else requestAnimationFrame(drawFrame);
   };
   Module.rvFrameDrawn = function (n) {
     frames = n;

@@ -1,5 +1,5 @@
-// Browser seam: frames on demand (page.js draws one per animation frame while rv_web_frame asks for another,
-// and wakes it on events), and the C functions behind window.ropeviz (web/page.js).
+// Browser seam: frames on demand (page.js draws a frame when an event wakes the window, then one per animation
+// frame while rv_web_frame asks for another), and the C functions behind window.ropeviz (web/page.js).
 // JS holds the Web pointer and passes it back, so no C++ global holds app state.
 #include <GLFW/glfw3.h>
 #include <emscripten/emscripten.h>
@@ -32,7 +32,7 @@ struct Web {
 EM_JS(void, rv_js_state_changed, (const char* hash, const char* text),
       { Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text)); });
 EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); });
-// Asks the page for a frame at the next animation frame (an event came; see rv::wake).
+// Asks the page for a frame (an event came; see rv::wake and page.js's rvRequestFrame).
 EM_JS(void, rv_js_request_frame, (), { Module.rvRequestFrame(); });
 EM_JS(void, rv_js_fatal, (const char* message), { Module.rvFatal(UTF8ToString(message)); });
 // Hands an export to the page, which offers it as a download.
@@ -211,7 +211,6 @@ int main() {
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;
   EM_ASM({ Module.rvStarted($0); }, web);
   web->window.on_wake = rv_js_request_frame;
-  rv::wake(web->window);
-  rv_web_frame(web);  // the first frame now, not at the next animation frame: ready sooner
-  return 0;           // the runtime stays: page.js draws the next frames (rv_web_frame) when they are due
+  rv::wake(web->window);  // page.js draws the first frame as soon as main has returned
+  return 0;               // the runtime stays: page.js draws the next frames (rv_web_frame) when they are due
 }

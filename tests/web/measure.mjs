@@ -9,7 +9,7 @@ const clockTicks = 100;  // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
 // page's Module.rvFrameDrawn, wrapped through an accessor so the page's assignment keeps working). Watching
 // frames this way asks for none: window.ropeviz.frames() would.
 function instrument() {
-  window.__rv = { readyAt: null, frameTimes: [], inputTimes: [] };
+  window.__rv = { readyAt: null, frameTimes: [], inputTimes: [], handledTimes: [] };
   let hook;
   Object.defineProperty(window, 'ropeviz', {
     configurable: true,
@@ -32,7 +32,10 @@ function instrument() {
     set: (f) => { if (f !== wrapper) drawn = f; },
   });
   window.Module = module;
-  window.addEventListener('mousemove', (e) => window.__rv.inputTimes.push(e.timeStamp), true);
+  window.addEventListener('mousemove', (e) => {
+    window.__rv.inputTimes.push(e.timeStamp);  // when the browser took the event
+    window.__rv.handledTimes.push(performance.now());  // when the page got it (the browser's delivery is before)
+  }, true);
 }
 
 // The page's start-up timeline in ms since navigation: its resources, its own marks (ropeviz:*), ready.
@@ -96,7 +99,8 @@ async function idleCpu(browserPid, seconds) {
 }
 
 // Milliseconds from each of `count` mouse moves over the canvas (spaced so the page is idle before each)
-// to the end of the next frame drawn after it.
+// to the end of the next frame drawn after it: {total} from when the browser took the event, {page} from when
+// the page's handlers got it (the rest is the browser's delivery, which waits for its next animation frame).
 async function inputLatency(page, count, gapMs) {
   const latencies = [];
   for (let i = 0; i < count; i++) {
@@ -108,7 +112,8 @@ async function inputLatency(page, count, gapMs) {
     }, mark.inputs);
     latencies.push(await page.evaluate((n) => {
       const rv = window.__rv;
-      return rv.frameTimes.find((t) => t > rv.inputTimes[n]) - rv.inputTimes[n];
+      const drawn = rv.frameTimes.find((t) => t > rv.inputTimes[n]);
+      return { total: drawn - rv.inputTimes[n], page: drawn - rv.handledTimes[n] };
     }, mark.inputs));
     await sleep(gapMs);
   }
