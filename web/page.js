@@ -45,17 +45,13 @@ var Module = typeof Module !== 'undefined' ? Module : {};
 
   // Backing store = CSS size x devicePixelRatio, so text is crisp; CSS keeps the layout size. A
   // window wider than the GPU allows gets a lower ratio, never a backing store the GPU refuses.
-  function backing() {
-    var ratio = Math.min(window.devicePixelRatio || 1, maxSide / Math.max(1, window.innerWidth),
-                         maxSide / Math.max(1, window.innerHeight));
-    return { ratio: ratio, w: Math.max(1, Math.round(window.innerWidth * ratio)),
-             h: Math.max(1, Math.round(window.innerHeight * ratio)) };
-  }
   function resize() {
     if (!app) return;
-    var b = backing();
-    call('rv_web_set_scale', null, ['number', 'number'], [app, b.ratio]);
-    if (canvas.width !== b.w || canvas.height !== b.h) Module.setCanvasSize(b.w, b.h);
+    var ratio = Math.min(window.devicePixelRatio || 1, maxSide / Math.max(1, window.innerWidth),
+                         maxSide / Math.max(1, window.innerHeight));
+    var w = Math.max(1, Math.round(window.innerWidth * ratio)), h = Math.max(1, Math.round(window.innerHeight * ratio));
+    call('rv_web_set_scale', null, ['number', 'number'], [app, ratio]);
+    if (canvas.width !== w || canvas.height !== h) Module.setCanvasSize(w, h);
   }
 
   function applyHash() {
@@ -211,8 +207,9 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   // [SECTION] Frames on demand: at most one frame is requested at a time; the app draws it and says whether
   // another is due (it animates, input is held, or the last event's frames are not all drawn). Events wake it
   // from C++ (GLFW's callbacks, the calls below that change the state): an idle page draws nothing. The first
-  // frame after a pause is drawn as soon as the event's handlers are done, not an animation frame later; the
-  // frames that follow come one per animation frame.
+  // frame after a pause is drawn in a task of its own right after the event's (not in a microtask, which would
+  // run between two listeners of one event: GLFW's touch handling and the touch-to-mouse one below), not an
+  // animation frame later; the frames that follow come one per animation frame.
   var frameRequested = false;
   var lastFrameAt = -Infinity;
   var frameInterval = 20;  // ms: a frame drawn longer ago than this is a pause
@@ -224,7 +221,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   Module.rvRequestFrame = function () {
     if (frameRequested || !app) return;
     frameRequested = true;
-    if (performance.now() - lastFrameAt > frameInterval) Promise.resolve().then(drawFrame);
+    if (performance.now() - lastFrameAt > frameInterval) setTimeout(drawFrame, 0);  // after all the event's listeners
     else requestAnimationFrame(drawFrame);
   };
   Module.rvFrameDrawn = function (n) {

@@ -97,8 +97,8 @@ bool draw_frame(Web& web) {
 
 extern "C" {
 
-// The page's animation frame: draws one frame and says whether another is due (1) or the app waits for an
-// event (0). Draws nothing while the GL context is lost (GL calls would only fail until it is back).
+// page.js's frame: draws one and says whether another is due (1) or the app waits for an event (0). Draws
+// nothing while the GL context is lost (GL calls would only fail until it is back).
 EMSCRIPTEN_KEEPALIVE int rv_web_frame(Web* web) {
   if (web->gl_lost || web->failed) return 0;
   web->failed = !draw_frame(*web);
@@ -188,7 +188,7 @@ EMSCRIPTEN_KEEPALIVE void rv_web_gl_lost(Web* web, int lost) {
   rv::wake(web->window);
 }
 
-// A frame for someone waiting on frames (window.ropeviz.frames()): drawn at the next animation frame.
+// A frame for someone waiting on frames (window.ropeviz.frames()), drawn when page.js's rvRequestFrame says.
 EMSCRIPTEN_KEEPALIVE void rv_web_request_frame(Web* web) {
   if (web->window.frames_due < 1) web->window.frames_due = 1;
   rv_js_request_frame();
@@ -199,7 +199,8 @@ EMSCRIPTEN_KEEPALIVE void rv_web_request_frame(Web* web) {
 int main() {
   Web* web = new Web();               // lives as long as the page
   web->app.ui.can_open_files = true;  // page.js: a file picker, drop and paste
-  // At the canvas's size, which page.js set before making its context: no resize of a live context.
+  // At the canvas's size, which the page shell (web/shell.html) set before making its context: no resize of a
+  // live context.
   const int width = EM_ASM_INT({ return Module.canvas.width; });
   const int height = EM_ASM_INT({ return Module.canvas.height; });
   std::string error = rv::open_window(web->window, "ropeviz", width, height);
