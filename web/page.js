@@ -4,6 +4,9 @@
 var Module = typeof Module !== 'undefined' ? Module : {};
 (function () {
   'use strict';
+  // Start-up milestones for the performance test and the browser's profiler: script, webgl, runtime, started, ready.
+  function mark(name) { if (window.performance && performance.mark) performance.mark('ropeviz:' + name); }
+  mark('script');
   var canvas = document.getElementById('canvas');
   var statusBox = document.getElementById('status');
   var statusText = document.getElementById('status-text');
@@ -22,7 +25,10 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     statusText.textContent = message;
     a11y.textContent = message;
   }
-  function fail(message) {
+  var failed = false;
+  function fail(message) {  // the first failure is the one to tell (no WebGL2 also fails the window later)
+    if (failed) return;
+    failed = true;
     show(message);
     rejectReady(new Error(message));
   }
@@ -59,15 +65,21 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   Module.printErr = function (text) { console.warn(text); };
   Module.onAbort = function (what) { fail('ropeviz stopped: ' + what + '. Reload the page to start again.'); };
 
-  var probe = document.createElement('canvas').getContext('webgl2');
-  if (probe) {
-    var dims = probe.getParameter(probe.MAX_VIEWPORT_DIMS);
-    maxSide = Math.min(dims[0], dims[1], probe.getParameter(probe.MAX_RENDERBUFFER_SIZE)) || maxSide;
-  } else {
-    Module.noInitialRun = true;
-    fail('This browser cannot run ropeviz: it has no WebGL2. Try a current Chrome, Firefox, Safari or Edge, ' +
-         'or enable hardware acceleration.');
+  // The canvas's WebGL2 context: web/shell.html made it (with its attributes) before the first paint; this
+  // gets it back, learns the GPU's limits, or says there is no WebGL2.
+  function checkContext() {
+    var gl = canvas.getContext('webgl2');
+    mark('webgl');
+    if (!gl) {
+      fail('This browser cannot run ropeviz: it has no WebGL2. Try a current Chrome, Firefox, Safari or Edge, ' +
+           'or enable hardware acceleration.');
+      return;
+    }
+    var dims = gl.getParameter(gl.MAX_VIEWPORT_DIMS);
+    maxSide = Math.min(dims[0], dims[1], gl.getParameter(gl.MAX_RENDERBUFFER_SIZE)) || maxSide;
   }
+  checkContext();
+  Module.onRuntimeInitialized = function () { mark('runtime'); };
 
   // [SECTION] config.json files: dropped on the page, pasted, or picked with "load config.json". The bytes go
   // through the wasm heap (ccall would copy a string onto the small stack); at most one byte past the app's
@@ -152,17 +164,19 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   }
 
   Module.rvStarted = function (ptr) {
+    mark('started');
     app = ptr;
     resize();
-    buildControls();
     applyHash();
   };
   Module.rvFatal = function (message) { fail('ropeviz could not start: ' + message); };
   // The text layer speaks once changes settle: a slider drag through 25 positions is one announcement, not 25.
   var a11yTimer = 0;
   var a11yDelay = 400;  // ms without a change
+  var shownHash = '';
   Module.rvStateChanged = function (hash, text) {
     if (decode(location.hash.slice(1)) !== hash) history.replaceState(null, '', '#' + hash);
+    shownHash = hash;
     syncControls(hash);
     clearTimeout(a11yTimer);
     a11yTimer = setTimeout(function () { a11y.textContent = text; }, a11yDelay);
@@ -190,10 +204,34 @@ var Module = typeof Module !== 'undefined' ? Module : {};
       function () { note('copied the link to this view'); },
       function (e) { note('the browser refused the clipboard (' + e.message + '): copy the link from the address bar'); });
   };
+  // [SECTION] Frames on demand: at most one frame is requested at a time; the app draws it and says whether
+  // another is due (it animates, input is held, or the last event's frames are not all drawn). Events wake it
+  // from C++ (GLFW's callbacks, the calls below that change the state): an idle page draws nothing. The first
+  // frame after a pause is drawn in a task of its own right after the event's (not in a microtask, which would
+  // run between two listeners of one event: GLFW's touch handling and the touch-to-mouse one below), not an
+  // animation frame later; the frames that follow come one per animation frame.
+  var frameRequested = false;
+  var lastFrameAt = -Infinity;
+  var frameInterval = 20;  // ms: a frame drawn longer ago than this is a pause
+  function drawFrame() {
+    frameRequested = false;
+    lastFrameAt = performance.now();
+    if (call('rv_web_frame', 'number', ['number'], [app])) Module.rvRequestFrame();
+  }
+  Module.rvRequestFrame = function () {
+    if (frameRequested || !app) return;
+    frameRequested = true;
+    if (performance.now() - lastFrameAt > frameInterval) setTimeout(drawFrame, 0);  // after all the event's listeners
+    else requestAnimationFrame(drawFrame);
+  };
   Module.rvFrameDrawn = function (n) {
     frames = n;
     if (n === 1) {
+      mark('ready');
       statusBox.classList.add('hidden');
+      // Built with the first frame, not before it: the page changes once, in one frame of the compositor.
+      buildControls();
+      syncControls(shownHash);
       resolveReady();
     }
   };
@@ -285,7 +323,11 @@ var Module = typeof Module !== 'undefined' ? Module : {};
 
   window.ropeviz = {
     ready: ready,
-    frames: function () { return frames; },
+    // Asking also asks for one more frame: a script waiting for frames to pass gets them, an idle page draws none.
+    frames: function () {
+      if (app) call('rv_web_request_frame', null, ['number'], [app]);
+      return frames;
+    },
     state: function () {
       if (!app) return null;
       var s = JSON.parse(call('rv_web_state', 'string', ['number'], [app]));

@@ -147,4 +147,8 @@ void frame(App& app) {
   app.ui.frames += 1;
 }
 
+bool app_animating(const App&) {
+  return false;  // nothing animates yet
+}
+
 }  // namespace rv

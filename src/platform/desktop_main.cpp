@@ -1,5 +1,6 @@
-// Desktop seam: GLFW + OpenGL 3.3 core loop, with --frames, --screenshot and --state for
-// smoke tests and scripted captures, and --config / dropped files for real models.
+// Desktop seam: GLFW + OpenGL 3.3 core loop that draws on demand (it sleeps in glfwWaitEvents while nothing
+// happens), with --frames, --screenshot and --state for smoke tests and scripted captures, and --config /
+// dropped files for real models.
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
@@ -103,6 +104,17 @@ void open_config(rv::App& app, const std::string& path) {
 void on_drop(GLFWwindow* handle, int count, const char** paths) {
   auto* window = static_cast<rv::Window*>(glfwGetWindowUserPointer(handle));
   for (int i = 0; window && window->app && i < count; ++i) open_config(*window->app, paths[i]);
+  if (window) rv::wake(*window);
+}
+
+// Events for the next frame: those waiting now if a frame is due, else the next ones that wake the window
+// (sleeping until then).
+void gather_events(rv::Window& window, bool frame_due) {
+  if (frame_due) {
+    glfwPollEvents();
+    return;
+  }
+  while (window.frames_due == 0 && !glfwWindowShouldClose(window.handle)) glfwWaitEvents();
 }
 
 // Writes the export the UI asked for into the working directory, and says where in a note.
@@ -165,11 +177,17 @@ int main(int argc, char** argv) {
   window.app = &app;
   glfwSetDropCallback(window.handle, on_drop);
   std::vector<double> frame_ms;  // CPU time per frame, for the median printed with --frames
+  rv::wake(window);              // the first frames lay the window out
+  bool due = true;               // --frames runs draw every frame; otherwise frames are drawn on demand
   for (long long n = 0; options.frames < 0 || n < options.frames; ++n) {
+    gather_events(window, due || options.frames > 0);
     if (glfwWindowShouldClose(window.handle)) break;
-    glfwPollEvents();
     app.ui.scale = display_scale(window.handle);
-    rv::render_frame(window, app);
+    error = rv::render_frame(window, app);
+    if (!error.empty()) {
+      std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
+      break;
+    }
     if (app.ui.pending_export) save_export(app);
     if (app.ui.pending_copy_link) copy_link(window.handle, app);
     if (app.ui.pending_picture) save_picture(window.handle, app);
@@ -182,6 +200,7 @@ int main(int argc, char** argv) {
       if (!error.empty()) std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
     }
     glfwSwapBuffers(window.handle);
+    due = rv::next_frame_due(window, app);
   }
   if (!frame_ms.empty()) {
     std::sort(frame_ms.begin(), frame_ms.end());

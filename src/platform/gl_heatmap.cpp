@@ -22,21 +22,10 @@ class GlHeatmap final : public Gpu {
     float range[2] = {0, 1};
   };
 
-  bool init() {
-    std::string error;
-    program_ = gl_program("heatmap", error);
-    if (!program_) {
-      std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
-      return false;
-    }
-    u_proj_ = glGetUniformLocation(program_, "u_proj");
-    u_rect_ = glGetUniformLocation(program_, "u_rect");
-    u_range_ = glGetUniformLocation(program_, "u_range");
-    u_values_ = glGetUniformLocation(program_, "u_values");
+  // Starts the colour-map shader's build; the first heatmap drawn waits for it (ready()).
+  explicit GlHeatmap(GLint max_side) : build_(gl_program_start("heatmap")), max_side_(max_side) {
     glGenVertexArrays(1, &vao_);  // core profile: a draw needs a bound VAO, even with no attributes
-    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_side_);
     for (Slot& s : slots_) s.owner = this;
-    return true;
   }
 
   // The GL objects belong to the context, which the window destroys; nothing to release here.
@@ -61,7 +50,7 @@ class GlHeatmap final : public Gpu {
 
   void draw(ImDrawList* dl, HeatSlot slot, ImVec2 a, ImVec2 b, float vmin, float vmax) override {
     Slot& s = slots_[int(slot)];
-    if (!s.texture || !program_) return;
+    if (!s.texture || failed_) return;
     s.rect[0] = a.x;
     s.rect[1] = a.y;
     s.rect[2] = b.x;
@@ -72,6 +61,23 @@ class GlHeatmap final : public Gpu {
     dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   }
 
+  // The linked program, once; a failed build is said once on stderr and draws nothing.
+  bool ready() {
+    if (program_ || failed_) return !failed_;
+    std::string error;
+    program_ = gl_program_finish(build_, error);
+    if (!program_) {
+      failed_ = true;
+      std::fprintf(stderr, "ropeviz: heatmaps disabled (%s)\n", error.c_str());
+      return false;
+    }
+    u_proj_ = glGetUniformLocation(program_, "u_proj");
+    u_rect_ = glGetUniformLocation(program_, "u_rect");
+    u_range_ = glGetUniformLocation(program_, "u_range");
+    u_values_ = glGetUniformLocation(program_, "u_values");
+    return true;
+  }
+
  private:
   static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
     const Slot& s = *static_cast<const Slot*>(cmd->UserCallbackData);
@@ -80,7 +86,7 @@ class GlHeatmap final : public Gpu {
 
   void render(const Slot& s, const ImVec4& clip) {
     const ImDrawData* dd = ImGui::GetDrawData();
-    if (!dd) return;
+    if (!dd || !ready()) return;
     const float L = dd->DisplayPos.x, T = dd->DisplayPos.y;
     float proj[16];
     gl_ortho(L, T, dd->DisplaySize.x, dd->DisplaySize.y, proj);
@@ -103,17 +109,21 @@ class GlHeatmap final : public Gpu {
   }
 
   Slot slots_[int(HeatSlot::Count)];
+  GlProgramBuild build_;
   GLuint program_ = 0, vao_ = 0;
+  bool failed_ = false;
   GLint u_proj_ = -1, u_rect_ = -1, u_range_ = -1, u_values_ = -1;
-  GLint max_side_ = 4096;  // GL_MAX_TEXTURE_SIZE: larger grids are not uploaded
+  GLint max_side_;  // GL_MAX_TEXTURE_SIZE: larger grids are not uploaded
 };
 
 }  // namespace
 
-std::shared_ptr<Gpu> make_gl_heatmap() {
-  auto gl = std::make_shared<GlHeatmap>();
-  if (!gl->init()) std::fprintf(stderr, "ropeviz: heatmaps disabled (shader setup failed)\n");
-  return gl;
+std::shared_ptr<Gpu> make_gl_heatmap(int max_texture_side) {
+  return std::make_shared<GlHeatmap>(max_texture_side);
+}
+
+void gl_heatmap_finish_build(Gpu& gpu) {
+  static_cast<GlHeatmap&>(gpu).ready();
 }
 
 }  // namespace rv

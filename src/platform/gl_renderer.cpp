@@ -32,30 +32,40 @@ void setup_state(const GlRenderer& r, const ImDrawData* data, int fb_w, int fb_h
 }  // namespace
 
 std::string gl_renderer_init(GlRenderer& r) {
-  std::string error;
-  r.program = gl_program("imgui", error);
-  if (!r.program) return "cannot build the UI shader: " + error;
-  r.u_proj = glGetUniformLocation(r.program, "u_proj");
-  r.u_texture = glGetUniformLocation(r.program, "u_texture");
+  // Attribute locations fixed before the link: the vertex layout is set up without waiting for it.
+  enum : GLuint { pos, uv, colour };
+  r.build = gl_program_start("imgui", {"a_position", "a_uv", "a_colour"});
+  if (!r.build.program) return std::string("cannot build the UI shader: no shader named imgui");
   glGenVertexArrays(1, &r.vao);
   glGenBuffers(1, &r.vbo);
   glGenBuffers(1, &r.ebo);
   glBindVertexArray(r.vao);
   glBindBuffer(GL_ARRAY_BUFFER, r.vbo);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r.ebo);
-  const GLint pos = glGetAttribLocation(r.program, "a_position");
-  const GLint uv = glGetAttribLocation(r.program, "a_uv");
-  const GLint colour = glGetAttribLocation(r.program, "a_colour");
-  glEnableVertexAttribArray(GLuint(pos));
-  glEnableVertexAttribArray(GLuint(uv));
-  glEnableVertexAttribArray(GLuint(colour));
+  glEnableVertexAttribArray(pos);
+  glEnableVertexAttribArray(uv);
+  glEnableVertexAttribArray(colour);
   const GLsizei stride = sizeof(ImDrawVert);
-  glVertexAttribPointer(GLuint(pos), 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, pos));
-  glVertexAttribPointer(GLuint(uv), 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, uv));
-  glVertexAttribPointer(GLuint(colour), 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, (void*)offsetof(ImDrawVert, col));
+  glVertexAttribPointer(pos, 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, pos));
+  glVertexAttribPointer(uv, 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, uv));
+  glVertexAttribPointer(colour, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, (void*)offsetof(ImDrawVert, col));
   glBindVertexArray(0);
   ImGui::GetIO().BackendRendererName = "ropeviz_gl";
   return "";
+}
+
+bool gl_renderer_ready(GlRenderer& r, std::string& error) {
+  if (!r.program && r.error.empty()) {
+    r.program = gl_program_finish(r.build, r.error);
+    if (r.program) {
+      r.u_proj = glGetUniformLocation(r.program, "u_proj");
+      r.u_texture = glGetUniformLocation(r.program, "u_texture");
+    } else {
+      r.error = "cannot build the UI shader: " + r.error;
+    }
+  }
+  error = r.error;
+  return r.program != 0;
 }
 
 void gl_renderer_upload_fonts(GlRenderer& r) {
@@ -112,6 +122,11 @@ void gl_renderer_shutdown(GlRenderer& r) {
   if (r.ebo) glDeleteBuffers(1, &r.ebo);
   if (r.vao) glDeleteVertexArrays(1, &r.vao);
   if (r.program) glDeleteProgram(r.program);
+  if (!r.program) {  // a build never waited for
+    glDeleteShader(r.build.vs);
+    glDeleteShader(r.build.fs);
+    glDeleteProgram(r.build.program);
+  }
   r = GlRenderer{};
 }
 

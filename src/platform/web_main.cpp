@@ -1,4 +1,5 @@
-// Browser seam: Emscripten main loop, and the C functions behind window.ropeviz (web/page.js).
+// Browser seam: frames on demand (page.js draws a frame when an event wakes the window, then one per animation
+// frame while rv_web_frame asks for another), and the C functions behind window.ropeviz (web/page.js).
 // JS holds the Web pointer and passes it back, so no C++ global holds app state.
 #include <GLFW/glfw3.h>
 #include <emscripten/emscripten.h>
@@ -24,6 +25,7 @@ struct Web {
   std::vector<std::string> last_notes;  // the notes the text layer last said
   std::string reply;                    // storage for strings returned to JS
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
+  bool failed = false;                  // the UI shader did not build: the page says so, nothing is drawn
   std::string upload;  // a file's bytes, written by the page (rv_web_upload_buffer) before rv_web_load_config
 };
 
@@ -31,6 +33,9 @@ struct Web {
 EM_JS(void, rv_js_state_changed, (const char* hash, const char* text),
       { Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text)); });
 EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); });
+// Asks the page for a frame (an event came; see rv::wake and page.js's rvRequestFrame).
+EM_JS(void, rv_js_request_frame, (), { Module.rvRequestFrame(); });
+EM_JS(void, rv_js_fatal, (const char* message), { Module.rvFatal(UTF8ToString(message)); });
 // Hands an export to the page, which offers it as a download.
 EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content),
       { Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
@@ -47,7 +52,8 @@ EM_JS(void, rv_js_copy_link, (void* web), { Module.rvCopyLink(web); });
 
 // Called outside a frame (after one, and after rv_web_apply). Only when the params changed does
 // describe() read the model, which must then reflect what a panel or set() changed since the
-// frame's update: the one place this seam updates it besides rv_web_state.
+// frame's update: the one place this seam updates it besides rv_web_state. A change wakes the window: the
+// next frames draw it.
 void publish_if_changed(Web& web) {
   std::string hash = rv::encode_query(web.app.params);
   if (hash == web.last_hash && web.app.ui.notes == web.last_notes) return;
@@ -55,13 +61,17 @@ void publish_if_changed(Web& web) {
   web.last_notes = web.app.ui.notes;
   rv::update_model(web.app.params, web.app.model);
   rv_js_state_changed(hash.c_str(), rv::describe(web.app).c_str());
+  rv::wake(web.window);
 }
 
-void loop(void* arg) {
-  Web& web = *static_cast<Web*>(arg);
-  if (web.gl_lost) return;  // the page says so; GL calls would only fail until the context is back
+// One frame and what it asked the page for. False if nothing can be drawn (the UI shader did not build).
+bool draw_frame(Web& web) {
   glfwPollEvents();
-  rv::render_frame(web.window, web.app);
+  const std::string error = rv::render_frame(web.window, web.app);
+  if (!error.empty()) {
+    rv_js_fatal(error.c_str());
+    return false;
+  }
   if (const auto& file = web.app.ui.pending_export) {
     rv_js_download(file->name.c_str(), file->mime.c_str(), file->content.c_str());
     web.app.ui.pending_export.reset();
@@ -81,11 +91,20 @@ void loop(void* arg) {
   }
   publish_if_changed(web);
   rv_js_frame_drawn(double(web.app.ui.frames));
+  return true;
 }
 
 }  // namespace
 
 extern "C" {
+
+// page.js's frame: draws one and says whether another is due (1) or the app waits for an event (0). Draws
+// nothing while the GL context is lost (GL calls would only fail until it is back).
+EMSCRIPTEN_KEEPALIVE int rv_web_frame(Web* web) {
+  if (web->gl_lost || web->failed) return 0;
+  web->failed = !draw_frame(*web);
+  return !web->failed && rv::next_frame_due(web->window, web->app);
+}
 
 // Applies "key=value&..." from the URL hash (on load, on hashchange) or from window.ropeviz.set();
 // returns the notes it raised, one per line, "" if none.
@@ -103,6 +122,7 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_apply(Web* web, const char* hash) {
 // A message from the page for the notes area (e.g. why the clipboard refused the link).
 EMSCRIPTEN_KEEPALIVE void rv_web_note(Web* web, const char* text) {
   web->app.ui.notes.push_back(text);
+  rv::wake(web->window);
 }
 
 // Room for `bytes` of a file the page is about to hand over (dropped, pasted or picked): it writes them into
@@ -157,20 +177,30 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_rect(Web* web, const char* id) {
 // screen's); fonts and style scale with it here.
 EMSCRIPTEN_KEEPALIVE void rv_web_set_scale(Web* web, double ratio) {
   web->app.ui.scale = ratio >= 0.5 && ratio <= 8.0 ? float(ratio) : 1.0f;
+  rv::wake(web->window);  // the page calls this on every resize
 }
 
 // A wheel turn from the page, in notches (page.js normalises the browser's pixel, line or page deltas), positive
 // up and right as ImGui counts them; a burst larger than a few notches is clamped.
-EMSCRIPTEN_KEEPALIVE void rv_web_wheel(Web*, double x, double y) {
+EMSCRIPTEN_KEEPALIVE void rv_web_wheel(Web* web, double x, double y) {
   ImGuiIO& io = ImGui::GetIO();
   io.MouseWheelH += float(std::clamp(x, -10.0, 10.0));
   io.MouseWheel += float(std::clamp(y, -10.0, 10.0));
+  rv::wake(web->window);
 }
 
 // The page's webglcontextlost (lost = 1) and webglcontextrestored (lost = 0) events.
 EMSCRIPTEN_KEEPALIVE void rv_web_gl_lost(Web* web, int lost) {
   web->gl_lost = lost != 0;
-  if (!lost) rv::recreate_gl(web->window, web->app);
+  if (lost) return;
+  rv::recreate_gl(web->window, web->app);
+  rv::wake(web->window);
+}
+
+// A frame for someone waiting on frames (window.ropeviz.frames()), drawn when page.js's rvRequestFrame says.
+EMSCRIPTEN_KEEPALIVE void rv_web_request_frame(Web* web) {
+  if (web->window.frames_due < 1) web->window.frames_due = 1;
+  rv_js_request_frame();
 }
 
 }  // extern "C"
@@ -178,14 +208,19 @@ EMSCRIPTEN_KEEPALIVE void rv_web_gl_lost(Web* web, int lost) {
 int main() {
   Web* web = new Web();               // lives as long as the page
   web->app.ui.can_open_files = true;  // page.js: a file picker, drop and paste
-  std::string error = rv::open_window(web->window, "ropeviz", 1280, 800);
+  // At the canvas's size, which the page shell (web/shell.html) set before making its context: no resize of a
+  // live context.
+  const int width = EM_ASM_INT({ return Module.canvas.width; });
+  const int height = EM_ASM_INT({ return Module.canvas.height; });
+  std::string error = rv::open_window(web->window, "ropeviz", width, height);
   if (!error.empty()) {
-    EM_ASM({ Module.rvFatal(UTF8ToString($0)); }, error.c_str());
+    rv_js_fatal(error.c_str());
     return 1;
   }
   // The GLFW port cannot change cursors, and its cursor-mode calls ask for pointer lock.
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;
   EM_ASM({ Module.rvStarted($0); }, web);
-  emscripten_set_main_loop_arg(loop, web, 0, true);
-  return 0;
+  web->window.on_wake = rv_js_request_frame;
+  rv::wake(web->window);  // page.js draws the first frame as soon as main has returned
+  return 0;               // the runtime stays: page.js draws the next frames (rv_web_frame) when they are due
 }

@@ -18,11 +18,40 @@
 namespace rv {
 namespace {
 
+Window* owner(GLFWwindow* handle) {
+  return static_cast<Window*>(glfwGetWindowUserPointer(handle));
+}
+
+// Every GLFW event wakes the window. ImGui's backend, installed after these, calls them from its own callbacks
+// (it chains the ones it finds); the cursor position, sizes and exposure are not the backend's and only wake.
+void install_wake_callbacks(GLFWwindow* h) {
+  glfwSetMouseButtonCallback(h, [](GLFWwindow* w, int, int, int) { wake(*owner(w)); });
+  glfwSetScrollCallback(h, [](GLFWwindow* w, double, double) { wake(*owner(w)); });
+  glfwSetCharCallback(h, [](GLFWwindow* w, unsigned int) { wake(*owner(w)); });
+  glfwSetWindowFocusCallback(h, [](GLFWwindow* w, int) { wake(*owner(w)); });
+  glfwSetCursorEnterCallback(h, [](GLFWwindow* w, int) { wake(*owner(w)); });
+  glfwSetCursorPosCallback(h, [](GLFWwindow* w, double, double) { wake(*owner(w)); });
+  glfwSetWindowSizeCallback(h, [](GLFWwindow* w, int, int) { wake(*owner(w)); });
+  glfwSetFramebufferSizeCallback(h, [](GLFWwindow* w, int, int) { wake(*owner(w)); });
+  glfwSetWindowRefreshCallback(h, [](GLFWwindow* w) { wake(*owner(w)); });
+}
+
+// True while a mouse button or key is down: ImGui repeats held buttons and keys with no new event.
+bool input_held() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsAnyMouseDown()) return true;
+  for (bool down : io.KeysDown)
+    if (down) return true;
+  return false;
+}
+
 // GLFW's key callback: queued, because ImGui 1.86 reads io.KeysDown once a frame and a key pressed and released
 // between two frames (a quick tap, a scripted Enter) would never be seen down.
 void queue_key(GLFWwindow* handle, int key, int scancode, int action, int mods) {
-  if (auto* w = static_cast<Window*>(glfwGetWindowUserPointer(handle)))
+  if (Window* w = owner(handle)) {
     w->keys.push_back({key, scancode, action, mods});
+    wake(*w);
+  }
 }
 
 // Hands queued key events to ImGui's GLFW backend in order, at most one change per key a frame: a release that
@@ -54,13 +83,28 @@ std::string open_window(Window& w, const char* title, int width, int height) {
   }
   glfwMakeContextCurrent(w.handle);
   glfwSwapInterval(1);
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &w.max_texture);  // before the shader builds: a query waits for the GPU
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
-  ImGui::GetIO().IniFilename = nullptr;  // the URL / --state carries what matters, not imgui.ini
-  ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;               // the URL / --state carries what matters, not imgui.ini
+  io.ConfigInputTextCursorBlink = false;  // a steady text cursor: no frames just to blink it
   glfwSetWindowUserPointer(w.handle, &w);
+  install_wake_callbacks(w.handle);
+  ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
   glfwSetKeyCallback(w.handle, queue_key);  // in place of the backend's: deliver_keys forwards to it
   return gl_renderer_init(w.renderer);
+}
+
+void wake(Window& w) {
+  w.frames_due = kSettleFrames;
+  if (w.on_wake) w.on_wake();
+}
+
+bool next_frame_due(Window& w, const App& app) {
+  if (app_animating(app) || input_held() || !w.keys.empty()) w.frames_due = kSettleFrames;
+  if (w.frames_due > 0) --w.frames_due;
+  return w.frames_due > 0;
 }
 
 void close_window(Window& w) {
@@ -81,20 +125,24 @@ void sync_scale(Window& w, const App& app) {
 
 void recreate_gl(Window& w, App& app) {
   w.renderer = GlRenderer{};  // forget the dead names: deleting them would only raise GL errors
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &w.max_texture);
   gl_renderer_init(w.renderer);
   w.font_scale = 0.0f;  // sync_scale rebuilds the atlas (its pixels were freed) and uploads it
   app.ui.gpu.reset();   // render_frame makes a new one with no textures: every slot uploads again
 }
 
-void render_frame(Window& w, App& app) {
+std::string render_frame(Window& w, App& app) {
   deliver_keys(w);
   const auto start = std::chrono::steady_clock::now();
   sync_scale(w, app);
-  if (!app.ui.gpu) app.ui.gpu = make_gl_heatmap();  // the App owns it; panels draw heatmaps through it
+  if (!app.ui.gpu) app.ui.gpu = make_gl_heatmap(w.max_texture);  // the App owns it; panels draw through it
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   frame(app);
   ImGui::Render();
+  std::string error;
+  if (!gl_renderer_ready(w.renderer, error)) return error;  // the first frame waits here for the shaders
+  gl_heatmap_finish_build(*app.ui.gpu);
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(w.handle, &fb_w, &fb_h);
   glViewport(0, 0, fb_w, fb_h);
@@ -102,6 +150,7 @@ void render_frame(Window& w, App& app) {
   glClear(GL_COLOR_BUFFER_BIT);
   gl_renderer_draw(w.renderer, ImGui::GetDrawData());
   app.ui.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return "";
 }
 
 }  // namespace rv

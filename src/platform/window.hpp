@@ -1,5 +1,6 @@
 // GLFW window + ImGui context + OpenGL3 renderer, shared by the desktop and browser loops.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,23 +16,37 @@ struct KeyEvent {
   int key, scancode, action, mods;
 };
 
+// Frames on demand: after the last event, ImGui settles hover, tab selection, popups and layout within a few
+// frames; then the seams wait for the next event.
+constexpr int kSettleFrames = 6;
+
 struct Window {
   GLFWwindow* handle = nullptr;  // its GLFW user pointer is this Window
   GlRenderer renderer;
-  float font_scale = 0.0f;     // the scale the font atlas was built for
-  std::vector<KeyEvent> keys;  // key events not yet handed to ImGui
-  App* app = nullptr;          // for callbacks that act on the app (the desktop's dropped files)
+  float font_scale = 0.0f;        // the scale the font atlas was built for
+  std::vector<KeyEvent> keys;     // key events not yet handed to ImGui
+  App* app = nullptr;             // for callbacks that act on the app (the desktop's dropped files)
+  int max_texture = 0;            // GL_MAX_TEXTURE_SIZE, asked before any GPU work is queued
+  int frames_due = 0;             // frames still to draw for the last event
+  std::function<void()> on_wake;  // called by wake(): the browser seam schedules a frame there
 };
 
-// Opens the window and sets up ImGui for it. Returns an error message, or "" on success.
+// Opens the window and sets up ImGui for it; every GLFW event (input, focus, resize, expose) wakes it. Returns
+// an error message, or "" on success.
 std::string open_window(Window& w, const char* title, int width, int height);
+// Something happened (an event, a state change from outside the frame): the next kSettleFrames frames are due.
+void wake(Window& w);
+// After a frame: whether another is due. It is while the app animates (app_animating), a mouse button or key
+// is held (ImGui repeats), key events wait for a frame, or frames for the last event remain.
+bool next_frame_due(Window& w, const App& app);
 void close_window(Window& w);
 // Re-applies theme and fonts when app.ui.scale changed (HiDPI, moving between monitors).
 void sync_scale(Window& w, const App& app);
 // After the GL context was lost and restored (browsers): every old GL name is dead, so build the
 // renderer, font texture and heatmaps (which re-upload every slot) again.
 void recreate_gl(Window& w, App& app);
-// One whole frame: events already polled; times the CPU work into app.ui.frame_ms.
-void render_frame(Window& w, App& app);
+// One whole frame: events already polled; times the CPU work into app.ui.frame_ms. Returns "" or why nothing
+// can be drawn (the UI shader did not build).
+std::string render_frame(Window& w, App& app);
 
 }  // namespace rv

@@ -1,10 +1,14 @@
-// Frame time at heavy settings, as the app measures it (state().frame_ms, CPU time of a frame),
-// reported as a median; the bound only catches gross regressions, the figure goes in the log.
+// Frame time at heavy settings, as the app measures it (state().frame_ms, CPU time of a frame); start-up
+// timeline of the served page and the single file, idle CPU and input latency, each from 5 fresh browsers.
+// Figures are medians, written to build/web-test-artifacts/performance.txt; bounds only catch gross regressions.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { startServer, launch, openPage, ready, frames, shot, median, artifactDir } from './lib.mjs';
+import { pathToFileURL } from 'node:url';
+import { startServer, launch, openPage, ready, frames, shot, median, artifactDir, webDir } from './lib.mjs';
+import { freshRun } from './measure.mjs';
 
 let server, browser;
 const report = path.join(artifactDir, 'performance.txt');
@@ -53,3 +57,62 @@ for (const [name, settings] of [['default', {}], ['heavy', heavy], ...models]) {
     await page.closeAll();
   });
 }
+
+const runs = 5;
+const ms = (x) => (x === undefined || x === null ? '-' : `${Math.round(x)}`);
+
+// Per-field medians of the runs' start-up timelines, in the order the events happen.
+function timelineLine(label, timelines) {
+  const keys = [...new Set(timelines.flatMap((t) => Object.keys(t)))]
+    .map((k) => [k, median(timelines.map((t) => t[k]).filter(Number.isFinite))])
+    .sort((a, b) => a[1] - b[1]);
+  const ready = timelines.map((t) => t.ready);
+  return `${label} start-up, median of ${timelines.length} fresh browsers (ms since navigation): ` +
+    keys.map(([k, v]) => `${k} ${ms(v)}`).join(', ') + `; ready in each run: ${ready.map(ms).join(', ')}`;
+}
+
+// The machine's load while measuring: other builds on its cores slow every figure here.
+const loadLine = () => `load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`;
+
+function record(line) {
+  console.log(line);
+  fs.appendFileSync(report, line + '\n');
+}
+
+// Start-up is measured twice: in a browser that has shown a page before (as a user's has: the goal's figure),
+// and as the very first page of a just-started browser, whose own first frames then come on top.
+test(`served page: start-up timeline, idle CPU over 5 s and input latency (${runs} fresh browsers)`, async () => {
+  const allowed = (url) => url.startsWith(server.origin + '/');
+  const results = [];
+  for (let i = 0; i < runs; i++)
+    results.push(await freshRun(`${server.origin}/`, { allowed, idleSeconds: 5, inputs: 6 }));
+  const cold = [];
+  for (let i = 0; i < runs; i++) cold.push((await freshRun(`${server.origin}/`, { allowed, warm: false })).timeline);
+  const timelines = results.map((r) => r.timeline);
+  const cpu = results.map((r) => r.idleCpu);
+  const latencies = results.flatMap((r) => r.latencies);
+  record(`(${loadLine()})`);
+  record(timelineLine('served page', timelines));
+  record(timelineLine('served page as the first page of a just-started browser', cold));
+  record(`served page idle: browser processes used ${median(cpu).toFixed(2)} s CPU per 5 s (median; runs: ` +
+    `${cpu.map((c) => c.toFixed(2)).join(', ')})`);
+  const total = latencies.map((l) => l.total), own = latencies.map((l) => l.page);
+  record(`served page input latency, mouse move to the end of the next drawn frame: ${ms(median(total))} ms ` +
+    `median of ${total.length} moves (max ${ms(Math.max(...total))}); from the page's handler to the end of ` +
+    `that frame: ${ms(median(own))} ms median (max ${ms(Math.max(...own))}), the rest is the browser's delivery`);
+  assert.ok([...timelines, ...cold].every((t) => t.ready > 0 && t.ready < 20000), 'ready within 20 s');
+  assert.ok([...total, ...own].every(Number.isFinite));
+});
+
+test(`single file from file://: start-up timeline (${runs} fresh browsers)`, async () => {
+  const url = pathToFileURL(path.join(webDir, 'ropeviz.html')).href;
+  const allowed = (u) => u === url || u.startsWith(url + '#');
+  const timelines = [];
+  for (let i = 0; i < runs; i++) timelines.push((await freshRun(url, { allowed })).timeline);
+  const cold = [];
+  for (let i = 0; i < runs; i++) cold.push((await freshRun(url, { allowed, warm: false })).timeline);
+  record(`(${loadLine()})`);
+  record(timelineLine('single file', timelines));
+  record(timelineLine('single file as the first page of a just-started browser', cold));
+  assert.ok([...timelines, ...cold].every((t) => t.ready > 0 && t.ready < 20000), 'ready within 20 s');
+});

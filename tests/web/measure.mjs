@@ -1,0 +1,157 @@
+// Measurements for the performance artefact: the start-up timeline of a fresh browser, the CPU an idle
+// tab costs the browser's processes, and the latency from an input event to the next drawn frame.
+import fs from 'node:fs';
+import { launch, openPage } from './lib.mjs';
+
+const clockTicks = 100;  // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on Linux
+
+// Before the page's own code runs: when window.ropeviz.ready resolves, and when each frame is drawn (the
+// page's Module.rvFrameDrawn, wrapped through an accessor so the page's assignment keeps working). Watching
+// frames this way asks for none: window.ropeviz.frames() would.
+function instrument() {
+  window.__rv = { readyAt: null, frameTimes: [], inputTimes: [], handledTimes: [] };
+  let hook;
+  Object.defineProperty(window, 'ropeviz', {
+    configurable: true,
+    get: () => hook,
+    set: (value) => {
+      hook = value;
+      value.ready.then(() => { window.__rv.readyAt = performance.now(); }, () => {});
+    },
+  });
+  let drawn = null;
+  const wrapper = function (n) {
+    window.__rv.frameTimes.push(performance.now());
+    return drawn && drawn.apply(this, arguments);
+  };
+  const module = {};
+  Object.defineProperty(module, 'rvFrameDrawn', {
+    configurable: true,
+    enumerable: true,
+    get: () => wrapper,
+    set: (f) => { if (f !== wrapper) drawn = f; },
+  });
+  window.Module = module;
+  window.addEventListener('mousemove', (e) => {
+    window.__rv.inputTimes.push(e.timeStamp);  // when the browser took the event
+    window.__rv.handledTimes.push(performance.now());  // when the page got it (the browser's delivery is before)
+  }, true);
+}
+
+// The page's start-up timeline in ms since navigation: its resources, its own marks (ropeviz:*), ready.
+async function timeline(page) {
+  return page.evaluate(() => {
+    const out = { ready: window.__rv.readyAt };
+    for (const r of performance.getEntriesByType('resource')) {
+      const name = r.name.split('/').pop();
+      if (name === 'ropeviz.js') out.script_arrived = r.responseEnd;
+      if (name === 'ropeviz.wasm') {
+        out.wasm_request = r.startTime;
+        out.wasm_arrived = r.responseEnd;
+      }
+    }
+    for (const m of performance.getEntriesByType('mark'))
+      if (m.name.startsWith('ropeviz:') && !(m.name.slice(8) in out)) out[m.name.slice(8)] = m.startTime;
+    return out;
+  });
+}
+
+// Every process: its parent and the CPU ticks (user + system) it has used so far.
+function processTable() {
+  const children = new Map();
+  const ticks = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try { stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8'); } catch { continue; }  // gone meanwhile
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');  // after "pid (comm) "
+    const parent = Number(fields[1]);
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent).push(Number(entry));
+    ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]));  // utime, stime
+  }
+  return { children, ticks };
+}
+
+// The processes this test process started (Playwright starts the browser as our child).
+const ownChildren = () => new Set(processTable().children.get(process.pid) ?? []);
+
+// CPU seconds used so far by the process `pid` and all its descendants.
+function treeCpuSeconds(pid) {
+  const { children, ticks } = processTable();
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop();
+    total += ticks.get(p) ?? 0;
+    stack.push(...(children.get(p) ?? []));
+  }
+  return total / clockTicks;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// CPU seconds the whole browser used during `seconds` of an idle page.
+async function idleCpu(browserPid, seconds) {
+  const before = treeCpuSeconds(browserPid);
+  await sleep(seconds * 1000);
+  return treeCpuSeconds(browserPid) - before;
+}
+
+// Milliseconds from each of `count` mouse moves over the canvas (spaced so the page is idle before each)
+// to the end of the next frame drawn after it: {total} from when the browser took the event, {page} from when
+// the page's handlers got it (the rest is the browser's delivery, which waits for its next animation frame).
+async function inputLatency(page, count, gapMs) {
+  const latencies = [];
+  for (let i = 0; i < count; i++) {
+    const mark = await page.evaluate(() => ({ inputs: window.__rv.inputTimes.length }));
+    await page.mouse.move(600 + 20 * i, 300 + 10 * (i % 3));
+    await page.waitForFunction((n) => {
+      const rv = window.__rv;
+      return rv.inputTimes.length > n && rv.frameTimes.some((t) => t > rv.inputTimes[n]);
+    }, mark.inputs);
+    latencies.push(await page.evaluate((n) => {
+      const rv = window.__rv;
+      const drawn = rv.frameTimes.find((t) => t > rv.inputTimes[n]);
+      return { total: drawn - rv.inputTimes[n], page: drawn - rv.handledTimes[n] };
+    }, mark.inputs));
+    await sleep(gapMs);
+  }
+  return latencies;
+}
+
+// A browser that has started up as a user's has: it has shown a page (its first frames cost its GPU process
+// hundreds of ms here, whatever the page), in a context of its own that is gone before the measured visit.
+async function warmUp(browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.setContent('<p>a page before</p>');
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await context.close();
+}
+
+// One fresh browser and a fresh profile (empty cache): opens `url`, records the start-up timeline; with
+// `idleSeconds`, also the browser's CPU over that long idle, and with `inputs`, input-to-frame latencies.
+// `warm`: the browser has shown another page first (warmUp); otherwise the page is its very first.
+// `allowed` guards requests as openPage does.
+export async function freshRun(url, { allowed, idleSeconds = 0, inputs = 0, warm = true }) {
+  const earlier = ownChildren();
+  const browser = await launch();
+  const browserPid = [...ownChildren()].find((p) => !earlier.has(p));
+  try {
+    if (warm) await warmUp(browser);
+    const page = await openPage(browser, { allowed });
+    await page.addInitScript(instrument);
+    await page.goto(url);
+    await page.waitForFunction(() => window.__rv.readyAt !== null);
+    const run = { timeline: await timeline(page) };
+    await sleep(1000);  // the a11y text, the first frames' follow-ups
+    if (idleSeconds) run.idleCpu = await idleCpu(browserPid, idleSeconds);
+    if (inputs) run.latencies = await inputLatency(page, inputs, 400);
+    page.assertClean();
+    await page.closeAll();
+    return run;
+  } finally {
+    await browser.close();
+  }
+}
