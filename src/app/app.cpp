@@ -103,7 +103,7 @@ void tab_bar(App& app, Bar bar, float height) {
 }  // namespace
 
 bool app_animating(const App& app) {
-  return app.ui.play.on;
+  return app.ui.play.on || app.lab.running;  // a sweep of the position, a lab run training a slice per frame
 }
 
 void frame(App& app) {
@@ -145,10 +145,6 @@ void frame(App& app) {
   }
   tidy_notes(app.ui);
   app.ui.frames += 1;
-}
-
-bool app_animating(const App&) {
-  return false;  // nothing animates yet
 }
 
 }  // namespace rv

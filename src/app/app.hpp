@@ -7,9 +7,6 @@ namespace rv {
 
 // Brings the model up to date, then draws every panel into the full display.
 void frame(App& app);
-// True while the app changes by itself (a playing position sweep), so a platform that idles keeps drawing frames.
-bool app_animating(const App& app);
-
 // True while something in the app moves by itself (a training run, a playing animation): the desktop and
 // browser loops then draw every frame; otherwise they draw only after an event, and an idle app costs nothing.
 // The one place to say so: add the condition here.

@@ -152,6 +152,7 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_choices(Web* web, const char* key) {
 EMSCRIPTEN_KEEPALIVE const char* rv_web_lab_start(Web* web, const char* options_json) {
   const rv::Expected<std::vector<std::string>> flags = rv::lab_flags_from_json(options_json);
   web->reply = !flags ? flags.error().message : rv::lab_start(web->app, *flags) ? "" : web->app.lab.error;
+  rv::wake(web->window);  // the run trains in frames: the first is due now, not at the next input
   return web->reply.c_str();
 }
 
