@@ -75,7 +75,7 @@ test('hostile hash values are rejected or clamped with a visible note, never NaN
   assert.equal(s.base, 10000);
   assert.equal(s.max_position, 1e9, 'clamped to the largest table (its rows are drawn on demand)');
   assert.ok(s.notes.length >= 4, `notes: ${JSON.stringify(s.notes)}`);
-  // Our JSON writes non-finite numbers as null: the only null allowed is the absent error.
+  // Our JSON writes non-finite numbers as null: the only nulls allowed are the absent model, error and lab run.
   const nulls = [];
   const walk = (v, at) => {
     if (v === null) nulls.push(at);
@@ -83,7 +83,8 @@ test('hostile hash values are rejected or clamped with a visible note, never NaN
     else if (typeof v === 'object') Object.entries(v).forEach(([k, x]) => walk(x, `${at}.${k}`));
   };
   walk(s, 'state');
-  assert.deepEqual(nulls, ['state.model', 'state.model_label', 'state.absolute.error']);  // no model chosen
+  assert.deepEqual(nulls, ['state.model', 'state.model_label', 'state.absolute.error', 'state.lab.error',
+    'state.lab.result']);  // no model chosen, no lab run
   assert.ok(s.rope.angle.every(Number.isFinite));
   await frames(page, 3);
   await shot(page, 'web-hostile-hash');
