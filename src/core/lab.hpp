@@ -149,7 +149,6 @@ inline constexpr int kLabEvalRows = 1024;
 struct LabSummary {
   std::optional<double> inside, near, far;
   std::optional<double> final_loss;  // the last training step's loss
-  int last_working = 0;              // the longest eval length with exact match >= 0.95 up to which all are, or 0
 };
 LabSummary lab_summary(const LabMethodResult& m, int train_len);
 

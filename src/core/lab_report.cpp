@@ -29,10 +29,6 @@ LabSummary lab_summary(const LabMethodResult& m, int train_len) {
   s.near = mean_over(m.accuracy, train_len + 1, 2 * train_len);
   s.far = mean_over(m.accuracy, 2 * train_len + 1, 4 * train_len);
   if (!m.train_loss.empty()) s.final_loss = m.train_loss.back();
-  for (const auto& a : m.accuracy) {
-    if (!a || *a < 0.95) break;
-    ++s.last_working;
-  }
   return s;
 }
 

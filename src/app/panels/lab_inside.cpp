@@ -2,6 +2,7 @@
 // checked step by step against a full recompute (core's decoder_attention and kv_cache_check on the run's weights).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "app/format.hpp"
@@ -51,7 +52,7 @@ void pickers(App& app, bool layers) {
   in.layer = std::clamp(in.layer, 0, o.layers - 1);
   for (int j = 0; j < o.layers; ++j) {
     ImGui::SameLine();
-    char label[16];
+    char label[24];
     std::snprintf(label, sizeof label, "layer %d", j);
     if (ImGui::RadioButton(label, in.layer == j)) in.layer = j;
   }
