@@ -4,6 +4,7 @@
 
 #include "core/decoder.hpp"
 #include "core/decoder_internal.hpp"
+#include "core/matmul.hpp"
 
 namespace rv::detail {
 namespace {
@@ -69,18 +70,18 @@ void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowM
   const S inv_sqrt_2pi = S(0.39894228040143267793994605993438);
   auto dy = dstream.topRows(M);
   // h = h_mid + gelu(b @ w1) @ w2, gelu'(u) = Phi(u) + u phi(u)
-  G.w2.noalias() = L.g.topRows(M).transpose() * dy;
+  matmul_tn(L.g.topRows(M), dy, G.w2);
   auto du = grow(ws.dff, M, f);
-  du.noalias() = dy * W.w2.transpose();
+  matmul_nt(dy, W.w2, du, ws.wt);
   const auto u = L.u.topRows(M).array();
   du.array() *= L.cdf.topRows(M).array() + u * (S(-0.5) * u.square()).exp() * inv_sqrt_2pi;
-  G.w1.noalias() = L.b.topRows(M).transpose() * du;
+  matmul_tn(L.b.topRows(M), du, G.w1);
   auto dd = grow(ws.dd, N, d);
-  dd.topRows(M).noalias() = du * W.w1.transpose();
+  matmul_nt(du, W.w1, dd.topRows(M), ws.wt);
   norm_backward(dd.topRows(M), L.n2.topRows(M), L.r2, W.norm2, G.norm2, dy);  // dy is now d h_mid
   // h_mid = h_in + o @ wo
-  G.wo.noalias() = L.o.topRows(M).transpose() * dy;
-  dd.topRows(M).noalias() = dy * W.wo.transpose();  // d o
+  matmul_tn(L.o.topRows(M), dy, G.wo);
+  matmul_nt(dy, W.wo, dd.topRows(M), ws.wt);  // d o
   attention_backward(c, b, ws, q, L, dd);
   auto dqkv = ws.dqkv.topRows(N);
   if (c.position == PositionMethod::Rope)  // the rotation is orthogonal: its transpose rotates back
@@ -88,8 +89,8 @@ void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowM
       for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t)
         rotate_row(dqkv.row(b.start[static_cast<std::size_t>(s)] + t).data(), 2 * d, ws.cos.row(t).data(),
                    ws.sin.row(t).data(), c.d_head(), c.pairing, -1);
-  g_qkv.noalias() = L.a.topRows(N).transpose() * dqkv;
-  dd.noalias() = dqkv * wqkv.transpose();  // d a
+  matmul_tn(L.a.topRows(N), dqkv, g_qkv);
+  matmul_nt(dqkv, wqkv, dd, ws.wt);  // d a
   if (&dstream != &ws.dh) {  // the residual path carries d h_mid to the query rows only
     grow(ws.dh, N, d).setZero();
     for (int s = 0; s < b.sequences(); ++s) {
@@ -151,9 +152,9 @@ void batch_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const S
   detail::zero_grads(c, ws);
   const Eigen::Index M = ws.out_rows, d = c.d_model;
   const auto dlogits = ws.dlogits.topRows(M);
-  ws.grad.head.noalias() = ws.f.topRows(M).transpose() * dlogits;
+  detail::matmul_tn(ws.f.topRows(M), dlogits, ws.grad.head);
   auto dd = detail::grow(ws.dd, M, d);
-  dd.noalias() = dlogits * w.head.transpose();
+  detail::matmul_nt(dlogits, w.head, dd, ws.wt);
   detail::grow(ws.dout, M, d).setZero();
   detail::norm_backward(dd, ws.n_f.topRows(M), ws.r_f, w.norm_f, ws.grad.norm_f, ws.dout.topRows(M));
   const detail::QueryRows every{nullptr, b.start.data(), b.rows()};

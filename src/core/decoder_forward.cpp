@@ -5,6 +5,7 @@
 
 #include "core/decoder.hpp"
 #include "core/decoder_internal.hpp"
+#include "core/matmul.hpp"
 #include "core/sinusoidal.hpp"
 
 namespace rv {
@@ -200,7 +201,7 @@ void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMa
   const auto h = ws.h.topRows(N);
   if (keep) grow(L.h_in, N, d) = h;
   rms_norm(h, grow(L.n1, N, d), grow(L.r1, N), W.norm1, grow(L.a, N, d));  // a = rms(h) * norm1
-  grow(L.qkv, N, 3 * d).noalias() = L.a.topRows(N) * wqkv;                 // q, k, v = a@wq, a@wk, a@wv
+  matmul(L.a.topRows(N), wqkv, grow(L.qkv, N, 3 * d));                     // q, k, v = a@wq, a@wk, a@wv
   if (c.position == PositionMethod::Rope)
     for (int s = 0; s < b.sequences(); ++s)
       for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t)
@@ -215,14 +216,14 @@ void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMa
     }
   }
   auto hq = stream.topRows(M);
-  hq.noalias() += L.o.topRows(M) * W.wo;  // h = h + o @ wo
+  matmul(L.o.topRows(M), W.wo, hq, true);  // h = h + o @ wo
   grow(L.h_mid, M, d) = hq;
   rms_norm(hq, grow(L.n2, M, d), grow(L.r2, M), W.norm2, grow(L.b, M, d));
-  grow(L.u, M, f).noalias() = L.b.topRows(M) * W.w1;
+  matmul(L.b.topRows(M), W.w1, grow(L.u, M, f));
   const auto u = L.u.topRows(M).array();
   grow(L.cdf, M, f) = (S(0.5) * (S(1) + (u * S(0.70710678118654752440)).erf())).matrix();  // Phi(u), exact GELU
   grow(L.g, M, f) = (u * L.cdf.topRows(M).array()).matrix();
-  hq.noalias() += L.g.topRows(M) * W.w2;  // h = h + gelu(b @ w1) @ w2
+  matmul(L.g.topRows(M), W.w2, hq, true);  // h = h + gelu(b @ w1) @ w2
 }
 
 // Mean cross-entropy over targets >= 0 of the output rows; with keep, ws.dlogits = (softmax - onehot) / counted
@@ -312,7 +313,7 @@ S batch_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const Seque
   const Eigen::Index M = ws.out_rows, d = c.d_model;
   detail::rms_norm(ws.out.topRows(M), detail::grow(ws.n_f, M, d), detail::grow(ws.r_f, M), w.norm_f,
                    detail::grow(ws.f, M, d));
-  detail::grow(ws.logits, M, c.vocab).noalias() = ws.f.topRows(M) * w.head;  // [out_rows, vocab]
+  detail::matmul(ws.f.topRows(M), w.head, detail::grow(ws.logits, M, c.vocab));  // [out_rows, vocab]
   ws.loss = detail::loss_forward(b, ws, for_backward);
   return ws.loss;
 }

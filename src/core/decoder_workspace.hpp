@@ -64,6 +64,7 @@ struct DecoderWorkspace {
   // backward
   RowMat<S> dh, dout, dff, dd, dqkv, dp, d_bias;  // [rows, d_model], [out_rows, d_model], [rows, d_ff],
                                                   // [rows, d_model], [rows, 3*d_model], [1, T] scratch, [heads, T]
+  std::vector<S> wt;                        // a weight transposed for matmul_nt (grown to the largest)
   std::vector<RowMat<S>> g_qkv;             // gradient of [wq | wk | wv] per layer
   DecoderWeightsT<S> grad;                  // d loss / d weights after batch_backward
 };
