@@ -98,12 +98,25 @@ bool draw_frame(Web& web) {
 
 extern "C" {
 
-// page.js's frame: draws one and says whether another is due (1) or the app waits for an event (0). Draws
-// nothing while the GL context is lost (GL calls would only fail until it is back).
+// page.js's frame: draws one and says whether another is due (1; 2 while a lab run trains, which page.js feeds
+// slices between frames) or the app waits for an event (0). Draws nothing while the GL context is lost (GL calls
+// would only fail until it is back).
 EMSCRIPTEN_KEEPALIVE int rv_web_frame(Web* web) {
   if (web->gl_lost || web->failed) return 0;
   web->failed = !draw_frame(*web);
-  return !web->failed && rv::next_frame_due(web->window, web->app);
+  if (web->failed || !rv::next_frame_due(web->window, web->app)) return 0;
+  return web->app.lab.running ? 2 : 1;
+}
+
+// A lab run's slice between frames, in a task of its own (page.js): an animation frame waits on the compositor,
+// which with a software GPU is most of the frame, so training only inside frames had about a fifth of the time.
+// Returns whether the run goes on; its end wakes the window for the frame that shows the result.
+EMSCRIPTEN_KEEPALIVE int rv_web_lab_slice(Web* web) {
+  if (!web->app.lab.running) return 0;
+  rv::lab_tick(web->app, rv::lab_slice_ms);
+  if (web->app.lab.running) return 1;
+  rv::wake(web->window);
+  return 0;
 }
 
 // Applies "key=value&..." from the URL hash (on load, on hashchange) or from window.ropeviz.set();
