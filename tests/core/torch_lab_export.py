@@ -3,7 +3,8 @@
 data file's weights, must train all six position methods with the C++'s losses (within 1e-4 over 50 steps) and reach
 its evaluation (learned's IndexError and null accuracy included); without the data file it must draw the same weights
 (its port of the init) and still train; its batch generator must equal the data file's batches for every task, and a
-data file with another batch must be refused. Also the CLI's errors. Exit 77 (skip) without torch."""
+data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method and
+both RoPE pairings. Also the CLI's errors. Exit 77 (skip) without torch."""
 import importlib.util
 import json
 import os
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 
+import cli_harness
 from cli_harness import check, checks, failures
 
 try:
@@ -113,6 +115,28 @@ with tempfile.TemporaryDirectory() as tmp:
         gap = max(abs(x - y) for x, y in zip(wide["methods"]["rope"]["train_loss"], cpp["methods"]["rope"]["train_loss"]))
         print("rope in float64 vs the C++'s float32: worst loss difference %.3g" % gap)
         check(gap < 1e-3, "float64 rope differs from float32 by %.3g" % gap)
+
+    # ---- the script's nn.Module against decoder_grad in float64, both pairings, 3 heads (ALiBi), T5's log buckets --
+    g = torch.Generator().manual_seed(7)
+    for position, pairing, heads, T in [("learned", "interleaved", 3, 19), ("sinusoidal", "interleaved", 3, 19),
+                                        ("rope", "interleaved", 4, 19), ("rope", "half_split", 4, 19),
+                                        ("alibi", "interleaved", 3, 19), ("t5", "interleaved", 3, 40),
+                                        ("none", "interleaved", 3, 19)]:
+        model = mod.Decoder(position, 11, 24, heads, 2, 20, 40, 500.0, pairing).double()
+        with torch.no_grad():
+            for name, w in model.named_weights():
+                w.copy_((1.0 + 0.3 * torch.randn(w.shape, generator=g, dtype=torch.float64)) if w.dim() == 1 else
+                        0.5 * torch.randn(w.shape, generator=g, dtype=torch.float64))
+        tokens = torch.randint(0, 11, (3, T), generator=g)
+        targets = torch.randint(-1, 11, (3, T), generator=g)
+        config = {"vocab": 11, "d_model": 24, "heads": heads, "layers": 2, "d_ff": 20, "position": position,
+                  "max_position": 40, "base": 500.0, "pairing": pairing}
+        got = cli_harness.ask(CLI, [{"op": "decoder_grad", "config": config, "tokens": tokens.tolist(),
+                                     "targets": targets.tolist(),
+                                     "weights": {n: w.flatten().tolist() for n, w in model.named_weights()}}])[0]
+        want = mod.loss_of(model, tokens, targets).item()
+        check(abs(got.get("loss", 0.0) - want) <= 1e-10 * abs(want),
+              "%s %s: the script's model %r, decoder_grad %r" % (position, pairing, want, got))
 
     # ---- the batch generator on every task (and at other sizes) equals the data file's -------------------------------
     for task in ("copy", "reverse", "repeat"):
