@@ -56,7 +56,8 @@ std::string write_file(const std::string& path, const std::string& text) {
 
 int run_lab_export(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (argc < 3 || std::strncmp(argv[2], "--", 2) == 0) {
-    std::fputs("ropeviz-cli lab-export: needs a directory: ropeviz-cli lab-export DIR [lab flags] [--batches N]\n", err);
+    std::fputs("ropeviz-cli lab-export: needs a directory: ropeviz-cli lab-export DIR [lab flags] [--batches N]\n",
+               err);
     return 2;
   }
   const std::string dir = argv[2];
@@ -79,12 +80,14 @@ int run_lab_export(int argc, char** argv, std::FILE* out, std::FILE* err) {
   }
   const std::string script = (std::filesystem::path(dir) / "ropeviz_lab.py").string();
   const std::string data = (std::filesystem::path(dir) / "ropeviz_lab_data.json").string();
-  for (const auto& [path, text] : {std::pair{script, lab_torch_script(*o)}, std::pair{data, lab_torch_data(*o, batches)}})
+  for (const auto& [path, text] :
+       {std::pair{script, lab_torch_script(*o)}, std::pair{data, lab_torch_data(*o, batches)}})
     if (const std::string e = write_file(path, text); !e.empty()) {
       std::fprintf(err, "ropeviz-cli lab-export: cannot write %s: %s\n", path.c_str(), e.c_str());
       return 1;
     }
-  nlohmann::ordered_json line{{"script", script}, {"data", data}, {"batches", batches}, {"methods", nlohmann::json::array()}};
+  nlohmann::ordered_json line{
+      {"script", script}, {"data", data}, {"batches", batches}, {"methods", nlohmann::json::array()}};
   for (PositionMethod m : o->methods) line["methods"].push_back(position_method_name(m));
   std::fprintf(out, "%s\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return 0;

@@ -53,7 +53,7 @@ EVAL_ROWS = 1024      # tokens per evaluation chunk (as the C++)
 
 
 )PY"
-R"PY(# ---- The random stream: rv::NormalRng and rv::lab_seed, bit for bit ------------------------------------------------
+R"PY(# ---- The random stream: rv::NormalRng and rv::lab_seed, bit for bit ----------------------------------------
 MASK64 = (1 << 64) - 1
 
 
@@ -111,7 +111,7 @@ def lab_seed(seed, stream, index=0):
 
 
 )PY"
-R"PY(# ---- Tasks ---------------------------------------------------------------------------------------------------------
+R"PY(# ---- Tasks -------------------------------------------------------------------------------------------------
 def input_len(task, n):
     """Tokens the model reads for a task instance of size n."""
     return n + REPEAT_PERIOD - 1 if task == "repeat" else 2 * n
@@ -163,7 +163,7 @@ def to_tensors(rows, device):
 
 
 )PY"
-R"PY(# ---- The model (CONTRACTS section 6) -------------------------------------------------------------------------------
+R"PY(# ---- The model (CONTRACTS section 6) -----------------------------------------------------------------------
 def alibi_slopes(heads):
     """Press et al.'s get_slopes: 2^(-8(n+1)/heads) for a power of two, else the closest power of two's slopes followed
     by every other slope of twice that many."""
@@ -317,7 +317,7 @@ def loss_of(model, tokens, targets):
 
 
 )PY"
-R"PY(# ---- Initial weights -----------------------------------------------------------------------------------------------
+R"PY(# ---- Initial weights ---------------------------------------------------------------------------------------
 @torch.no_grad()
 def lab_init(model, seed):
     """rv::lab_init_weights: one stream, the weights in the contract's order; each matrix entry float32(0.02 * normal),
@@ -356,7 +356,7 @@ def data_init(model, weights):
 
 
 )PY"
-R"PY(# ---- AdamW and the schedule ----------------------------------------------------------------------------------------
+R"PY(# ---- AdamW and the schedule --------------------------------------------------------------------------------
 class LabAdamW:
     """rv::adamw_step written out (Loshchilov & Hutter; torch.optim.AdamW's update, its operations in the C++'s order):
         m <- b1 m + (1 - b1) g,   v <- b2 v + (1 - b2) g^2
@@ -399,7 +399,7 @@ def learning_rate(o, step):
 
 
 )PY"
-R"PY(# ---- Evaluation ----------------------------------------------------------------------------------------------------
+R"PY(# ---- Evaluation --------------------------------------------------------------------------------------------
 @torch.no_grad()
 def accuracy(model, o, n, device, cache):
     """Exact match (every answer the argmax) and per-answer accuracy on the evaluation sequences of size n, teacher
@@ -425,7 +425,7 @@ def at_bar(model, o, device, cache):
 
 
 )PY"
-R"PY(# ---- One method, then the run --------------------------------------------------------------------------------------
+R"PY(# ---- One method, then the run ------------------------------------------------------------------------------
 def run_method(o, method, data, device, dtype, log):
     model = make_model(o, method)
     if data is not None:

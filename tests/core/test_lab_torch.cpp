@@ -48,7 +48,8 @@ std::vector<long long> ints(const JsonValue& row) {
 LabBatch batch_from_make_lab_batch(const LabOptions& o, int s) {
   NormalRng rng(lab_seed(o.seed, 1, static_cast<std::uint64_t>(s)));
   std::vector<int> count(static_cast<std::size_t>(o.train_len + 1), 0);
-  for (int r = 0; r < o.batch; ++r) ++count[static_cast<std::size_t>(1 + static_cast<int>(rng.uniform() * o.train_len))];
+  for (int r = 0; r < o.batch; ++r)
+    ++count[static_cast<std::size_t>(1 + static_cast<int>(rng.uniform() * o.train_len))];
   LabBatch out;
   for (int n = 1; n <= o.train_len; ++n) {
     if (count[static_cast<std::size_t>(n)] == 0) continue;
@@ -64,11 +65,11 @@ LabBatch batch_from_make_lab_batch(const LabOptions& o, int s) {
 TEST_CASE("lab torch script: the run's options are the flags' defaults") {
   const LabOptions o = unusual();
   const std::string py = lab_torch_script(o);
-  for (const char* line : {"\"task\": \"reverse\",", "\"methods\": \"t5,learned,rope\",", "\"train_len\": 5,",
-                           "\"steps\": 123,", "\"seed\": 42,", "\"d_model\": 24,", "\"heads\": 3,", "\"layers\": 2,",
-                           "\"d_ff\": 40,", "\"batch\": 17,", "\"lr\": 0.0025,", "\"weight_decay\": 0.02,",
-                           "\"warmup\": 7,", "\"eval_count\": 33,", "\"check_every\": 11,", "\"base\": 10000.0,",
-                           "\"pairing\": \"interleaved\","}) {
+  for (const char* line :
+       {"\"task\": \"reverse\",", "\"methods\": \"t5,learned,rope\",", "\"train_len\": 5,", "\"steps\": 123,",
+        "\"seed\": 42,", "\"d_model\": 24,", "\"heads\": 3,", "\"layers\": 2,", "\"d_ff\": 40,", "\"batch\": 17,",
+        "\"lr\": 0.0025,", "\"weight_decay\": 0.02,", "\"warmup\": 7,", "\"eval_count\": 33,", "\"check_every\": 11,",
+        "\"base\": 10000.0,", "\"pairing\": \"interleaved\","}) {
     INFO(line);
     CHECK(contains(py, std::string("    ") + line + "\n"));
   }
@@ -78,7 +79,7 @@ TEST_CASE("lab torch script: the run's options are the flags' defaults") {
   CHECK(!contains(py, "%FLAGS%"));
   CHECK(py.rfind("#!/usr/bin/env python3\n", 0) == 0);
   CHECK(contains(py, "import torch\n"));
-  CHECK(!contains(py, "numpy"));  // PyTorch and the standard library only
+  CHECK(!contains(py, "numpy"));       // PyTorch and the standard library only
   CHECK(contains(py, "BAR = 0.95 "));  // kLabBar
   CHECK(lab_torch_script(LabOptions()) != py);
   CHECK(contains(lab_torch_script(LabOptions()), "    \"steps\": 2000,\n"));

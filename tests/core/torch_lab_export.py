@@ -112,7 +112,8 @@ with tempfile.TemporaryDirectory() as tmp:
         check(len(loss) == 50 and loss[-1] < 0.6 * loss[0], "torch's init trains: %.3f -> %.3f" % (loss[0], loss[-1]))
     wide, _ = script_run(script, "--methods", "rope", "--losses-only", "--dtype", "float64", "--data", line["data"])
     if wide:
-        gap = max(abs(x - y) for x, y in zip(wide["methods"]["rope"]["train_loss"], cpp["methods"]["rope"]["train_loss"]))
+        pairs = zip(wide["methods"]["rope"]["train_loss"], cpp["methods"]["rope"]["train_loss"])
+        gap = max(abs(x - y) for x, y in pairs)
         print("rope in float64 vs the C++'s float32: worst loss difference %.3g" % gap)
         check(gap < 1e-3, "float64 rope differs from float32 by %.3g" % gap)
 
@@ -151,7 +152,7 @@ with tempfile.TemporaryDirectory() as tmp:
                    [y for _, y in tm.train_batch(to, b["step"])] == b["targets"] for b in batches)
         check(same, "%s: the script's batches equal the data file's" % task)
 
-    # ---- a data file with another batch is refused ---------------------------------------------------------------------
+    # ---- a data file with another batch is refused -------------------------------------------------------------------
     data["batches"][3]["tokens"][0][0] = (data["batches"][3]["tokens"][0][0] + 1) % 10
     bad = os.path.join(tmp, "bad.json")
     with open(bad, "w") as f:
@@ -159,7 +160,7 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run([sys.executable, script, "--device", "cpu", "--data", bad, "--steps", "2", "--out", "-"])
     check(p.returncode != 0 and "step 3 differs" in p.stderr, "a changed batch is refused: %r" % p.stderr[-300:])
 
-    # ---- the CLI's errors ----------------------------------------------------------------------------------------------
+    # ---- the CLI's errors --------------------------------------------------------------------------------------------
     blocker = os.path.join(tmp, "file")
     open(blocker, "w").close()
     for args, code, text in [([os.path.join(blocker, "dir")], 1, "cannot create directory"),
