@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/eval.hpp"
+#include "cli/lab_export.hpp"
 #include "cli/verify.hpp"
 #include "core/lab.hpp"
 #include "core/presets.hpp"
@@ -18,6 +19,9 @@ Usage:
   ropeviz-cli eval       read one JSON request per line on stdin, write one JSON response per line
   ropeviz-cli lab [flags]  train the tiny decoder with each position method on a synthetic task and print one
                          JSON document: training loss per step, exact-match and per-answer accuracy per length
+  ropeviz-cli lab-export DIR [flags] [--batches N]  write the same run as a standalone PyTorch script,
+                         DIR/ropeviz_lab.py, and DIR/ropeviz_lab_data.json (the initial weights and the first N
+                         training batches, default 50); prints {"script":...,"data":...,"batches":N,"methods":[...]}
   ropeviz-cli --help     this text
 
 eval: numbers are float64 written with shortest round-trip precision. A bad line gets
@@ -118,6 +122,12 @@ lab: flags (defaults in brackets)
   check_every and bar; steps_run is the steps trained (train_loss has as many), reached_bar is exact match >= 0.95 at
   every training length in the final evaluation. A bad flag: message on stderr, exit 2.
 
+lab-export: the lab's flags become the script's defaults (python3 DIR/ropeviz_lab.py --help lists its flags:
+  --device cuda|cpu, --dtype float32|float64, --data FILE, --out FILE, ...). The script ports the random stream, so it
+  trains on exactly these batches from exactly these weights (float32 values written with 9 digits); with
+  --data DIR/ropeviz_lab_data.json it starts from the written weights and checks the written batches. A directory
+  that cannot be created or a file that cannot be written: message on stderr, exit 1.
+
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
 malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions, a line over 8 MiB,
 JSON nested deeper than 64) are BadRequest; a bad config's message names the field (e.g. "rope_scaling.factor");
@@ -156,6 +166,7 @@ int run_lab_command(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "lab") == 0) return run_lab_command(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "lab-export") == 0) return rv::cli::run_lab_export(argc, argv, stdout, stderr);
   if (argc == 2 && std::strcmp(argv[1], "verify") == 0) return rv::cli::run_verify(stdout);
   if (argc == 2 && std::strcmp(argv[1], "eval") == 0) return rv::cli::run_eval(stdin, stdout);
   if (argc == 2 &&

@@ -55,6 +55,25 @@ std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t i
   return NormalRng(((seed * k + stream) * k + index) * k).next_u64();
 }
 
+DecoderWeightsT<float> lab_init_weights(const LabOptions& o, PositionMethod m) {
+  DecoderWeightsT<float> w = init_decoder_weights<float>(lab_decoder_config(o, m), lab_seed(o.seed, 0));
+  w.tok_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // embeddings as nn.Embedding's N(0, 1)
+  w.pos_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // (empty unless learned)
+  return w;
+}
+
+void lab_train_batch(const LabOptions& o, int step, SequenceBatch& b) {
+  NormalRng rng(lab_seed(o.seed, 1, static_cast<std::uint64_t>(step)));
+  int rows_of_size[kLabTrainLenMax + 1] = {};
+  for (int r = 0; r < o.batch; ++r) ++rows_of_size[1 + static_cast<int>(rng.uniform() * o.train_len)];
+  b.clear();
+  for (int n = 1; n <= o.train_len; ++n) {
+    if (rows_of_size[n] == 0) continue;
+    NormalRng sizes(rng.next_u64());  // one stream per size, in increasing size
+    append_lab_sequences(b, o.task, n, rows_of_size[n], sizes);
+  }
+}
+
 double lab_learning_rate(const LabOptions& o, int step) {
   const int warm = std::min(o.warmup, o.steps / 2);
   if (step < warm) return o.lr * (step + 1) / warm;
@@ -106,9 +125,7 @@ double LabRun::progress() const {  // a method's training counts as all its step
 void LabRun::start_method() {
   const LabOptions& o = result_.options;
   config_ = lab_decoder_config(o, o.methods[method_]);
-  weights_ = init_decoder_weights<float>(config_, lab_seed(o.seed, 0));
-  weights_.tok_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // embeddings as nn.Embedding's N(0, 1)
-  weights_.pos_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // (empty unless learned)
+  weights_ = lab_init_weights(o, o.methods[method_]);
   adam_ = adamw_init<float>(config_);
   step_ = eval_n_ = check_n_ = 0;
   phase_ = Phase::Train;
@@ -131,19 +148,11 @@ void LabRun::step() {
   if (training) result_.train_seconds += dt;
 }
 
-// One AdamW step on a batch of sizes drawn uniformly from 1..train_len, all rows through one forward and backward
-// pass: the loss is the mean over every answer of the batch.
+// One AdamW step on lab_train_batch's rows, all through one forward and backward pass: the loss is the mean over
+// every answer of the batch.
 void LabRun::train_step() {
   const LabOptions& o = result_.options;
-  NormalRng rng(lab_seed(o.seed, 1, static_cast<std::uint64_t>(step_)));
-  int rows_of_size[65] = {};  // train_len <= 64
-  for (int r = 0; r < o.batch; ++r) ++rows_of_size[1 + static_cast<int>(rng.uniform() * o.train_len)];
-  batch_.clear();
-  for (int n = 1; n <= o.train_len; ++n) {
-    if (rows_of_size[n] == 0) continue;
-    NormalRng sizes(rng.next_u64());  // one stream per size, in increasing size
-    append_lab_sequences(batch_, o.task, n, rows_of_size[n], sizes);
-  }
+  lab_train_batch(o, step_, batch_);
   const float loss = batch_forward(config_, weights_, batch_, ws_, true);  // valid by construction
   batch_backward(config_, weights_, batch_, ws_);
   AdamWConfig opt;

@@ -132,6 +132,13 @@ class LabRun {
 };
 
 double lab_learning_rate(const LabOptions& o, int step);  // warm-up then cosine, step 0-based
+// The weights LabRun starts method m from: init_decoder_weights(config, lab_seed(seed, 0)) in float32, tok_emb and
+// pos_emb then multiplied by float(1 / 0.02) (N(0, 1)). The same for every run of these options.
+DecoderWeightsT<float> lab_init_weights(const LabOptions& o, PositionMethod m);
+// Training step `step`'s batch, into b (cleared first): o.batch sizes drawn uniformly from 1..train_len by
+// NormalRng(lab_seed(seed, 1, step)), then the rows of each size present, in increasing size, from
+// NormalRng(that stream's next_u64()). Allocates nothing once b has held as many rows.
+void lab_train_batch(const LabOptions& o, int step, SequenceBatch& b);
 // The seed of one of the run's random streams: init (0), training step (1, step), evaluation length (2, n); distinct
 // (seed, stream, index) give unrelated NormalRng streams.
 std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index = 0);

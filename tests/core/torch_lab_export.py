@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""`ropeviz-cli lab-export` against `ropeviz-cli lab`: the exported PyTorch script, run on the CPU in float32 from the
+data file's weights, must train all six position methods with the C++'s losses (within 1e-4 over 50 steps) and reach
+its evaluation (learned's IndexError and null accuracy included); without the data file it must draw the same weights
+(its port of the init) and still train; its batch generator must equal the data file's batches for every task, and a
+data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method and
+both RoPE pairings. Also the CLI's errors. Exit 77 (skip) without torch."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import cli_harness
+from cli_harness import check, checks, failures
+
+try:
+    import torch
+except Exception as e:  # noqa: BLE001
+    print("SKIP: PyTorch is not importable (%s)" % e)
+    sys.exit(77)
+
+CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
+METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
+FLAGS = ["--methods", ",".join(METHODS), "--steps", "50", "--check-every", "0", "--train-len", "3"]
+TOL = 1e-4  # |torch loss - C++ loss| at every one of the 50 steps
+ENV = dict(os.environ, OMP_NUM_THREADS="1")  # a tiny model: one thread is fastest, and the machine is shared
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=ENV)
+
+
+def script_run(script, *args):
+    """Runs the exported script on the CPU; its result document, or None (with a failed check) when it fails."""
+    out = os.path.join(os.path.dirname(script), "result.json")
+    p = run([sys.executable, script, "--device", "cpu", "--out", out, "--print-every", "0", *args])
+    check(p.returncode == 0, "script %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr[-2000:]))
+    if p.returncode != 0:
+        return None, p
+    with open(out) as f:
+        return json.load(f), p
+
+
+def load_module(script):
+    spec = importlib.util.spec_from_file_location("ropeviz_lab", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def export(directory, *flags):
+    p = run([CLI, "lab-export", directory, *flags])
+    check(p.returncode == 0, "lab-export %s: exit %d: %s" % (" ".join(flags), p.returncode, p.stderr))
+    with open(os.path.join(directory, "ropeviz_lab_data.json")) as f:
+        return json.loads(p.stdout or "{}"), os.path.join(directory, "ropeviz_lab.py"), json.load(f)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # ---- the C++ run and the export of the same flags ----------------------------------------------------------------
+    cpp = json.loads(run([CLI, "lab", *FLAGS]).stdout)
+    line, script, data = export(os.path.join(tmp, "run"), *FLAGS)
+    check(line == {"script": script, "data": os.path.join(tmp, "run", "ropeviz_lab_data.json"), "batches": 50,
+                   "methods": METHODS}, "lab-export's line: %r" % line)
+    check(len(data["batches"]) == 50, "50 batches in the data file")
+
+    # ---- float32 from the data file's weights: the C++'s losses and evaluation ---------------------------------------
+    ours, p = script_run(script, "--data", line["data"], "--dtype", "float32")
+    check(p.returncode == 0 and "50 batches equal the generated ones" in p.stdout,
+          "the script checked the data file's batches: %r" % p.stdout[:300])
+    for m in METHODS if ours else []:
+        a, b = cpp["methods"][m], ours["methods"][m]
+        check(len(a["train_loss"]) == len(b["train_loss"]) == 50, "%s: 50 losses each" % m)
+        worst = max(abs(x - y) for x, y in zip(a["train_loss"], b["train_loss"]))
+        print("%-10s worst |torch loss - C++ loss| over 50 steps: %.3g" % (m, worst))
+        check(worst < TOL, "%s: loss differs by %.3g" % (m, worst))
+        check(a["train_loss"][-1] < 0.6 * a["train_loss"][0], "%s: the C++ loss falls" % m)
+        check(b["error"] == a["error"], "%s: error %r, C++ %r" % (m, b["error"], a["error"]))
+        check(b["steps_run"] == a["steps_run"] and b["reached_bar"] == a["reached_bar"], "%s: steps_run, bar" % m)
+        for key in ("accuracy", "token_accuracy"):
+            check([x is None for x in b[key]] == [x is None for x in a[key]], "%s: null %s where the C++'s" % (m, key))
+            gap = max(abs((x or 0) - (y or 0)) for x, y in zip(a[key], b[key]))
+            check(len(a[key]) == len(b[key]) == 12 and gap <= 0.05, "%s: %s differs by %.3g" % (m, key, gap))
+    check(cpp["methods"]["learned"]["error"] == "IndexError: index 6 is out of bounds for dimension 0 with size 6",
+          "learned's error: %r" % cpp["methods"]["learned"]["error"])
+    for key, value in cpp.items():
+        if key not in ("seconds", "tokens_per_s", "methods"):
+            check(ours is not None and ours.get(key) == value, "document key %s: %r, C++ %r" % (key, ours and
+                                                                                              ours.get(key), value))
+
+    # ---- without --data: the ported init draws the same weights; torch's init trains too -----------------------------
+    mod = load_module(script)
+    o = mod.parse_args([])
+    for m in METHODS:
+        model = mod.make_model(o, m)
+        mod.lab_init(model, o.seed)
+        weights = data["methods"][m]["weights"]
+        names = [name for name, _ in model.named_weights()]
+        check(names == list(weights), "%s: the data file's weights in the contract's order" % m)
+        same = all(torch.equal(w, torch.tensor(weights.get(name, []), dtype=torch.float32).view(w.shape))
+                   for name, w in model.named_weights() if len(weights.get(name, [])) == w.numel())
+        check(same, "%s: the script's init equals the data file's weights" % m)
+    plain, _ = script_run(script, "--methods", "learned,rope", "--losses-only")
+    for m in ("learned", "rope") if plain else []:
+        check(plain["methods"][m]["train_loss"] == ours["methods"][m]["train_loss"],
+              "%s: without --data the same losses as with it" % m)
+    fresh, _ = script_run(script, "--methods", "rope", "--losses-only", "--init", "torch")
+    if fresh:
+        loss = fresh["methods"]["rope"]["train_loss"]
+        print("rope, torch's init: loss %.3f -> %.3f" % (loss[0], loss[-1]))
+        check(len(loss) == 50 and loss[-1] < 0.6 * loss[0], "torch's init trains: %.3f -> %.3f" % (loss[0], loss[-1]))
+    wide, _ = script_run(script, "--methods", "rope", "--losses-only", "--dtype", "float64", "--data", line["data"])
+    if wide:
+        pairs = zip(wide["methods"]["rope"]["train_loss"], cpp["methods"]["rope"]["train_loss"])
+        gap = max(abs(x - y) for x, y in pairs)
+        print("rope in float64 vs the C++'s float32: worst loss difference %.3g" % gap)
+        check(gap < 1e-3, "float64 rope differs from float32 by %.3g" % gap)
+
+    # ---- the script's nn.Module against decoder_grad in float64, both pairings, 3 heads (ALiBi), T5's log buckets --
+    g = torch.Generator().manual_seed(7)
+    for position, pairing, heads, T in [("learned", "interleaved", 3, 19), ("sinusoidal", "interleaved", 3, 19),
+                                        ("rope", "interleaved", 4, 19), ("rope", "half_split", 4, 19),
+                                        ("alibi", "interleaved", 3, 19), ("t5", "interleaved", 3, 40),
+                                        ("none", "interleaved", 3, 19)]:
+        model = mod.Decoder(position, 11, 24, heads, 2, 20, 40, 500.0, pairing).double()
+        with torch.no_grad():
+            for name, w in model.named_weights():
+                w.copy_((1.0 + 0.3 * torch.randn(w.shape, generator=g, dtype=torch.float64)) if w.dim() == 1 else
+                        0.5 * torch.randn(w.shape, generator=g, dtype=torch.float64))
+        tokens = torch.randint(0, 11, (3, T), generator=g)
+        targets = torch.randint(-1, 11, (3, T), generator=g)
+        config = {"vocab": 11, "d_model": 24, "heads": heads, "layers": 2, "d_ff": 20, "position": position,
+                  "max_position": 40, "base": 500.0, "pairing": pairing}
+        got = cli_harness.ask(CLI, [{"op": "decoder_grad", "config": config, "tokens": tokens.tolist(),
+                                     "targets": targets.tolist(),
+                                     "weights": {n: w.flatten().tolist() for n, w in model.named_weights()}}])[0]
+        want = mod.loss_of(model, tokens, targets).item()
+        check(abs(got.get("loss", 0.0) - want) <= 1e-10 * abs(want),
+              "%s %s: the script's model %r, decoder_grad %r" % (position, pairing, want, got))
+
+    # ---- the batch generator on every task (and at other sizes) equals the data file's -------------------------------
+    for task in ("copy", "reverse", "repeat"):
+        _, task_script, task_data = export(os.path.join(tmp, task), "--task", task, "--train-len", "7", "--batch", "9",
+                                           "--seed", "12345", "--methods", "rope", "--batches", "20")
+        tm = load_module(task_script)
+        to = tm.parse_args([])
+        check((to.task, to.train_len, to.batch, to.seed) == (task, 7, 9, 12345), "%s: options baked in" % task)
+        batches = task_data["batches"]
+        check(len(batches) == 20, "%s: --batches 20" % task)
+        same = all([x for x, _ in tm.train_batch(to, b["step"])] == b["tokens"] and
+                   [y for _, y in tm.train_batch(to, b["step"])] == b["targets"] for b in batches)
+        check(same, "%s: the script's batches equal the data file's" % task)
+
+    # ---- a data file with another batch is refused -------------------------------------------------------------------
+    data["batches"][3]["tokens"][0][0] = (data["batches"][3]["tokens"][0][0] + 1) % 10
+    bad = os.path.join(tmp, "bad.json")
+    with open(bad, "w") as f:
+        json.dump(data, f)
+    p = run([sys.executable, script, "--device", "cpu", "--data", bad, "--steps", "2", "--out", "-"])
+    check(p.returncode != 0 and "step 3 differs" in p.stderr, "a changed batch is refused: %r" % p.stderr[-300:])
+
+    # ---- the CLI's errors --------------------------------------------------------------------------------------------
+    blocker = os.path.join(tmp, "file")
+    open(blocker, "w").close()
+    for args, code, text in [([os.path.join(blocker, "dir")], 1, "cannot create directory"),
+                             ([], 2, "needs a directory"), (["--steps", "5"], 2, "needs a directory"),
+                             ([tmp, "--batches", "x"], 2, "--batches must be"),
+                             ([tmp, "--batches"], 2, "--batches needs a value"),
+                             ([tmp, "--bogus", "1"], 2, "unknown flag \"--bogus\"")]:
+        p = run([CLI, "lab-export", *args])
+        check(p.returncode == code and text in p.stderr, "lab-export %s: exit %d, %r" % (args, p.returncode, p.stderr))
+
+print("%d checks, %d failures" % (checks[0], len(failures)))
+sys.exit(1 if failures else 0)
