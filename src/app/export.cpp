@@ -3,8 +3,10 @@
 
 #include <cmath>
 
+#include "app/lab_session.hpp"
 #include "app/params.hpp"
 #include "app/report.hpp"
+#include "core/lab_torch.hpp"
 
 namespace rv {
 namespace {
@@ -113,6 +115,12 @@ ExportFile export_lab_csv(const App& app) {
   return {"ropeviz-lab-" + std::string(lab_task_name(r.options.task)) + "-L" + std::to_string(r.options.train_len) +
               "-seed" + std::to_string(r.options.seed) + ".csv",
           "text/csv", out};
+}
+
+std::vector<ExportFile> export_lab_torch(const App& app) {
+  const LabOptions o = app.lab.run ? app.lab.run->result().options : lab_options(app.params);
+  return {{"ropeviz_lab.py", "text/x-python", lab_torch_script(o)},
+          {"ropeviz_lab_data.json", "application/json", lab_torch_data(o, kLabTorchBatches)}};
 }
 
 std::string picture_name(const App& app) {

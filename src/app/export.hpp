@@ -16,6 +16,9 @@ ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows
 // The lab's run, one row per number: method, series (exact_match, token_accuracy: x = eval length; train_loss:
 // x = step), x, value (empty past a learned table, with its error); the header holds the flags that rerun it.
 ExportFile export_lab_csv(const App& app);
+// The lab's experiment for PyTorch (core/lab_torch.hpp): ropeviz_lab.py and ropeviz_lab_data.json (initial weights,
+// first kLabTorchBatches batches) for the last run's options, or the panel's settings before any run.
+std::vector<ExportFile> export_lab_torch(const App& app);
 // The file name of a picture of the current view: "ropeviz-m100-d8.png".
 std::string picture_name(const App& app);
 // state(), as window.ropeviz.state() returns it.

@@ -267,7 +267,7 @@ struct Model {
 };
 
 // A file the UI asked to export (src/app/export.hpp); the platform seam delivers it as a download
-// or a file on disk, then clears Ui::pending_export.
+// or a file on disk, then clears Ui::pending_exports.
 struct ExportFile {
   std::string name;  // "ropeviz-angles-m100-d8.csv"
   std::string mime;  // "text/csv"
@@ -310,7 +310,7 @@ struct Ui {
   std::map<std::string, Rect> rects;         // named controls, in device pixels
   std::vector<std::string> notes;            // rejected or clamped inputs, confirmations; shown until dismissed
   std::map<std::string, int> note_repeats;   // a note raised again is shown once with its count (show_notes)
-  std::optional<ExportFile> pending_export;  // set by an export button, taken by the platform
+  std::vector<ExportFile> pending_exports;  // set by an export button (one or more files), taken by the platform
   bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
   bool pending_picture = false;              // "picture.png" pressed; the platform saves the next frame as a PNG
   bool pending_open_config = false;          // "load config.json" pressed; the platform opens a file picker

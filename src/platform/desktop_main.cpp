@@ -117,15 +117,16 @@ void gather_events(rv::Window& window, bool frame_due) {
   while (window.frames_due == 0 && !glfwWindowShouldClose(window.handle)) glfwWaitEvents();
 }
 
-// Writes the export the UI asked for into the working directory, and says where in a note.
-void save_export(rv::App& app) {
-  const rv::ExportFile& file = *app.ui.pending_export;
-  std::FILE* out = std::fopen(file.name.c_str(), "wb");
-  const bool ok = out && std::fwrite(file.content.data(), 1, file.content.size(), out) == file.content.size();
-  if (out) std::fclose(out);
-  app.ui.notes.push_back(ok ? "saved " + file.name + " in the working directory" : "could not write " + file.name);
-  std::fprintf(stderr, "ropeviz: %s\n", app.ui.notes.back().c_str());
-  app.ui.pending_export.reset();
+// Writes the exports the UI asked for into the working directory, and says where in a note each.
+void save_exports(rv::App& app) {
+  for (const rv::ExportFile& file : app.ui.pending_exports) {
+    std::FILE* out = std::fopen(file.name.c_str(), "wb");
+    const bool ok = out && std::fwrite(file.content.data(), 1, file.content.size(), out) == file.content.size();
+    if (out) std::fclose(out);
+    app.ui.notes.push_back(ok ? "saved " + file.name + " in the working directory" : "could not write " + file.name);
+    std::fprintf(stderr, "ropeviz: %s\n", app.ui.notes.back().c_str());
+  }
+  app.ui.pending_exports.clear();
 }
 
 // "picture.png": the frame just drawn, into the working directory, and a note saying where.
@@ -188,7 +189,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
       break;
     }
-    if (app.ui.pending_export) save_export(app);
+    if (!app.ui.pending_exports.empty()) save_exports(app);
     if (app.ui.pending_copy_link) copy_link(window.handle, app);
     if (app.ui.pending_picture) save_picture(window.handle, app);
     if (options.frames > 0) frame_ms.push_back(app.ui.frame_ms);

@@ -72,10 +72,9 @@ bool draw_frame(Web& web) {
     rv_js_fatal(error.c_str());
     return false;
   }
-  if (const auto& file = web.app.ui.pending_export) {
-    rv_js_download(file->name.c_str(), file->mime.c_str(), file->content.c_str());
-    web.app.ui.pending_export.reset();
-  }
+  for (const rv::ExportFile& file : web.app.ui.pending_exports)
+    rv_js_download(file.name.c_str(), file.mime.c_str(), file.content.c_str());
+  web.app.ui.pending_exports.clear();
   if (web.app.ui.pending_picture) {
     web.app.ui.pending_picture = false;
     rv_js_save_picture(rv::picture_name(web.app).c_str());

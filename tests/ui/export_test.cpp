@@ -42,8 +42,8 @@ TEST_CASE("angles.csv holds theta_i, m*theta_i and the rotated pairs exactly as 
   Headless ui;
   open_state(ui, "position=100&d_head=8&pairing=half_split");
   ui.click("export_angles");
-  REQUIRE(ui.app.ui.pending_export.has_value());
-  const rv::ExportFile& file = *ui.app.ui.pending_export;
+  REQUIRE(ui.app.ui.pending_exports.size() == 1);
+  const rv::ExportFile& file = ui.app.ui.pending_exports.front();
   CHECK(file.name == "ropeviz-angles-m100-d8.csv");
   CHECK(file.mime == "text/csv");
   CHECK(file.content.find("# ropeviz") == 0);
@@ -65,8 +65,8 @@ TEST_CASE("score.csv is the curve against the offset, equal at both anchors") {
   Headless ui;
   open_state(ui, "offsets=16&position=40&key_position=7");
   ui.click("export_score");
-  REQUIRE(ui.app.ui.pending_export.has_value());
-  const auto rows = csv_rows(ui.app.ui.pending_export->content);
+  REQUIRE(ui.app.ui.pending_exports.size() == 1);
+  const auto rows = csv_rows(ui.app.ui.pending_exports.front().content);
   REQUIRE(rows.size() == 33);
   const rv::Model& m = ui.app.model;
   for (const auto& row : rows) {
@@ -83,11 +83,11 @@ TEST_CASE("state.json is state() and names the IndexError past the table") {
   Headless ui;
   open_state(ui, "position=100");
   ui.click("export_state");
-  REQUIRE(ui.app.ui.pending_export.has_value());
-  const std::string& json = ui.app.ui.pending_export->content;
+  REQUIRE(ui.app.ui.pending_exports.size() == 1);
+  const std::string& json = ui.app.ui.pending_exports.front().content;
   CHECK(json.find("\"error\":\"IndexError: index 100 is out of bounds for dimension 0 with size 10\"") !=
         std::string::npos);
-  CHECK(ui.app.ui.pending_export->name == "ropeviz-state-m100-d8.json");
+  CHECK(ui.app.ui.pending_exports.front().name == "ropeviz-state-m100-d8.json");
 }
 
 TEST_CASE("copy link asks the platform to copy, once") {

@@ -11,6 +11,8 @@
 #include "app/params.hpp"
 #include "app/registry.hpp"
 #include "app/report.hpp"
+#include "core/json_value.hpp"
+#include "core/lab_torch.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;
@@ -133,6 +135,31 @@ TEST_CASE("lab: Stop keeps the partial curves, says so in the CSV, and Run start
   CHECK(ui.app.lab.running);
   CHECK(ui.app.lab.serial == 2);
   CHECK(ui.app.lab.run->result().methods[0].train_loss.empty());
+}
+
+TEST_CASE("lab: the PyTorch button exports the script and its data file for the panel's settings or the last run") {
+  Headless ui;
+  ui.set_state("tab=lab&train_len=5&steps=30&methods=rope,alibi&lab_seed=7");
+  ui.frames(2);
+  ui.click("export_lab_torch");  // before any run: the panel's settings
+  REQUIRE(ui.app.ui.pending_exports.size() == 2);
+  const rv::ExportFile script = ui.app.ui.pending_exports[0], data = ui.app.ui.pending_exports[1];
+  CHECK(script.name == "ropeviz_lab.py");
+  CHECK(data.name == "ropeviz_lab_data.json");
+  CHECK(script.content.find("--train-len 5 --steps 30 --seed 7") != std::string::npos);
+  CHECK(script.content.find("import torch") != std::string::npos);
+  const rv::Expected<rv::JsonValue> doc = rv::parse_json(data.content);
+  REQUIRE(doc);
+  CHECK(doc->find("options")->find("train_len")->number == 5);
+  CHECK(doc->find("batches")->array.size() == std::size_t(rv::kLabTorchBatches));
+  CHECK(doc->find("methods")->find("alibi") != nullptr);
+  CHECK(doc->find("methods")->find("none") == nullptr);
+  ui.app.ui.pending_exports.clear();
+  rv::lab_start(ui.app, {"--methods", "none", "--train-len", "2", "--steps", "3"});  // a run's options win
+  while (ui.app.lab.running) ui.frames(1);
+  ui.click("export_lab_torch");
+  REQUIRE(ui.app.ui.pending_exports.size() == 2);
+  CHECK(ui.app.ui.pending_exports[0].content.find("--train-len 2 --steps 3") != std::string::npos);
 }
 
 TEST_CASE("lab: the options object of window.ropeviz.lab becomes the CLI flags, and bad shapes are refused by name") {

@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { servedApp, frames, state, shot } from './lib.mjs';
@@ -96,6 +98,20 @@ test('a link restores the lab settings; Run and Stop with the mouse keep partial
   assert.ok(rope.train_loss.every(Number.isFinite));
   await frames(page, 2);
   await shot(page, 'lab-stopped');
+  // PyTorch: the script and its data file, byte for byte what `ropeviz-cli lab-export` writes for the run's flags
+  const files = [];
+  page.on('download', (d) => files.push(d));
+  await click(page, 'export_lab_torch');
+  for (let i = 0; i < 50 && files.length < 2; ++i) await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(files.map((d) => d.suggestedFilename()).sort(), ['ropeviz_lab.py', 'ropeviz_lab_data.json']);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rv-lab-export-'));
+  execFileSync(path.join(root, 'build/native/ropeviz-cli'), ['lab-export', dir, '--task', 'reverse', '--methods',
+    'rope,t5', '--train-len', '5', '--steps', '1000', '--seed', '3']);
+  for (const d of files) {
+    const got = fs.readFileSync(await d.path(), 'utf8');
+    assert.equal(got, fs.readFileSync(path.join(dir, d.suggestedFilename()), 'utf8'), d.suggestedFilename());
+  }
+  fs.rmSync(dir, { recursive: true });
   page.assertClean();
   await page.closeAll();
 });

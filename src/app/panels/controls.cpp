@@ -139,7 +139,7 @@ void show_exports(App& app) {
                         {"state.json", "export_state", export_state_json}};
   for (const Item& item : items) {
     if (item.make != export_angles_csv) ImGui::SameLine();
-    if (ImGui::SmallButton(item.label)) app.ui.pending_export = item.make(app);
+    if (ImGui::SmallButton(item.label)) app.ui.pending_exports = {item.make(app)};
     record_rect(app.ui, item.id);
   }
   formula_tip(

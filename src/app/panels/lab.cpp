@@ -77,8 +77,16 @@ void run_controls(App& app) {
   }
   if (lab.run && !lab.running) {
     ImGui::SameLine();
-    if (ImGui::SmallButton("lab.csv")) app.ui.pending_export = export_lab_csv(app);
+    if (ImGui::SmallButton("lab.csv")) app.ui.pending_exports = {export_lab_csv(app)};
     record_rect(app.ui, "export_lab");
+  }
+  if (!lab.running) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("PyTorch")) app.ui.pending_exports = export_lab_torch(app);
+    record_rect(app.ui, "export_lab_torch");
+    hover_tip("ropeviz_lab.py: this experiment as one standalone PyTorch script (the same tasks, model, init and "
+              "AdamW; runs on a GPU), and ropeviz_lab_data.json beside it: the initial weights and first 50 batches, "
+              "so `python3 ropeviz_lab.py --data ropeviz_lab_data.json` reproduces this app's losses.");
   }
   const float progress = lab.run ? float(lab.run->progress()) : 0.0f;
   ImGui::ProgressBar(progress, ImVec2(-1, 0));

@@ -63,7 +63,7 @@ void show_models(App& app) {
   ImGui::TextDisabled("%s presets from their published config.json; click a row to open it.",
                       format_count((long long)rows.size()).c_str());
   ImGui::SameLine();
-  if (ImGui::SmallButton("models.csv")) app.ui.pending_export = export_models_csv(app, rows);
+  if (ImGui::SmallButton("models.csv")) app.ui.pending_exports = {export_models_csv(app, rows)};
   record_rect(app.ui, "export_models");
   formula_tip(
       "critical dim: 2·ceil((d/2)·ln(L/2π)/ln(base)) at the training length (Liu et al. 2023). B(m) < 0 at: the "
