@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 FUZZ_S ?= 600
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native web run test test-asan fuzz fuzz-build bench clean
+.PHONY: setup native web run test test-asan fuzz fuzz-build bench bench-web clean
 
 setup:
 	@./setup.sh
@@ -44,6 +44,10 @@ bench: setup
 	@cmake --preset native >/dev/null
 	@cmake --build --preset native -j $(JOBS) --target rv_bench
 	@build/native/tests/bench/rv_bench
+
+# The lab in headless Chromium: the default experiment's wall time (median of RUNS=3) and page vs native tokens/s.
+bench-web: native web
+	@node tests/bench/lab_browser.mjs
 
 clean:
 	rm -rf build/native build/web build/asan build/fuzz

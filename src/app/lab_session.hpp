@@ -8,7 +8,7 @@
 
 namespace rv {
 
-// Training time per frame while a run is in progress: the UI keeps drawing at about 40 frames a second or more.
+// Training time per frame while a run is in progress (the page also trains slices between frames: web/page.js).
 constexpr double lab_slice_ms = 15.0;
 
 // The LabOptions Params' lab keys ask for (task, methods, train_len, steps, lab_seed; the rest core's defaults).
