@@ -190,9 +190,23 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   }
   Module.rvDownload = function (name, mime, text) { download(new Blob([text], { type: mime }), name); };
-  // Called right after a frame was drawn: the WebGL drawing buffer still holds it (toBlob copies it at once).
-  Module.rvSavePicture = function (name) {
-    canvas.toBlob(function (blob) { if (blob) download(blob, name); }, 'image/png');
+  // Called right after a frame was drawn: the WebGL drawing buffer still holds it (toBlob and drawImage copy it at
+  // once). region (canvas pixels): one panel, copied into a canvas of its own. A download, or window.ropeviz.png's
+  // answer when it asked.
+  var pictureWanted = null;  // window.ropeviz.png's resolve, for the next picture
+  Module.rvSavePicture = function (name, region) {
+    var source = canvas;
+    if (region) {
+      source = document.createElement('canvas');
+      source.width = Math.max(1, Math.round(region.w));
+      source.height = Math.max(1, Math.round(region.h));
+      source.getContext('2d').drawImage(canvas, Math.round(region.x), Math.round(region.y), source.width,
+        source.height, 0, 0, source.width, source.height);
+    }
+    var wanted = pictureWanted;
+    pictureWanted = null;
+    if (wanted) wanted({ name: name, width: source.width, height: source.height, png: source.toDataURL('image/png') });
+    else source.toBlob(function (blob) { if (blob) download(blob, name); }, 'image/png');
   };
   Module.rvCopyLink = function (ptr) {
     var note = function (text) { call('rv_web_note', null, ['number', 'string'], [ptr, text]); };
@@ -399,6 +413,33 @@ var Module = typeof Module !== 'undefined' ? Module : {};
           if (lab.running) return setTimeout(poll, 50);
           if (lab.stopped) return reject(new Error('the lab run was stopped before it finished'));
           resolve(lab.result);
+        })();
+      });
+    },
+    // A picture of one panel (its key, as in #tab=KEY; it is shown first) or, without one, of the whole
+    // canvas, at the screen's pixel density: resolves to {name, width, height, png: a data: URL}.
+    png: function (panel) {
+      if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
+      var key = panel === undefined || panel === null ? '' : String(panel);
+      var shown = function () {
+        var s = window.ropeviz.state();
+        return key === '' || s.panel_top === key || s.panel_bottom === key;
+      };
+      return new Promise(function (resolve, reject) {
+        if (key !== '' && !shown()) {
+          var notes = call('rv_web_apply', 'string', ['number', 'string'], [app, 'tab=' + encodeURIComponent(key)]);
+          if (notes) return reject(new Error(notes.trim()));
+        }
+        var tries = 0;
+        (function take() {  // ImGui selects a tab a frame after it is asked
+          if (!shown()) {
+            if (++tries > 20) return reject(new Error('the panel ' + key + ' did not show'));
+            window.ropeviz.frames();
+            return setTimeout(take, 20);
+          }
+          var error = call('rv_web_picture', 'string', ['number', 'string'], [app, key]);
+          if (error) return reject(new Error(error));
+          pictureWanted = resolve;
         })();
       });
     },

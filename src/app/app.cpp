@@ -18,6 +18,7 @@
 #include "app/play.hpp"
 #include "app/registry.hpp"
 #include "app/theme.hpp"
+#include "app/widgets.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // HoveredWindow: the area the wheel scrolls
 
@@ -49,13 +50,16 @@ void tidy_notes(Ui& ui) {
     it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? ui.note_repeats.erase(it) : std::next(it);
 }
 
-// True when every panel of the bar fits with its full (or short) title in the available width.
+constexpr const char* png_label = "PNG";  // each bar's trailing button: a picture of the panel it shows
+
+// True when every panel of the bar fits with its full (or short) title in the available width, beside the PNG button.
 bool titles_fit(const std::vector<const Panel*>& list, bool full) {
   const ImGuiStyle& style = ImGui::GetStyle();
-  float width = 0;
-  for (const Panel* p : list)
-    width += ImGui::CalcTextSize(full ? p->title : p->short_title).x + 2 * style.FramePadding.x +
-             style.ItemInnerSpacing.x;
+  const auto tab_width = [&](const char* label) {
+    return ImGui::CalcTextSize(label).x + 2 * style.FramePadding.x + style.ItemInnerSpacing.x;
+  };
+  float width = tab_width(png_label);
+  for (const Panel* p : list) width += tab_width(full ? p->title : p->short_title);
   return width <= ImGui::GetContentRegionAvail().x;
 }
 
@@ -90,8 +94,15 @@ void tab_bar(App& app, Bar bar, float height) {
       if (highlight) ImGui::PopStyleColor();
       list[size_t(t)]->show(app);
       ImGui::EndChild();
+      record_rect(app.ui, bar == Bar::Top ? "panel_top" : "panel_bottom");  // the picture's region
       ImGui::EndTabItem();
     }
+    if (shown >= 0 && ImGui::TabItemButton(png_label, ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) {
+      app.ui.pending_picture = true;
+      app.ui.picture_panel = list[size_t(shown)]->key;
+    }
+    record_rect(app.ui, bar == Bar::Top ? "png_top" : "png_bottom");
+    hover_tip("This panel as a PNG, at the screen's pixel density.");
     ImGui::EndTabBar();
   }
   ImGui::EndChild();

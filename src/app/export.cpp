@@ -2,9 +2,11 @@
 #include "app/export.hpp"
 
 #include <cmath>
+#include <optional>
 
 #include "app/lab_session.hpp"
 #include "app/params.hpp"
+#include "app/registry.hpp"
 #include "app/report.hpp"
 #include "core/lab_torch.hpp"
 
@@ -117,14 +119,26 @@ ExportFile export_lab_csv(const App& app) {
           "text/csv", out};
 }
 
-std::vector<ExportFile> export_lab_torch(const App& app) {
+std::vector<ExportFile> lab_torch(const App& app) {
   const LabOptions o = app.lab.run ? app.lab.run->result().options : lab_options(app.params);
   return {{"ropeviz_lab.py", "text/x-python", lab_torch_script(o)},
           {"ropeviz_lab_data.json", "application/json", lab_torch_data(o, kLabTorchBatches)}};
 }
 
-std::string picture_name(const App& app) {
-  return "ropeviz-" + tag(app.params) + ".png";
+std::string picture_name(const App& app, const std::string& panel) {
+  return "ropeviz-" + (panel.empty() ? "" : panel + "-") + tag(app.params) + ".png";
+}
+
+std::optional<Rect> picture_region(const App& app) {
+  if (app.ui.picture_panel.empty()) return std::nullopt;
+  for (Bar bar : {Bar::Top, Bar::Bottom}) {
+    const std::vector<const Panel*>& list = bar_panels(bar);
+    const int shown = app.ui.shown_tab[int(bar)];
+    if (shown < 0 || shown >= int(list.size()) || app.ui.picture_panel != list[size_t(shown)]->key) continue;
+    const auto it = app.ui.rects.find(bar == Bar::Top ? "panel_top" : "panel_bottom");
+    if (it != app.ui.rects.end()) return it->second;
+  }
+  return std::nullopt;
 }
 
 ExportFile export_state_json(const App& app) {

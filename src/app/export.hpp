@@ -18,9 +18,12 @@ ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows
 ExportFile export_lab_csv(const App& app);
 // The lab's experiment for PyTorch (core/lab_torch.hpp): ropeviz_lab.py and ropeviz_lab_data.json (initial weights,
 // first kLabTorchBatches batches) for the last run's options, or the panel's settings before any run.
-std::vector<ExportFile> export_lab_torch(const App& app);
-// The file name of a picture of the current view: "ropeviz-m100-d8.png".
-std::string picture_name(const App& app);
+std::vector<ExportFile> lab_torch(const App& app);
+// The file name of a picture of the current view, "ropeviz-m100-d8.png", or of one panel, "ropeviz-lab-m100-d8.png".
+std::string picture_name(const App& app, const std::string& panel = "");
+// The region of the picture the UI asked for, in device pixels: the panel's (Ui::picture_panel) as last drawn, or
+// nullopt for the whole window.
+std::optional<Rect> picture_region(const App& app);
 // state(), as window.ropeviz.state() returns it.
 ExportFile export_state_json(const App& app);
 

@@ -313,6 +313,7 @@ struct Ui {
   std::vector<ExportFile> pending_exports;  // set by an export button (one or more files), taken by the platform
   bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
   bool pending_picture = false;              // "picture.png" pressed; the platform saves the next frame as a PNG
+  std::string picture_panel;                 // ... of this panel only (its key; rects["panel:KEY"]), or "" the window
   bool pending_open_config = false;          // "load config.json" pressed; the platform opens a file picker
   bool can_open_files = false;               // the platform has a file picker (the web page)
   double frame_ms = 0.0;                     // CPU time of the last frame

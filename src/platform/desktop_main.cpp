@@ -133,8 +133,9 @@ void save_exports(rv::App& app) {
 void save_picture(GLFWwindow* window, rv::App& app) {
   int fw = 0, fh = 0;
   glfwGetFramebufferSize(window, &fw, &fh);
-  const std::string name = rv::picture_name(app);
-  const std::string error = rv::save_screenshot(name, fw, fh);
+  const std::optional<rv::Rect> region = rv::picture_region(app);
+  const std::string name = rv::picture_name(app, region ? app.ui.picture_panel : "");
+  const std::string error = rv::save_screenshot(name, fw, fh, region);
   app.ui.notes.push_back(error.empty() ? "saved " + name + " in the working directory" : error);
   app.ui.pending_picture = false;
 }

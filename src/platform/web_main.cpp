@@ -5,6 +5,7 @@
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "app/lab_session.hpp"
 #include "app/model.hpp"
 #include "app/params.hpp"
+#include "app/registry.hpp"
 #include "app/report.hpp"
 #include "imgui.h"
 #include "platform/window.hpp"
@@ -27,6 +29,7 @@ struct Web {
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
   bool failed = false;                  // the UI shader did not build: the page says so, nothing is drawn
   std::string upload;  // a file's bytes, written by the page (rv_web_upload_buffer) before rv_web_load_config
+  int picture_waits = 0;  // frames a picture of a panel has waited for it to show (then: the whole canvas)
 };
 
 // Tells the page what changed: the new hash (for history.replaceState) and the #a11y text.
@@ -40,8 +43,10 @@ EM_JS(void, rv_js_fatal, (const char* message), { Module.rvFatal(UTF8ToString(me
 EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content),
       { Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
 
-// Saves the canvas as a PNG download, right after a frame was drawn (the drawing buffer is still intact).
-EM_JS(void, rv_js_save_picture, (const char* name), { Module.rvSavePicture(UTF8ToString(name)); });
+// Saves the canvas, or the region x, y, w, h of it in canvas pixels (w > 0), as a PNG, right after a frame was drawn
+// (the drawing buffer is still intact): a download, or window.ropeviz.png's answer.
+EM_JS(void, rv_js_save_picture, (const char* name, double x, double y, double w, double h),
+      { Module.rvSavePicture(UTF8ToString(name), w > 0 ? {x: x, y: y, w: w, h: h} : null); });
 
 // Opens the page's file picker for a config.json (the "load config.json" button).
 EM_JS(void, rv_js_open_config, (), { Module.rvOpenConfig(); });
@@ -75,9 +80,14 @@ bool draw_frame(Web& web) {
   for (const rv::ExportFile& file : web.app.ui.pending_exports)
     rv_js_download(file.name.c_str(), file.mime.c_str(), file.content.c_str());
   web.app.ui.pending_exports.clear();
-  if (web.app.ui.pending_picture) {
+  const std::optional<rv::Rect> r = web.app.ui.pending_picture ? rv::picture_region(web.app) : std::nullopt;
+  if (web.app.ui.pending_picture && !r && !web.app.ui.picture_panel.empty() && ++web.picture_waits < 10) {
+    rv::wake(web.window);  // the panel's tab was just selected: ImGui shows it a frame or two later
+  } else if (web.app.ui.pending_picture) {
     web.app.ui.pending_picture = false;
-    rv_js_save_picture(rv::picture_name(web.app).c_str());
+    web.picture_waits = 0;
+    rv_js_save_picture(rv::picture_name(web.app, r ? web.app.ui.picture_panel : "").c_str(), r ? r->x : 0,
+                       r ? r->y : 0, r ? r->w : 0, r ? r->h : 0);
   }
   if (web.app.ui.pending_open_config) {
     web.app.ui.pending_open_config = false;
@@ -165,6 +175,20 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_lab_start(Web* web, const char* options_
   const rv::Expected<std::vector<std::string>> flags = rv::lab_flags_from_json(options_json);
   web->reply = !flags ? flags.error().message : rv::lab_start(web->app, *flags) ? "" : web->app.lab.error;
   rv::wake(web->window);  // the run trains in frames: the first is due now, not at the next input
+  return web->reply.c_str();
+}
+
+// window.ropeviz.png(panel): the next frame saves that panel (a key of the registry, shown in its bar) or, for "",
+// the whole canvas, for the page to hand over. Returns "" or why not.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_picture(Web* web, const char* panel) {
+  web->reply.clear();
+  if (*panel != '\0' && !rv::find_panel(panel)) {
+    web->reply = std::string("no panel is called \"") + panel + "\"";
+    return web->reply.c_str();
+  }
+  web->app.ui.pending_picture = true;
+  web->app.ui.picture_panel = panel;
+  rv::wake(web->window);
   return web->reply.c_str();
 }
 

@@ -2,10 +2,12 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/export.hpp"
 #include "app/params.hpp"
 #include "core/rope.hpp"
 #include "headless.hpp"
@@ -96,4 +98,32 @@ TEST_CASE("copy link asks the platform to copy, once") {
   CHECK_FALSE(ui.app.ui.pending_copy_link);
   ui.click("copy_link");
   CHECK(ui.app.ui.pending_copy_link);  // headless has no platform to take it
+}
+
+TEST_CASE("export: a bar's PNG button asks for a picture of the panel it shows, picture.png for the whole window") {
+  Headless ui;
+  ui.set_state("position=100&tab=lab&tab_top=angle_field");
+  ui.frames(3);
+  ui.click("png_bottom");
+  REQUIRE(ui.app.ui.pending_picture);
+  CHECK(ui.app.ui.picture_panel == "lab");
+  const std::optional<rv::Rect> region = rv::picture_region(ui.app);
+  REQUIRE(region.has_value());
+  const rv::Rect panel = ui.app.ui.rects.at("panel_bottom");
+  CHECK(region->x == panel.x);
+  CHECK(region->y == panel.y);
+  CHECK(region->w == panel.w);
+  CHECK(region->h == panel.h);
+  CHECK(panel.w > 100);
+  CHECK(panel.h > 100);
+  CHECK(panel.y > ui.app.ui.rects.at("panel_top").y);  // the bottom bar's panel, not the top one
+  CHECK(rv::picture_name(ui.app, ui.app.ui.picture_panel) == "ropeviz-lab-m100-d8.png");
+  ui.app.ui.pending_picture = false;
+  ui.click("png_top");
+  CHECK(ui.app.ui.picture_panel == "angle_field");
+  ui.app.ui.pending_picture = false;
+  ui.click("export_picture");
+  REQUIRE(ui.app.ui.pending_picture);
+  CHECK(ui.app.ui.picture_panel.empty());
+  CHECK(!rv::picture_region(ui.app).has_value());
 }

@@ -141,7 +141,7 @@ TEST_CASE("lab: the PyTorch button exports the script and its data file for the 
   Headless ui;
   ui.set_state("tab=lab&train_len=5&steps=30&methods=rope,alibi&lab_seed=7");
   ui.frames(2);
-  ui.click("export_lab_torch");  // before any run: the panel's settings
+  ui.click("lab_torch");  // before any run: the panel's settings
   REQUIRE(ui.app.ui.pending_exports.size() == 2);
   const rv::ExportFile script = ui.app.ui.pending_exports[0], data = ui.app.ui.pending_exports[1];
   CHECK(script.name == "ropeviz_lab.py");
@@ -157,7 +157,7 @@ TEST_CASE("lab: the PyTorch button exports the script and its data file for the 
   ui.app.ui.pending_exports.clear();
   rv::lab_start(ui.app, {"--methods", "none", "--train-len", "2", "--steps", "3"});  // a run's options win
   while (ui.app.lab.running) ui.frames(1);
-  ui.click("export_lab_torch");
+  ui.click("lab_torch");
   REQUIRE(ui.app.ui.pending_exports.size() == 2);
   CHECK(ui.app.ui.pending_exports[0].content.find("--train-len 2 --steps 3") != std::string::npos);
 }

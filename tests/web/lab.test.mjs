@@ -101,7 +101,7 @@ test('a link restores the lab settings; Run and Stop with the mouse keep partial
   // PyTorch: the script and its data file, byte for byte what `ropeviz-cli lab-export` writes for the run's flags
   const files = [];
   page.on('download', (d) => files.push(d));
-  await click(page, 'export_lab_torch');
+  await click(page, 'lab_torch');
   for (let i = 0; i < 50 && files.length < 2; ++i) await new Promise((r) => setTimeout(r, 100));
   assert.deepEqual(files.map((d) => d.suggestedFilename()).sort(), ['ropeviz_lab.py', 'ropeviz_lab_data.json']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rv-lab-export-'));

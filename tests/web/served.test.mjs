@@ -286,3 +286,27 @@ test('picture.png downloads the canvas as drawn, at its full pixel size', async 
   page.assertClean();
   await page.closeAll();
 });
+
+test('one panel as a PNG: window.ropeviz.png(panel) and the bar\'s PNG button, at the screen\'s pixel density', async () => {
+  const page = await open('#position=100', { scale: 2 });
+  await frames(page, 3);
+  const pic = await page.evaluate(() => window.ropeviz.png('lab'));  // not shown yet: the hook shows it first
+  const s = await state(page);
+  assert.equal(s.panel_bottom, 'lab');
+  assert.equal(pic.name, 'ropeviz-lab-m100-d8.png');
+  const r = await page.evaluate(() => window.ropeviz.rect('panel_bottom'));
+  assert.ok(Math.abs(pic.width - 2 * r.w) <= 1 && Math.abs(pic.height - 2 * r.h) <= 1,
+    `${pic.width}x${pic.height} is the panel's ${r.w}x${r.h} CSS px at ratio 2`);
+  assert.ok(pic.width < 2560 && pic.height < 1600 / 2, 'a panel, not the window');
+  const png = Buffer.from(pic.png.replace(/^data:image\/png;base64,/, ''), 'base64');
+  assert.equal(png.subarray(1, 4).toString(), 'PNG');
+  assert.equal(png.readUInt32BE(16), pic.width);
+  const whole = await page.evaluate(() => window.ropeviz.png());
+  assert.equal(whole.width, 2560);
+  await assert.rejects(page.evaluate(() => window.ropeviz.png('no_such_panel')), /no_such_panel/);
+  const b = await page.evaluate(() => window.ropeviz.rect('png_top'));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.mouse.click(b.x + b.w / 2, b.y + b.h / 2)]);
+  assert.equal(download.suggestedFilename(), `ropeviz-${s.panel_top}-m100-d8.png`);
+  page.assertClean();
+  await page.closeAll();
+});

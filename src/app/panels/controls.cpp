@@ -147,7 +147,10 @@ void show_exports(App& app) {
       "(before and after RoPE) and k. score.csv: the score against the offset m - n at two anchors. "
       "state.json: everything window.ropeviz.state() reports. Numbers are exact (shortest round-trip). "
       "picture.png: the window as drawn, at its full pixel size.");
-  if (ImGui::SmallButton("picture.png")) app.ui.pending_picture = true;
+  if (ImGui::SmallButton("picture.png")) {
+    app.ui.pending_picture = true;
+    app.ui.picture_panel.clear();
+  }
   record_rect(app.ui, "export_picture");
   ImGui::SameLine();
   if (ImGui::SmallButton("copy link")) app.ui.pending_copy_link = true;

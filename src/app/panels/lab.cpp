@@ -82,8 +82,8 @@ void run_controls(App& app) {
   }
   if (!lab.running) {
     ImGui::SameLine();
-    if (ImGui::SmallButton("PyTorch")) app.ui.pending_exports = export_lab_torch(app);
-    record_rect(app.ui, "export_lab_torch");
+    if (ImGui::SmallButton("PyTorch")) app.ui.pending_exports = lab_torch(app);
+    record_rect(app.ui, "lab_torch");
     hover_tip("ropeviz_lab.py: this experiment as one standalone PyTorch script (the same tasks, model, init and "
               "AdamW; runs on a GPU), and ropeviz_lab_data.json beside it: the initial weights and first 50 batches, "
               "so `python3 ropeviz_lab.py --data ropeviz_lab_data.json` reproduces this app's losses.");
