@@ -201,8 +201,8 @@ void LabRun::eval_length() {
   const int per = 4 * o.train_len;
   const bool scaled = eval_n_ >= per;
   const int n = eval_n_++ % per + 1;
-  const auto acc = lab_accuracy(scaled ? *scaled_ : config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n),
-                                ws_, batch_);
+  const auto acc =
+      lab_accuracy(scaled ? *scaled_ : config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
   (scaled ? r.accuracy_scaled : r.accuracy).push_back(acc ? std::optional<double>(acc->first) : std::nullopt);
   (scaled ? r.token_accuracy_scaled : r.token_accuracy)
       .push_back(acc ? std::optional<double>(acc->second) : std::nullopt);
@@ -253,8 +253,9 @@ std::string json_list(const std::vector<T>& xs) {
 std::string method_json(const LabMethodResult& m) {
   return json_string(position_method_name(m.method)) + ": {\"train_loss\": " + json_list(m.train_loss) +
          ", \"accuracy\": " + json_list(m.accuracy) + ", \"token_accuracy\": " + json_list(m.token_accuracy) +
-         ", \"error\": " + (m.error ? json_string(*m.error) : "null") + ", \"steps_run\": " +
-         std::to_string(m.steps_run) + ", \"reached_bar\": " + (m.reached_bar ? "true" : "false") +
+         ", \"error\": " + (m.error ? json_string(*m.error) : "null") +
+         ", \"steps_run\": " + std::to_string(m.steps_run) +
+         ", \"reached_bar\": " + (m.reached_bar ? "true" : "false") +
          (m.accuracy_scaled.empty() ? std::string()
                                     : ", \"accuracy_scaled\": " + json_list(m.accuracy_scaled) +
                                           ", \"token_accuracy_scaled\": " + json_list(m.token_accuracy_scaled)) +

@@ -145,7 +145,7 @@ class LabRun {
   std::size_t method_ = 0;
   Phase phase_ = Phase::Train;
   int step_ = 0, eval_n_ = 0, check_n_ = 0;  // eval_n_ past 4 * train_len: the scaled evaluation
-  int evals_ = 0;                              // evaluations this method runs: 4 * train_len, twice for scaled rope
+  int evals_ = 0;                            // evaluations this method runs: 4 * train_len, twice for scaled rope
   DecoderConfig config_;
   std::optional<DecoderConfig> scaled_;  // rope with scaling: its evaluation config
   DecoderWeightsT<float> weights_;
@@ -180,7 +180,8 @@ struct LabSummary {
   std::optional<double> inside, near, far;
   std::optional<double> final_loss;  // the last training step's loss
 };
-LabSummary lab_summary(const LabMethodResult& m, int train_len);
+// scaled: the same of accuracy_scaled (rope with --rope-scaling; all null when empty).
+LabSummary lab_summary(const LabMethodResult& m, int train_len, bool scaled = false);
 
 // Every flag of `ropeviz-cli lab` for these options: parse_lab_options reads them back to equal options, so a run
 // can be repeated exactly (the app's Re-run, the CSV's header).

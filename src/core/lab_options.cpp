@@ -75,8 +75,9 @@ LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
 // [SECTION] Options
 
 namespace {
-const char* kFlags = "--task, --methods, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
-                     "--lr, --warmup, --eval-count, --check-every, --rope-scaling, --rope-factor";
+const char* kFlags =
+    "--task, --methods, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
+    "--lr, --warmup, --eval-count, --check-every, --rope-scaling, --rope-factor";
 
 std::optional<Error> parse_int(const std::string& flag, const std::string& text, long long lo, long long hi,
                                long long& out) {
@@ -220,11 +221,16 @@ DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m) {
 
 const char* lab_scaling_name(ScalingType t) {
   switch (t) {
-    case ScalingType::None: return "none";
-    case ScalingType::Linear: return "pi";
-    case ScalingType::Dynamic: return "ntk";
-    case ScalingType::Yarn: return "yarn";
-    default: return "?";
+    case ScalingType::None:
+      return "none";
+    case ScalingType::Linear:
+      return "pi";
+    case ScalingType::Dynamic:
+      return "ntk";
+    case ScalingType::Yarn:
+      return "yarn";
+    default:
+      return "?";
   }
 }
 

@@ -75,7 +75,8 @@ TEST_CASE("rope override: factor-1 position interpolation is the unscaled model 
     REQUIRE(!check_decoder_config(one));
     REQUIRE(one.inv_freq.size() == 4);
     const auto w64 = random_weights<double>(c, 3);
-    const auto a = decoder_loss_and_grad(c, w64, kTokens, kTargets), b = decoder_loss_and_grad(one, w64, kTokens, kTargets);
+    const auto a = decoder_loss_and_grad(c, w64, kTokens, kTargets),
+               b = decoder_loss_and_grad(one, w64, kTokens, kTargets);
     REQUIRE(a);
     REQUIRE(b);
     CHECK(a->loss == b->loss);
@@ -137,7 +138,8 @@ TEST_CASE("rope override: YaRN's attention factor multiplies cos and sin, so eve
   DecoderConfig plain_freq = yarn;
   plain_freq.attention_factor = 1.0;
   const auto w = random_weights<double>(c, 7);
-  const auto a = detail::run_forward(plain_freq, w, kTokens, kTargets), b = detail::run_forward(yarn, w, kTokens, kTargets);
+  const auto a = detail::run_forward(plain_freq, w, kTokens, kTargets),
+             b = detail::run_forward(yarn, w, kTokens, kTargets);
   const detail::LayerCache<double>&A = a.seq[0].layer[0], &B = b.seq[0].layer[0];
   const double f2 = yarn.attention_factor * yarn.attention_factor;
   for (int i = 0; i < 12; i += 3)
@@ -235,9 +237,9 @@ TEST_CASE("lab --rope-scaling pi: rope's final weights evaluated again at every 
     CHECK(*rope.token_accuracy_scaled[i] >= 0.0);
     CHECK(*rope.token_accuracy_scaled[i] <= 1.0);
   }
-  CHECK(rope.accuracy == unscaled.methods[1].accuracy);  // the unscaled curve is the same run's
+  CHECK(rope.accuracy == unscaled.methods[1].accuracy);      // the unscaled curve is the same run's
   CHECK(rope.token_accuracy_scaled != rope.token_accuracy);  // the scaled frequencies were used
-  auto strip = [](std::string s) {  // drop "seconds" and "tokens_per_s"
+  auto strip = [](std::string s) {                           // drop "seconds" and "tokens_per_s"
     const std::size_t from = s.find("\"seconds\""), to = s.find("\"methods\"");
     return s.erase(from, to - from);
   };
