@@ -113,6 +113,8 @@ ExportFile export_lab_csv(const App& app) {
     rows(name, "exact_match", m.accuracy, error);
     rows(name, "token_accuracy", m.token_accuracy, error);
     rows(name, "train_loss", m.train_loss, error);
+    rows(name, "accuracy_scaled", m.accuracy_scaled, error);  // rope with --rope-scaling only
+    rows(name, "token_accuracy_scaled", m.token_accuracy_scaled, error);
   }
   return {"ropeviz-lab-" + std::string(lab_task_name(r.options.task)) + "-L" + std::to_string(r.options.train_len) +
               "-seed" + std::to_string(r.options.seed) + ".csv",

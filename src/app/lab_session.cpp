@@ -4,16 +4,32 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "app/format.hpp"
 #include "app/params.hpp"
 
 namespace rv {
 
-std::vector<std::string> lab_flags(const Params& p) {
-  return {"--task",      lab_task_name(p.task),       "--methods", find_field("methods")->encode(p),
-          "--train-len", std::to_string(p.train_len), "--steps",   std::to_string(p.steps),
-          "--seed",      std::to_string(p.lab_seed)};
+std::vector<std::string> lab_flags(const Params& p, ScalingType scaling, double factor) {
+  std::vector<std::string> flags = {
+      "--task",      lab_task_name(p.task),       "--methods", find_field("methods")->encode(p),
+      "--train-len", std::to_string(p.train_len), "--steps",   std::to_string(p.steps),
+      "--seed",      std::to_string(p.lab_seed)};
+  if (scaling != ScalingType::None)
+    for (std::string f : {std::string("--rope-scaling"), std::string(lab_scaling_name(scaling)),
+                          std::string("--rope-factor"), format_number(factor)})
+      flags.push_back(std::move(f));
+  return flags;
+}
+
+std::vector<std::string> lab_flags(const App& app) {
+  return lab_flags(app.params, app.lab.rope_scaling, app.lab.rope_factor);
+}
+
+const char* lab_scaled_label(const LabOptions& o, char* buf, std::size_t size) {
+  std::snprintf(buf, size, "rope + %s x%g", lab_scaling_name(o.rope_scaling), o.rope_factor);
+  return buf;
 }
 
 LabOptions lab_options(const Params& p) {
@@ -24,7 +40,10 @@ LabOptions lab_options(const Params& p) {
 namespace {
 // The panel's settings (and so the link) follow a run started elsewhere (window.ropeviz.lab); sizes and schedule
 // have no link key and show in the status line.
-void show_options(Params& p, const LabOptions& o) {
+void show_options(App& app, const LabOptions& o) {
+  app.lab.rope_scaling = o.rope_scaling;
+  app.lab.rope_factor = o.rope_factor;
+  Params& p = app.params;
   p.task = o.task;
   p.methods = 0;
   for (PositionMethod m : o.methods) p.methods |= 1 << int(m);
@@ -41,7 +60,7 @@ bool lab_start(App& app, const std::vector<std::string>& flags) {
     lab.error = o.error().message;
     return false;
   }
-  show_options(app.params, *o);
+  show_options(app, *o);
   lab.run = std::make_unique<LabRun>(*o);
   lab.running = !lab.run->done();
   lab.stopped = false;
@@ -99,8 +118,10 @@ std::string lab_status(const App& app) {
     what += "step " + format_count((long long)m.train_loss.size()) + " / " + format_count(r.options.steps) +
             " · loss " + format_sig(lab.last_loss, 3);
   else
-    what += "evaluating length " + format_count((long long)m.accuracy.size()) + " / " +
-            format_count(4LL * r.options.train_len);
+    what += "evaluating length " +
+            format_count((long long)(m.accuracy_scaled.empty() ? m.accuracy.size() : m.accuracy_scaled.size())) +
+            " / " + format_count(4LL * r.options.train_len) +
+            (m.accuracy_scaled.empty() ? "" : std::string(" with ") + lab_scaling_name(r.options.rope_scaling));
   return what + " · " + rate + " · " + format_sig(std::ceil(lab_seconds_left(*lab.run)), 3) + " s left";
 }
 

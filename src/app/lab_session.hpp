@@ -13,8 +13,14 @@ constexpr double lab_slice_ms = 15.0;
 
 // The LabOptions Params' lab keys ask for (task, methods, train_len, steps, lab_seed; the rest core's defaults).
 LabOptions lab_options(const Params& p);
-// The same settings as `ropeviz-cli lab` flags, e.g. {"--task", "copy", "--methods", "rope,alibi", ...}.
-std::vector<std::string> lab_flags(const Params& p);
+// The same settings as `ropeviz-cli lab` flags, e.g. {"--task", "copy", "--methods", "rope,alibi", ...}, plus
+// --rope-scaling and --rope-factor when scaling is not none (the LabSession's choice: no link key).
+std::vector<std::string> lab_flags(const Params& p, ScalingType scaling = ScalingType::None,
+                                   double factor = LabOptions{}.rope_factor);
+// The flags of the panel's Run: the link's settings and the session's scaling.
+std::vector<std::string> lab_flags(const App& app);
+// "rope + pi x4": the legend and table name of rope's scaled curve (written into buf, no allocation).
+const char* lab_scaled_label(const LabOptions& o, char* buf, std::size_t size);
 
 // Starts a run of these CLI flags (parse_lab_options: a refused flag sets LabSession::error and returns false,
 // leaving any finished run as it was). A run in progress is replaced. The lab's link keys take the run's values.

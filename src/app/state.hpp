@@ -361,6 +361,10 @@ struct LabSession {
   double last_loss = 0.0;     // the latest training loss, for the progress line
   std::string result_json;    // lab_json of the finished (or stopped) run, built once; "" while running
   LabInspect inspect;
+  // Context extension rope's final weights are evaluated with too (--rope-scaling, --rope-factor): the panel's combo
+  // and field, not link keys; Run passes them on and a run started elsewhere sets them.
+  ScalingType rope_scaling = ScalingType::None;
+  double rope_factor = LabOptions{}.rope_factor;
 };
 
 struct App {

@@ -111,6 +111,11 @@ lab: flags (defaults in brackets)
   steps/2, then cosine to 0; weight decay 0.01) --eval-count 100 (fresh sequences per evaluation length)
   --check-every K    every K steps check the training lengths (longest first) on the evaluation sequences and stop
                      the method once all are at 0.95 exact match; 0 never stops early  [50; 0..100000]
+  --rope-scaling none|pi|ntk|yarn  [none] evaluate rope's final weights again with context extension (core's
+                     rope_scaled_inv_freq, transformers' semantics): pi = linear (theta_i / F), ntk = dynamic NTK at
+                     the longest evaluation input, yarn = YaRN with original length = the longest training input
+                     (beta_fast 32, beta_slow 1, attention factor 0.1 ln F + 1)
+  --rope-factor F    the scaling factor  [4 = the evaluation range 4N over the training range N; (1, 64]]
   The defaults bring all six methods to the bar in about 9 s of one core (2000 steps is only the cap).
   Training is float32; each method starts from the same seed (same init, same batches); tok_emb and pos_emb start
   N(0, 1) like nn.Embedding (on the scale of the sinusoidal PE), the other matrices N(0, 0.02). Accuracy is teacher-forced
@@ -120,7 +125,9 @@ lab: flags (defaults in brackets)
   "seconds":...,"tokens_per_s":...,"methods":{"rope":{"train_loss":[...],"accuracy":[...],
   "token_accuracy":[...],"error":null,"steps_run":N,"reached_bar":true},...}} plus vocab, sizes, schedule,
   check_every and bar; steps_run is the steps trained (train_loss has as many), reached_bar is exact match >= 0.95 at
-  every training length in the final evaluation. A bad flag: message on stderr, exit 2.
+  every training length in the final evaluation. With --rope-scaling: "rope_scaling", "rope_factor",
+  "rope_inv_freq_scaled" and "rope_attention_factor" too, and rope's "accuracy_scaled" and "token_accuracy_scaled"
+  (the same sequences, scaled frequencies). A bad flag: message on stderr, exit 2.
 
 lab-export: the lab's flags become the script's defaults (python3 DIR/ropeviz_lab.py --help lists its flags:
   --device cuda|cpu, --dtype float32|float64, --data FILE, --out FILE, ...). The script ports the random stream, so it

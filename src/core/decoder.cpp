@@ -53,8 +53,22 @@ std::optional<Error> check_decoder_config(const DecoderConfig& c) {
     if (c.d_head() % 2 != 0)
       return bad_request("rope needs an even d_head = d_model / heads, got " + std::to_string(c.d_head()));
     if (auto e = check_rope_dims(c.d_head(), c.base)) return e;
+    if (!c.inv_freq.empty() && static_cast<int>(c.inv_freq.size()) != c.d_head() / 2)
+      return bad_request("\"inv_freq\" must have d_head/2 = " + std::to_string(c.d_head() / 2) + " entries, got " +
+                         std::to_string(c.inv_freq.size()));
+    for (double f : c.inv_freq)
+      if (!std::isfinite(f)) return bad_request("\"inv_freq\" must hold finite numbers, got " + format_number(f));
+    if (!std::isfinite(c.attention_factor) || c.attention_factor <= 0)
+      return bad_request("\"attention_factor\" must be a finite number > 0, got " + format_number(c.attention_factor));
+  } else if (!c.inv_freq.empty() || c.attention_factor != 1.0) {
+    return bad_request("\"inv_freq\" and \"attention_factor\" apply to rope only");
   }
   return std::nullopt;
+}
+
+Eigen::VectorXd decoder_inv_freq(const DecoderConfig& c) {
+  if (c.inv_freq.empty()) return rope_inv_freq(c.d_head(), c.base);
+  return Eigen::Map<const Eigen::VectorXd>(c.inv_freq.data(), static_cast<Eigen::Index>(c.inv_freq.size()));
 }
 
 std::vector<double> alibi_slopes(int heads) {

@@ -28,11 +28,19 @@ struct DecoderConfig {
   int max_position = 0;  // rows of pos_emb (learned only)
   double base = 10000.0;  // rope only
   Pairing pairing = Pairing::Interleaved;  // rope only
+  // rope only: the frequencies theta_i in place of base^(-2i/d_head) when not empty (context extension: core's
+  // rope_scaled_inv_freq), and a factor multiplying cos and sin (YaRN's attention factor: scores scale by its square)
+  std::vector<double> inv_freq;  // [d_head/2] or empty
+  double attention_factor = 1.0;
   int d_head() const { return heads > 0 ? d_model / heads : 0; }
 };
 
-// BadRequest naming the field: zero sizes, d_model % heads, odd d_head or base <= 1 for rope, max_position for learned.
+// BadRequest naming the field: zero sizes, d_model % heads, odd d_head or base <= 1 for rope, max_position for learned;
+// an inv_freq override not of d_head/2 finite numbers, a non-finite or non-positive attention_factor, or either set
+// for a method other than rope.
 std::optional<Error> check_decoder_config(const DecoderConfig& c);
+// The rope frequencies the decoder uses: the config's inv_freq override, else rope_inv_freq(d_head, base)  # [d_head/2]
+Eigen::VectorXd decoder_inv_freq(const DecoderConfig& c);
 
 // Press et al.'s get_slopes: 2^(-8(n+1)/heads) for a power of two, else the closest power of two's slopes followed
 // by every other slope of twice that many                                   # [heads]

@@ -24,9 +24,9 @@ template <class S>
 PositionTables<S> step_tables(const DecoderConfig& c, long long p) {
   PositionTables<S> pos;
   if (c.position == PositionMethod::Rope) {
-    const Eigen::VectorXd angle = rope_angles(static_cast<double>(p), rope_inv_freq(c.d_head(), c.base));
-    pos.cos = angle.array().cos().matrix().transpose().cast<S>();  // [1, d_head/2]
-    pos.sin = angle.array().sin().matrix().transpose().cast<S>();
+    const Eigen::VectorXd angle = rope_angles(static_cast<double>(p), decoder_inv_freq(c));
+    pos.cos = (angle.array().cos() * c.attention_factor).matrix().transpose().cast<S>();  // [1, d_head/2]
+    pos.sin = (angle.array().sin() * c.attention_factor).matrix().transpose().cast<S>();
   }
   if (c.position == PositionMethod::Alibi) pos.slopes = alibi_slopes(c.heads);
   if (c.position == PositionMethod::T5)

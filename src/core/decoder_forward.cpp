@@ -105,10 +105,11 @@ PositionTables<S> position_tables(const DecoderConfig& c, const DecoderWeightsT<
     pos.added = sinusoidal(c.d_model, t).cast<S>();  // PE(t, 2i) = sin(t / 10000^(2i/d_model))
   }
   if (c.position == PositionMethod::Rope) {
-    const Eigen::MatrixXd angle = rope_angle_table(Eigen::VectorXd::LinSpaced(T, 0, T - 1),
-                                                   rope_inv_freq(c.d_head(), c.base));  // [T, d_head/2]
-    pos.cos = angle.array().cos().matrix().cast<S>();
-    pos.sin = angle.array().sin().matrix().cast<S>();
+    const Eigen::MatrixXd angle =
+        rope_angle_table(Eigen::VectorXd::LinSpaced(T, 0, T - 1), decoder_inv_freq(c));  // [T, d_head/2]
+    const double af = c.attention_factor;  // 1, or YaRN's: multiplies cos and sin as transformers does
+    pos.cos = (angle.array().cos() * af).matrix().cast<S>();
+    pos.sin = (angle.array().sin() * af).matrix().cast<S>();
   }
   if (c.position == PositionMethod::Alibi) pos.slopes = alibi_slopes(c.heads);
   if (c.position == PositionMethod::T5)
@@ -119,7 +120,7 @@ PositionTables<S> position_tables(const DecoderConfig& c, const DecoderWeightsT<
 bool same_config(const DecoderConfig& a, const DecoderConfig& b) {
   return a.vocab == b.vocab && a.d_model == b.d_model && a.heads == b.heads && a.layers == b.layers &&
          a.d_ff == b.d_ff && a.position == b.position && a.max_position == b.max_position && a.base == b.base &&
-         a.pairing == b.pairing;
+         a.pairing == b.pairing && a.inv_freq == b.inv_freq && a.attention_factor == b.attention_factor;
 }
 
 // Position tables for at least T positions (computed once, then only grown); t5's bias follows rel_bias every call.

@@ -33,14 +33,15 @@ Expected<RowVec<S>> full_logits(const DecoderConfig& c, const DecoderWeightsT<S>
 template <class S>
 std::pair<double, double> key_diffs(const DecoderConfig& c, const RowVec<S>& raw, const RowVec<S>& cached,
                                     long long p) {
-  const Eigen::VectorXd theta = rope_inv_freq(c.d_head(), c.base);
+  const Eigen::VectorXd theta = decoder_inv_freq(c);  // the config's frequencies (an override, if any)
+  const double af = c.attention_factor;               // the cached key is af * RoPE(raw, p)
   double exact = 0, twice = 0;
   for (int n = 0; n < c.heads; ++n) {
     const Eigen::VectorXd k = raw.segment(n * c.d_head(), c.d_head()).transpose().template cast<double>();
     const Eigen::VectorXd got = cached.segment(n * c.d_head(), c.d_head()).transpose().template cast<double>();
     const double norm = std::max(k.norm(), 1e-300);
-    exact = std::max(exact, (got - apply_rope(k, double(p), theta, c.pairing)).norm() / norm);
-    twice = std::max(twice, (apply_rope(got, double(p), theta, c.pairing) - got).norm() / norm);
+    exact = std::max(exact, (got - af * apply_rope(k, double(p), theta, c.pairing)).norm() / norm);
+    twice = std::max(twice, (af * apply_rope(got, double(p), theta, c.pairing) - got).norm() / norm);
   }
   return {exact, twice};
 }

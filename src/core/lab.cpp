@@ -117,7 +117,7 @@ bool LabRun::done() const {
 
 double LabRun::progress() const {  // a method's training counts as all its steps once it has stopped
   const LabOptions& o = result_.options;
-  const double per_method = o.steps + 4.0 * o.train_len;
+  const double per_method = o.steps + 4.0 * o.train_len * (o.rope_scaling != ScalingType::None ? 2 : 1);
   const double now = method_ * per_method + (phase_ == Phase::Eval ? o.steps : step_) + eval_n_;
   return o.methods.empty() ? 1.0 : std::min(1.0, now / (per_method * o.methods.size()));
 }
@@ -129,6 +129,10 @@ void LabRun::start_method() {
   adam_ = adamw_init<float>(config_);
   step_ = eval_n_ = check_n_ = 0;
   phase_ = Phase::Train;
+  scaled_.reset();
+  if (o.methods[method_] == PositionMethod::Rope && o.rope_scaling != ScalingType::None)
+    if (Expected<DecoderConfig> c = lab_scaled_config(o)) scaled_ = *c;  // parse_lab_options checked it
+  evals_ = 4 * o.train_len * (scaled_ ? 2 : 1);
   LabMethodResult r;
   r.method = o.methods[method_];
   r.train_loss.reserve(static_cast<std::size_t>(o.steps));
@@ -189,18 +193,25 @@ void LabRun::finish_training() {
   eval_n_ = 0;
 }
 
-// Evaluates the next length n = 1..4*train_len; the first error (a learned table too short) is kept in `error`.
+// Evaluates the next length n = 1..4*train_len; the first error (a learned table too short) is kept in `error`. Then,
+// for rope with scaling, the same lengths (the same sequences) again with the scaled frequencies.
 void LabRun::eval_length() {
   const LabOptions& o = result_.options;
   LabMethodResult& r = result_.methods.back();
-  const int n = ++eval_n_;
-  const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
-  r.accuracy.push_back(acc ? std::optional<double>(acc->first) : std::nullopt);
-  r.token_accuracy.push_back(acc ? std::optional<double>(acc->second) : std::nullopt);
+  const int per = 4 * o.train_len;
+  const bool scaled = eval_n_ >= per;
+  const int n = eval_n_++ % per + 1;
+  const auto acc =
+      lab_accuracy(scaled ? *scaled_ : config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
+  (scaled ? r.accuracy_scaled : r.accuracy).push_back(acc ? std::optional<double>(acc->first) : std::nullopt);
+  (scaled ? r.token_accuracy_scaled : r.token_accuracy)
+      .push_back(acc ? std::optional<double>(acc->second) : std::nullopt);
   if (!acc && !r.error) r.error = acc.error().full();
-  if (eval_n_ < 4 * o.train_len) return;
-  r.reached_bar = true;
-  for (int k = 0; k < o.train_len; ++k) r.reached_bar = r.reached_bar && r.accuracy[k].value_or(0) >= kLabBar;
+  if (eval_n_ == per) {
+    r.reached_bar = true;
+    for (int k = 0; k < o.train_len; ++k) r.reached_bar = r.reached_bar && r.accuracy[k].value_or(0) >= kLabBar;
+  }
+  if (eval_n_ < evals_) return;
   if (++method_ < o.methods.size()) start_method();
 }
 
@@ -242,8 +253,24 @@ std::string json_list(const std::vector<T>& xs) {
 std::string method_json(const LabMethodResult& m) {
   return json_string(position_method_name(m.method)) + ": {\"train_loss\": " + json_list(m.train_loss) +
          ", \"accuracy\": " + json_list(m.accuracy) + ", \"token_accuracy\": " + json_list(m.token_accuracy) +
-         ", \"error\": " + (m.error ? json_string(*m.error) : "null") + ", \"steps_run\": " +
-         std::to_string(m.steps_run) + ", \"reached_bar\": " + (m.reached_bar ? "true" : "false") + "}";
+         ", \"error\": " + (m.error ? json_string(*m.error) : "null") +
+         ", \"steps_run\": " + std::to_string(m.steps_run) +
+         ", \"reached_bar\": " + (m.reached_bar ? "true" : "false") +
+         (m.accuracy_scaled.empty() ? std::string()
+                                    : ", \"accuracy_scaled\": " + json_list(m.accuracy_scaled) +
+                                          ", \"token_accuracy_scaled\": " + json_list(m.token_accuracy_scaled)) +
+         "}";
+}
+
+// The scaling options and the frequencies they give rope (nothing without scaling, so such documents are unchanged).
+std::string scaling_json(const LabOptions& o) {
+  if (o.rope_scaling == ScalingType::None) return "";
+  std::string out = ", \"rope_scaling\": " + json_string(lab_scaling_name(o.rope_scaling)) +
+                    ", \"rope_factor\": " + format_number(o.rope_factor);
+  if (const Expected<DecoderConfig> c = lab_scaled_config(o))
+    out += ", \"rope_inv_freq_scaled\": " + json_list(c->inv_freq) +
+           ", \"rope_attention_factor\": " + format_number(c->attention_factor);
+  return out;
 }
 
 std::string options_json(const LabOptions& o) {
@@ -259,7 +286,7 @@ std::string options_json(const LabOptions& o) {
          ", \"warmup\": " + std::to_string(std::min(o.warmup, o.steps / 2)) +
          ", \"eval_count\": " + std::to_string(o.eval_count) + ", \"check_every\": " + std::to_string(o.check_every) +
          ", \"bar\": " + format_number(kLabBar) +
-         ", \"max_position\": " + std::to_string(lab_input_len(o.task, o.train_len));
+         ", \"max_position\": " + std::to_string(lab_input_len(o.task, o.train_len)) + scaling_json(o);
 }
 }  // namespace
 

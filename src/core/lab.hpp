@@ -11,6 +11,7 @@
 #include "core/decoder_workspace.hpp"
 #include "core/error.hpp"
 #include "core/learned.hpp"
+#include "core/scaling.hpp"
 
 namespace rv {
 
@@ -62,14 +63,31 @@ struct LabOptions {
   int warmup = 100;    // linear warm-up steps (capped at steps / 2), then cosine decay to 0
   int eval_count = 100;  // fresh sequences per evaluation length
   int check_every = 50;  // every K steps, stop a method once every training length is at the bar (0: never)
+  // Context extension at evaluation: rope's final weights are evaluated again with these frequencies (None: not).
+  // Linear (pi), Dynamic (ntk) or Yarn (yarn), built by lab_scaled_rope.
+  ScalingType rope_scaling = ScalingType::None;
+  double rope_factor = 4.0;  // 1 < factor <= 64; 4 = the evaluation range 4L over the training range L
 };
 // Exact match a method must reach at every training length (n = 1..train_len) on the evaluation sequences.
 inline constexpr double kLabBar = 0.95;
 // Tokens after "lab": --task, --methods a,b, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff,
-// --batch, --lr, --warmup, --eval-count, --check-every. BadRequest naming the flag for anything else or out of range.
+// --batch, --lr, --warmup, --eval-count, --check-every, --rope-scaling none|pi|ntk|yarn, --rope-factor F. BadRequest
+// naming the flag for anything else or out of range.
 Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args);
 // The decoder the lab trains for this method: vocab 11, max_position = the longest training input (learned).
 DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m);
+// The flag's names for the scalings the lab offers: none, pi (Linear), ntk (Dynamic), yarn (Yarn); nullopt for others.
+const char* lab_scaling_name(ScalingType t);
+std::optional<ScalingType> parse_lab_scaling(std::string_view name);
+// The rope_scaling the lab evaluates with, for core's rope_scaled_inv_freq (transformers' semantics), with
+// Lt = lab_input_len(task, train_len) (the longest training input) and Le = lab_input_len(task, 4 * train_len):
+//   pi:   Linear, factor F: theta_i / F
+//   ntk:  Dynamic, factor F, max_position_embeddings Lt, seq_len Le (dynamic NTK at the longest evaluation input:
+//         base' = base * (F * Le / Lt - (F - 1))^(d/(d-2)))
+//   yarn: Yarn, factor F, original_max_position_embeddings Lt, beta_fast 32, beta_slow 1, attention 0.1 ln F + 1
+RopeScaling lab_rope_scaling(const LabOptions& o);
+// The rope config of these options with the scaled frequencies (inv_freq, attention_factor) as its override.
+Expected<DecoderConfig> lab_scaled_config(const LabOptions& o);
 
 // [SECTION] Training and evaluation
 struct LabMethodResult {
@@ -78,6 +96,9 @@ struct LabMethodResult {
   std::vector<std::optional<double>> accuracy;          // exact match per eval length, null past a learned table
   std::vector<std::optional<double>> token_accuracy;    // per-answer accuracy (teacher-forced argmax)
   std::optional<std::string> error;                     // the first evaluation error (learned: the IndexError)
+  // rope with options.rope_scaling: the same final weights evaluated with the scaled frequencies (lab_scaled_config)
+  // per eval length; empty for other methods and without scaling
+  std::vector<std::optional<double>> accuracy_scaled, token_accuracy_scaled;
   int steps_run = 0;         // training steps taken: steps, or fewer when a check found the bar reached
   bool reached_bar = false;  // exact match >= kLabBar at every training length in the final evaluation
 };
@@ -123,8 +144,10 @@ class LabRun {
   std::vector<LabTrained> trained_;
   std::size_t method_ = 0;
   Phase phase_ = Phase::Train;
-  int step_ = 0, eval_n_ = 0, check_n_ = 0;
+  int step_ = 0, eval_n_ = 0, check_n_ = 0;  // eval_n_ past 4 * train_len: the scaled evaluation
+  int evals_ = 0;                            // evaluations this method runs: 4 * train_len, twice for scaled rope
   DecoderConfig config_;
+  std::optional<DecoderConfig> scaled_;  // rope with scaling: its evaluation config
   DecoderWeightsT<float> weights_;
   AdamWState<float> adam_;
   SequenceBatch batch_;
@@ -157,7 +180,8 @@ struct LabSummary {
   std::optional<double> inside, near, far;
   std::optional<double> final_loss;  // the last training step's loss
 };
-LabSummary lab_summary(const LabMethodResult& m, int train_len);
+// scaled: the same of accuracy_scaled (rope with --rope-scaling; all null when empty).
+LabSummary lab_summary(const LabMethodResult& m, int train_len, bool scaled = false);
 
 // Every flag of `ropeviz-cli lab` for these options: parse_lab_options reads them back to equal options, so a run
 // can be repeated exactly (the app's Re-run, the CSV's header).
@@ -171,7 +195,8 @@ Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);
 // The CONTRACTS section 6 document, plus vocab, model sizes, the training schedule and the bar; per method also
-// "steps_run" and "reached_bar".
+// "steps_run" and "reached_bar". With --rope-scaling: "rope_scaling", "rope_factor", "rope_inv_freq_scaled" and
+// "rope_attention_factor" among the options, and rope's "accuracy_scaled" and "token_accuracy_scaled".
 std::string lab_json(const LabResult& r);
 
 }  // namespace rv

@@ -1,4 +1,5 @@
 // The lab's synthetic tasks (copy, reverse, repeat) and its command-line options parser.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -74,8 +75,9 @@ LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
 // [SECTION] Options
 
 namespace {
-const char* kFlags = "--task, --methods, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
-                     "--lr, --warmup, --eval-count, --check-every";
+const char* kFlags =
+    "--task, --methods, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
+    "--lr, --warmup, --eval-count, --check-every, --rope-scaling, --rope-factor";
 
 std::optional<Error> parse_int(const std::string& flag, const std::string& text, long long lo, long long hi,
                                long long& out) {
@@ -95,6 +97,16 @@ std::optional<Error> parse_lr(const std::string& text, double& out) {
   const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v)) return bad_request("--lr needs a number, got \"" + text + "\"");
   if (v <= 0 || v > 1) return bad_request("--lr must be in (0, 1], got " + text);
+  out = v;
+  return std::nullopt;
+}
+
+std::optional<Error> parse_factor(const std::string& text, double& out) {
+  char* end = nullptr;
+  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v))
+    return bad_request("--rope-factor needs a number, got \"" + text + "\"");
+  if (!(v > 1) || v > 64) return bad_request("--rope-factor must be in (1, 64], got " + text);
   out = v;
   return std::nullopt;
 }
@@ -146,6 +158,13 @@ std::optional<Error> apply_flag(const std::string& flag, const std::string& valu
   }
   if (flag == "--lr") return parse_lr(value, o.lr);
   if (flag == "--methods") return parse_methods(value, o.methods);
+  if (flag == "--rope-factor") return parse_factor(value, o.rope_factor);
+  if (flag == "--rope-scaling") {
+    const auto t = parse_lab_scaling(value);
+    if (!t) return bad_request("--rope-scaling: unknown scaling \"" + value + "\" (none, pi, ntk, yarn)");
+    o.rope_scaling = *t;
+    return std::nullopt;
+  }
   if (flag == "--task") {
     const auto t = parse_lab_task(value);
     if (!t) return bad_request("--task: unknown task \"" + value + "\" (copy, reverse, repeat)");
@@ -160,6 +179,9 @@ std::optional<Error> check_model(const LabOptions& o) {
   for (PositionMethod m : o.methods)
     if (auto e = check_decoder_config(lab_decoder_config(o, m)))
       return bad_request("--d-model/--heads: " + e->message);
+  const bool rope = std::find(o.methods.begin(), o.methods.end(), PositionMethod::Rope) != o.methods.end();
+  if (o.rope_scaling != ScalingType::None && rope)  // without rope the scaling has nothing to evaluate
+    if (auto c = lab_scaled_config(o); !c) return bad_request("--rope-scaling: " + c.error().message);
   return std::nullopt;
 }
 }  // namespace
@@ -194,6 +216,50 @@ DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m) {
   c.d_ff = o.d_ff;
   c.position = m;
   c.max_position = lab_input_len(o.task, o.train_len);  // the longest training input: the table covers exactly it
+  return c;
+}
+
+const char* lab_scaling_name(ScalingType t) {
+  switch (t) {
+    case ScalingType::None:
+      return "none";
+    case ScalingType::Linear:
+      return "pi";
+    case ScalingType::Dynamic:
+      return "ntk";
+    case ScalingType::Yarn:
+      return "yarn";
+    default:
+      return "?";
+  }
+}
+
+std::optional<ScalingType> parse_lab_scaling(std::string_view name) {
+  for (ScalingType t : {ScalingType::None, ScalingType::Linear, ScalingType::Dynamic, ScalingType::Yarn})
+    if (name == lab_scaling_name(t)) return t;
+  return std::nullopt;
+}
+
+RopeScaling lab_rope_scaling(const LabOptions& o) {
+  RopeScaling s;
+  s.type = o.rope_scaling;
+  s.factor = o.rope_factor;
+  const double trained = lab_input_len(o.task, o.train_len), longest = lab_input_len(o.task, 4 * o.train_len);
+  if (s.type == ScalingType::Dynamic) {
+    s.max_position_embeddings = trained;
+    s.seq_len = longest;
+  }
+  if (s.type == ScalingType::Yarn) s.original_max_position_embeddings = trained;  // beta_fast 32, beta_slow 1
+  return s;
+}
+
+Expected<DecoderConfig> lab_scaled_config(const LabOptions& o) {
+  DecoderConfig c = lab_decoder_config(o, PositionMethod::Rope);
+  const Expected<ScaledFreq> f = rope_scaled_inv_freq(c.d_head(), c.base, lab_rope_scaling(o));
+  if (!f) return f.error();
+  c.inv_freq.assign(f->inv_freq.data(), f->inv_freq.data() + f->inv_freq.size());
+  c.attention_factor = f->attention_factor;
+  if (auto e = check_decoder_config(c)) return *e;
   return c;
 }
 

@@ -23,11 +23,12 @@ std::optional<double> mean_over(const std::vector<std::optional<double>>& accura
 }
 }  // namespace
 
-LabSummary lab_summary(const LabMethodResult& m, int train_len) {
+LabSummary lab_summary(const LabMethodResult& m, int train_len, bool scaled) {
   LabSummary s;
-  s.inside = mean_over(m.accuracy, 1, train_len);
-  s.near = mean_over(m.accuracy, train_len + 1, 2 * train_len);
-  s.far = mean_over(m.accuracy, 2 * train_len + 1, 4 * train_len);
+  const std::vector<std::optional<double>>& accuracy = scaled ? m.accuracy_scaled : m.accuracy;
+  s.inside = mean_over(accuracy, 1, train_len);
+  s.near = mean_over(accuracy, train_len + 1, 2 * train_len);
+  s.far = mean_over(accuracy, 2 * train_len + 1, 4 * train_len);
   if (!m.train_loss.empty()) s.final_loss = m.train_loss.back();
   return s;
 }
@@ -35,13 +36,23 @@ LabSummary lab_summary(const LabMethodResult& m, int train_len) {
 std::vector<std::string> lab_option_flags(const LabOptions& o) {
   std::string methods;
   for (PositionMethod m : o.methods) methods += std::string(methods.empty() ? "" : ",") + position_method_name(m);
-  return {"--task",       lab_task_name(o.task),       "--methods", methods,
-          "--train-len",  std::to_string(o.train_len), "--steps",   std::to_string(o.steps),
-          "--seed",       std::to_string(o.seed),      "--d-model", std::to_string(o.d_model),
-          "--heads",      std::to_string(o.heads),     "--layers",  std::to_string(o.layers),
-          "--d-ff",       std::to_string(o.d_ff),      "--batch",   std::to_string(o.batch),
-          "--lr",         format_number(o.lr),         "--warmup",  std::to_string(o.warmup),
-          "--eval-count", std::to_string(o.eval_count)};
+  std::vector<std::string> flags = {
+      "--task",       lab_task_name(o.task),        "--methods",     methods,
+      "--train-len",  std::to_string(o.train_len),  "--steps",       std::to_string(o.steps),
+      "--seed",       std::to_string(o.seed),       "--d-model",     std::to_string(o.d_model),
+      "--heads",      std::to_string(o.heads),      "--layers",      std::to_string(o.layers),
+      "--d-ff",       std::to_string(o.d_ff),       "--batch",       std::to_string(o.batch),
+      "--lr",         format_number(o.lr),          "--warmup",      std::to_string(o.warmup),
+      "--eval-count", std::to_string(o.eval_count), "--check-every", std::to_string(o.check_every)};
+  if (o.rope_scaling != ScalingType::None) {
+    flags.push_back("--rope-scaling");
+    flags.push_back(lab_scaling_name(o.rope_scaling));
+  }
+  if (o.rope_scaling != ScalingType::None || o.rope_factor != LabOptions{}.rope_factor) {
+    flags.push_back("--rope-factor");
+    flags.push_back(format_number(o.rope_factor));
+  }
+  return flags;
 }
 
 namespace {

@@ -33,20 +33,29 @@ std::vector<std::string> canonical_flags(const rv::LabOptions& o) {
   std::string methods;
   for (rv::PositionMethod m : o.methods)
     methods += (methods.empty() ? "" : ",") + std::string(rv::position_method_name(m));
-  return {"--task",       rv::lab_task_name(o.task),    "--methods",     methods,
-          "--train-len",  std::to_string(o.train_len),  "--steps",       std::to_string(o.steps),
-          "--seed",       std::to_string(o.seed),       "--d-model",     std::to_string(o.d_model),
-          "--heads",      std::to_string(o.heads),      "--layers",      std::to_string(o.layers),
-          "--d-ff",       std::to_string(o.d_ff),       "--batch",       std::to_string(o.batch),
-          "--lr",         rv::format_number(o.lr),      "--warmup",      std::to_string(o.warmup),
-          "--eval-count", std::to_string(o.eval_count), "--check-every", std::to_string(o.check_every)};
+  return {"--task",         rv::lab_task_name(o.task),
+          "--methods",      methods,
+          "--train-len",    std::to_string(o.train_len),
+          "--steps",        std::to_string(o.steps),
+          "--seed",         std::to_string(o.seed),
+          "--d-model",      std::to_string(o.d_model),
+          "--heads",        std::to_string(o.heads),
+          "--layers",       std::to_string(o.layers),
+          "--d-ff",         std::to_string(o.d_ff),
+          "--batch",        std::to_string(o.batch),
+          "--lr",           rv::format_number(o.lr),
+          "--warmup",       std::to_string(o.warmup),
+          "--eval-count",   std::to_string(o.eval_count),
+          "--check-every",  std::to_string(o.check_every),
+          "--rope-scaling", rv::lab_scaling_name(o.rope_scaling),
+          "--rope-factor",  rv::format_number(o.rope_factor)};
 }
 
 bool same(const rv::LabOptions& a, const rv::LabOptions& b) {
   return a.task == b.task && a.methods == b.methods && a.train_len == b.train_len && a.steps == b.steps &&
          a.seed == b.seed && a.d_model == b.d_model && a.heads == b.heads && a.layers == b.layers && a.d_ff == b.d_ff &&
          a.batch == b.batch && a.lr == b.lr && a.warmup == b.warmup && a.eval_count == b.eval_count &&
-         a.check_every == b.check_every;
+         a.check_every == b.check_every && a.rope_scaling == b.rope_scaling && a.rope_factor == b.rope_factor;
 }
 
 }  // namespace
@@ -67,5 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (rv::PositionMethod m : o->methods) RV_FUZZ_CHECK(!rv::check_decoder_config(rv::lab_decoder_config(*o, m)));
   const rv::Expected<rv::LabOptions> again = rv::parse_lab_options(canonical_flags(*o));
   RV_FUZZ_CHECK(again.ok() && same(*again, *o));
+  const rv::Expected<rv::LabOptions> written = rv::parse_lab_options(rv::lab_option_flags(*o));  // the app's Re-run
+  RV_FUZZ_CHECK(written.ok() && same(*written, *o));
+  RV_FUZZ_CHECK(o->rope_factor > 1 && o->rope_factor <= 64);
   return 0;
 }

@@ -17,6 +17,10 @@
 
 using rv::test::Headless;
 
+namespace rv {
+std::string describe_lab(const App& app);  // the panel's text layer (registry)
+}
+
 namespace {
 
 constexpr const char* small_run = "tab=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5";
@@ -198,9 +202,15 @@ TEST_CASE("lab: a run's flags read back to the same options (Re-run and the CSV 
   o.lr = 0.0031;
   o.d_model = 48;
   o.heads = 3;
+  o.check_every = 7;
+  o.rope_scaling = rv::ScalingType::Yarn;
+  o.rope_factor = 2.75;
   const auto back = rv::parse_lab_options(rv::lab_option_flags(o));
   REQUIRE(back);
   CHECK(rv::lab_option_flags(*back) == rv::lab_option_flags(o));
+  CHECK(back->check_every == 7);
+  CHECK(back->rope_scaling == rv::ScalingType::Yarn);
+  CHECK(back->rope_factor == 2.75);
   CHECK(back->lr == o.lr);
   CHECK(back->seed == o.seed);
   CHECK(back->methods == o.methods);
@@ -254,4 +264,62 @@ TEST_CASE("lab: inside a trained model, attention maps per head and a KV-cache d
   ui.click("lab_attention");
   ui.frames(2);
   CHECK(in.error == "IndexError: index 6 is out of bounds for dimension 0 with size 6");
+}
+
+TEST_CASE(
+    "lab: the rope scaling combo and factor go to Run, a scripted run's scaling shows, and the CSV has the curve") {
+  Headless ui;
+  ui.set_state("tab=lab&task=copy&train_len=2&steps=20&methods=rope,alibi&lab_seed=1");
+  ui.frames(2);
+  CHECK(ui.rect("lab_scaling").w > 0);
+  CHECK(ui.app.ui.rects.count("lab_factor") == 0);  // no factor field without scaling
+  CHECK(rv::lab_flags(ui.app) == rv::lab_flags(ui.app.params));
+  ui.app.lab.rope_scaling = rv::ScalingType::Linear;  // the combo's choice
+  ui.app.lab.rope_factor = 2.5;
+  ui.frames(2);
+  CHECK(ui.rect("lab_factor").w > 0);
+  const std::vector<std::string> flags = rv::lab_flags(ui.app);
+  CHECK(std::vector<std::string>(flags.end() - 4, flags.end()) ==
+        std::vector<std::string>{"--rope-scaling", "pi", "--rope-factor", "2.5"});
+  ui.click("lab_run");
+  REQUIRE(ui.app.lab.running);
+  CHECK(ui.app.lab.run->result().options.rope_scaling == rv::ScalingType::Linear);
+  CHECK(ui.app.lab.run->result().options.rope_factor == 2.5);
+  frames_until_done(ui);
+  const rv::LabResult& r = ui.app.lab.run->result();
+  REQUIRE(r.methods.size() == 2);
+  CHECK(r.methods[0].accuracy_scaled.size() == 8);  // rope
+  CHECK(r.methods[1].accuracy_scaled.empty());      // alibi
+  ui.frames(2);                                     // the scaled curve, its row and readout draw
+  const rv::ExportFile csv = rv::export_lab_csv(ui.app);
+  CHECK(csv.content.find("--rope-scaling pi --rope-factor 2.5") != std::string::npos);
+  CHECK(csv.content.find("\nrope,accuracy_scaled,8,") != std::string::npos);
+  CHECK(csv.content.find("alibi,accuracy_scaled") == std::string::npos);
+  CHECK(rv::describe_lab(ui.app).find("rope + pi x2.5") != std::string::npos);
+  // window.ropeviz.lab({...}) with scaling: the panel shows the run's choice
+  const auto js =
+      rv::lab_flags_from_json(R"({"methods": ["rope"], "steps": 5, "rope_scaling": "yarn", "rope_factor": 8})");
+  REQUIRE(js);
+  REQUIRE(rv::lab_start(ui.app, *js));
+  CHECK(ui.app.lab.rope_scaling == rv::ScalingType::Yarn);
+  CHECK(ui.app.lab.rope_factor == 8.0);
+  frames_until_done(ui);
+  CHECK(ui.app.lab.result_json.find("\"accuracy_scaled\": [") != std::string::npos);
+  CHECK(!rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"rope_scaling": "linear"})")));
+  CHECK(ui.app.lab.error.find("--rope-scaling") != std::string::npos);
+  CHECK(ui.app.lab.rope_scaling == rv::ScalingType::Yarn);  // a refused run changes nothing
+}
+
+TEST_CASE("lab: a run with rope scaling draws on every display") {
+  rv::test::for_each_setting({"tab=lab&methods=rope&train_len=1&steps=2"}, [](Headless& ui) {
+    ui.app.lab.rope_scaling = rv::ScalingType::Yarn;
+    ui.frames(2);
+    rv::lab_start(ui.app, rv::lab_flags(ui.app));
+    frames_until_done(ui);
+    for (int view : {0, 1}) {
+      ui.app.ui.lab_view = view;
+      ui.frames(2);
+    }
+    CHECK(ui.app.lab.run->result().methods[0].accuracy_scaled.size() == 4);
+  });
 }

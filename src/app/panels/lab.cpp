@@ -37,6 +37,37 @@ ImU32 colour_of(PositionMethod m) {
   return theme::methods[int(m)];
 }
 
+// The method's colour, lighter: a scaled curve next to its own.
+ImU32 scaled_colour(PositionMethod m) {
+  const ImVec4 c = theme::vec(colour_of(m));
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(0.5f * (c.x + 1), 0.5f * (c.y + 1), 0.5f * (c.z + 1), c.w));
+}
+
+constexpr ScalingType lab_scalings[] = {ScalingType::None, ScalingType::Linear, ScalingType::Dynamic,
+                                        ScalingType::Yarn};
+
+// RoPE's context extension at evaluation (--rope-scaling, --rope-factor): the session's, not link keys.
+void scaling_settings(App& app) {
+  LabSession& lab = app.lab;
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  if (ImGui::BeginCombo("rope scaling", lab_scaling_name(lab.rope_scaling))) {
+    for (ScalingType t : lab_scalings)
+      if (ImGui::Selectable(lab_scaling_name(t), lab.rope_scaling == t)) lab.rope_scaling = t;
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "lab_scaling");
+  hover_tip(
+      "After training, evaluate rope's weights again with context extension (the Extension panel's code): pi = "
+      "position interpolation (theta / factor), ntk = dynamic NTK at the longest test input, yarn = YaRN "
+      "(original length = the longest training input). A second, dashed rope curve.");
+  if (lab.rope_scaling == ScalingType::None) return;
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  if (ImGui::InputDouble("factor", &lab.rope_factor, 0.5, 2.0, "%g"))
+    lab.rope_factor = std::isfinite(lab.rope_factor) ? std::clamp(lab.rope_factor, 1.25, 64.0) : 4.0;
+  record_rect(app.ui, "lab_factor");
+  hover_tip("The scaling factor: 4 stretches the training range L over the test range 4L.");
+}
+
 // Task, sizes, seed and methods: link keys, so a link restores them (#tab=lab&task=copy&train_len=16).
 void settings(App& app) {
   Params& p = app.params;
@@ -62,6 +93,7 @@ void settings(App& app) {
     ImGui::PopStyleColor();
     record_rect(app.ui, position_method_name(m));
   }
+  scaling_settings(app);
 }
 
 // Run / Stop, the progress bar and its line, the exports.
@@ -71,7 +103,7 @@ void run_controls(App& app) {
     if (ImGui::Button("Stop")) lab_stop(app);
     record_rect(app.ui, "lab_stop");
   } else {
-    if (ImGui::Button("Run")) lab_start(app, lab_flags(app.params));
+    if (ImGui::Button("Run")) lab_start(app, lab_flags(app));
     record_rect(app.ui, "lab_run");
     hover_tip("Trains every chosen method from the same seed, then evaluates each length; the UI stays live.");
   }
@@ -121,6 +153,16 @@ void summary_table(const LabResult& r) {
     cell(s.near);
     cell(s.far);
     cell(s.final_loss, false);
+    if (m.accuracy_scaled.empty()) continue;
+    const LabSummary z = lab_summary(m, L, true);  // the same weights, scaled frequencies
+    char label[48];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextColored(theme::vec(scaled_colour(m.method)), "%s", lab_scaled_label(r.options, label, sizeof label));
+    cell(z.inside);
+    cell(z.near);
+    cell(z.far);
+    cell(std::nullopt, false);
   }
   ImGui::EndTable();
 }
@@ -144,6 +186,12 @@ void accuracy_readout(const LabResult& r, int n) {
     else
       ImGui::TextColored(theme::vec(theme::error), "%s: %s", position_method_name(m.method),
                          m.error.value_or("no number").c_str());
+    if (n > int(m.accuracy_scaled.size()) || !m.accuracy_scaled[size_t(n - 1)]) continue;
+    char label[48];
+    ImGui::TextColored(theme::vec(scaled_colour(m.method)), "%s: exact %s%%, tokens %s%%",
+                       lab_scaled_label(r.options, label, sizeof label),
+                       format_sig(100 * *m.accuracy_scaled[size_t(n - 1)], 3).c_str(),
+                       format_sig(100 * m.token_accuracy_scaled[size_t(n - 1)].value_or(0), 3).c_str());
   }
 }
 
@@ -169,6 +217,17 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
     plot::plot_line_g(
         position_method_name(m.method), n, [&values](int i) { return *values[size_t(i)]; },
         {colour_of(m.method), 2.0f, plot::dots_for(n)}, 1.0, 1.0);
+    // rope's weights with context extension: a dashed, lighter line of the same colour
+    const auto& scaled = per_token ? m.token_accuracy_scaled : m.accuracy_scaled;
+    int k = 0;
+    while (k < int(scaled.size()) && scaled[size_t(k)]) ++k;
+    if (k == 0) continue;
+    char label[48];
+    plot::Style style{scaled_colour(m.method), 2.0f, plot::dots_for(k)};
+    style.dashed = true;
+    plot::plot_line_g(
+        lab_scaled_label(r.options, label, sizeof label), k, [&scaled](int i) { return *scaled[size_t(i)]; }, style,
+        1.0, 1.0);
   }
   plot::end_plot([&](double x) { accuracy_readout(r, int(std::lround(x))); });
 }
@@ -250,6 +309,12 @@ std::string describe_lab(const App& app) {
            (s.inside ? format_sig(100 * *s.inside, 3) + "%" : std::string("none yet")) + " inside training, " +
            (s.near ? format_sig(100 * *s.near, 3) + "%" : std::string("no number")) + " just past it" +
            (m.error ? " (" + *m.error + ")" : std::string()) + ".";
+    if (m.accuracy_scaled.empty()) continue;
+    const LabSummary z = lab_summary(m, r.options.train_len, true);
+    char label[48];
+    out += " " + std::string(lab_scaled_label(r.options, label, sizeof label)) + " (the same weights, scaled): " +
+           (z.inside ? format_sig(100 * *z.inside, 3) + "%" : std::string("none yet")) + " inside training, " +
+           (z.near ? format_sig(100 * *z.near, 3) + "%" : std::string("no number")) + " just past it.";
   }
   return out;
 }
