@@ -267,12 +267,13 @@ void show_lab(App& app) {
   ImGui::SameLine();
   ImGui::BeginChild("lab_plots", ImVec2(0, 0), false);
   if (!app.lab.run) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(
-        "Does a model work past its training length? Press Run: each chosen method trains a tiny decoder (2 layers, "
-        "4 heads) on sizes 1..train_len from the same seed, then every size up to 4 x train_len is tested on fresh "
-        "sequences. The learned table has no row past its training length: those sizes fail with the IndexError.");
-    ImGui::PopTextWrapPos();
+    const LabOptions o;  // the sizes a Run trains (the panel sets task, sizes n, steps, seed and methods only)
+    ImGui::TextWrapped(
+        "Does a model work past its training length? Press Run: each chosen method trains a tiny decoder (%d layers, "
+        "%d heads, d_model %d) on sizes 1..train_len from the same seed, then every size up to 4 x train_len is "
+        "tested on fresh sequences. The learned table has no row past its training length: those sizes fail with the "
+        "IndexError.",
+        o.layers, o.heads, o.d_model);
   } else {
     int& view = app.ui.lab_view;
     const bool inside = !app.lab.run->trained().empty();  // a trained model to look into
