@@ -267,7 +267,7 @@ void show_lab(App& app) {
   ImGui::SameLine();
   ImGui::BeginChild("lab_plots", ImVec2(0, 0), false);
   if (!app.lab.run) {
-    const LabOptions o;  // the sizes a Run trains (the panel sets task, sizes n, steps, seed and methods only)
+    static const LabOptions o;  // the sizes a Run trains (the panel sets task, n, steps, seed, methods); built once
     ImGui::TextWrapped(
         "Does a model work past its training length? Press Run: each chosen method trains a tiny decoder (%d layers, "
         "%d heads, d_model %d) on sizes 1..train_len from the same seed, then every size up to 4 x train_len is "
