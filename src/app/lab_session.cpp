@@ -14,8 +14,8 @@ namespace rv {
 std::vector<std::string> lab_flags(const Params& p, ScalingType scaling, double factor) {
   std::vector<std::string> flags = {
       "--task",      lab_task_name(p.task),       "--methods", find_field("methods")->encode(p),
-      "--train-len", std::to_string(p.train_len), "--steps",   std::to_string(p.steps),
-      "--seed",      std::to_string(p.lab_seed)};
+      "--train-len", std::to_string(p.train_len), "--table-len", std::to_string(p.table_len),
+      "--steps",     std::to_string(p.steps),     "--seed",      std::to_string(p.lab_seed)};
   if (scaling != ScalingType::None)
     for (std::string f : {std::string("--rope-scaling"), std::string(lab_scaling_name(scaling)),
                           std::string("--rope-factor"), format_number(factor)})
@@ -48,6 +48,7 @@ void show_options(App& app, const LabOptions& o) {
   p.methods = 0;
   for (PositionMethod m : o.methods) p.methods |= 1 << int(m);
   p.train_len = o.train_len;
+  p.table_len = o.table_len;
   p.steps = o.steps;
   p.lab_seed = o.seed;
 }

@@ -11,7 +11,7 @@ namespace rv {
 // Training time per frame while a run is in progress (the page also trains slices between frames: web/page.js).
 constexpr double lab_slice_ms = 15.0;
 
-// The LabOptions Params' lab keys ask for (task, methods, train_len, steps, lab_seed; the rest core's defaults).
+// The LabOptions Params' lab keys ask for (task, methods, train_len, table_len, steps, lab_seed; the rest core's defaults).
 LabOptions lab_options(const Params& p);
 // The same settings as `ropeviz-cli lab` flags, e.g. {"--task", "copy", "--methods", "rope,alibi", ...}, plus
 // --rope-scaling and --rope-factor when scaling is not none (the LabSession's choice: no link key).

@@ -351,6 +351,9 @@ constexpr ParamField table[] = {
      encode_methods, member_equal<&P::methods>, "learned, sinusoidal, rope, alibi, t5, none"},
     integer<&P::train_len>("train_len", 1, kLabTrainLenMax,
                            "The lab trains on sizes 1..train_len and evaluates up to 4 x train_len."),
+    integer<&P::table_len>("table_len", 0, kLabTableLenMax,
+                           "Rows of the lab's learned table: 0 = the longest training input; more rows are never "
+                           "trained."),
     integer<&P::steps>("steps", 1, kLabStepsMax, "AdamW steps per method in the lab."),
     integer<&P::lab_seed>("lab_seed", 0, Limits::seed_max, "Seeds the lab's init, batches and test sequences."),
     {"lesson", FieldKind::Integer, 0, kLessonSteps,
@@ -463,6 +466,13 @@ void enforce_limits(Params& p, std::vector<std::string>& notes) {
                     format_number(p.beta_fast) + " (YaRN: 1 and 32); using 1 and 32");
     p.beta_slow = 1.0;
     p.beta_fast = 32.0;
+  }
+  const int trained = lab_input_len(p.task, p.train_len);
+  if (p.table_len != 0 && p.table_len < trained) {
+    notes.push_back("table_len " + std::to_string(p.table_len) + " is shorter than the longest training input (" +
+                    std::to_string(trained) + " positions at train_len " + std::to_string(p.train_len) +
+                    "); using 0 (exactly the training inputs)");
+    p.table_len = 0;
   }
 }
 

@@ -79,6 +79,7 @@ struct Params {
   LabTask task = LabTask::Copy;
   int methods = (1 << std::size(kAllPositionMethods)) - 1;  // bit i: kAllPositionMethods[i]
   int train_len = LabOptions{}.train_len;                   // training sizes 1..train_len, evaluated to 4 x
+  int table_len = LabOptions{}.table_len;                   // learned table rows; 0: the longest training input
   int steps = LabOptions{}.steps;                           // AdamW steps per method
   std::uint64_t lab_seed = LabOptions{}.seed;               // init, batches and evaluation sequences
 

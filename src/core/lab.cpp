@@ -34,13 +34,23 @@ bool sequence_exact(const DecoderWorkspace<float>& ws, const SequenceBatch& b, i
   return all;
 }
 
+// Per row of the learned table: how far training moved it from its init, relative to the init's norm.
+std::vector<double> table_row_change(const LabOptions& o, const DecoderWeightsT<float>& w) {
+  const DecoderWeightsT<float> init = lab_init_weights(o, PositionMethod::Learned);
+  std::vector<double> change(static_cast<std::size_t>(w.pos_emb.rows()));
+  for (Eigen::Index r = 0; r < w.pos_emb.rows(); ++r)
+    change[static_cast<std::size_t>(r)] = double((w.pos_emb.row(r) - init.pos_emb.row(r)).norm()) /
+                                          std::max(1e-30, double(init.pos_emb.row(r).norm()));
+  return change;
+}
+
 // Grows the workspace and batch to the largest training step (batch rows of the longest size), so that no training
 // step allocates: one forward and backward pass on such a batch.
 void reserve_training(const LabOptions& o, const DecoderConfig& c, const DecoderWeightsT<float>& w,
                       SequenceBatch& batch, DecoderWorkspace<float>& ws) {
   batch.clear();
   for (int r = 0; r < o.batch; ++r) {
-    const std::size_t r0 = static_cast<std::size_t>(batch.append(lab_input_len(o.task, o.train_len)));
+    const std::size_t r0 = static_cast<std::size_t>(batch.append(lab_trained_positions(o)));
     batch.targets[r0] = 0;
   }
   batch_forward(c, w, batch, ws, true);
@@ -79,6 +89,12 @@ double lab_learning_rate(const LabOptions& o, int step) {
   if (step < warm) return o.lr * (step + 1) / warm;
   const double span = std::max(1, o.steps - warm);
   return o.lr * 0.5 * (1.0 + std::cos(kPi * (step - warm) / span));
+}
+
+double lab_decay_only_change(const LabOptions& o, int steps) {
+  double kept = 1.0;
+  for (int t = 0; t < steps; ++t) kept *= 1.0 - lab_learning_rate(o, t) * o.weight_decay;
+  return 1.0 - kept;
 }
 
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
@@ -187,7 +203,9 @@ void LabRun::check_length() {
 }
 
 void LabRun::finish_training() {
-  result_.methods.back().steps_run = step_;
+  LabMethodResult& r = result_.methods.back();
+  r.steps_run = step_;
+  if (r.method == PositionMethod::Learned) r.table_row_change = table_row_change(result_.options, weights_);
   trained_.push_back({result_.methods.back().method, config_, weights_});
   phase_ = Phase::Eval;
   eval_n_ = 0;
@@ -256,6 +274,7 @@ std::string method_json(const LabMethodResult& m) {
          ", \"error\": " + (m.error ? json_string(*m.error) : "null") +
          ", \"steps_run\": " + std::to_string(m.steps_run) +
          ", \"reached_bar\": " + (m.reached_bar ? "true" : "false") +
+         (m.method == PositionMethod::Learned ? ", \"table_row_change\": " + json_list(m.table_row_change) : "") +
          (m.accuracy_scaled.empty() ? std::string()
                                     : ", \"accuracy_scaled\": " + json_list(m.accuracy_scaled) +
                                           ", \"token_accuracy_scaled\": " + json_list(m.token_accuracy_scaled)) +
@@ -286,7 +305,8 @@ std::string options_json(const LabOptions& o) {
          ", \"warmup\": " + std::to_string(std::min(o.warmup, o.steps / 2)) +
          ", \"eval_count\": " + std::to_string(o.eval_count) + ", \"check_every\": " + std::to_string(o.check_every) +
          ", \"bar\": " + format_number(kLabBar) +
-         ", \"max_position\": " + std::to_string(lab_input_len(o.task, o.train_len)) + scaling_json(o);
+         ", \"max_position\": " + std::to_string(lab_table_len(o)) +
+         ", \"trained_positions\": " + std::to_string(lab_trained_positions(o)) + scaling_json(o);
 }
 }  // namespace
 

@@ -46,6 +46,7 @@ void append_lab_sequences(SequenceBatch& b, LabTask t, int n, int rows, NormalRn
 // Bounds parse_lab_options enforces on the two sizes a learner picks most (the app's link keys share them).
 inline constexpr int kLabTrainLenMax = 64;
 inline constexpr int kLabStepsMax = 100000;
+inline constexpr int kLabTableLenMax = 4096;  // rows of the learned table (--table-len)
 
 // The defaults train every method to the bar (kLabBar at n = 1..3) in about 9 s of one core natively: learned, rope,
 // sinusoidal and t5 stop after 100-200 steps, alibi and none after 500-850 (seeds 0-2); 2000 steps is the cap.
@@ -55,6 +56,9 @@ struct LabOptions {
   LabTask task = LabTask::Copy;
   std::vector<PositionMethod> methods{std::begin(kAllPositionMethods), std::end(kAllPositionMethods)};
   int train_len = 3;   // training sizes n = 1..train_len; evaluation n = 1..4*train_len
+  // Rows of the learned table (learned only): 0 = the longest training input exactly; more leaves rows no training
+  // input reaches (they keep their random init, shrunk only by weight decay) before the IndexError.
+  int table_len = 0;
   int steps = 2000;    // AdamW steps per method at most (a check that finds the bar reached stops it sooner)
   std::uint64_t seed = 0;
   int d_model = 32, heads = 4, layers = 3, d_ff = 64;
@@ -70,11 +74,16 @@ struct LabOptions {
 };
 // Exact match a method must reach at every training length (n = 1..train_len) on the evaluation sequences.
 inline constexpr double kLabBar = 0.95;
-// Tokens after "lab": --task, --methods a,b, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff,
-// --batch, --lr, --warmup, --eval-count, --check-every, --rope-scaling none|pi|ntk|yarn, --rope-factor F. BadRequest
-// naming the flag for anything else or out of range.
+// Tokens after "lab": --task, --methods a,b, --train-len, --table-len, --steps, --seed, --d-model, --heads, --layers,
+// --d-ff, --batch, --lr, --warmup, --eval-count, --check-every, --rope-scaling none|pi|ntk|yarn, --rope-factor F.
+// BadRequest naming the flag for anything else or out of range (--table-len: 0, or at least the longest training
+// input).
 Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args);
-// The decoder the lab trains for this method: vocab 11, max_position = the longest training input (learned).
+// Positions a training input reaches (0 .. this - 1): the longest training input, lab_input_len(task, train_len).
+int lab_trained_positions(const LabOptions& o);
+// Rows of the learned table: table_len, or lab_trained_positions when it is 0.
+int lab_table_len(const LabOptions& o);
+// The decoder the lab trains for this method: vocab 11, max_position = lab_table_len (learned).
 DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m);
 // The flag's names for the scalings the lab offers: none, pi (Linear), ntk (Dynamic), yarn (Yarn); nullopt for others.
 const char* lab_scaling_name(ScalingType t);
@@ -99,6 +108,9 @@ struct LabMethodResult {
   // rope with options.rope_scaling: the same final weights evaluated with the scaled frequencies (lab_scaled_config)
   // per eval length; empty for other methods and without scaling
   std::vector<std::optional<double>> accuracy_scaled, token_accuracy_scaled;
+  // learned: per table row, |P_final[r] - P_init[r]| / |P_init[r]| when training ended. Rows at or past
+  // lab_trained_positions got no gradient: only weight decay moved them (1 - prod(1 - lr_t * weight_decay)).
+  std::vector<double> table_row_change;
   int steps_run = 0;         // training steps taken: steps, or fewer when a check found the bar reached
   bool reached_bar = false;  // exact match >= kLabBar at every training length in the final evaluation
 };
@@ -155,6 +167,9 @@ class LabRun {
 };
 
 double lab_learning_rate(const LabOptions& o, int step);  // warm-up then cosine, step 0-based
+// How far weight decay alone moves a weight in `steps` steps, relative to it: 1 - prod_t (1 - lr_t * weight_decay).
+// A learned table's rows at or past lab_trained_positions get no gradient, so their table_row_change is this.
+double lab_decay_only_change(const LabOptions& o, int steps);
 // The weights LabRun starts method m from: init_decoder_weights(config, lab_seed(seed, 0)) in float32, tok_emb and
 // pos_emb then multiplied by float(1 / 0.02) (N(0, 1)). The same for every run of these options.
 DecoderWeightsT<float> lab_init_weights(const LabOptions& o, PositionMethod m);
@@ -194,8 +209,9 @@ Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_
 
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);
-// The CONTRACTS section 6 document, plus vocab, model sizes, the training schedule and the bar; per method also
-// "steps_run" and "reached_bar". With --rope-scaling: "rope_scaling", "rope_factor", "rope_inv_freq_scaled" and
+// The CONTRACTS section 6 document, plus vocab, model sizes, the training schedule and the bar, "max_position" (the
+// learned table's rows) and "trained_positions"; per method also "steps_run" and "reached_bar", learned's
+// "table_row_change". With --rope-scaling: "rope_scaling", "rope_factor", "rope_inv_freq_scaled" and
 // "rope_attention_factor" among the options, and rope's "accuracy_scaled" and "token_accuracy_scaled".
 std::string lab_json(const LabResult& r);
 

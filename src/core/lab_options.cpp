@@ -76,7 +76,7 @@ LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
 
 namespace {
 const char* kFlags =
-    "--task, --methods, --train-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
+    "--task, --methods, --train-len, --table-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
     "--lr, --warmup, --eval-count, --check-every, --rope-scaling, --rope-factor";
 
 std::optional<Error> parse_int(const std::string& flag, const std::string& text, long long lo, long long hi,
@@ -137,6 +137,7 @@ struct IntFlag {
 };
 constexpr IntFlag kIntFlags[] = {
     {"--train-len", 1, kLabTrainLenMax, &LabOptions::train_len}, {"--steps", 1, kLabStepsMax, &LabOptions::steps},
+    {"--table-len", 0, kLabTableLenMax, &LabOptions::table_len},
     {"--d-model", 2, 512, &LabOptions::d_model},    {"--heads", 1, 64, &LabOptions::heads},
     {"--layers", 1, 16, &LabOptions::layers},       {"--d-ff", 1, 4096, &LabOptions::d_ff},
     {"--batch", 1, 1024, &LabOptions::batch},       {"--warmup", 0, 100000, &LabOptions::warmup},
@@ -174,8 +175,13 @@ std::optional<Error> apply_flag(const std::string& flag, const std::string& valu
   return bad_request("unknown flag \"" + flag + "\" (lab flags: " + kFlags + ")");
 }
 
-// The model sizes must make a valid decoder for every chosen method (rope needs an even d_head).
+// The model sizes must make a valid decoder for every chosen method (rope needs an even d_head), and a learned table
+// must hold every training input.
 std::optional<Error> check_model(const LabOptions& o) {
+  if (o.table_len != 0 && o.table_len < lab_trained_positions(o))
+    return bad_request("--table-len " + std::to_string(o.table_len) + " is shorter than the longest training input (" +
+                       std::to_string(lab_trained_positions(o)) + " positions for " + lab_task_name(o.task) +
+                       " at --train-len " + std::to_string(o.train_len) + "); use 0 for exactly that");
   for (PositionMethod m : o.methods)
     if (auto e = check_decoder_config(lab_decoder_config(o, m)))
       return bad_request("--d-model/--heads: " + e->message);
@@ -207,6 +213,14 @@ Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args) {
   return o;
 }
 
+int lab_trained_positions(const LabOptions& o) {
+  return lab_input_len(o.task, o.train_len);
+}
+
+int lab_table_len(const LabOptions& o) {
+  return o.table_len > 0 ? o.table_len : lab_trained_positions(o);
+}
+
 DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m) {
   DecoderConfig c;
   c.vocab = kLabVocab;
@@ -215,7 +229,7 @@ DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m) {
   c.layers = o.layers;
   c.d_ff = o.d_ff;
   c.position = m;
-  c.max_position = lab_input_len(o.task, o.train_len);  // the longest training input: the table covers exactly it
+  c.max_position = lab_table_len(o);
   return c;
 }
 

@@ -43,7 +43,8 @@ std::vector<std::string> lab_option_flags(const LabOptions& o) {
       "--heads",      std::to_string(o.heads),      "--layers",      std::to_string(o.layers),
       "--d-ff",       std::to_string(o.d_ff),       "--batch",       std::to_string(o.batch),
       "--lr",         format_number(o.lr),          "--warmup",      std::to_string(o.warmup),
-      "--eval-count", std::to_string(o.eval_count), "--check-every", std::to_string(o.check_every)};
+      "--eval-count", std::to_string(o.eval_count), "--check-every", std::to_string(o.check_every),
+      "--table-len",  std::to_string(o.table_len)};
   if (o.rope_scaling != ScalingType::None) {
     flags.push_back("--rope-scaling");
     flags.push_back(lab_scaling_name(o.rope_scaling));

@@ -1,7 +1,6 @@
 // The lab's PyTorch export: the script with a run's options baked in, and its data file (init weights, first batches).
 #include "core/lab_torch.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <type_traits>
@@ -34,6 +33,7 @@ std::string option_items(const LabOptions& o, const std::string& indent) {
       {"task", quoted(lab_task_name(o.task))},
       {"methods", quoted(method_list(o))},
       {"train_len", std::to_string(o.train_len)},
+      {"table_len", std::to_string(o.table_len)},
       {"steps", std::to_string(o.steps)},
       {"seed", std::to_string(o.seed)},
       {"d_model", std::to_string(o.d_model)},
@@ -56,14 +56,9 @@ std::string option_items(const LabOptions& o, const std::string& indent) {
   return out;
 }
 
-// The lab flags that repeat this run (lab_option_flags, plus --check-every when it leaves it out), as shell text
-// continued over lines of about 90 characters.
+// The lab flags that repeat this run (lab_option_flags), as shell text continued over lines of about 90 characters.
 std::string flags_text(const LabOptions& o) {
-  std::vector<std::string> flags = lab_option_flags(o);
-  if (std::find(flags.begin(), flags.end(), "--check-every") == flags.end()) {
-    flags.push_back("--check-every");
-    flags.push_back(std::to_string(o.check_every));
-  }
+  const std::vector<std::string> flags = lab_option_flags(o);
   std::string out;
   std::size_t line = 0;
   for (std::size_t i = 0; i + 1 < flags.size(); i += 2) {  // flag and value pairs

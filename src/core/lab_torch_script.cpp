@@ -305,9 +305,24 @@ class Decoder(torch.nn.Module):
         return rms(h, self.norm_f) @ self.head
 
 
+def trained_positions(o):
+    """Positions a training input reaches: the longest training input."""
+    return input_len(o.task, o.train_len)
+
+
+def table_len(o):
+    """Rows of the learned table: --table-len, or exactly the trained positions when it is 0."""
+    return o.table_len or trained_positions(o)
+
+
 def make_model(o, method):
-    max_position = input_len(o.task, o.train_len)  # learned: the table covers the longest training input exactly
-    return Decoder(method, VOCAB, o.d_model, o.heads, o.layers, o.d_ff, max_position, o.base, o.pairing)
+    return Decoder(method, VOCAB, o.d_model, o.heads, o.layers, o.d_ff, table_len(o), o.base, o.pairing)
+
+
+def table_row_change(model, init):
+    """Per row of the learned table: |P - P_init| / |P_init| (rows no training input reaches: weight decay only)."""
+    p = model.pos_emb.detach().double().cpu()
+    return ((p - init).norm(dim=1) / init.norm(dim=1).clamp_min(1e-30)).tolist()
 
 
 def loss_of(model, tokens, targets):
@@ -433,6 +448,7 @@ def run_method(o, method, data, device, dtype, log):
     else:
         (torch_init if o.init == "torch" else lab_init)(model, o.seed)
     model.to(device=device, dtype=dtype)
+    init = model.pos_emb.detach().double().cpu().clone() if method == "learned" else None
     opt = LabAdamW(model.parameters(), o.weight_decay)
     cache, losses, tokens_trained = {}, [], 0
     t0 = time.perf_counter()
@@ -456,6 +472,8 @@ def run_method(o, method, data, device, dtype, log):
     train_seconds = time.perf_counter() - t0
     result = {"train_loss": losses, "accuracy": [], "token_accuracy": [], "error": None, "steps_run": len(losses),
               "reached_bar": False}
+    if init is not None:
+        result["table_row_change"] = table_row_change(model, init)
     for n in ([] if o.losses_only else range(1, 4 * o.train_len + 1)):
         try:
             exact, per_answer = accuracy(model, o, n, device, cache)
@@ -478,7 +496,7 @@ def load_data(path, o):
         data = json.load(f)
     if data.get("format") != "ropeviz-lab-data":
         sys.exit("%s: not a ropeviz lab data file" % path)
-    for key in ("task", "seed", "train_len", "batch", "d_model", "heads", "layers", "d_ff"):
+    for key in ("task", "seed", "train_len", "table_len", "batch", "d_model", "heads", "layers", "d_ff"):
         if data["options"][key] != getattr(o, key):
             sys.exit("%s: %s is %r there, %r here (drop --data to change it)" % (path, key, data["options"][key],
                                                                                getattr(o, key)))
@@ -498,6 +516,8 @@ def parse_args(argv=None):
     ap.add_argument("--task", choices=TASKS, default=D["task"])
     ap.add_argument("--methods", default=D["methods"], help="comma-separated: " + ",".join(METHODS))
     ap.add_argument("--train-len", type=int, default=D["train_len"], help="train at sizes 1..N, evaluate 1..4N")
+    ap.add_argument("--table-len", type=int, default=D["table_len"],
+                    help="rows of the learned table (0: exactly the longest training input)")
     ap.add_argument("--steps", type=int, default=D["steps"], help="AdamW steps per method at most")
     ap.add_argument("--seed", type=int, default=D["seed"])
     ap.add_argument("--d-model", type=int, default=D["d_model"])
@@ -526,6 +546,8 @@ def parse_args(argv=None):
     for m in o.methods:
         if m not in METHODS:
             ap.error("--methods: unknown method %r (%s)" % (m, ", ".join(METHODS)))
+    if o.table_len and o.table_len < trained_positions(o):
+        ap.error("--table-len must be 0 or at least the longest training input (%d)" % trained_positions(o))
     if o.d_model % o.heads or ("rope" in o.methods and (o.d_model // o.heads) % 2):
         ap.error("--d-model must be a multiple of --heads (rope: an even d_head)")
     return o
@@ -542,7 +564,7 @@ def main(argv=None):
            "steps": o.steps, "seed": o.seed, "vocab": VOCAB, "sep": SEP, "d_model": o.d_model, "heads": o.heads,
            "layers": o.layers, "d_ff": o.d_ff, "batch": o.batch, "lr": o.lr, "weight_decay": o.weight_decay,
            "warmup": min(o.warmup, o.steps // 2), "eval_count": o.eval_count, "check_every": o.check_every,
-           "bar": BAR, "max_position": input_len(o.task, o.train_len), "base": o.base, "pairing": o.pairing,
+           "bar": BAR, "max_position": table_len(o), "trained_positions": trained_positions(o), "base": o.base, "pairing": o.pairing,
            "device": str(device), "dtype": o.dtype, "init": o.data or o.init, "torch": torch.__version__}
     seconds = train_seconds = tokens = 0
     methods = {}

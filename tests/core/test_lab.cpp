@@ -128,7 +128,15 @@ TEST_CASE("lab options: defaults") {
   CHECK(o->warmup == 100);
   CHECK(o->eval_count == 100);
   CHECK(o->check_every == 50);
+  CHECK(o->table_len == 0);
+  CHECK(lab_trained_positions(*o) == 6);
+  CHECK(lab_table_len(*o) == 6);
   CHECK(lab_decoder_config(*o, PositionMethod::Learned).max_position == 6);
+  const auto longer = parse({"--task", "repeat", "--train-len", "4", "--table-len", "24"});
+  REQUIRE(longer);
+  CHECK(lab_trained_positions(*longer) == 6);  // 4 + 2
+  CHECK(lab_decoder_config(*longer, PositionMethod::Learned).max_position == 24);
+  CHECK(parse({"--table-len", "6"}));  // exactly the training inputs, spelled out
   CHECK(lab_decoder_config(*o, PositionMethod::Learned).vocab == kLabVocab);
 }
 
@@ -168,6 +176,10 @@ TEST_CASE("lab options: every error names its flag") {
       {{"--steps"}, "--steps"},       // no value
       {{"--check-every", "-1"}, "--check-every"},
       {{"--check-every", "x"}, "--check-every"},
+      {{"--table-len", "5"}, "--table-len"},  // copy at --train-len 3 reads 6 positions
+      {{"--train-len", "4", "--table-len", "7"}, "--table-len"},
+      {{"--table-len", "4097"}, "--table-len"},
+      {{"--table-len", "-6"}, "--table-len"},
   };
   for (const auto& c : cases) {  // not a structured binding: clang's doctest INFO cannot capture one
     const std::string msg = parse_error(c.first);
@@ -222,6 +234,35 @@ TEST_CASE("lab run: same seed, same document apart from timing; learned is null 
   const LabResult c = run_lab(checked), d = run_lab(checked);
   CHECK(strip(lab_json(c)) == strip(lab_json(d)));
   CHECK(c.methods[0].steps_run < 200);
+}
+
+TEST_CASE("lab run: a longer learned table runs on rows no training input reached, which only weight decay moved") {
+  LabOptions o = small({PositionMethod::Learned}, 30);
+  o.table_len = 12;  // trained positions 0..5 (copy at train_len 3), rows 6..11 never read in training
+  const LabResult r = run_lab(o);
+  const LabMethodResult& m = r.methods[0];
+  for (int n = 1; n <= 12; ++n) CHECK(m.accuracy[n - 1].has_value() == (n <= 6));  // 2n positions, 12 rows
+  REQUIRE(m.error);
+  CHECK(*m.error == "IndexError: index 12 is out of bounds for dimension 0 with size 12");
+  REQUIRE(m.table_row_change.size() == 12);
+  const double decay = lab_decay_only_change(o, m.steps_run);
+  CHECK(decay > 0);
+  CHECK(decay < 1e-3);
+  for (int row = 0; row < 12; ++row) {
+    INFO("row ", row, ": moved ", m.table_row_change[row], ", decay alone ", decay);
+    if (row < 6)
+      CHECK(m.table_row_change[row] > 10 * decay);  // gradients moved it
+    else
+      CHECK(m.table_row_change[row] == doctest::Approx(decay).epsilon(1e-3));  // float32 weights
+  }
+  const std::string doc = lab_json(r);
+  CHECK(contains(doc, "\"max_position\": 12, \"trained_positions\": 6"));
+  CHECK(contains(doc, "\"table_row_change\": ["));
+  const auto again = parse_lab_options(lab_option_flags(o));  // Re-run repeats the table too
+  REQUIRE(again);
+  CHECK(again->table_len == 12);
+  // the other methods have no table: no row changes in their entries
+  CHECK(!contains(lab_json(run_lab(small({PositionMethod::Rope}, 2))), "table_row_change"));
 }
 
 TEST_CASE("lab run: time-sliced steps reach done() and match run_lab") {

@@ -23,7 +23,8 @@ except Exception as e:  # noqa: BLE001
 
 CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
-FLAGS = ["--methods", ",".join(METHODS), "--steps", "50", "--check-every", "0", "--train-len", "3"]
+# a learned table of 12 rows: positions 0..5 trained (copy at train_len 3), rows 6..11 never read in training
+FLAGS = ["--methods", ",".join(METHODS), "--steps", "50", "--check-every", "0", "--train-len", "3", "--table-len", "12"]
 TOL = 1e-4  # |torch loss - C++ loss| at every one of the 50 steps
 ENV = dict(os.environ, OMP_NUM_THREADS="1")  # a tiny model: one thread is fastest, and the machine is shared
 
@@ -82,8 +83,15 @@ with tempfile.TemporaryDirectory() as tmp:
             check([x is None for x in b[key]] == [x is None for x in a[key]], "%s: null %s where the C++'s" % (m, key))
             gap = max(abs((x or 0) - (y or 0)) for x, y in zip(a[key], b[key]))
             check(len(a[key]) == len(b[key]) == 12 and gap <= 0.05, "%s: %s differs by %.3g" % (m, key, gap))
-    check(cpp["methods"]["learned"]["error"] == "IndexError: index 6 is out of bounds for dimension 0 with size 6",
+    check(cpp["methods"]["learned"]["error"] == "IndexError: index 12 is out of bounds for dimension 0 with size 12",
           "learned's error: %r" % cpp["methods"]["learned"]["error"])
+    rows_cpp = cpp["methods"]["learned"]["table_row_change"]
+    rows_torch = ours["methods"]["learned"].get("table_row_change", []) if ours else []
+    check(len(rows_cpp) == len(rows_torch) == 12, "learned: 12 table rows' changes each")
+    gap = max([abs(x - y) / x for x, y in zip(rows_cpp, rows_torch)] or [1])
+    print("learned table rows: worst relative difference of the change from init, torch vs C++: %.3g" % gap)
+    check(gap < 1e-2, "learned: table_row_change differs by %.3g" % gap)
+    check(max(rows_torch[6:] or [1]) < 0.1 * min(rows_torch[:6] or [0]), "torch: the never-trained rows barely moved")
     for key, value in cpp.items():
         if key not in ("seconds", "tokens_per_s", "methods"):
             check(ours is not None and ours.get(key) == value, "document key %s: %r, C++ %r" % (key, ours and

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/lab_session.hpp"
 #include "app/params.hpp"
 #include "core/presets.hpp"
 #include "app/registry.hpp"
@@ -57,6 +58,8 @@ void check_limits(const rv::Params& p) {
   RV_FUZZ_CHECK(p.model.empty() || rv::find_preset(p.model) != nullptr);
   RV_FUZZ_CHECK(p.low_freq < p.high_freq);
   RV_FUZZ_CHECK(p.beta_slow < p.beta_fast);
+  // the lab's settings are always a run the lab's parser accepts (the learned table holds every training input)
+  RV_FUZZ_CHECK(rv::parse_lab_options(rv::lab_flags(p)).has_value());
 }
 
 }  // namespace

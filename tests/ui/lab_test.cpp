@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/export.hpp"
+#include "app/format.hpp"
 #include "app/lab_session.hpp"
 #include "app/params.hpp"
 #include "app/registry.hpp"
@@ -66,7 +67,23 @@ TEST_CASE("lab: a link selects the panel and its settings, and the canonical has
   CHECK(back == p);
   const std::vector<std::string> flags = rv::lab_flags(p);
   CHECK(flags == std::vector<std::string>{"--task", "reverse", "--methods", "learned,rope", "--train-len", "3",
-                                          "--steps", "7", "--seed", "5"});
+                                          "--table-len", "0", "--steps", "7", "--seed", "5"});
+}
+
+TEST_CASE("lab: table_len gives the learned table rows no training reaches, and a train_len that outgrows it resets it") {
+  Headless ui;
+  CHECK(ui.set_state("tab=lab&methods=learned&train_len=3&table_len=12&steps=5").empty());
+  CHECK(ui.app.params.table_len == 12);
+  CHECK(rv::lab_options(ui.app.params).table_len == 12);
+  CHECK(rv::encode_query(ui.app.params).find("table_len=12") != std::string::npos);
+  auto notes = ui.set_state("train_len=8");  // 16 training positions do not fit 12 rows
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("table_len 12 is shorter than the longest training input (16 positions") != std::string::npos);
+  CHECK(ui.app.params.table_len == 0);
+  CHECK(ui.app.params.train_len == 8);
+  notes = ui.set_state("table_len=4097");  // clamped to the parser's bound, with a note
+  CHECK(notes.size() == 1);
+  CHECK(ui.app.params.table_len == rv::kLabTableLenMax);
 }
 
 TEST_CASE("lab: bad link values leave the settings and say why") {
@@ -322,4 +339,32 @@ TEST_CASE("lab: a run with rope scaling draws on every display") {
     }
     CHECK(ui.app.lab.run->result().methods[0].accuracy_scaled.size() == 4);
   });
+}
+
+TEST_CASE("lab: the learned rows view shows rows no training reached, which only weight decay moved") {
+  Headless ui;
+  CHECK(ui.set_state("tab=lab&methods=learned,rope&train_len=2&table_len=8&steps=20").empty());
+  ui.frames(2);
+  ui.click("lab_run");
+  ui.app.ui.lab_view = 5;  // nothing trained yet: the view falls back to exact match
+  ui.frame();
+  CHECK(ui.app.ui.lab_view == 0);
+  frames_until_done(ui);
+  ui.frames(2);
+  ui.click("lab_table");
+  ui.frames(2);
+  CHECK(ui.app.ui.lab_view == 5);
+  const rv::LabMethodResult& m = ui.app.lab.run->result().methods[0];
+  REQUIRE(m.table_row_change.size() == 8);  // positions 0..3 trained (copy at train_len 2)
+  const std::string text = rv::describe_lab(ui.app);
+  CHECK(text.find("Its table has 8 rows; rows 4 to 7 were never trained") != std::string::npos);
+  CHECK(text.find("weight decay alone: " +
+                  rv::format_sig(100 * rv::lab_decay_only_change(ui.app.lab.run->result().options, m.steps_run), 3) +
+                  "%") != std::string::npos);
+  // a run without learned has no such view: exact match again
+  ui.set_state("methods=rope&steps=2");
+  ui.click("lab_run");
+  frames_until_done(ui);
+  ui.frames(2);
+  CHECK(ui.app.ui.lab_view == 0);
 }

@@ -18,8 +18,12 @@ namespace rv {
 namespace {
 
 constexpr LabTask tasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
-constexpr const char* lab_view_rects[] = {"lab_exact", "lab_per_answer", "lab_loss", "lab_attention", "lab_kv"};
-constexpr const char* lab_views[] = {"exact match", "per answer", "training loss", "attention", "KV cache"};
+constexpr const char* lab_view_rects[] = {"lab_exact", "lab_per_answer", "lab_loss",
+                                          "lab_attention", "lab_kv", "lab_table"};
+constexpr const char* lab_views[] = {"exact match", "per answer", "training loss",
+                                     "attention", "KV cache", "learned rows"};
+constexpr int kViewAttention = 3, kViewKv = 4, kViewTable = 5;
+constexpr ImU32 kUntrainedTint = IM_COL32(160, 160, 160, 34), kIndexErrorTint = IM_COL32(255, 82, 82, 30);
 
 const char* task_words(LabTask t) {
   switch (t) {
@@ -81,6 +85,11 @@ void settings(App& app) {
   hover_tip(task_words(p.task));
   number_field(app, "train_len", "train_len", p.train_len, 1);
   hover_tip("Training sizes n = 1..train_len; evaluation n = 1..4 x train_len.");
+  const int trained = lab_input_len(p.task, p.train_len);
+  number_field(app, "table_len", "table_len", p.table_len, trained);
+  hover_tip("Rows of the learned table. 0: exactly the longest training input (2 x train_len positions for copy and "
+            "reverse, train_len + 2 for repeat). A longer table has rows no training input reaches: they keep their "
+            "random init, and sizes that read them run on it before the IndexError.");
   number_field(app, "steps", "steps", p.steps, 100);
   number_field(app, "lab_seed", "lab_seed", double(p.lab_seed), 1);
   hover_tip("The same seed gives the same initial weights, batches and test sequences: the same curves.");
@@ -94,6 +103,7 @@ void settings(App& app) {
     record_rect(app.ui, position_method_name(m));
   }
   scaling_settings(app);
+  enforce_limits(p, app.ui.notes);  // a longer train_len can outgrow table_len
 }
 
 // Run / Stop, the progress bar and its line, the exports.
@@ -167,6 +177,13 @@ void summary_table(const LabResult& r) {
   ImGui::EndTable();
 }
 
+// The learned method's result, or null.
+const LabMethodResult* learned_of(const LabResult& r) {
+  for (const LabMethodResult& m : r.methods)
+    if (m.method == PositionMethod::Learned) return &m;
+  return nullptr;
+}
+
 // The first eval length a method has no number for (a learned table too short), or 0.
 int first_failing(const LabMethodResult& m) {
   for (std::size_t i = 0; i < m.accuracy.size(); ++i)
@@ -209,8 +226,12 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
   for (const LabMethodResult& m : r.methods) {
     const int failing = first_failing(m);
     const int n = failing ? failing - 1 : int(m.accuracy.size());
+    if (m.method == PositionMethod::Learned && n > L) {  // sizes that read rows no training input reached
+      plot::plot_vspan(L + 0.5, n + 0.5, kUntrainedTint);
+      plot::plot_vline(n + 0.5, theme::muted, "learned: never-trained rows");
+    }
     if (failing) {
-      plot::plot_vspan(failing - 0.5, 4.0 * L + 0.5, IM_COL32(255, 82, 82, 30));
+      plot::plot_vspan(failing - 0.5, 4.0 * L + 0.5, kIndexErrorTint);
       plot::plot_vline(failing - 0.5, theme::error, "learned: IndexError");
     }
     const auto& values = per_token ? m.token_accuracy : m.accuracy;
@@ -230,6 +251,41 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
         1.0, 1.0);
   }
   plot::end_plot([&](double x) { accuracy_readout(r, int(std::lround(x))); });
+}
+
+// The learned table row by row: how far training moved each row from its init (log), against what weight decay alone
+// does; rows no training input reaches and positions past the table marked.
+void table_rows_plot(const LabResult& r, const LabMethodResult& m, ImVec2 size) {
+  const LabOptions& o = r.options;
+  const int rows = int(m.table_row_change.size()), trained = lab_trained_positions(o);
+  const int longest = lab_input_len(o.task, 4 * o.train_len);  // the longest evaluation input
+  plot::Spec spec;
+  spec.x = {"position (row of the learned table)", plot::Scale::Linear, -0.5, std::max(rows, longest) - 0.5, true};
+  spec.y = {"|P[p] - P_init[p]| / |P_init[p]|  (log)", plot::Scale::Log10};
+  if (!plot::begin_plot("lab_table_rows", size, spec)) return;
+  plot::plot_vspan(-0.5, trained - 0.5, IM_COL32(255, 255, 255, 14));
+  plot::plot_vline(trained - 0.5, theme::muted, "trained up to here");
+  if (rows > trained) plot::plot_vspan(trained - 0.5, rows - 0.5, kUntrainedTint);
+  if (longest > rows) {
+    plot::plot_vspan(rows - 0.5, longest - 0.5, kIndexErrorTint);
+    plot::plot_vline(rows - 0.5, theme::error, "IndexError");
+  }
+  const double decay = lab_decay_only_change(o, m.steps_run);
+  plot::plot_hline(decay, theme::muted, "weight decay alone");
+  plot::plot_line_g(
+      "learned", rows, [&m](int i) { return std::max(m.table_row_change[size_t(i)], 1e-9); },
+      {colour_of(PositionMethod::Learned), 2.0f, plot::dots_for(rows)});
+  plot::end_plot([&](double x) {
+    const int p = int(std::lround(x));
+    if (p >= rows) {
+      ImGui::TextColored(theme::vec(theme::error), "position %d: past the %d-row table, %s", p, rows,
+                         m.error.value_or("IndexError").c_str());
+      return;
+    }
+    ImGui::Text("position %d: moved %s%% from its init (%s)", p, format_sig(100 * m.table_row_change[size_t(p)], 3).c_str(),
+                p < trained ? "trained" : "never trained: weight decay alone");
+    ImGui::TextDisabled("weight decay alone over %d steps: %s%%", m.steps_run, format_sig(100 * decay, 3).c_str());
+  });
 }
 
 // Training loss per step (mean over blocks of steps, one block per pixel column), log scale.
@@ -272,22 +328,31 @@ void show_lab(App& app) {
         "Does a model work past its training length? Press Run: each chosen method trains a tiny decoder (%d layers, "
         "%d heads, d_model %d) on sizes 1..train_len from the same seed, then every size up to 4 x train_len is "
         "tested on fresh sequences. The learned table has no row past its training length: those sizes fail with the "
-        "IndexError.",
+        "IndexError. Give it more rows (table_len) and the sizes that read rows training never reached run on their "
+        "random init first.",
         o.layers, o.heads, o.d_model);
   } else {
     int& view = app.ui.lab_view;
+    const LabResult& r = app.lab.run->result();
     const bool inside = !app.lab.run->trained().empty();  // a trained model to look into
-    for (int v = 0; v < (inside ? 5 : 3); ++v) {
-      if (v) same_line_if_fits(ImGui::CalcTextSize(lab_views[v]).x + ImGui::GetFrameHeight() * 2);
+    const LabMethodResult* learned = learned_of(r);
+    const bool rows = learned && !learned->table_row_change.empty();  // learned has finished training
+    bool first = true;
+    for (int v = 0; v < int(std::size(lab_views)); ++v) {
+      if ((v == kViewAttention || v == kViewKv) && !inside) continue;
+      if (v == kViewTable && !rows) continue;
+      if (!first) same_line_if_fits(ImGui::CalcTextSize(lab_views[v]).x + ImGui::GetFrameHeight() * 2);
+      first = false;
       if (ImGui::RadioButton(lab_views[v], view == v)) view = v;
       record_rect(app.ui, lab_view_rects[v]);
     }
-    if (!inside) view = std::min(view, 2);
-    const LabResult& r = app.lab.run->result();
+    if ((!inside && (view == kViewAttention || view == kViewKv)) || (!rows && view == kViewTable)) view = 0;
     const ImVec2 size = ImGui::GetContentRegionAvail();
-    if (view == 4)
+    if (view == kViewTable)
+      table_rows_plot(r, *learned, size);
+    else if (view == kViewKv)
       lab_kv_view(app);
-    else if (view == 3)
+    else if (view == kViewAttention)
       lab_attention_view(app);
     else if (view == 2)
       loss_plot(r, size);
@@ -310,6 +375,12 @@ std::string describe_lab(const App& app) {
            (s.inside ? format_sig(100 * *s.inside, 3) + "%" : std::string("none yet")) + " inside training, " +
            (s.near ? format_sig(100 * *s.near, 3) + "%" : std::string("no number")) + " just past it" +
            (m.error ? " (" + *m.error + ")" : std::string()) + ".";
+    if (const int trained = lab_trained_positions(r.options); int(m.table_row_change.size()) > trained)
+      out += " Its table has " + std::to_string(m.table_row_change.size()) + " rows; rows " + std::to_string(trained) +
+             " to " + std::to_string(m.table_row_change.size() - 1) + " were never trained: they moved " +
+             format_sig(100 * m.table_row_change.back(), 3) + "% from their random init (weight decay alone: " +
+             format_sig(100 * lab_decay_only_change(r.options, m.steps_run), 3) + "%), row 0 moved " +
+             format_sig(100 * m.table_row_change.front(), 3) + "%.";
     if (m.accuracy_scaled.empty()) continue;
     const LabSummary z = lab_summary(m, r.options.train_len, true);
     char label[48];
