@@ -110,7 +110,7 @@ std::string lab_status(const App& app) {
   const std::string rate = format_count((long long)std::llround(tps)) + " tokens/s";
   if (!lab.running) {
     return std::string(lab.stopped ? "stopped" : "finished") + ": " + format_count((long long)r.methods.size()) +
-           " methods in " + format_sig(r.seconds, 3) + " s · " + rate;
+           (r.methods.size() == 1 ? " method in " : " methods in ") + format_sig(r.seconds, 3) + " s · " + rate;
   }
   if (r.methods.empty()) return "starting";
   const LabMethodResult& m = r.methods.back();

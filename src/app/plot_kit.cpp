@@ -53,6 +53,9 @@ struct State {
   double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   bool has_hover = false;
   double hover_x = 0;
+  // vline label plates drawn so far (min, max), so the next one that would overlap moves down a line
+  ImVec2 vplates[8][2];
+  int vplate_count = 0;
 };
 State g;
 
@@ -265,10 +268,29 @@ void draw_envelope(ImDrawList* dl, const Item& it) {
   }
 }
 
-// A label on a dark plate, its top-left at p, kept inside the data area.
-void plate(ImDrawList* dl, ImVec2 p, const char* s, ImU32 colour) {
+// Moves a vline's label plate (top-left p, size ts) down past every earlier one it would overlap.
+void stack_vplate(ImVec2& p, ImVec2 ts) {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int i = 0; i < g.vplate_count; ++i) {
+      const ImVec2* r = g.vplates[i];
+      if (p.x - 2 < r[1].x && p.x + ts.x + 2 > r[0].x && p.y < r[1].y && p.y + ts.y > r[0].y) {
+        p.y = r[1].y + 1;
+        moved = true;
+      }
+    }
+  }
+  if (g.vplate_count < int(std::size(g.vplates))) {
+    g.vplates[g.vplate_count][0] = ImVec2(p.x - 2, p.y);
+    g.vplates[g.vplate_count++][1] = ImVec2(p.x + ts.x + 2, p.y + ts.y);
+  }
+}
+
+// A label on a dark plate, its top-left at p, kept inside the data area; vline labels stack instead of overlapping.
+void plate(ImDrawList* dl, ImVec2 p, const char* s, ImU32 colour, bool stack = false) {
   const ImVec2 ts = ImGui::CalcTextSize(s);
   p.x = std::max(g.a.x + 2, std::min(p.x, g.b.x - ts.x - 2));
+  if (stack) stack_vplate(p, ts);
   p.y = std::max(g.a.y + 1, std::min(p.y, g.b.y - ts.y - 1));
   dl->AddRectFilled(ImVec2(p.x - 2, p.y), ImVec2(p.x + ts.x + 2, p.y + ts.y), IM_COL32(20, 22, 26, 210), 2.0f);
   dl->AddText(p, colour, s);
@@ -311,7 +333,7 @@ void draw_item(ImDrawList* dl, const Item& it) {
   if (it.label < 0) return;
   const ImVec2 at =
       h ? ImVec2(g.b.x - ts.x - 4, it.below ? e[0].y + 1 : e[0].y - ts.y - 1) : ImVec2(e[0].x + 4, g.a.y + 2);
-  plate(dl, at, text_at(it.label), it.style.colour);
+  plate(dl, at, text_at(it.label), it.style.colour, !h);
 }
 
 void draw_axes(ImDrawList* dl, const Ticks& xt, const Ticks& yt, const Ticks& rt, const double* rvals) {
@@ -391,6 +413,7 @@ bool begin_plot(const char* id, ImVec2 size, const Spec& spec) {
   g.cols.clear();
   g.text.clear();
   g.has_hover = false;
+  g.vplate_count = 0;
   g.spec = spec;
   g.p0 = ImGui::GetCursorScreenPos();
   g.size = ImVec2(std::max(80.0f, size.x), std::max(60.0f, size.y));

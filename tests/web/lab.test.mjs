@@ -63,6 +63,31 @@ test('lab(options) resolves to the CLI document for the same options, and keeps 
   await page.closeAll();
 });
 
+test('a longer learned table: sizes that read never-trained rows run, and those rows moved by weight decay alone', async () => {
+  const page = await open('#tab=lab');
+  const doc = await page.evaluate(() => window.ropeviz.lab(
+    { methods: ['learned'], train_len: 3, table_len: 12, steps: 40, seed: 7 }));
+  const cli = cliLab(['--methods', 'learned', '--train-len', '3', '--table-len', '12', '--steps', '40', '--seed', '7']);
+  assert.equal(doc.max_position, 12);
+  assert.equal(doc.trained_positions, 6);
+  const w = doc.methods.learned, m = cli.methods.learned;
+  assert.deepEqual(w.accuracy.map((a) => a === null), [...Array(12).keys()].map((i) => i + 1 > 6),
+    'numbers up to size 6 (12 positions), null past the table');
+  m.accuracy.forEach((a, i) => a !== null && assert.ok(Math.abs(w.accuracy[i] - a) <= 1e-4, `size ${i + 1}`));
+  assert.equal(w.error, 'IndexError: index 12 is out of bounds for dimension 0 with size 12');
+  assert.equal(w.table_row_change.length, 12);
+  m.table_row_change.forEach((c, r) => assert.ok(Math.abs(w.table_row_change[r] - c) <= 1e-4 * c, `row ${r}`));
+  assert.ok(Math.max(...w.table_row_change.slice(6)) < 0.1 * Math.min(...w.table_row_change.slice(0, 6)),
+    `never-trained rows barely moved: ${w.table_row_change.map((c) => c.toFixed(4))}`);
+  await frames(page, 3);
+  await shot(page, 'lab-untrained-rows');
+  await click(page, 'lab_table');
+  await frames(page, 3);
+  await shot(page, 'lab-learned-rows');
+  page.assertClean();
+  await page.closeAll();
+});
+
 test('lab() refuses bad options with the CLI parser message and starts nothing', async () => {
   const page = await open('#tab=lab');
   const refused = (o) => page.evaluate((x) => window.ropeviz.lab(x).then(() => 'resolved', (e) => e.message), o);

@@ -228,7 +228,7 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
     const int n = failing ? failing - 1 : int(m.accuracy.size());
     if (m.method == PositionMethod::Learned && n > L) {  // sizes that read rows no training input reached
       plot::plot_vspan(L + 0.5, n + 0.5, kUntrainedTint);
-      plot::plot_vline(n + 0.5, theme::muted, "learned: never-trained rows");
+      plot::plot_vline(L + 0.5, theme::muted, "learned: never-trained rows");
     }
     if (failing) {
       plot::plot_vspan(failing - 0.5, 4.0 * L + 0.5, kIndexErrorTint);
