@@ -11,18 +11,6 @@
 
 namespace rv {
 
-std::vector<std::string> lab_flags(const Params& p, ScalingType scaling, double factor) {
-  std::vector<std::string> flags = {
-      "--task",      lab_task_name(p.task),       "--methods", find_field("methods")->encode(p),
-      "--train-len", std::to_string(p.train_len), "--table-len", std::to_string(p.table_len),
-      "--steps",     std::to_string(p.steps),     "--seed",      std::to_string(p.lab_seed)};
-  if (scaling != ScalingType::None)
-    for (std::string f : {std::string("--rope-scaling"), std::string(lab_scaling_name(scaling)),
-                          std::string("--rope-factor"), format_number(factor)})
-      flags.push_back(std::move(f));
-  return flags;
-}
-
 std::vector<std::string> lab_flags(const App& app) {
   return lab_flags(app.params, app.lab.rope_scaling, app.lab.rope_factor);
 }
@@ -32,28 +20,6 @@ const char* lab_scaled_label(const LabOptions& o, char* buf, std::size_t size) {
   return buf;
 }
 
-LabOptions lab_options(const Params& p) {
-  const Expected<LabOptions> o = parse_lab_options(lab_flags(p));
-  return o ? *o : LabOptions{};  // the link keys' limits are the parser's: every Params gives valid flags
-}
-
-namespace {
-// The panel's settings (and so the link) follow a run started elsewhere (window.ropeviz.lab); sizes and schedule
-// have no link key and show in the status line.
-void show_options(App& app, const LabOptions& o) {
-  app.lab.rope_scaling = o.rope_scaling;
-  app.lab.rope_factor = o.rope_factor;
-  Params& p = app.params;
-  p.task = o.task;
-  p.methods = 0;
-  for (PositionMethod m : o.methods) p.methods |= 1 << int(m);
-  p.train_len = o.train_len;
-  p.table_len = o.table_len;
-  p.steps = o.steps;
-  p.lab_seed = o.seed;
-}
-}  // namespace
-
 bool lab_start(App& app, const std::vector<std::string>& flags) {
   LabSession& lab = app.lab;
   const Expected<LabOptions> o = parse_lab_options(flags);
@@ -61,7 +27,9 @@ bool lab_start(App& app, const std::vector<std::string>& flags) {
     lab.error = o.error().message;
     return false;
   }
-  show_options(app, *o);
+  lab.rope_scaling = o->rope_scaling;  // the panel's settings (and so the link) follow a run started elsewhere
+  lab.rope_factor = o->rope_factor;
+  set_lab_params(app.params, *o);
   lab.run = std::make_unique<LabRun>(*o);
   lab.running = !lab.run->done();
   lab.stopped = false;

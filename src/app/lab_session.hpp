@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/lab_params.hpp"
 #include "app/state.hpp"
 
 namespace rv {
@@ -11,12 +12,6 @@ namespace rv {
 // Training time per frame while a run is in progress (the page also trains slices between frames: web/page.js).
 constexpr double lab_slice_ms = 15.0;
 
-// The LabOptions Params' lab keys ask for (task, methods, train_len, table_len, steps, lab_seed; the rest core's defaults).
-LabOptions lab_options(const Params& p);
-// The same settings as `ropeviz-cli lab` flags, e.g. {"--task", "copy", "--methods", "rope,alibi", ...}, plus
-// --rope-scaling and --rope-factor when scaling is not none (the LabSession's choice: no link key).
-std::vector<std::string> lab_flags(const Params& p, ScalingType scaling = ScalingType::None,
-                                   double factor = LabOptions{}.rope_factor);
 // The flags of the panel's Run: the link's settings and the session's scaling.
 std::vector<std::string> lab_flags(const App& app);
 // "rope + pi x4": the legend and table name of rope's scaled curve (written into buf, no allocation).

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/lab_session.hpp"
+#include "app/lab_params.hpp"
 #include "app/params.hpp"
 #include "core/presets.hpp"
 #include "app/registry.hpp"
