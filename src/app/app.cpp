@@ -1,5 +1,5 @@
-// Layout of the whole canvas: controls on the left (collapsible), then a status strip and two
-// stacked tab bars holding the registry's panels, so two panels are visible at once at any size.
+// Layout of the whole canvas: controls on the left (collapsible), then a status strip and two stacked tab bars
+// holding the registry's panels, so two panels are visible at once; on a phone-width screen one column instead.
 #include "app/app.hpp"
 
 #include <algorithm>
@@ -27,6 +27,7 @@ namespace {
 
 constexpr size_t notes_kept = 6;
 constexpr float controls_width = 300.0f;
+constexpr float narrow_width = 700.0f;  // logical pixels: below this the layout is one column
 
 // The notes' one bookkeeping pass, after everything that raises them this frame: a note raised
 // again is kept once, where it first appeared, and counted; past notes_kept the oldest go; counts
@@ -111,24 +112,80 @@ void tab_bar(App& app, Bar bar, float height) {
   last_shown = shown;
 }
 
-}  // namespace
+// [SECTION] One column (phone width)
 
-bool app_animating(const App& app) {
-  return app.ui.play.on || app.lab.running;  // a sweep of the position, a lab run training a slice per frame
+// The bar a link, the keyboard or the picker changed last is the one whose panel shows.
+void follow_tab_changes(App& app) {
+  for (Bar bar : {Bar::Top, Bar::Bottom}) {
+    const int now = tab_of(app.params, bar);
+    if (now != app.ui.seen_tab[int(bar)]) app.ui.single_bar = int(bar);
+    app.ui.seen_tab[int(bar)] = now;
+  }
 }
 
-void frame(App& app) {
-  lab_tick(app, lab_slice_ms);          // a training run advances a slice per frame (app/lab_session.hpp)
-  play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/play.hpp)
-  update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
-  const ImGuiIO& io = ImGui::GetIO();
-  ImGui::SetNextWindowPos(ImVec2(0, 0));
-  ImGui::SetNextWindowSize(io.DisplaySize);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
-  ImGui::Begin("ropeviz", nullptr, flags);
+// Every panel of both bars by its full title; picking one shows it. The PNG button beside it.
+void panel_picker(App& app) {
+  const Bar shown_bar = Bar(app.ui.single_bar);
+  const std::vector<const Panel*>& shown_list = bar_panels(shown_bar);
+  const Panel* shown = shown_list[size_t(std::clamp(tab_of(app.params, shown_bar), 0, int(shown_list.size()) - 1))];
+  const float png = ImGui::CalcTextSize(png_label).x + 2 * ImGui::GetStyle().FramePadding.x;
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - png - ImGui::GetStyle().ItemSpacing.x);
+  if (ImGui::BeginCombo("##panel", shown->title, ImGuiComboFlags_HeightLarge)) {
+    for (Bar bar : {Bar::Top, Bar::Bottom}) {
+      const std::vector<const Panel*>& list = bar_panels(bar);
+      for (std::size_t t = 0; t < list.size(); ++t)
+        if (ImGui::Selectable(list[t]->title, list[t] == shown)) {
+          tab_of(app.params, bar) = int(t);
+          app.ui.single_bar = int(bar);
+        }
+    }
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "panel_picker");
+  ImGui::SameLine();
+  if (ImGui::Button(png_label)) {
+    app.ui.pending_picture = true;
+    app.ui.picture_panel = shown->key;
+  }
+  record_rect(app.ui, shown_bar == Bar::Top ? "png_top" : "png_bottom");
+}
+
+// A row with the controls sheet's toggle and the panel picker, the position slider always, then either the controls
+// (a sheet over the panel) or the lesson, the status strip, the notes and one panel.
+void narrow_layout(App& app) {
+  Ui& ui = app.ui;
+  follow_tab_changes(app);
+  if (ImGui::Button(ui.sheet_open ? "Close" : "Controls")) ui.sheet_open = !ui.sheet_open;
+  record_rect(ui, "sheet");  // no hover tip: a tap would leave it standing over the slider
+  ImGui::SameLine();
+  panel_picker(app);
+  position_control(app);
+  update_model(app.params, app.model);  // as in the wide layout: what the controls changed, before the panels
+  if (ui.sheet_open) {
+    ImGui::BeginChild("controls", ImVec2(0, 0), true);
+    show_controls(app);
+    show_notes(app);
+    ImGui::EndChild();
+    return;
+  }
+  show_lesson_box(app);
+  show_position_test(app);
+  if (!ui.notes.empty()) show_notes(app);
+  const Bar bar = Bar(ui.single_bar);
+  const std::vector<const Panel*>& list = bar_panels(bar);
+  const int t = std::clamp(tab_of(app.params, bar), 0, int(list.size()) - 1);
+  ImGui::BeginChild("panel", ImVec2(0, 0), true);
+  list[size_t(t)]->show(app);
+  ImGui::EndChild();
+  record_rect(ui, bar == Bar::Top ? "panel_top" : "panel_bottom");  // the picture's region
+  ui.shown_tab[int(bar)] = t;
+  ui.shown_tab[1 - int(bar)] = -1;  // the wide layout's tab bars select their tabs again
+}
+
+// Controls on the left, the status strip and two tab bars on the right.
+void wide_layout(App& app) {
   if (app.ui.controls_open) {
-    const float left = std::min(controls_width * app.ui.scale, io.DisplaySize.x * 0.36f);
+    const float left = std::min(controls_width * app.ui.scale, ImGui::GetIO().DisplaySize.x * 0.36f);
     ImGui::BeginChild("controls", ImVec2(left, 0), true);
     show_controls(app);
     show_notes(app);
@@ -149,6 +206,29 @@ void frame(App& app) {
   tab_bar(app, Bar::Top, top);
   tab_bar(app, Bar::Bottom, 0);
   ImGui::EndGroup();
+}
+
+}  // namespace
+
+bool app_animating(const App& app) {
+  return app.ui.play.on || app.lab.running;  // a sweep of the position, a lab run training a slice per frame
+}
+
+void frame(App& app) {
+  lab_tick(app, lab_slice_ms);          // a training run advances a slice per frame (app/lab_session.hpp)
+  play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/play.hpp)
+  update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(io.DisplaySize);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::Begin("ropeviz", nullptr, flags);
+  app.ui.narrow = io.DisplaySize.x < narrow_width * app.ui.scale;
+  if (app.ui.narrow)
+    narrow_layout(app);
+  else
+    wide_layout(app);
   ImGui::End();
   if (const ImGuiWindow* hovered = ImGui::GetCurrentContext()->HoveredWindow) {
     app.ui.hovered_scroll[0] = hovered->Scroll.y;

@@ -7,7 +7,8 @@
 
 namespace rv {
 
-void show_controls(App& app);       // parameters, position slider, presets
+void show_controls(App& app);       // parameters, position slider (not on a phone: see below), presets
+void position_control(App& app);    // the position slider alone (a phone's layout keeps it above everything)
 void show_notes(App& app);          // rejected or clamped inputs
 void show_position_test(App& app);  // status strip: learned lookup at m (or its IndexError) vs RoPE
 // What P[m], P[-1] and P[-m] do on a table of max_position rows in PyTorch, TensorFlow and JAX (core/frameworks).

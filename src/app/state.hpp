@@ -321,10 +321,15 @@ struct Ui {
   long long frames = 0;
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
+  // Phone width (app.cpp): one panel at a time, picked from a list, and the controls as a sheet over it
+  bool narrow = false;       // this frame's layout
+  bool sheet_open = false;   // the controls sheet is open
+  int single_bar = 0;        // the bar whose selected panel shows: the one a link or the picker changed last
+  int seen_tab[2] = {0, 0};  // Params::tab_top / tab_bottom last frame (their defaults), to follow a change
   bool show_decay = true;
-  int lab_view = 0;
+  int lab_view = 0;      // the lab's plot: exact match, per answer, loss, attention, KV cache, learned rows
   int bias_head = 0;     // the head whose ALiBi bias matrix the biases panel shows (0-based)
-  bool bias_t5 = false;  // a narrow biases panel shows T5's buckets instead of ALiBi  // the lab's plot: 0 exact match, 1 per-answer accuracy, 2 training loss
+  bool bias_t5 = false;  // a narrow biases panel shows T5's buckets instead of ALiBi
   int shown_tab[2] = {-1, -1};  // tab each bar (app/registry.hpp) drew last frame
   // number fields being typed into (app/panels/controls.cpp), by link key: the live text, applied on Enter or
   // when the field loses focus

@@ -114,6 +114,7 @@ TEST_CASE("truth: the pairing box is wide enough for its label at every display"
     for (const char* pairing : {"interleaved", "half_split"}) {
       Headless ui(d.w, d.h, d.scale);
       ui.set_state(std::string("pairing=") + pairing);
+      ui.app.ui.sheet_open = true;  // 800 x 600 at scale 2 is phone width: the controls are a sheet
       ui.frames(3);
       const rv::Rect box = ui.rect("pairing"), full = ui.rect("position");
       const ImGuiStyle& st = ImGui::GetStyle();

@@ -174,17 +174,22 @@ const char* pairing_label(Pairing pairing) {
   return pairing == Pairing::Interleaved ? "interleaved" : "half_split";
 }
 
+void position_control(App& app) {
+  Params& p = app.params;
+  long long m = p.position;
+  if (position_slider("position", &m, p.max_position, trained_length(app), ImGui::GetContentRegionAvail().x,
+                      theme::rope))
+    set_param(p, "position", std::to_string(m), app.ui.notes);
+  record_rect(app.ui, "position");
+}
+
 void show_controls(App& app) {
   Params& p = app.params;
   learn_row(app);
   model_control(app);
   ImGui::Spacing();
   ImGui::TextColored(theme::vec(theme::rope), "Position");
-  long long m = p.position;
-  if (position_slider("position", &m, p.max_position, trained_length(app), ImGui::GetContentRegionAvail().x,
-                      theme::rope))
-    set_param(p, "position", std::to_string(m), app.ui.notes);
-  record_rect(app.ui, "position");
+  if (!app.ui.narrow) position_control(app);  // a phone shows it above the sheet, always
   show_play_controls(app);
   position_keys(app);
   int_control(app, "m", "position", p.position, 1,
