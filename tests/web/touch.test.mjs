@@ -33,3 +33,37 @@ test('a finger dragged along the position slider moves it past the table; nothin
   page.assertClean();
   await page.closeAll();
 });
+
+test('a phone (390 x 844 at DPR 3): one column inside the screen, a tap opens the controls sheet, the picker shows any panel', async () => {
+  const vw = 390, vh = 844;
+  const page = await open('#position=100', { viewport: { width: vw, height: vh }, scale: 3, hasTouch: true });
+  const inside = async (id) => {
+    const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
+    assert.ok(r, `${id} is drawn`);
+    assert.ok(r.x >= 0 && r.y >= 0 && r.x + r.w <= vw + 0.5 && r.y + r.h <= vh + 0.5,
+      `${id} inside the screen: ${JSON.stringify(r)}`);
+    return r;
+  };
+  for (const id of ['sheet', 'panel_picker', 'position', 'lookup', 'panel_top']) await inside(id);
+  assert.equal(await page.evaluate(() => window.ropeviz.rect('panel_bottom')), null, 'one panel at a time');
+  const lookup = await inside('lookup');
+  assert.ok(lookup.h > 28, `the IndexError wraps onto two lines in its box (${lookup.h} px tall; one line is ~19)`);
+  assert.match(await page.evaluate(() => document.querySelector('#a11y').textContent), /IndexError/);
+  await shot(page, 'phone-390x844');
+  const sheet = await inside('sheet');
+  await page.touchscreen.tap(sheet.x + sheet.w / 2, sheet.y + sheet.h / 2);
+  await frames(page, 4);
+  for (const id of ['max_position', 'd_head', 'base', 'position']) {
+    const r = await inside(id);
+    if (id !== 'position') assert.ok(r.w >= 120, `${id} is wide enough for its number (${r.w} px)`);
+  }
+  await shot(page, 'phone-390x844-controls');
+  await page.touchscreen.tap(sheet.x + sheet.w / 2, sheet.y + sheet.h / 2);
+  await page.evaluate(() => { location.hash = '#tab=lab'; });
+  await frames(page, 4);
+  await inside('lab_run');
+  await inside('panel_bottom');
+  await shot(page, 'phone-390x844-lab');
+  page.assertClean();
+  await page.closeAll();
+});
