@@ -174,12 +174,17 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   var a11yTimer = 0;
   var a11yDelay = 400;  // ms without a change
   var shownHash = '';
-  Module.rvStateChanged = function (hash, text) {
+  // #text-view: the same state as headings and tables (app/text_view.cpp, escaped there), replaced as a whole.
+  var textView = document.getElementById('text-view');
+  Module.rvStateChanged = function (hash, text, html) {
     if (decode(location.hash.slice(1)) !== hash) history.replaceState(null, '', '#' + hash);
     shownHash = hash;
     syncControls(hash);
     clearTimeout(a11yTimer);
-    a11yTimer = setTimeout(function () { a11y.textContent = text; }, a11yDelay);
+    a11yTimer = setTimeout(function () {
+      a11y.textContent = text;
+      textView.innerHTML = html;
+    }, a11yDelay);
   };
   function download(blob, name) {
     var a = document.createElement('a');

@@ -15,6 +15,7 @@
 #include "app/params.hpp"
 #include "app/registry.hpp"
 #include "app/report.hpp"
+#include "app/text_view.hpp"
 #include "imgui.h"
 #include "platform/window.hpp"
 
@@ -25,6 +26,7 @@ struct Web {
   rv::Window window;
   std::string last_hash;                // what the page's URL hash says now
   std::vector<std::string> last_notes;  // the notes the text layer last said
+  long long last_lab = 0;               // 2 x the lab run's serial + running, when the text layer last spoke
   std::string reply;                    // storage for strings returned to JS
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
   bool failed = false;                  // the UI shader did not build: the page says so, nothing is drawn
@@ -32,9 +34,9 @@ struct Web {
   int picture_waits = 0;  // frames a picture of a panel has waited for it to show (then: the whole canvas)
 };
 
-// Tells the page what changed: the new hash (for history.replaceState) and the #a11y text.
-EM_JS(void, rv_js_state_changed, (const char* hash, const char* text),
-      { Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text)); });
+// Tells the page what changed: the new hash (for history.replaceState), the #a11y text and the #text-view HTML.
+EM_JS(void, rv_js_state_changed, (const char* hash, const char* text, const char* html),
+      { Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text), UTF8ToString(html)); });
 EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); });
 // Asks the page for a frame (an event came; see rv::wake and page.js's rvRequestFrame).
 EM_JS(void, rv_js_request_frame, (), { Module.rvRequestFrame(); });
@@ -61,11 +63,13 @@ EM_JS(void, rv_js_copy_link, (void* web), { Module.rvCopyLink(web); });
 // next frames draw it.
 void publish_if_changed(Web& web) {
   std::string hash = rv::encode_query(web.app.params);
-  if (hash == web.last_hash && web.app.ui.notes == web.last_notes) return;
+  const long long lab = 2 * web.app.lab.serial + (web.app.lab.running ? 1 : 0);  // a run started or finished
+  if (hash == web.last_hash && web.app.ui.notes == web.last_notes && lab == web.last_lab) return;
   web.last_hash = hash;
   web.last_notes = web.app.ui.notes;
+  web.last_lab = lab;
   rv::update_model(web.app.params, web.app.model);
-  rv_js_state_changed(hash.c_str(), rv::describe(web.app).c_str());
+  rv_js_state_changed(hash.c_str(), rv::describe(web.app).c_str(), rv::text_view_html(web.app).c_str());
   rv::wake(web.window);
 }
 

@@ -1,8 +1,8 @@
 // The main controls as real, labelled HTML inputs: a screen reader (or the Tab key) can run the app with them,
-// and they follow every change made on the canvas or by script.
+// and they follow every change made on the canvas or by script. The text view: headings and tables of the state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { servedApp, frames, state } from './lib.mjs';
+import { servedApp, frames, state, a11yText } from './lib.mjs';
 
 const open = servedApp();
 
@@ -37,6 +37,33 @@ test('labelled HTML controls drive the app and follow it', async () => {
   await page.focus('#control-model');
   const box = await page.$eval('#controls', (el) => el.getBoundingClientRect().width);
   assert.ok(box > 100, `the focused controls are shown (${box} px wide)`);
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('the text view holds the state as headings and real tables, and follows a change once it settles', async () => {
+  const page = await open('#position=100&max_position=10&d_head=8&tab_bottom=learned_table');
+  await a11yText(page, /IndexError/);
+  const view = () => page.evaluate(() => {
+    const v = document.getElementById('text-view');
+    return { headings: [...v.querySelectorAll('h2, h3')].map((h) => h.textContent),
+      caption: v.querySelector('table caption')?.textContent,
+      rows: [...v.querySelectorAll('table tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)),
+      text: v.textContent };
+  });
+  let v = await view();
+  assert.deepEqual(v.headings.slice(0, 3), ['Position m = 100, key n = 3', 'Learned absolute table', 'RoPE']);
+  assert.ok(v.headings.includes('Learned table'), `the bottom panel's heading: ${v.headings}`);
+  assert.equal(v.caption, "RoPE's 4 pairs at m = 100");
+  assert.equal(v.rows.length, 4);
+  assert.deepEqual(v.rows[1].slice(0, 3), ['1', '0.1', '10'], 'pair 1: theta 0.1, angle 100 x 0.1 = 10 rad');
+  assert.match(v.text, /IndexError: index 100 is out of bounds for dimension 0 with size 10/);
+  await page.evaluate(() => window.ropeviz.set({ position: 4, d_head: 16 }));
+  await a11yText(page, /Position m = 4\./);
+  v = await view();
+  assert.equal(v.caption, "RoPE's 8 pairs at m = 4");
+  assert.equal(v.rows.length, 8);
+  assert.match(v.text, /It serves position 4 with row P\[4\]/);
   page.assertClean();
   await page.closeAll();
 });
