@@ -73,7 +73,7 @@ void tab_bar(App& app, Bar bar, float height) {
   int& last_shown = app.ui.shown_tab[int(bar)];
   int shown = -1;
   ImGui::PushID(int(bar));
-  ImGui::BeginChild("bar", ImVec2(0, height), false);
+  ImGui::BeginChild("bar", ImVec2(0, height), false, kChildFlags);
   const bool full = titles_fit(list, true);
   // Too narrow even for the short titles: the bar scrolls (arrows and a list of every tab) rather than cutting them.
   const ImGuiTabBarFlags bar_flags =
@@ -90,7 +90,7 @@ void tab_bar(App& app, Bar bar, float height) {
       const bool highlight = look && std::string_view(look) == list[size_t(t)]->key;
       if (highlight) ImGui::PushStyleColor(ImGuiCol_Border, theme::rope);
       if (highlight) ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, 2.0f);
-      ImGui::BeginChild("panel", ImVec2(0, 0), true);
+      ImGui::BeginChild("panel", ImVec2(0, 0), true, kChildFlags);
       if (highlight) ImGui::PopStyleVar();
       if (highlight) ImGui::PopStyleColor();
       list[size_t(t)]->show(app);
@@ -162,7 +162,7 @@ void narrow_layout(App& app) {
   position_control(app);
   update_model(app.params, app.model);  // as in the wide layout: what the controls changed, before the panels
   if (ui.sheet_open) {
-    ImGui::BeginChild("controls", ImVec2(0, 0), true);
+    ImGui::BeginChild("controls", ImVec2(0, 0), true, kChildFlags);
     show_controls(app);
     show_notes(app);
     ImGui::EndChild();
@@ -174,7 +174,7 @@ void narrow_layout(App& app) {
   const Bar bar = Bar(ui.single_bar);
   const std::vector<const Panel*>& list = bar_panels(bar);
   const int t = std::clamp(tab_of(app.params, bar), 0, int(list.size()) - 1);
-  ImGui::BeginChild("panel", ImVec2(0, 0), true);
+  ImGui::BeginChild("panel", ImVec2(0, 0), true, kChildFlags);
   list[size_t(t)]->show(app);
   ImGui::EndChild();
   record_rect(ui, bar == Bar::Top ? "panel_top" : "panel_bottom");  // the picture's region
@@ -186,7 +186,7 @@ void narrow_layout(App& app) {
 void wide_layout(App& app) {
   if (app.ui.controls_open) {
     const float left = std::min(controls_width * app.ui.scale, ImGui::GetIO().DisplaySize.x * 0.36f);
-    ImGui::BeginChild("controls", ImVec2(left, 0), true);
+    ImGui::BeginChild("controls", ImVec2(left, 0), true, kChildFlags);
     show_controls(app);
     show_notes(app);
     ImGui::EndChild();
@@ -208,6 +208,32 @@ void wide_layout(App& app) {
   ImGui::EndGroup();
 }
 
+// [SECTION] Keyboard
+
+// Tab / Shift+Tab reach every control, not only text fields (ImGui 1.86 tabs between inputs only: its tabbing request
+// counts every item when it carries the focus API's flag), on from the focused one, with ImGui's focus ring; the
+// arrows then move the focus too. Enter presses the focused control as Space does (a text field reached by Tab is
+// already being edited; Escape leaves it). A click, or Escape outside a field, ends keyboard navigation: the arrows
+// step the position again. Called after NewFrame, before any item, so the request scores this frame's items.
+void keyboard_focus() {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  ImGuiIO& io = ImGui::GetIO();
+  const auto pressed = [](ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key), false); };
+  if (pressed(ImGuiKey_Tab)) io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) || ImGui::IsMouseClicked(ImGuiMouseButton_Right) ||
+      (pressed(ImGuiKey_Escape) && g.ActiveId == 0))
+    io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
+  if (g.NavMoveScoringItems && (g.NavMoveFlags & ImGuiNavMoveFlags_Tabbing)) {
+    g.NavMoveFlags |= ImGuiNavMoveFlags_FocusApi;
+    if (g.NavTabbingDir == 0 && g.NavId != 0 && !g.NavDisableHighlight) g.NavTabbingDir = +1;  // on from the focus
+  }
+  if (g.NavId != 0 && !g.NavDisableHighlight && g.ActiveId == 0 &&
+      (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter))) {
+    g.NavActivateId = g.NavActivateDownId = g.NavActivatePressedId = g.NavId;
+    g.NavActivateFlags = ImGuiActivateFlags_None;
+  }
+}
+
 }  // namespace
 
 bool app_animating(const App& app) {
@@ -215,6 +241,7 @@ bool app_animating(const App& app) {
 }
 
 void frame(App& app) {
+  keyboard_focus();
   lab_tick(app, lab_slice_ms);          // a training run advances a slice per frame (app/lab_session.hpp)
   play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/play.hpp)
   update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
@@ -235,6 +262,8 @@ void frame(App& app) {
     app.ui.hovered_scroll[1] = hovered->ScrollMax.y;
   }
   tidy_notes(app.ui);
+  const std::string* focus = focused_control(app.ui);
+  if (focus ? app.ui.focus != *focus : !app.ui.focus.empty()) app.ui.focus = focus ? *focus : std::string();
   app.ui.frames += 1;
 }
 

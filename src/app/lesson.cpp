@@ -46,7 +46,7 @@ void show_lesson_box(App& app) {
                        ImGui::CalcTextSize(live, nullptr, false, wrap).y + 2 * style.ItemSpacing.y +
                        2 * style.WindowPadding.y;
   ImGui::PushStyleColor(ImGuiCol_Border, theme::rope);
-  ImGui::BeginChild("lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
+  ImGui::BeginChild("lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | kChildFlags);
   step_buttons(app);  // first, so they stay in place from step to step
   ImGui::SameLine();
   ImGui::TextColored(theme::vec(theme::rope), "Lesson %s · %s", s.section, s.title);

@@ -160,6 +160,11 @@ std::string state_json(const App& app) {
   lab_state(j, app.lab);
   learn_state(j, app);
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
+  j.key("focus");  // the control the keyboard focus is on (after Tab), by its rect() name
+  if (app.ui.focus.empty())
+    j.null();
+  else
+    j.value(app.ui.focus);
   j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
   j.end_object();
   return j.str();

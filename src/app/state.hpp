@@ -331,6 +331,7 @@ struct Ui {
   int bias_head = 0;     // the head whose ALiBi bias matrix the biases panel shows (0-based)
   bool bias_t5 = false;  // a narrow biases panel shows T5's buckets instead of ALiBi
   int shown_tab[2] = {-1, -1};  // tab each bar (app/registry.hpp) drew last frame
+  std::string focus;            // the named control with the keyboard focus after the last frame ("": none)
   // number fields being typed into (app/panels/controls.cpp), by link key: the live text, applied on Enter or
   // when the field loses focus
   std::map<std::string, std::string> field_edits;

@@ -8,6 +8,15 @@
 
 namespace rv {
 
+// True while the keyboard moves the focus (after Tab, until a click or Escape): the arrows are ImGui's then.
+bool keyboard_navigating();
+// The named control (Ui::rects) holding the keyboard focus: the smallest named rectangle around the focused item's
+// centre; null when nothing has a visible focus.
+const std::string* focused_control(const Ui& ui);
+
+// Every child area's flags: Tab moves through the controls of all of them as one list (app.cpp's keyboard_focus).
+constexpr ImGuiWindowFlags kChildFlags = ImGuiWindowFlags_NavFlattened;
+
 // The position slider maps u in [0, 1] onto positions: linear up to lin_end (fine steps around the
 // table), then logarithmic up to reach (10^6 or more). Pure functions, so tests can aim at a value.
 struct PositionScale {

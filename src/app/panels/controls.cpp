@@ -104,7 +104,7 @@ void pairing_control(App& app) {
 // Arrow keys step the position (shift: x10) when no text field has the keyboard.
 void position_keys(App& app) {
   ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput || ImGui::IsAnyItemActive()) return;
+  if (io.WantTextInput || ImGui::IsAnyItemActive() || keyboard_navigating()) return;  // Tab's arrows move the focus
   const long long step = io.KeyShift ? 10 : 1;
   long long m = app.params.position;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) m += step;

@@ -317,13 +317,13 @@ void show_lab(App& app) {
   const float scale = app.ui.scale;
   const bool narrow = app.ui.narrow;
   const float left = std::min(300.0f * scale, ImGui::GetContentRegionAvail().x * 0.4f);
-  if (!narrow) ImGui::BeginChild("lab_settings", ImVec2(left, 0), false);
+  if (!narrow) ImGui::BeginChild("lab_settings", ImVec2(left, 0), false, kChildFlags);
   settings(app);
   run_controls(app);
   if (app.lab.run) summary_table(app.lab.run->result());
   if (!narrow) ImGui::EndChild();
   if (!narrow) ImGui::SameLine();
-  ImGui::BeginChild("lab_plots", ImVec2(0, narrow ? 0.6f * ImGui::GetIO().DisplaySize.y : 0.0f), false);
+  ImGui::BeginChild("lab_plots", ImVec2(0, narrow ? 0.6f * ImGui::GetIO().DisplaySize.y : 0.0f), false, kChildFlags);
   if (!app.lab.run) {
     static const LabOptions o;  // the sizes a Run trains (the panel sets task, n, steps, seed, methods); built once
     ImGui::TextWrapped(

@@ -151,7 +151,7 @@ void show_rotations(App& app) {
   const float v_width = 56.0f * app.ui.scale;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.x;
-  ImGui::BeginChild("pairs", ImVec2(std::max(50.0f, avail.x - v_width - spacing), avail.y), false);
+  ImGui::BeginChild("pairs", ImVec2(std::max(50.0f, avail.x - v_width - spacing), avail.y), false, kChildFlags);
   const float grid_w = ImGui::GetContentRegionAvail().x;
   const float min_cell = 132.0f * app.ui.scale;
   const int per_row = std::max(1, std::min(pairs, int(grid_w / min_cell)));
