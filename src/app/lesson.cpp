@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "app/lesson_picture.hpp"
 #include "app/params.hpp"
 #include "app/theme.hpp"
 #include "app/widgets.hpp"
@@ -42,9 +43,10 @@ void show_lesson_box(App& app) {
   s.live(app, live, sizeof live);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float wrap = ImGui::GetContentRegionAvail().x - 2 * style.WindowPadding.x;
+  const bool picture = step == 1;  // the lesson's two-panel picture opens the walk
   const float height = ImGui::GetFrameHeightWithSpacing() + ImGui::CalcTextSize(s.text, nullptr, false, wrap).y +
                        ImGui::CalcTextSize(live, nullptr, false, wrap).y + 2 * style.ItemSpacing.y +
-                       2 * style.WindowPadding.y;
+                       2 * style.WindowPadding.y + (picture ? lesson_picture_height(wrap, app.ui.scale) : 0.0f);
   ImGui::PushStyleColor(ImGuiCol_Border, theme::rope);
   ImGui::BeginChild("lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | kChildFlags);
   step_buttons(app);  // first, so they stay in place from step to step
@@ -52,6 +54,7 @@ void show_lesson_box(App& app) {
   ImGui::TextColored(theme::vec(theme::rope), "Lesson %s · %s", s.section, s.title);
   ImGui::SameLine();
   ImGui::TextDisabled("(step %d of %d)", step, kLessonSteps);
+  if (picture) draw_lesson_picture(app, wrap);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(s.text);
   ImGui::TextColored(theme::vec(theme::ok), "%s", live);

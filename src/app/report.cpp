@@ -7,6 +7,7 @@
 
 #include "app/json_writer.hpp"
 #include "app/lesson.hpp"
+#include "app/lesson_picture.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
 #include "app/registry.hpp"
@@ -65,6 +66,11 @@ std::string describe(const App& app) {
     step.live(app, live, sizeof live);
     s += " Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ", section " +
          step.section + ", " + step.title + ": " + step.text + " " + live;
+    if (p.lesson == 1) {  // its picture, in words
+      char picture[768];
+      lesson_picture_text(app, picture, sizeof picture);
+      s += std::string(" ") + picture;
+    }
   }
   for (Bar bar : bars) s += " " + selected_panel(p, bar).describe(app);
   for (const std::string& note : app.ui.notes)

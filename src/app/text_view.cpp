@@ -7,6 +7,7 @@
 
 #include "app/format.hpp"
 #include "app/lesson.hpp"
+#include "app/lesson_picture.hpp"
 #include "app/panels.hpp"
 #include "app/registry.hpp"
 #include "app/report.hpp"
@@ -106,6 +107,11 @@ std::string text_view_html(const App& app) {
     step.live(app, live, sizeof live);
     out += "<h2>Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ": " +
            html_escape(step.title) + "</h2>" + tag("p", std::string(step.text) + " " + live);
+    if (p.lesson == 1) {
+      char picture[768];
+      lesson_picture_text(app, picture, sizeof picture);
+      out += tag("p", picture);
+    }
   }
   for (Bar bar : bars) {
     const Panel& panel = selected_panel(p, bar);

@@ -16,6 +16,7 @@
 #include "app/play.hpp"
 #include "app/registry.hpp"
 #include "app/report.hpp"
+#include "app/text_view.hpp"
 #include "core/add_vs_rotate.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
@@ -342,4 +343,32 @@ TEST_CASE(
     rv::apply_query(twice, query, notes);
     CHECK(twice == p);
   }
+}
+
+TEST_CASE("lesson: the first step draws the lesson's two-panel picture, live, with its text equivalent") {
+  for (const char* state : {"lesson=1", "lesson=1&position=50"}) {
+    Headless ui;
+    ui.set_state(state);
+    ui.frames(3);
+    const std::string text = rv::describe(ui.app);
+    const bool past = ui.app.params.position >= ui.app.params.max_position;
+    CAPTURE(state);
+    CHECK(text.find("Picture, panel A: token id " + std::to_string(ui.app.model.token)) != std::string::npos);
+    CHECK(text.find(past ? "P[50] is out of range (IndexError)" : "P[5] exists") != std::string::npos);
+    CHECK(text.find("values are not rotated") != std::string::npos);
+    CHECK(rv::text_view_html(ui.app).find("Picture, panel A:") != std::string::npos);
+  }
+  Headless ui;  // not on other steps
+  ui.set_state("lesson=2");
+  ui.frames(2);
+  CHECK(rv::describe(ui.app).find("Picture, panel A") == std::string::npos);
+}
+
+TEST_CASE("lesson: steady frames with the picture allocate nothing") {
+  Headless ui;
+  ui.set_state("lesson=1&position=50");
+  ui.frames(4);
+  const long long before = rv::test::allocations();
+  ui.frames(10);
+  CHECK(rv::test::allocations() - before == 0);
 }
