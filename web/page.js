@@ -332,10 +332,15 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   // Touch: Emscripten 3.1.6's GLFW knows only the mouse, and a browser turns a tap (not a drag) into mouse
   // events. One finger becomes the mouse: down where it lands, moves with it (a drag on the position slider),
   // up where it lifts; a couple of frames later the pointer leaves the canvas, so no tooltip stays stuck.
+  // A mostly vertical swipe scrolls the area under the finger instead, as far as the finger travels (unless the
+  // finger holds a scrollbar): the press is released off the canvas first, so it clicks nothing, and the pointer
+  // comes back over the area once a frame has seen the release.
   var finger = null;
-  function asMouse(type, touch) {
+  var swipe = null;  // {x0, y0, y, mode: 'pending' | 'drag' | 'scroll', back: the frame the pointer may return}
+  var away = { clientX: -1, clientY: -1 };
+  function asMouse(type, touch, held) {
     canvas.dispatchEvent(new MouseEvent(type, { clientX: touch.clientX, clientY: touch.clientY, button: 0,
-      buttons: type === 'mouseup' ? 0 : 1, bubbles: true, cancelable: true }));
+      buttons: held === false || type === 'mouseup' ? 0 : 1, bubbles: true, cancelable: true }));
   }
   function ownTouch(e) {
     for (var i = 0; i < e.changedTouches.length; i++)
@@ -347,22 +352,42 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     if (finger !== null) return;
     var t = e.changedTouches[0];
     finger = t.identifier;
+    swipe = { x0: t.clientX, y0: t.clientY, y: t.clientY, mode: 'pending', back: 0 };
     asMouse('mousemove', t);
     asMouse('mousedown', t);
   }, { passive: false });
   canvas.addEventListener('touchmove', function (e) {
     e.preventDefault();
     var t = ownTouch(e);
-    if (t) asMouse('mousemove', t);
+    if (!t) return;
+    if (swipe.mode === 'pending') {
+      var dx = t.clientX - swipe.x0, dy = t.clientY - swipe.y0;
+      if (Math.abs(dy) > 12 && Math.abs(dy) > 2 * Math.abs(dx) &&
+          call('rv_web_swipe', 'number', ['number', 'number'], [app, 0])) {
+        swipe.mode = 'scroll';
+        asMouse('mousemove', away);
+        asMouse('mouseup', away);
+        swipe.back = frames + 1;
+        swipe.y = swipe.y0;
+      } else if (Math.abs(dx) > 12 || Math.abs(dy) > 12) {
+        swipe.mode = 'drag';
+      }
+    }
+    if (swipe.mode !== 'scroll') return asMouse('mousemove', t);
+    if (frames < swipe.back) return;  // the travel so far is kept in swipe.y and scrolls once the pointer is back
+    asMouse('mousemove', t, false);
+    call('rv_web_swipe', 'number', ['number', 'number'], [app, t.clientY - swipe.y]);
+    swipe.y = t.clientY;
   }, { passive: false });
   function lift(e) {
     var t = ownTouch(e);
     if (!t) return;
     e.preventDefault();
     finger = null;
-    asMouse('mouseup', t);
+    if (swipe.mode !== 'scroll') asMouse('mouseup', t);
+    swipe = null;
     setTimeout(function () {
-      if (finger === null) asMouse('mousemove', { clientX: -1, clientY: -1 });
+      if (finger === null) asMouse('mousemove', away);
     }, 120);
   }
   canvas.addEventListener('touchend', lift, { passive: false });

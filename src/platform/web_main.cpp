@@ -17,6 +17,7 @@
 #include "app/report.hpp"
 #include "app/text_view.hpp"
 #include "imgui.h"
+#include "imgui_internal.h"  // the scrollbar a finger may hold
 #include "platform/window.hpp"
 
 namespace {
@@ -228,6 +229,18 @@ EMSCRIPTEN_KEEPALIVE void rv_web_wheel(Web* web, double x, double y) {
   io.MouseWheelH += float(std::clamp(x, -10.0, 10.0));
   io.MouseWheel += float(std::clamp(y, -10.0, 10.0));
   rv::wake(web->window);
+}
+
+// A finger's vertical swipe of dy CSS pixels: the area under the pointer scrolls as far as the finger moved (ImGui
+// scrolls 5 lines per wheel unit). 0 (nothing done) while the finger holds a scrollbar: the page keeps that a drag.
+EMSCRIPTEN_KEEPALIVE int rv_web_swipe(Web* web, double dy) {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  if (g.ActiveId != 0 && g.ActiveIdWindow && g.ActiveId == ImGui::GetWindowScrollbarID(g.ActiveIdWindow, ImGuiAxis_Y))
+    return 0;
+  const double units = dy * web->app.ui.scale / (5.0 * ImGui::GetFontSize());
+  ImGui::GetIO().MouseWheel += float(std::clamp(units, -10.0, 10.0));
+  rv::wake(web->window);
+  return 1;
 }
 
 // The page's webglcontextlost (lost = 1) and webglcontextrestored (lost = 0) events.

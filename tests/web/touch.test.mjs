@@ -1,5 +1,5 @@
 // Touch, with real touch events (Chromium's input pipeline through CDP): a finger dragged along the position
-// slider moves it past the table as a mouse would.
+// slider moves it past the table as a mouse would; a vertical swipe scrolls the panel under it and clicks nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedApp, frames, state, shot } from './lib.mjs';
@@ -64,6 +64,30 @@ test('a phone (390 x 844 at DPR 3): one column inside the screen, a tap opens th
   await inside('lab_run');
   await inside('panel_bottom');
   await shot(page, 'phone-390x844-lab');
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('a vertical swipe scrolls the panel under the finger as far as it travels, and presses nothing', async () => {
+  const page = await open('#tab=lab', { viewport: { width: 390, height: 844 }, scale: 1, hasTouch: true });
+  const r = await page.evaluate(() => window.ropeviz.rect('panel_bottom'));
+  assert.ok(r, 'the lab panel is shown (on a phone its settings sit above its plots: it scrolls)');
+  const before = await state(page);
+  const x = r.x + r.w / 2, y0 = r.y + r.h * 0.45;  // on the settings (the panel itself), ending on them too
+  const cdp = await page.context().newCDPSession(page);
+  await touch(cdp, page, 'touchStart', x, y0);
+  for (let i = 1; i <= 10; i++) await touch(cdp, page, 'touchMove', x, y0 - 20 * i);
+  await frames(page, 3);
+  const during = await state(page);
+  await touch(cdp, page, 'touchEnd', 0, 0);
+  await cdp.detach();
+  const { y, max } = during.hovered_scroll;
+  assert.ok(max > 100, `the panel has something to scroll (${max} pixels)`);
+  assert.ok(y >= 0.6 * Math.min(200, max) && y <= max, `a 200-pixel swipe up scrolled the panel down: ${y} of ${max}`);
+  await frames(page, 12);
+  const after = await state(page);
+  assert.equal(after.hash, before.hash, 'nothing was pressed on the way');
+  await shot(page, 'touch-swipe-390');
   page.assertClean();
   await page.closeAll();
 });
