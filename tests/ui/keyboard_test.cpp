@@ -104,3 +104,19 @@ TEST_CASE("keyboard: the arrows step the position until Tab starts keyboard navi
   ui.key(ImGuiKey_RightArrow);
   CHECK(ui.app.params.position == 7);
 }
+
+TEST_CASE("keyboard: Tab moves on from a field being typed into, through an exercise's fields to its Check button") {
+  Headless ui;
+  ui.set_state("tab_bottom=exercises");
+  ui.frames(2);
+  tab_to(ui, "ex_answer0");
+  ui.type("65536");
+  ui.key(ImGuiKey_Tab);
+  CHECK(focused(ui) == "ex_answer1");
+  ui.type("0");
+  ui.key(ImGuiKey_Tab);
+  CHECK(focused(ui) == "ex_check");
+  ui.key(ImGuiKey_Enter);
+  ui.frames(2);
+  CHECK(std::string(ui.app.ui.exercises[0].answers[0]) == "65536");
+}

@@ -30,11 +30,32 @@ test('Tab reaches the canvas controls in order, Enter and Space press them, a ta
   while ((await state(page)).focus !== 'max_position' && hops++ < 60) await press(page, 'Tab');
   assert.equal((await state(page)).focus, 'max_position', 'Tab reaches the max_position field');
   await page.keyboard.type('30');
+  await frames(page, 6);
   await press(page, 'Enter');
   s = await state(page);
   assert.equal(s.max_position, 30, 'the typed value applied on Enter');
   await press(page, 'Escape');  // leaves keyboard navigation
   assert.equal((await state(page)).focus, null);
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('keyboard only: the first exercise answered and checked without the mouse', async () => {
+  const page = await open('#tab_bottom=exercises');
+  await page.focus('canvas');
+  let hops = 0;
+  while ((await state(page)).focus !== 'ex_answer0' && hops++ < 200) await press(page, 'Tab');
+  assert.equal((await state(page)).focus, 'ex_answer0', `Tab reaches the first answer field (${hops} presses)`);
+  await page.keyboard.type('65536');
+  await frames(page, 12);  // the key queue hands ImGui one change per key a frame: 6, 5, 5, 3, 6 take a few
+  await press(page, 'Tab');
+  assert.equal((await state(page)).focus, 'ex_answer1');
+  await page.keyboard.type('0');
+  await frames(page, 4);
+  await press(page, 'Tab');
+  assert.equal((await state(page)).focus, 'ex_check');
+  await press(page, 'Enter');
+  assert.equal((await state(page)).exercises[0].verdict, 'right');
   page.assertClean();
   await page.closeAll();
 });
