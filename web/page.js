@@ -390,6 +390,39 @@ var Module = typeof Module !== 'undefined' ? Module : {};
       if (finger === null) asMouse('mousemove', away);
     }, 120);
   }
+  // A touch screen has no keys until a text field has the focus: while a canvas field takes typed text after a touch,
+  // #soft-keys (an invisible field) holds the focus so the on-screen keyboard opens; what is typed there goes to the
+  // canvas as characters (its keypress is kept from GLFW's listener, which would type them twice), a deletion as
+  // Backspace. Enter, Tab and Escape arrive as keys as from any keyboard.
+  var softKeys = document.getElementById('soft-keys');
+  var touched = false;  // the last press was a finger
+  var sentinel = ' ';   // kept in the field so a Backspace always has something to delete
+  canvas.addEventListener('touchstart', function () { touched = true; }, { passive: true });
+  canvas.addEventListener('mousedown', function (e) { if (e.isTrusted) touched = false; });
+  Module.rvTextInput = function (on) {
+    if (on && touched) {
+      softKeys.value = sentinel;
+      softKeys.focus({ preventScroll: true });
+    } else if (!on && document.activeElement === softKeys) {
+      softKeys.blur();
+      canvas.focus({ preventScroll: true });
+    }
+  };
+  var keyDeleted = false;  // a real Backspace key went to GLFW already: its edit must not delete twice
+  softKeys.addEventListener('keydown', function (e) { keyDeleted = e.key === 'Backspace'; });
+  window.addEventListener('keypress', function (e) {
+    if (e.target === softKeys) e.stopImmediatePropagation();
+  }, true);
+  softKeys.addEventListener('input', function (e) {
+    if (!app) return;
+    if (e.inputType && e.inputType.indexOf('delete') === 0) {
+      if (!keyDeleted) call('rv_web_backspace', null, ['number'], [app]);
+    } else if (e.data) {
+      call('rv_web_text', null, ['number', 'string'], [app, e.data]);
+    }
+    keyDeleted = false;
+    softKeys.value = sentinel;
+  });
   canvas.addEventListener('touchend', lift, { passive: false });
   canvas.addEventListener('touchcancel', lift, { passive: false });
 

@@ -27,6 +27,7 @@ struct Web {
   rv::Window window;
   std::string last_hash;                // what the page's URL hash says now
   std::vector<std::string> last_notes;  // the notes the text layer last said
+  bool typing = false;                  // ImGui wanted text input after the last frame (rv_js_text_input)
   long long last_lab = 0;               // 2 x the lab run's serial + running, when the text layer last spoke
   std::string reply;                    // storage for strings returned to JS
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
@@ -39,6 +40,8 @@ struct Web {
 EM_JS(void, rv_js_state_changed, (const char* hash, const char* text, const char* html),
       { Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text), UTF8ToString(html)); });
 EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); });
+// A text field started (1) or stopped (0) taking typed text: a touch screen's page raises its keyboard.
+EM_JS(void, rv_js_text_input, (int on), { Module.rvTextInput(on); });
 // Asks the page for a frame (an event came; see rv::wake and page.js's rvRequestFrame).
 EM_JS(void, rv_js_request_frame, (), { Module.rvRequestFrame(); });
 EM_JS(void, rv_js_fatal, (const char* message), { Module.rvFatal(UTF8ToString(message)); });
@@ -104,6 +107,8 @@ bool draw_frame(Web& web) {
     rv_js_copy_link(&web);
   }
   publish_if_changed(web);
+  const bool typing = ImGui::GetIO().WantTextInput;
+  if (typing != web.typing) rv_js_text_input(web.typing = typing);
   rv_js_frame_drawn(double(web.app.ui.frames));
   return true;
 }
@@ -229,6 +234,17 @@ EMSCRIPTEN_KEEPALIVE void rv_web_wheel(Web* web, double x, double y) {
   io.MouseWheelH += float(std::clamp(x, -10.0, 10.0));
   io.MouseWheel += float(std::clamp(y, -10.0, 10.0));
   rv::wake(web->window);
+}
+
+// Text from the page's on-screen keyboard field (a touch screen's typing), as typed characters.
+EMSCRIPTEN_KEEPALIVE void rv_web_text(Web* web, const char* utf8) {
+  ImGui::GetIO().AddInputCharactersUTF8(utf8);
+  rv::wake(web->window);
+}
+
+// A key the on-screen keyboard sends only as an edit (Backspace): pressed and released through the key queue.
+EMSCRIPTEN_KEEPALIVE void rv_web_backspace(Web* web) {
+  rv::tap_key(web->window, GLFW_KEY_BACKSPACE);
 }
 
 // A finger's vertical swipe of dy CSS pixels: the area under the pointer scrolls as far as the finger moved (ImGui

@@ -70,6 +70,11 @@ void deliver_keys(Window& w) {
 
 }  // namespace
 
+void tap_key(Window& w, int glfw_key) {
+  queue_key(w.handle, glfw_key, 0, GLFW_PRESS, 0);
+  queue_key(w.handle, glfw_key, 0, GLFW_RELEASE, 0);
+}
+
 std::string open_window(Window& w, const char* title, int width, int height) {
   if (!glfwInit()) return "could not initialise GLFW (no display?)";
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);

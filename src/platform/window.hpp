@@ -36,6 +36,8 @@ struct Window {
 std::string open_window(Window& w, const char* title, int width, int height);
 // Something happened (an event, a state change from outside the frame): the next kSettleFrames frames are due.
 void wake(Window& w);
+// A GLFW key pressed and released, through the key queue (the web page's on-screen keyboard).
+void tap_key(Window& w, int glfw_key);
 // After a frame: whether another is due. It is while the app animates (app_animating), a mouse button or key
 // is held (ImGui repeats), key events wait for a frame, or frames for the last event remain.
 bool next_frame_due(Window& w, const App& app);

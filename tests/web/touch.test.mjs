@@ -91,3 +91,29 @@ test('a vertical swipe scrolls the panel under the finger as far as it travels, 
   page.assertClean();
   await page.closeAll();
 });
+
+test('on a touch screen a tapped answer field takes the on-screen keyboard: the first exercise answered by finger', async () => {
+  const page = await open('#tab=exercises', { viewport: { width: 390, height: 844 }, scale: 2, hasTouch: true });
+  const tap = async (id) => {
+    const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
+    assert.ok(r, `${id} is drawn`);
+    await page.touchscreen.tap(r.x + r.w / 2, r.y + r.h / 2);
+    await frames(page, 4);
+  };
+  await tap('ex_answer0');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'soft-keys', 'the keyboard field has the focus');
+  await page.keyboard.type('65539');
+  await frames(page, 10);
+  await page.keyboard.press('Backspace');
+  await frames(page, 4);
+  await page.keyboard.type('6');
+  await frames(page, 4);
+  await tap('ex_answer1');
+  await page.keyboard.type('0');
+  await frames(page, 4);
+  await tap('ex_check');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas', 'no field: the keyboard closes');
+  assert.equal((await state(page)).exercises[0].verdict, 'right', 'typed once each: 65536 and 0');
+  page.assertClean();
+  await page.closeAll();
+});
