@@ -108,7 +108,7 @@ test('a link restores the lab settings; Run and Stop with the mouse keep partial
   const page = await open('#tab=lab&task=reverse&train_len=5&steps=1000&methods=rope,t5&lab_seed=3');
   let s = await state(page);
   assert.equal(s.panel_bottom, 'lab');
-  assert.match(s.hash, /task=reverse&methods=rope,t5&train_len=5&steps=1000&lab_seed=3/);
+  assert.match(s.hash, /task=reverse&methods=rope,t5&train_len=5&table_len=0&steps=1000&lab_seed=3/);
   await frames(page, 2);
   await click(page, 'lab_run');
   await page.waitForFunction(() => window.ropeviz.state().lab.progress > 0.01);

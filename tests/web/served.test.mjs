@@ -84,7 +84,7 @@ test('hostile hash values are rejected or clamped with a visible note, never NaN
   };
   walk(s, 'state');
   assert.deepEqual(nulls, ['state.model', 'state.model_label', 'state.absolute.error', 'state.lab.error',
-    'state.lab.result']);  // no model chosen, no lab run
+    'state.lab.result', 'state.focus']);  // no model chosen, no lab run, no keyboard focus
   assert.ok(s.rope.angle.every(Number.isFinite));
   await frames(page, 3);
   await shot(page, 'web-hostile-hash');

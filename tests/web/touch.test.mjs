@@ -2,7 +2,7 @@
 // slider moves it past the table as a mouse would; a vertical swipe scrolls the panel under it and clicks nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { servedApp, frames, state, shot } from './lib.mjs';
+import { servedApp, frames, state, shot, a11yText } from './lib.mjs';
 
 const open = servedApp();
 
@@ -48,7 +48,7 @@ test('a phone (390 x 844 at DPR 3): one column inside the screen, a tap opens th
   assert.equal(await page.evaluate(() => window.ropeviz.rect('panel_bottom')), null, 'one panel at a time');
   const lookup = await inside('lookup');
   assert.ok(lookup.h > 28, `the IndexError wraps onto two lines in its box (${lookup.h} px tall; one line is ~19)`);
-  assert.match(await page.evaluate(() => document.querySelector('#a11y').textContent), /IndexError/);
+  assert.match(await a11yText(page, /IndexError/), /index 100 is out of bounds/);  // spoken once changes settle
   await shot(page, 'phone-390x844');
   const sheet = await inside('sheet');
   await page.touchscreen.tap(sheet.x + sheet.w / 2, sheet.y + sheet.h / 2);
