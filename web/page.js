@@ -198,7 +198,8 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   // Called right after a frame was drawn: the WebGL drawing buffer still holds it (toBlob and drawImage copy it at
   // once). region (canvas pixels): one panel, copied into a canvas of its own. A download, or window.ropeviz.png's
   // answer when it asked.
-  var pictureWanted = null;  // window.ropeviz.png's resolve, for the next picture
+  var pictureWanted = null;  // window.ropeviz.png's {resolve, reject}, for the next picture
+  var gpuLost = false;       // the WebGL context is lost: no frame, so no picture, until it is restored
   Module.rvSavePicture = function (name, region) {
     var source = canvas;
     if (region) {
@@ -210,7 +211,8 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     }
     var wanted = pictureWanted;
     pictureWanted = null;
-    if (wanted) wanted({ name: name, width: source.width, height: source.height, png: source.toDataURL('image/png') });
+    if (wanted) wanted.resolve({ name: name, width: source.width, height: source.height,
+      png: source.toDataURL('image/png') });
     else source.toBlob(function (blob) { if (blob) download(blob, name); }, 'image/png');
   };
   Module.rvCopyLink = function (ptr) {
@@ -283,14 +285,19 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     }
   };
 
+  var lostPicture = 'the graphics context is lost: no picture until the browser restores it';
   // A lost GPU (driver reset, too many contexts): say so and draw nothing until the browser gives
   // the context back; then the app rebuilds every GL object. preventDefault() allows the restore.
   canvas.addEventListener('webglcontextlost', function (e) {
     e.preventDefault();
     show('The graphics context was lost. ropeviz carries on when the browser restores it.');
+    gpuLost = true;
+    if (pictureWanted) pictureWanted.reject(new Error(lostPicture));
+    pictureWanted = null;
     if (app) call('rv_web_gl_lost', null, ['number', 'number'], [app, 1]);
   });
   canvas.addEventListener('webglcontextrestored', function () {
+    gpuLost = false;
     if (app) call('rv_web_gl_lost', null, ['number', 'number'], [app, 0]);
     statusBox.classList.add('hidden');
   });
@@ -483,6 +490,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     // canvas, at the screen's pixel density: resolves to {name, width, height, png: a data: URL}.
     png: function (panel) {
       if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
+      if (gpuLost) return Promise.reject(new Error(lostPicture));
       var key = panel === undefined || panel === null ? '' : String(panel);
       var shown = function () {
         var s = window.ropeviz.state();
@@ -502,7 +510,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
           }
           var error = call('rv_web_picture', 'string', ['number', 'string'], [app, key]);
           if (error) return reject(new Error(error));
-          pictureWanted = resolve;
+          pictureWanted = { resolve: resolve, reject: reject };
         })();
       });
     },

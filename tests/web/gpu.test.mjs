@@ -44,6 +44,9 @@ test('a lost WebGL context shows a message, then everything is rebuilt and drawn
   assert.ok(during - stopped <= 1, `no frames while lost (${stopped} -> ${during})`);
   // The app still answers: state and set work without a GPU.
   assert.equal((await page.evaluate(() => window.ropeviz.set({ position: 7 }))).position, 7);
+  // png() cannot draw without a GPU: it says so at once instead of waiting for a frame that never comes
+  const refused = await page.evaluate(() => window.ropeviz.png('rotations').then(() => 'resolved', (e) => e.message));
+  assert.match(refused, /graphics context is lost/);
   await shot(page, 'gpu-lost');
 
   await lose(page, 'restoreContext');
