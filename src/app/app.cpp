@@ -10,6 +10,7 @@
 #include <vector>
 #include <cstdio>
 
+#include "app/keyboard.hpp"
 #include "app/lab_session.hpp"
 #include "app/lesson.hpp"
 #include "app/model.hpp"
@@ -206,32 +207,6 @@ void wide_layout(App& app) {
   tab_bar(app, Bar::Top, top);
   tab_bar(app, Bar::Bottom, 0);
   ImGui::EndGroup();
-}
-
-// [SECTION] Keyboard
-
-// Tab / Shift+Tab reach every control, not only text fields (ImGui 1.86 tabs between inputs only: its tabbing request
-// counts every item when it carries the focus API's flag), on from the focused one, with ImGui's focus ring; the
-// arrows then move the focus too. Enter presses the focused control as Space does (a text field reached by Tab is
-// already being edited; Escape leaves it). A click, or Escape outside a field, ends keyboard navigation: the arrows
-// step the position again. Called after NewFrame, before any item, so the request scores this frame's items.
-void keyboard_focus() {
-  ImGuiContext& g = *ImGui::GetCurrentContext();
-  ImGuiIO& io = ImGui::GetIO();
-  const auto pressed = [](ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key), false); };
-  if (pressed(ImGuiKey_Tab)) io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
-  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) || ImGui::IsMouseClicked(ImGuiMouseButton_Right) ||
-      (pressed(ImGuiKey_Escape) && g.ActiveId == 0))
-    io.ConfigFlags &= ~ImGuiConfigFlags_NavEnableKeyboard;
-  if (g.NavMoveScoringItems && (g.NavMoveFlags & ImGuiNavMoveFlags_Tabbing)) {
-    g.NavMoveFlags |= ImGuiNavMoveFlags_FocusApi;
-    if (g.NavTabbingDir == 0 && g.NavId != 0 && !g.NavDisableHighlight) g.NavTabbingDir = +1;  // on from the focus
-  }
-  if (g.NavId != 0 && !g.NavDisableHighlight && g.ActiveId == 0 &&
-      (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter))) {
-    g.NavActivateId = g.NavActivateDownId = g.NavActivatePressedId = g.NavId;
-    g.NavActivateFlags = ImGuiActivateFlags_None;
-  }
 }
 
 }  // namespace

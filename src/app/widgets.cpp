@@ -121,25 +121,6 @@ bool position_slider(const char* id, long long* position, int max_position, long
   return changed;
 }
 
-bool keyboard_navigating() {
-  return (ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NavEnableKeyboard) != 0 &&
-         !ImGui::GetCurrentContext()->NavDisableHighlight;
-}
-
-const std::string* focused_control(const Ui& ui) {
-  const ImGuiContext& g = *ImGui::GetCurrentContext();
-  if (!keyboard_navigating() || g.NavId == 0 || !g.NavWindow) return nullptr;
-  const ImVec2 c = ImGui::WindowRectRelToAbs(g.NavWindow, g.NavWindow->NavRectRel[0]).GetCenter();
-  const std::string* best = nullptr;
-  float best_area = 0;
-  for (const auto& [name, r] : ui.rects)
-    if (c.x >= r.x && c.x <= r.x + r.w && c.y >= r.y && c.y <= r.y + r.h && (!best || r.w * r.h < best_area)) {
-      best = &name;
-      best_area = r.w * r.h;
-    }
-  return best;
-}
-
 void record_rect(Ui& ui, const std::string& name) {
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   ui.rects[name] = Rect{a.x, a.y, b.x - a.x, b.y - a.y};

@@ -8,12 +8,6 @@
 
 namespace rv {
 
-// True while the keyboard moves the focus (after Tab, until a click or Escape): the arrows are ImGui's then.
-bool keyboard_navigating();
-// The named control (Ui::rects) holding the keyboard focus: the smallest named rectangle around the focused item's
-// centre; null when nothing has a visible focus.
-const std::string* focused_control(const Ui& ui);
-
 // Every child area's flags: Tab moves through the controls of all of them as one list (app.cpp's keyboard_focus).
 constexpr ImGuiWindowFlags kChildFlags = ImGuiWindowFlags_NavFlattened;
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "app/export.hpp"
+#include "app/keyboard.hpp"
 #include "app/lesson.hpp"
 #include "app/panels.hpp"
 #include "app/params.hpp"
