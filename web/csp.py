@@ -20,7 +20,8 @@ import re
 import sys
 
 PLACEHOLDER = "{{{ CSP }}}"
-_script = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>(.*?)</script>", re.S | re.I)
+# inline code only: not a <script src>, nor the single file's packed wasm (a data block that never runs)
+_script = re.compile(r"<script(?![^>]*\ssrc=)(?![^>]*\stype=\"application/octet-stream\")[^>]*>(.*?)</script>", re.S | re.I)
 _style = re.compile(r"<style[^>]*>(.*?)</style>", re.S | re.I)
 _handler = re.compile(r"\son[a-z]+=\"([^\"]*)\"", re.I)
 
