@@ -43,7 +43,7 @@ test('the inlined wasm unpacks to the built ropeviz.wasm, byte for byte', () => 
 // The budget a learner's first load must fit. The goal is 300 KB gzip for the whole app in one file; the lab (a
 // trainable decoder, its SIMD kernels, attention and KV-cache views) and the learner's path (lesson, exercises)
 // took it to 405 KB, so the check holds that line against further growth until the size work brings it back.
-const gzipBudget = 311000;
+const gzipBudget = 309000;
 
 test(`ropeviz.html stays under ${gzipBudget} bytes gzip (level 9); sizes are written to the artefacts`, () => {
   const sizes = ['ropeviz.html', 'ropeviz.js', 'ropeviz.wasm'].map((name) => {
