@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything ropeviz needs on Debian 12, idempotently: apt packages, Dear ImGui 1.86
-# sources from Debian's source package (sha256-checked), and the npm packages of the browser tests.
+# sources from Debian's source package (sha256-checked), and the npm packages of the browser tests and of
+# the web build (its closure compiler).
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -70,16 +71,17 @@ fetch_imgui() {
   [ -f "$deps/imgui/imgui.cpp" ] || die "unpacked imgui has no imgui.cpp"
 }
 
-install_npm() {
-  local dir=$root/tests/web
-  if [ -d "$dir/node_modules/playwright-core" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+install_npm() {  # install_npm DIR PACKAGE WHAT: npm ci in DIR unless PACKAGE is installed from its current lock
+  local dir=$root/$1
+  if [ -d "$dir/node_modules/$2" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
     return 0
   fi
-  say "installing npm packages for the browser tests"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in tests/web (npm registry reachable?)"
+  say "installing npm packages for $3"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed in $1 (npm registry reachable?)"
 }
 
 install_packages
 fetch_imgui
-install_npm
+install_npm tests/web playwright-core "the browser tests"
+install_npm web/closure google-closure-compiler-linux "the web build's closure compiler"
 say "ok"

@@ -13,13 +13,15 @@ governs; the clipboard needs none either.
   python3 web/csp.py FILE.html   writes FILE's policy into its <meta http-equiv> ({{{ CSP }}}).
 """
 import base64
+import codecs
 import hashlib
 import html
 import re
 import sys
 
 PLACEHOLDER = "{{{ CSP }}}"
-_script = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>(.*?)</script>", re.S | re.I)
+# inline code only: not a <script src>, nor the single file's packed wasm (a data block that never runs)
+_script = re.compile(r"<script(?![^>]*\ssrc=)(?![^>]*\stype=\"application/octet-stream\")[^>]*>(.*?)</script>", re.S | re.I)
 _style = re.compile(r"<style[^>]*>(.*?)</style>", re.S | re.I)
 _handler = re.compile(r"\son[a-z]+=\"([^\"]*)\"", re.I)
 
@@ -46,13 +48,32 @@ def policy(page):
     ])
 
 
+def _windows_1252(error):
+    """The browser's windows-1252: the five bytes Python's cp1252 leaves undefined are U+0081.. themselves."""
+    return chr(error.object[error.start]), error.start + 1
+
+
+codecs.register_error("whatwg", _windows_1252)
+
+
+def charset(data):
+    """The charset a built page declares: the single file is windows-1252 (web/single_file.py), index.html UTF-8."""
+    return "windows-1252" if b'<meta charset="windows-1252">' in data[:1024] else "utf-8"
+
+
+def text(data):
+    """A built page's bytes as the browser decodes them, which is the text its hashes are taken over."""
+    return data.decode("cp1252", "whatwg") if charset(data) == "windows-1252" else data.decode("utf-8")
+
+
 def stamp(path):
-    with open(path, encoding="utf-8", newline="") as f:
-        page = f.read()
+    with open(path, "rb") as f:
+        data = f.read()
+    page = text(data)
     if PLACEHOLDER not in page:
         sys.exit(f"csp: {path} has no {PLACEHOLDER} to fill (web/shell.html's <meta http-equiv>)")
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(page.replace(PLACEHOLDER, policy(page)))
+    with open(path, "wb") as f:
+        f.write(data.replace(PLACEHOLDER.encode(), policy(page).encode("ascii"), 1))
 
 
 if __name__ == "__main__":

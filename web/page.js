@@ -1,7 +1,8 @@
 // Page glue, bundled before the app's code (--pre-js): canvas sizing for high-DPI screens, the
 // URL hash both ways, the #a11y text, window.ropeviz for scripts and tests, and clear messages
 // when WebGL2 is missing or the app fails.
-var Module = typeof Module !== 'undefined' ? Module : {};
+// The closure compiler minifies this with the app's code: names it must keep are quoted (Module's, which
+// Emscripten, the C++ side's EM_JS and the tests use; window.ropeviz's; the fields of JSON from the app).
 (function () {
   'use strict';
   // Start-up milestones for the performance test and the browser's profiler: script, webgl, runtime, started, ready.
@@ -33,7 +34,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     rejectReady(new Error(message));
   }
 
-  function call(name, ret, types, args) { return Module.ccall(name, ret, types, args); }
+  function call(name, ret, types, args) { return Module['ccall'](name, ret, types, args); }
   function decode(text) {  // a hostile or truncated %-escape must not throw
     try { return decodeURIComponent(text); } catch (e) { return text; }
   }
@@ -51,7 +52,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
                          maxSide / Math.max(1, window.innerHeight));
     var w = Math.max(1, Math.round(window.innerWidth * ratio)), h = Math.max(1, Math.round(window.innerHeight * ratio));
     call('rv_web_set_scale', null, ['number', 'number'], [app, ratio]);
-    if (canvas.width !== w || canvas.height !== h) Module.setCanvasSize(w, h);
+    if (canvas.width !== w || canvas.height !== h) Module['setCanvasSize'](w, h);
   }
 
   function applyHash() {
@@ -60,10 +61,11 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     if (notes) console.info('ropeviz: ' + notes.trim().split('\n').join('; '));
   }
 
-  Module.canvas = canvas;
-  Module.print = function (text) { console.log(text); };
-  Module.printErr = function (text) { console.warn(text); };
-  Module.onAbort = function (what) { fail('ropeviz stopped: ' + what + '. Reload the page to start again.'); };
+  window['Module'] = Module;  // a global, as it is without the closure compiler (which renames the app's variable)
+  Module['canvas'] = canvas;
+  Module['print'] = function (text) { console.log(text); };
+  Module['printErr'] = function (text) { console.warn(text); };
+  Module['onAbort'] = function (what) { fail('ropeviz stopped: ' + what + '. Reload the page to start again.'); };
 
   // The canvas's WebGL2 context: web/shell.html made it (with its attributes) before the first paint; this
   // gets it back, learns the GPU's limits, or says there is no WebGL2.
@@ -79,7 +81,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     maxSide = Math.min(dims[0], dims[1], gl.getParameter(gl.MAX_RENDERBUFFER_SIZE)) || maxSide;
   }
   checkContext();
-  Module.onRuntimeInitialized = function () { mark('runtime'); };
+  Module['onRuntimeInitialized'] = function () { mark('runtime'); };
 
   // [SECTION] config.json files: dropped on the page, pasted, or picked with "load config.json". The bytes go
   // through the wasm heap (ccall would copy a string onto the small stack); at most one byte past the app's
@@ -114,7 +116,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     e.preventDefault();
     loadConfigText(text, 'pasted config.json');
   });
-  Module.rvOpenConfig = function () {
+  Module['rvOpenConfig'] = function () {
     var input = document.createElement('input');
     input.type = 'file';
     input.accept = '.json,application/json';
@@ -163,20 +165,20 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     });
   }
 
-  Module.rvStarted = function (ptr) {
+  Module['rvStarted'] = function (ptr) {
     mark('started');
     app = ptr;
     resize();
     applyHash();
   };
-  Module.rvFatal = function (message) { fail('ropeviz could not start: ' + message); };
+  Module['rvFatal'] = function (message) { fail('ropeviz could not start: ' + message); };
   // The text layer speaks once changes settle: a slider drag through 25 positions is one announcement, not 25.
   var a11yTimer = 0;
   var a11yDelay = 400;  // ms without a change
   var shownHash = '';
   // #text-view: the same state as headings and tables (app/text_view.cpp, escaped there), replaced as a whole.
   var textView = document.getElementById('text-view');
-  Module.rvStateChanged = function (hash, text, html) {
+  Module['rvStateChanged'] = function (hash, text, html) {
     if (decode(location.hash.slice(1)) !== hash) history.replaceState(null, '', '#' + hash);
     shownHash = hash;
     syncControls(hash);
@@ -194,13 +196,13 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     a.click();
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   }
-  Module.rvDownload = function (name, mime, text) { download(new Blob([text], { type: mime }), name); };
+  Module['rvDownload'] = function (name, mime, text) { download(new Blob([text], { type: mime }), name); };
   // Called right after a frame was drawn: the WebGL drawing buffer still holds it (toBlob and drawImage copy it at
   // once). region (canvas pixels): one panel, copied into a canvas of its own. A download, or window.ropeviz.png's
   // answer when it asked.
   var pictureWanted = null;  // window.ropeviz.png's {resolve, reject}, for the next picture
   var gpuLost = false;       // the WebGL context is lost: no frame, so no picture, until it is restored
-  Module.rvSavePicture = function (name, region) {
+  Module['rvSavePicture'] = function (name, region) {
     var source = canvas;
     if (region) {
       source = document.createElement('canvas');
@@ -211,11 +213,11 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     }
     var wanted = pictureWanted;
     pictureWanted = null;
-    if (wanted) wanted.resolve({ name: name, width: source.width, height: source.height,
-      png: source.toDataURL('image/png') });
+    if (wanted) wanted.resolve({ 'name': name, 'width': source.width, 'height': source.height,
+      'png': source.toDataURL('image/png') });
     else source.toBlob(function (blob) { if (blob) download(blob, name); }, 'image/png');
   };
-  Module.rvCopyLink = function (ptr) {
+  Module['rvCopyLink'] = function (ptr) {
     var note = function (text) { call('rv_web_note', null, ['number', 'string'], [ptr, text]); };
     if (!navigator.clipboard || !navigator.clipboard.writeText) {
       note('this browser offers no clipboard here: copy the link from the address bar');
@@ -239,7 +241,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
     lastFrameAt = performance.now();
     var due = call('rv_web_frame', 'number', ['number'], [app]);
     if (due === 2) trainBetweenFrames();
-    else if (due) Module.rvRequestFrame();
+    else if (due) Module['rvRequestFrame']();
   }
   // While a lab run trains (rv_web_frame says 2), it runs slices in tasks of their own between frames, then asks
   // for the next frame: input still gets its turn between slices, and training does not wait for the compositor
@@ -264,16 +266,16 @@ var Module = typeof Module !== 'undefined' ? Module : {};
       labChannel.port2.postMessage(labChain);
     } else {
       labAskedAt = performance.now();
-      Module.rvRequestFrame();
+      Module['rvRequestFrame']();
     }
   };
-  Module.rvRequestFrame = function () {
+  Module['rvRequestFrame'] = function () {
     if (frameRequested || !app) return;
     frameRequested = true;
     if (performance.now() - lastFrameAt > frameInterval) setTimeout(drawFrame, 0);  // after all the event's listeners
     else requestAnimationFrame(drawFrame);
   };
-  Module.rvFrameDrawn = function (n) {
+  Module['rvFrameDrawn'] = function (n) {
     frames = n;
     if (n === 1) {
       mark('ready');
@@ -406,13 +408,13 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   var sentinel = ' ';   // kept in the field so a Backspace always has something to delete
   canvas.addEventListener('touchstart', function () { touched = true; }, { passive: true });
   canvas.addEventListener('mousedown', function (e) { if (e.isTrusted) touched = false; });
-  Module.rvTextInput = function (on) {
+  Module['rvTextInput'] = function (on) {
     if (on && touched) {
       softKeys.value = sentinel;
-      softKeys.focus({ preventScroll: true });
+      softKeys.focus({ 'preventScroll': true });
     } else if (!on && document.activeElement === softKeys) {
       softKeys.blur();
-      canvas.focus({ preventScroll: true });
+      canvas.focus({ 'preventScroll': true });
     }
   };
   var keyDeleted = false;  // a real Backspace key went to GLFW already: its edit must not delete twice
@@ -433,21 +435,21 @@ var Module = typeof Module !== 'undefined' ? Module : {};
   canvas.addEventListener('touchend', lift, { passive: false });
   canvas.addEventListener('touchcancel', lift, { passive: false });
 
-  window.ropeviz = {
-    ready: ready,
+  var api = window['ropeviz'] = {
+    'ready': ready,
     // Asking also asks for one more frame: a script waiting for frames to pass gets them, an idle page draws none.
-    frames: function () {
+    'frames': function () {
       if (app) call('rv_web_request_frame', null, ['number'], [app]);
       return frames;
     },
-    state: function () {
+    'state': function () {
       if (!app) return null;
       var s = JSON.parse(call('rv_web_state', 'string', ['number'], [app]));
-      s.memory_bytes = HEAPU8.length;  // the wasm heap, bounded by -sMAXIMUM_MEMORY
+      s['memory_bytes'] = HEAPU8.length;  // the wasm heap, bounded by -sMAXIMUM_MEMORY
       return s;
     },
     // Sets parameters as the UI would (same keys, limits and notes as the URL hash); returns state().
-    set: function (partial) {
+    'set': function (partial) {
       if (!app) throw new Error('ropeviz is not running yet: await window.ropeviz.ready');
       if (partial === null || typeof partial !== 'object' || Array.isArray(partial))
         throw new TypeError('set() expects an object such as {position: 100}');
@@ -458,43 +460,43 @@ var Module = typeof Module !== 'undefined' ? Module : {};
         return key.replace(/[&=]/g, '') + '=' + text.replace(/[&=]/g, '');
       });
       apply(pairs.join('&'));
-      return window.ropeviz.state();
+      return api['state']();
     },
     // Opens config.json text as the model, as a dropped file would; returns state() (its notes say what happened).
-    loadConfig: function (text, name) {
+    'loadConfig': function (text, name) {
       if (!app) throw new Error('ropeviz is not running yet: await window.ropeviz.ready');
       loadConfigText(String(text), name === undefined ? 'config.json' : String(name));
-      return window.ropeviz.state();
+      return api['state']();
     },
     // Runs a lab experiment (options: the CLI's flags with underscores, e.g. {task: 'copy', methods: ['rope'],
     // train_len: 8, steps: 300, seed: 1}) in slices between frames, shown in the Lab panel; resolves to the document
     // `ropeviz-cli lab` prints for the same options. Rejects refused options, and a run stopped or replaced first.
-    lab: function (options) {
+    'lab': function (options) {
       if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
       var text;
       try { text = JSON.stringify(options === undefined ? {} : options); } catch (e) { return Promise.reject(e); }
       var error = call('rv_web_lab_start', 'string', ['number', 'string'], [app, String(text)]);
       if (error) return Promise.reject(new Error(error));
-      var serial = window.ropeviz.state().lab.serial;
+      var serial = api['state']()['lab']['serial'];
       return new Promise(function (resolve, reject) {
         (function poll() {
-          var lab = window.ropeviz.state().lab;
-          if (lab.serial !== serial) return reject(new Error('the lab run was replaced by another before it finished'));
-          if (lab.running) return setTimeout(poll, 50);
-          if (lab.stopped) return reject(new Error('the lab run was stopped before it finished'));
-          resolve(lab.result);
+          var lab = api['state']()['lab'];
+          if (lab['serial'] !== serial) return reject(new Error('the lab run was replaced by another before it finished'));
+          if (lab['running']) return setTimeout(poll, 50);
+          if (lab['stopped']) return reject(new Error('the lab run was stopped before it finished'));
+          resolve(lab['result']);
         })();
       });
     },
     // A picture of one panel (its key, as in #tab=KEY; it is shown first) or, without one, of the whole
     // canvas, at the screen's pixel density: resolves to {name, width, height, png: a data: URL}.
-    png: function (panel) {
+    'png': function (panel) {
       if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
       if (gpuLost) return Promise.reject(new Error(lostPicture));
       var key = panel === undefined || panel === null ? '' : String(panel);
       var shown = function () {
-        var s = window.ropeviz.state();
-        return key === '' || s.panel_top === key || s.panel_bottom === key;
+        var s = api['state']();
+        return key === '' || s['panel_top'] === key || s['panel_bottom'] === key;
       };
       return new Promise(function (resolve, reject) {
         if (key !== '' && !shown()) {
@@ -505,7 +507,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
         (function take() {  // ImGui selects a tab a frame after it is asked
           if (!shown()) {
             if (++tries > 20) return reject(new Error('the panel ' + key + ' did not show'));
-            window.ropeviz.frames();
+            api['frames']();
             return setTimeout(take, 20);
           }
           var error = call('rv_web_picture', 'string', ['number', 'string'], [app, key]);
@@ -514,7 +516,7 @@ var Module = typeof Module !== 'undefined' ? Module : {};
         })();
       });
     },
-    rect: function (id) {
+    'rect': function (id) {
       return app ? JSON.parse(call('rv_web_rect', 'string', ['number', 'string'], [app, String(id)])) : null;
     },
   };

@@ -15,7 +15,7 @@ import csp
 
 DELIVERABLES = {"/": "index.html", "/index.html": "index.html", "/ropeviz.js": "ropeviz.js",
                 "/ropeviz.wasm": "ropeviz.wasm", "/ropeviz.html": "ropeviz.html"}
-TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm"}
+TYPES = {".js": "text/javascript", ".wasm": "application/wasm"}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -49,9 +49,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 pass
         if data is None:
             return self._reply(404, b"not found\n", "text/plain; charset=utf-8", body)
-        ctype = TYPES[os.path.splitext(name)[1]]
-        policy = csp.policy(data.decode("utf-8")) if name.endswith(".html") else "default-src 'none'"
-        self._reply(200, data, ctype, body, policy=policy)
+        if name.endswith(".html"):  # the charset the page declares (the single file is windows-1252)
+            self._reply(200, data, "text/html; charset=" + csp.charset(data), body, policy=csp.policy(csp.text(data)))
+        else:
+            self._reply(200, data, TYPES[os.path.splitext(name)[1]], body)
 
     def _reply(self, code, data, ctype, body, policy="default-src 'none'", allow=False):
         self.send_response(code)

@@ -1,47 +1,89 @@
 #!/usr/bin/env python3
 """Writes the single-file page: web/shell.html with the app's JavaScript and its wasm inlined, for file://.
 
-The wasm goes in as one JavaScript string whose characters U+0000..U+00FF are its bytes, handed to the app as
-Module.wasmBinary (so nothing is fetched, not even a data: URL). Written as UTF-8 and gzipped, such a string
-is about 17% smaller than base64 (Emscripten's SINGLE_FILE), whose 6-bit symbols gzip cannot pack back.
+The wasm goes in LZMA-packed (18% smaller than gzip packs it), as the text of a <script type="application/
+octet-stream"> that never runs, one windows-1252 character per byte; web/unpack.js turns it back into the bytes
+with web/unlzma.c's decoder (unlzma.wasm, inlined in base64) and hands them to the app as Module.wasmBinary
+(nothing is fetched, not even a data: URL). The page is windows-1252 so that every byte is one character: in
+UTF-8 each byte over 127 would take two.
 
-  python3 web/single_file.py SHELL.html ropeviz.js ropeviz.wasm OUT.html
+  python3 web/single_file.py SHELL.html ropeviz.js ropeviz.wasm web/unpack.js unlzma.wasm OUT.html
 """
+import base64
+import collections
+import lzma
+import re
 import sys
 
-_ESCAPES = {0x5C: "\\\\", 0x22: '\\"', 0x0A: "\\n", 0x0D: "\\r", 0x00: "\\x00",
-            0x3C: "\\x3c"}  # '<': no "</script" can end the element early
+_CHARSET = re.compile(r'<meta charset="utf-8">', re.I)
+_CODE = re.compile(r"<(script|style)[^>]*>(.*?)</\1>", re.S | re.I)
+# Bytes the HTML parser would change inside a <script> (CR becomes LF) or read as markup ('<' before '/' or '!');
+# NUL comes through as U+FFFD, which no windows-1252 byte decodes to, so web/unpack.js maps it back.
+_CR, _LT, _SPECIAL_NEXT = 0x0D, 0x3C, (0x2F, 0x21)
 
 
-def wasm_literal(data):
-    """A JavaScript string literal holding data's bytes as characters 0..255."""
-    table = [_ESCAPES.get(b, chr(b)) for b in range(256)]
-    return '"' + "".join(table[b] for b in data) + '"'
+def lzma_packed(data):
+    """data as raw LZMA behind a 5-byte header (lc/lp/pb, size), with the literal settings that pack it best."""
+    best = None
+    for lc, pb in ((3, 2), (3, 0), (4, 0), (4, 1)):
+        body = lzma.compress(data, format=lzma.FORMAT_RAW, filters=[
+            {"id": lzma.FILTER_LZMA1, "preset": 9 | lzma.PRESET_EXTREME, "lc": lc, "lp": 0, "pb": pb}])
+        if best is None or len(body) < len(best[1]):
+            best = ((pb * 5) * 9 + lc, body)
+    return bytes([best[0]]) + len(data).to_bytes(4, "little") + best[1]
 
 
-def page(shell, js, wasm):
-    loader = ("<script>\n// The app's wasm, inlined: character i of this string is byte i.\n"
-              "var Module = {wasmBinary: (function (s) {\n"
-              "  var bytes = new Uint8Array(s.length);\n"
-              "  for (var i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);\n"
-              "  return bytes;\n"
-              "})(" + wasm_literal(wasm) + ")};\n</script>\n")
-    if "</script" in js.lower():
-        sys.exit("single_file: ropeviz.js contains '</script', which would end its inline element")
+def escaped(packed):
+    """packed as script text: its escape byte first, then each byte, or escape + byte ^ 0x40 where the parser
+    would change it. The escape is the rarest byte whose own code is safe."""
+    counts = collections.Counter(packed)
+    unsafe = {0x00, _CR, _LT, *_SPECIAL_NEXT}
+    escape = min((b for b in range(256) if b not in unsafe and b ^ 0x40 not in unsafe), key=lambda b: counts[b])
+    out = bytearray([escape])
+    for i, b in enumerate(packed):
+        follow = packed[i + 1] if i + 1 < len(packed) else None
+        if b in (_CR, escape) or (b == _LT and follow in _SPECIAL_NEXT):
+            out += bytes([escape, b ^ 0x40])
+        else:
+            out.append(b)
+    return bytes(out)
+
+
+def page(shell, js, wasm, unpack, unlzma):
+    if not _CHARSET.search(shell):
+        sys.exit('single_file: the shell has no <meta charset="utf-8"> to make windows-1252')
     if "{{{ SCRIPT }}}" not in shell:
         sys.exit("single_file: the shell has no {{{ SCRIPT }}} placeholder")
-    return shell.replace("{{{ SCRIPT }}}", loader + "<script>\n" + js + "\n</script>")
+    if any(not code.isascii() for _, code in _CODE.findall(shell)):
+        sys.exit("single_file: the shell's <script> or <style> has a non-ASCII character (no &#x; there)")
+    for name, code in (("ropeviz.js", js), ("unpack.js", unpack)):
+        if not code.isascii():
+            sys.exit(f"single_file: {name} has a non-ASCII character, which a windows-1252 page would change")
+        if "</script" in code.lower():
+            sys.exit(f"single_file: {name} contains '</script', which would end its inline element")
+    if "{{{ UNLZMA }}}" not in unpack:
+        sys.exit("single_file: unpack.js has no {{{ UNLZMA }}} placeholder for the decoder")
+    unpack = unpack.replace("{{{ UNLZMA }}}", base64.b64encode(unlzma).decode("ascii"))
+    shell = _CHARSET.sub('<meta charset="windows-1252">', shell)
+    before, after = (s.encode("ascii", "xmlcharrefreplace") for s in shell.split("{{{ SCRIPT }}}"))
+    return (before + b'<script type="application/octet-stream" id="wasm-lzma">' + escaped(lzma_packed(wasm)) +
+            b"</script>\n<script>\n" + unpack.encode("ascii") + b"</script>\n<script>\n" + js.encode("ascii") +
+            b"\n</script>" + after)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    if len(sys.argv) != 7:
         sys.exit(__doc__)
-    shell_path, js_path, wasm_path, out_path = sys.argv[1:]
+    shell_path, js_path, wasm_path, unpack_path, unlzma_path, out_path = sys.argv[1:]
     with open(shell_path, encoding="utf-8") as f:
         shell = f.read()
     with open(js_path, encoding="utf-8") as f:
         js = f.read()
     with open(wasm_path, "rb") as f:
         wasm = f.read()
-    with open(out_path, "w", encoding="utf-8", newline="") as f:
-        f.write(page(shell, js, wasm))
+    with open(unpack_path, encoding="utf-8") as f:
+        unpack = f.read()
+    with open(unlzma_path, "rb") as f:
+        unlzma = f.read()
+    with open(out_path, "wb") as f:
+        f.write(page(shell, js, wasm, unpack, unlzma))

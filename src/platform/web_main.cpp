@@ -36,30 +36,31 @@ struct Web {
   int picture_waits = 0;  // frames a picture of a panel has waited for it to show (then: the whole canvas)
 };
 
+// The page's hooks are quoted Module properties, names the closure compiler keeps (page.js sets them).
 // Tells the page what changed: the new hash (for history.replaceState), the #a11y text and the #text-view HTML.
 EM_JS(void, rv_js_state_changed, (const char* hash, const char* text, const char* html),
-      { Module.rvStateChanged(UTF8ToString(hash), UTF8ToString(text), UTF8ToString(html)); });
-EM_JS(void, rv_js_frame_drawn, (double frames), { Module.rvFrameDrawn(frames); });
+      { Module["rvStateChanged"](UTF8ToString(hash), UTF8ToString(text), UTF8ToString(html)); });
+EM_JS(void, rv_js_frame_drawn, (double frames), { Module["rvFrameDrawn"](frames); });
 // A text field started (1) or stopped (0) taking typed text: a touch screen's page raises its keyboard.
-EM_JS(void, rv_js_text_input, (int on), { Module.rvTextInput(on); });
+EM_JS(void, rv_js_text_input, (int on), { Module["rvTextInput"](on); });
 // Asks the page for a frame (an event came; see rv::wake and page.js's rvRequestFrame).
-EM_JS(void, rv_js_request_frame, (), { Module.rvRequestFrame(); });
-EM_JS(void, rv_js_fatal, (const char* message), { Module.rvFatal(UTF8ToString(message)); });
+EM_JS(void, rv_js_request_frame, (), { Module["rvRequestFrame"](); });
+EM_JS(void, rv_js_fatal, (const char* message), { Module["rvFatal"](UTF8ToString(message)); });
 // Hands an export to the page, which offers it as a download.
 EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content),
-      { Module.rvDownload(UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
+      { Module["rvDownload"](UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
 
 // Saves the canvas, or the region x, y, w, h of it in canvas pixels (w > 0), as a PNG, right after a frame was drawn
 // (the drawing buffer is still intact): a download, or window.ropeviz.png's answer.
 EM_JS(void, rv_js_save_picture, (const char* name, double x, double y, double w, double h),
-      { Module.rvSavePicture(UTF8ToString(name), w > 0 ? {x: x, y: y, w: w, h: h} : null); });
+      { Module["rvSavePicture"](UTF8ToString(name), w > 0 ? {x: x, y: y, w: w, h: h} : null); });
 
 // Opens the page's file picker for a config.json (the "load config.json" button).
-EM_JS(void, rv_js_open_config, (), { Module.rvOpenConfig(); });
+EM_JS(void, rv_js_open_config, (), { Module["rvOpenConfig"](); });
 
 // Copies the page's address (which carries the view in its hash) to the clipboard; a refusal
 // (no permission, no user activation) becomes a note through rv_web_note.
-EM_JS(void, rv_js_copy_link, (void* web), { Module.rvCopyLink(web); });
+EM_JS(void, rv_js_copy_link, (void* web), { Module["rvCopyLink"](web); });
 
 // Called outside a frame (after one, and after rv_web_apply). Only when the params changed does
 // describe() read the model, which must then reflect what a panel or set() changed since the
@@ -280,8 +281,8 @@ int main() {
   web->app.ui.can_open_files = true;  // page.js: a file picker, drop and paste
   // At the canvas's size, which the page shell (web/shell.html) set before making its context: no resize of a
   // live context.
-  const int width = EM_ASM_INT({ return Module.canvas.width; });
-  const int height = EM_ASM_INT({ return Module.canvas.height; });
+  const int width = EM_ASM_INT({ return Module["canvas"].width; });
+  const int height = EM_ASM_INT({ return Module["canvas"].height; });
   std::string error = rv::open_window(web->window, "ropeviz", width, height);
   if (!error.empty()) {
     rv_js_fatal(error.c_str());
@@ -289,7 +290,7 @@ int main() {
   }
   // The GLFW port cannot change cursors, and its cursor-mode calls ask for pointer lock.
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;
-  EM_ASM({ Module.rvStarted($0); }, web);
+  EM_ASM({ Module["rvStarted"]($0); }, web);
   web->window.on_wake = rv_js_request_frame;
   rv::wake(web->window);  // page.js draws the first frame as soon as main has returned
   return 0;               // the runtime stays: page.js draws the next frames (rv_web_frame) when they are due

@@ -40,7 +40,7 @@ def probes(port):
     # The deliverables: 200 with their type, nosniff and a policy that allows only the page's own code.
     types = {"/": "text/html; charset=utf-8", "/index.html": "text/html; charset=utf-8",
              "/ropeviz.js": "text/javascript", "/ropeviz.wasm": "application/wasm",
-             "/ropeviz.html": "text/html; charset=utf-8", "/index.html?x=1": "text/html; charset=utf-8"}
+             "/ropeviz.html": "text/html; charset=windows-1252", "/index.html?x=1": "text/html; charset=utf-8"}
     for path, ctype in types.items():
         for method in ("GET", "HEAD"):
             status, h, body = request(port, method, path)
