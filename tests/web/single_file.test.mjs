@@ -40,10 +40,11 @@ test('the inlined wasm unpacks to the built ropeviz.wasm, byte for byte', () => 
   assert.ok(packed.length < wasm.length * 0.6, `packed to ${packed.length} characters`);
 });
 
-// The budget a learner's first load must fit. The goal is 300 KB gzip for the whole app in one file; the lab (a
-// trainable decoder, its SIMD kernels, attention and KV-cache views) and the learner's path (lesson, exercises)
-// took it to 405 KB, so the check holds that line against further growth until the size work brings it back.
-const gzipBudget = 309000;
+// The budget a learner's first load must fit. The goal is 300 KB gzip for the whole app in one file; the lab and
+// the learner's path took it to 413 KB; the wasm packed with LZMA one byte per character and the closure compiler
+// brought it to 306 KB, and the phone layout, keyboard navigation, text view and lesson picture to 312 KB. The check
+// holds that line (node's zlib, a little under GNU gzip's figure) against growth until the goal is met.
+const gzipBudget = 314000;
 
 test(`ropeviz.html stays under ${gzipBudget} bytes gzip (level 9); sizes are written to the artefacts`, () => {
   const sizes = ['ropeviz.html', 'ropeviz.js', 'ropeviz.wasm'].map((name) => {
