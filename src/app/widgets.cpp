@@ -85,7 +85,7 @@ bool position_slider(const char* id, long long* position, int max_position, long
   const float pad = position_slider_inset();
   const float x0 = p0.x + pad, x1 = p0.x + width - pad, yc = p0.y + track_h * 0.5f;
   bool changed = false;
-  if (active && x1 > x0) {
+  if (active && x1 > x0 && ImGui::IsMousePosValid()) {  // a drag (Space on the focused slider holds no mouse)
     const double u = (ImGui::GetIO().MousePos.x - x0) / (x1 - x0);
     const long long next = scale.to_position(u);
     if (next != *position) {

@@ -52,7 +52,7 @@ void value_strip(const char* label, const double* v, int n, double absmax, float
     return;
   }
   draw_strip(dl, p, w, h, n, absmax, [&](int j) { return v[j]; });
-  if (ImGui::IsItemHovered()) {
+  if (ImGui::IsItemHovered() && ImGui::IsMousePosValid()) {  // not a keyboard focus: a mouse over it
     const int j = std::clamp(int((ImGui::GetIO().MousePos.x - p.x) / w * n), 0, n - 1);
     ImGui::SetTooltip("%s[%d] = %.8g", label, j, v[j]);
   }

@@ -109,7 +109,7 @@ void show_v(const App& app, float width, float height) {
     dl->AddRectFilled(ImVec2(std::min(cx, cx + w), p0.y + b * bh + 0.5f),
                       ImVec2(std::max(cx, cx + w), p0.y + (b + 1) * bh - (bh > 3 ? 1.0f : 0.0f)), theme::muted);
   }
-  if (ImGui::IsItemHovered()) {
+  if (ImGui::IsItemHovered() && ImGui::IsMousePosValid()) {  // not a keyboard focus: a mouse over it
     const int j = std::clamp(int((ImGui::GetIO().MousePos.y - p0.y) / h * n), 0, n - 1);
     ImGui::SetTooltip("v[%d] = %.6f\nV goes into attention unchanged: RoPE rotates Q and K only.", j, v[j]);
   }
