@@ -276,13 +276,14 @@ void table_rows_plot(const LabResult& r, const LabMethodResult& m, ImVec2 size) 
       "learned", rows, [&m](int i) { return std::max(m.table_row_change[size_t(i)], 1e-9); },
       {colour_of(PositionMethod::Learned), 2.0f, plot::dots_for(rows)});
   plot::end_plot([&](double x) {
-    const int p = int(std::lround(x));
+    const int p = int(std::lround(x));  // snapped inside the axis: 0 .. the last eval position
     if (p >= rows) {
       ImGui::TextColored(theme::vec(theme::error), "position %d: past the %d-row table, %s", p, rows,
                          m.error.value_or("IndexError").c_str());
       return;
     }
-    ImGui::Text("position %d: moved %s%% from its init (%s)", p, format_sig(100 * m.table_row_change[size_t(p)], 3).c_str(),
+    ImGui::Text("position %d: moved %s%% from its init (%s)", p,
+                format_sig(100 * m.table_row_change[size_t(p)], 3).c_str(),
                 p < trained ? "trained" : "never trained: weight decay alone");
     ImGui::TextDisabled("weight decay alone over %d steps: %s%%", m.steps_run, format_sig(100 * decay, 3).c_str());
   });
