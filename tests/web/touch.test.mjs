@@ -58,9 +58,13 @@ test('a phone (390 x 844 at DPR 3): one column inside the screen, a tap opens th
     if (id !== 'position') assert.ok(r.w >= 120, `${id} is wide enough for its number (${r.w} px)`);
   }
   await shot(page, 'phone-390x844-controls');
-  await page.touchscreen.tap(sheet.x + sheet.w / 2, sheet.y + sheet.h / 2);
-  await page.evaluate(() => { location.hash = '#tab=lab'; });
+  const close = await inside('sheet');  // now "Close"
+  await page.touchscreen.tap(close.x + close.w / 2, close.y + close.h / 2);
   await frames(page, 4);
+  await page.evaluate(() => { location.hash = '#tab=lab'; });
+  // the lab panel in the one column (asking for frames while waiting: the page draws on demand)
+  await page.waitForFunction(() => (window.ropeviz.frames(), window.ropeviz.rect('lab_run') !== null), null,
+    { timeout: 10000 });
   await inside('lab_run');
   await inside('panel_bottom');
   await shot(page, 'phone-390x844-lab');
