@@ -340,7 +340,7 @@
 
   // Touch: Emscripten 3.1.6's GLFW knows only the mouse, and a browser turns a tap (not a drag) into mouse
   // events. One finger becomes the mouse: down where it lands, moves with it (a drag on the position slider),
-  // up where it lifts; a couple of frames later the pointer leaves the canvas, so no tooltip stays stuck.
+  // up where it lifts; two frames later the pointer leaves the canvas, so no tooltip stays stuck.
   // A mostly vertical swipe scrolls the area under the finger instead, as far as the finger travels (unless the
   // finger holds a scrollbar): the press is released off the canvas first, so it clicks nothing, and the pointer
   // comes back over the area once a frame has seen the release.
@@ -395,9 +395,14 @@
     finger = null;
     if (swipe.mode !== 'scroll') asMouse('mouseup', t);
     swipe = null;
-    setTimeout(function () {
-      if (finger === null) asMouse('mousemove', away);
-    }, 120);
+    leaveAfter(frames + 2);
+  }
+  // The pointer leaves the canvas once two frames have seen the lift (so the press lands where the finger was, however
+  // slowly frames come), unless another finger came down meanwhile.
+  function leaveAfter(frame) {
+    if (finger !== null) return;
+    if (frames >= frame) return asMouse('mousemove', away);
+    setTimeout(function () { leaveAfter(frame); }, 20);
   }
   // A touch screen has no keys until a text field has the focus: while a canvas field takes typed text after a touch,
   // #soft-keys (an invisible field) holds the focus so the on-screen keyboard opens; what is typed there goes to the
