@@ -165,6 +165,100 @@
     });
   }
 
+  // [SECTION] The exercises as an HTML form (#exercises, visually hidden until it has the focus): a screen reader
+  // user reads each question, types the answers into labelled fields, presses Check (or Enter) and hears core's
+  // verdict; the canvas's exercise panel holds the same answers and verdict. Rebuilt when the questions change (the
+  // generated ones follow the settings), keeping what was typed into a question that did not change.
+  var exerciseBox = document.getElementById('exercises');
+  var exerciseQuestions = '';
+  var verdictWords = { 'right': 'Right.', 'wrong': 'Not yet:', 'malformed': 'Cannot check:' };
+  function element(tag, text, id) {
+    var e = document.createElement(tag);
+    if (text) e.textContent = text;
+    if (id) e.id = id;
+    return e;
+  }
+  function question(e) { return e['title'] + '\n' + e['prompt']; }
+  function answerFields(index) { return exerciseBox.querySelectorAll('#exercise-' + index + ' input'); }
+  function showVerdicts(list) {
+    list.forEach(function (e, index) {
+      var result = document.getElementById('exercise-' + index + '-result');
+      var text = e['verdict'] === 'unanswered' ? '' : verdictWords[e['verdict']] + ' ' + e['message'];
+      if (result.textContent !== text) result.textContent = text;
+      document.getElementById('exercise-' + index + '-show').hidden = !text;
+    });
+  }
+  function buildExercises(list) {
+    var typed = {};  // question -> the fields' values
+    var focused = exerciseBox.contains(document.activeElement) ? document.activeElement.id : '';
+    exerciseBox.querySelectorAll('form').forEach(function (form) {
+      typed[form.getAttribute('data-question')] = [].map.call(form.querySelectorAll('input'), function (i) {
+        return i.value;
+      });
+    });
+    exerciseBox.textContent = '';
+    exerciseBox.appendChild(element('h2', 'Exercises'));
+    list.forEach(function (e, index) {
+      var id = 'exercise-' + index;
+      var form = element('form', '', id);
+      form.setAttribute('data-question', question(e));
+      form.setAttribute('aria-labelledby', id + '-title');
+      form.appendChild(element('h3', e['title'], id + '-title'));
+      form.appendChild(element('p', e['prompt']));
+      var kept = typed[question(e)];
+      e['parts'].forEach(function (part, k) {
+        var choices = part['choices'].length ? ' (' + part['choices'].join(' or ') + ')' : '';
+        var label = element('label', part['label'] + choices);
+        var input = element('input', '', id + '-answer-' + k);
+        input.type = 'text';
+        input.maxLength = 200;
+        input.autocomplete = 'off';
+        input.value = kept ? kept[k] : part['answer'];
+        label.htmlFor = input.id;
+        form.appendChild(label);
+        form.appendChild(input);
+      });
+      var check = element('button', 'Check', id + '-check');
+      var hint = element('button', 'Hint', id + '-hint');
+      var hintText = element('p', e['hint'], id + '-hint-text');
+      var show = element('button', 'Show me', id + '-show');
+      var result = element('p', '', id + '-result');
+      hint.type = show.type = 'button';
+      hint.setAttribute('aria-expanded', 'false');
+      hint.setAttribute('aria-controls', hintText.id);
+      hintText.hidden = true;
+      result.setAttribute('role', 'status');  // read out when a check changes it
+      hint.addEventListener('click', function () {
+        hintText.hidden = !hintText.hidden;
+        hint.setAttribute('aria-expanded', String(!hintText.hidden));
+      });
+      show.addEventListener('click', function () {
+        call('rv_web_exercise_show', null, ['number', 'number'], [app, index]);
+      });
+      form.addEventListener('submit', function (event) {
+        event.preventDefault();
+        var answers = [].map.call(answerFields(index), function (i) { return i.value.replace(/\n/g, ' '); });
+        var reply = call('rv_web_exercise_check', 'string', ['number', 'number', 'string'], [app, index, answers.join('\n')]);
+        if (reply) showVerdicts(JSON.parse(reply));
+      });
+      [check, hint, show, hintText, result].forEach(function (child) { form.appendChild(child); });
+      exerciseBox.appendChild(form);
+    });
+    if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
+  }
+  function syncExercises() {
+    if (!app) return;
+    var list = JSON.parse(call('rv_web_exercises', 'string', ['number'], [app]));
+    var questions = list.map(question).join('\n\n');
+    var changed = questions !== exerciseQuestions;
+    exerciseQuestions = questions;  // first: a rebuild gives the focus back, and a focus syncs again
+    if (changed) buildExercises(list);
+    showVerdicts(list);
+  }
+  exerciseBox.addEventListener('focusin', function (event) {  // a check made on the canvas shows here too
+    if (!exerciseBox.contains(event.relatedTarget)) syncExercises();
+  });
+
   Module['rvStarted'] = function (ptr) {
     mark('started');
     app = ptr;
@@ -186,6 +280,7 @@
     a11yTimer = setTimeout(function () {
       a11y.textContent = text;
       textView.innerHTML = html;
+      syncExercises();
     }, a11yDelay);
   };
   function download(blob, name) {

@@ -2,6 +2,7 @@
 // answers with core, and open the view that shows why.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "app/state.hpp"
 
@@ -9,8 +10,13 @@ namespace rv {
 
 // The answer fields and last check of an exercise (Ui::exercises, by its id).
 ExerciseEntry& exercise_entry(Ui& ui, const Exercise& e);
+// The entry's feedback if it answered the exercise's current prompt (a regenerated exercise drops the old one), or null.
+const Feedback* current_feedback(const ExerciseEntry& entry, const Exercise& e);
 // Checks Model::exercises[index] against its typed answers (core's check_exercise) and keeps the feedback.
 void check_exercise_entry(App& app, int index);
+// Types `answers` into Model::exercises[index]'s fields (each cut to the field's size, as the canvas's field would)
+// and checks them; false if there is no such exercise.
+bool check_exercise_answers(App& app, int index, const std::vector<std::string>& answers);
 // Applies the view that explains Model::exercises[index] (a link: its parameters and the top bar's panel); the bottom
 // bar keeps the exercises in sight.
 void show_exercise_view(App& app, int index);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/exercises_ui.hpp"
 #include "app/json_writer.hpp"
 #include "app/lesson.hpp"
 #include "app/lesson_picture.hpp"
@@ -79,22 +80,19 @@ std::string describe(const App& app) {
 }
 
 namespace {
-// The learner's path: the open lesson step, whether Play runs, and each exercise's last verdict ("unanswered" also
-// when its question changed since).
+// An exercise's last verdict: "unanswered" also when its question changed since.
+const char* verdict_name(const App& app, const Exercise& e) {
+  const Feedback* f = current_feedback(app.ui.exercises[int(e.id)], e);
+  if (!f) return "unanswered";
+  return f->verdict == Verdict::Right ? "right" : f->verdict == Verdict::Wrong ? "wrong" : "malformed";
+}
+
+// The learner's path: the open lesson step, whether Play runs, and each exercise's last verdict.
 void learn_state(JsonWriter& j, const App& app) {
   j.key("lesson").value(app.params.lesson).key("playing").value(app.ui.play.on);
   j.key("exercises").begin_array();
-  for (const Exercise& e : app.model.exercises) {
-    const ExerciseEntry& entry = app.ui.exercises[int(e.id)];
-    j.begin_object().key("title").value(e.title).key("verdict");
-    if (!entry.feedback || entry.checked_prompt != e.prompt)
-      j.value("unanswered");
-    else
-      j.value(entry.feedback->verdict == Verdict::Right   ? "right"
-              : entry.feedback->verdict == Verdict::Wrong ? "wrong"
-                                                          : "malformed");
-    j.end_object();
-  }
+  for (const Exercise& e : app.model.exercises)
+    j.begin_object().key("title").value(e.title).key("verdict").value(verdict_name(app, e)).end_object();
   j.end_array();
 }
 
@@ -115,6 +113,27 @@ void lab_state(JsonWriter& j, const LabSession& lab) {
   j.end_object();
 }
 }  // namespace
+
+std::string exercises_json(const App& app) {
+  JsonWriter j;
+  j.begin_array();
+  for (const Exercise& e : app.model.exercises) {
+    const ExerciseEntry& entry = app.ui.exercises[int(e.id)];
+    j.begin_object().key("title").value(e.title).key("prompt").value(e.prompt).key("hint").value(e.hint);
+    j.key("parts").begin_array();
+    for (std::size_t k = 0; k < e.parts.size() && k < std::size_t(kExercisePartsMax); ++k) {
+      const ExercisePart& part = e.parts[k];
+      j.begin_object().key("label").value(part.label).key("choices").values(part.choices);
+      j.key("answer").value(entry.answers[k]).end_object();
+    }
+    j.end_array();
+    const Feedback* f = current_feedback(entry, e);
+    j.key("verdict").value(verdict_name(app, e)).key("message").value(f ? f->message : std::string());
+    j.end_object();
+  }
+  j.end_array();
+  return j.str();
+}
 
 std::string state_json(const App& app) {
   const Params& p = app.params;

@@ -11,6 +11,9 @@ namespace rv {
 std::string describe(const App& app);
 // The chosen model in sentences (its source, rope type, rotated dims, context), or "" for free parameters.
 std::string describe_model(const App& app);
+// The exercises as the page's HTML form shows them: [{title, prompt, hint, parts: [{label, choices, answer}],
+// verdict ("unanswered", "right", "wrong", "malformed"), message}] (the feedback's text, "" when unanswered).
+std::string exercises_json(const App& app);
 // window.ropeviz.state(): params, d_model, absolute {ok, error}, rope {ok, theta, angle}, frame_ms...
 std::string state_json(const App& app);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/exercises_ui.hpp"
 #include "app/export.hpp"
 #include "app/lab_session.hpp"
 #include "app/model.hpp"
@@ -178,6 +179,36 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_choices(Web* web, const char* key) {
   web->reply.clear();
   for (const std::string& choice : rv::param_choices(key)) web->reply += (web->reply.empty() ? "" : ",") + choice;
   return web->reply.c_str();
+}
+
+// The exercises for the page's HTML form (rv::exercises_json), the model brought up to date first.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_exercises(Web* web) {
+  rv::update_model(web->app.params, web->app.model);
+  web->reply = rv::exercises_json(web->app);
+  return web->reply.c_str();
+}
+
+// The form's Check: exercise `index` with its answers, one per line; the canvas shows them and the verdict too.
+// Returns the exercises as rv_web_exercises does ("" if there is no such exercise).
+EMSCRIPTEN_KEEPALIVE const char* rv_web_exercise_check(Web* web, int index, const char* lines) {
+  rv::update_model(web->app.params, web->app.model);
+  std::vector<std::string> answers(1);
+  for (const char* c = lines; *c != '\0'; ++c) {
+    if (*c == '\n')
+      answers.emplace_back();
+    else
+      answers.back().push_back(*c);
+  }
+  web->reply = rv::check_exercise_answers(web->app, index, answers) ? rv::exercises_json(web->app) : "";
+  rv::wake(web->window);
+  return web->reply.c_str();
+}
+
+// The form's Show me: the view that explains exercise `index` (its parameters and panel, as a link sets them).
+EMSCRIPTEN_KEEPALIVE void rv_web_exercise_show(Web* web, int index) {
+  rv::update_model(web->app.params, web->app.model);
+  if (index >= 0 && index < int(web->app.model.exercises.size())) rv::show_exercise_view(web->app, index);
+  publish_if_changed(*web);
 }
 
 // window.ropeviz.lab(options): starts a lab run of these options (a JSON object, keys as the CLI's flags with

@@ -35,10 +35,8 @@ int index_of(const rv::App& app, rv::ExerciseId id) {
 // Types the answers into the entry's fields (as the fields hold them) and presses Check through the panel's action.
 rv::Feedback answer(Headless& ui, rv::ExerciseId id, const std::vector<std::string>& answers) {
   const int i = index_of(ui.app, id);
-  rv::ExerciseEntry& entry = rv::exercise_entry(ui.app.ui, ui.app.model.exercises[size_t(i)]);
-  for (int k = 0; k < rv::kExercisePartsMax; ++k)
-    std::snprintf(entry.answers[k], sizeof entry.answers[k], "%s", k < int(answers.size()) ? answers[k].c_str() : "");
-  rv::check_exercise_entry(ui.app, i);
+  REQUIRE(rv::check_exercise_answers(ui.app, i, answers));
+  const rv::ExerciseEntry& entry = rv::exercise_entry(ui.app.ui, ui.app.model.exercises[size_t(i)]);
   REQUIRE(entry.feedback.has_value());
   return *entry.feedback;
 }
@@ -134,6 +132,33 @@ TEST_CASE("exercises: each one right, wrong with its reason, and malformed, and 
     CHECK(panel(ui.app.params, rv::Bar::Bottom) == "exercises");
     CHECK(ui.app.ui.notes.empty());
   }
+}
+
+TEST_CASE("exercises as the page's HTML form reads them: questions, parts, typed answers and the verdict") {
+  Headless ui;
+  ui.frames(2);
+  std::string json = rv::exercises_json(ui.app);
+  const rv::Exercise& shapes = ui.app.model.exercises[size_t(index_of(ui.app, rv::ExerciseId::Shapes))];
+  CHECK(contains(json, "\"title\":\"" + shapes.title + "\""));
+  CHECK(contains(json, "\"label\":\"" + shapes.parts[3].label + "\",\"choices\":[\"" + shapes.parts[3].choices[0]));
+  CHECK(contains(json, "\"verdict\":\"unanswered\",\"message\":\"\""));
+  // Answered from the HTML form: the canvas's fields hold the answers, the form reads the feedback back.
+  const int i = index_of(ui.app, rv::ExerciseId::Parameters);
+  REQUIRE(rv::check_exercise_answers(ui.app, i, {"65536", "0"}));
+  json = rv::exercises_json(ui.app);
+  CHECK(contains(json, "\"answer\":\"65536\"},{\"label\":"));
+  CHECK(contains(json, "\"verdict\":\"right\",\"message\":\"" + ui.app.model.exercises[size_t(i)].why.substr(0, 20)));
+  CHECK(std::string(ui.app.ui.exercises[int(rv::ExerciseId::Parameters)].answers[1]) == "0");
+  // A pasted page of text is cut to the field's size, never inside a UTF-8 character, and cannot be read.
+  std::string pasted;
+  for (int k = 0; k < 40; ++k) pasted += "θ";
+  REQUIRE(rv::check_exercise_answers(ui.app, i, {pasted, "0"}));
+  const std::string kept = ui.app.ui.exercises[int(rv::ExerciseId::Parameters)].answers[0];
+  CHECK(kept.size() == 62);  // 31 two-byte characters fit in 63 bytes
+  CHECK(kept == pasted.substr(0, 62));
+  CHECK(ui.app.ui.exercises[int(rv::ExerciseId::Parameters)].feedback->verdict == rv::Verdict::Malformed);
+  CHECK_FALSE(rv::check_exercise_answers(ui.app, -1, {"1"}));
+  CHECK_FALSE(rv::check_exercise_answers(ui.app, int(ui.app.model.exercises.size()), {"1"}));
 }
 
 TEST_CASE("exercises: the generated ones follow the settings, and a stale answer is not shown") {

@@ -2,7 +2,7 @@
 // and they follow every change made on the canvas or by script. The text view: headings and tables of the state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { servedApp, frames, state, a11yText } from './lib.mjs';
+import { servedApp, frames, state, a11yText, shot } from './lib.mjs';
 
 const open = servedApp();
 
@@ -64,6 +64,58 @@ test('the text view holds the state as headings and real tables, and follows a c
   assert.equal(v.caption, "RoPE's 8 pairs at m = 4");
   assert.equal(v.rows.length, 8);
   assert.match(v.text, /It serves position 4 with row P\[4\]/);
+  page.assertClean();
+  await page.closeAll();
+});
+
+// A screen-reader user's whole path through the lesson's four exercises: every question, field and button reached by
+// its role and accessible name (as a screen reader finds them), answers checked by core, the verdict read from a
+// status line; the canvas's exercise panel holds the same answers and verdicts.
+test('the exercises as an HTML form: the lesson\'s four answered without the canvas, wrong and unreadable ones told why', async () => {
+  const page = await open('#position=5');
+  await page.waitForSelector('#exercises form', { state: 'attached' });
+  const titles = await page.$$eval('#exercises h3', (hs) => hs.map((h) => h.textContent));
+  assert.equal(titles.length, (await state(page)).exercises.length);
+  const form = (title) => page.getByRole('form', { name: title });
+  const answerAll = async (title, answers) => {
+    const fields = form(title).getByRole('textbox');
+    assert.equal(await fields.count(), answers.length, `${title}: one labelled field per part`);
+    for (let k = 0; k < answers.length; ++k) await fields.nth(k).fill(answers[k]);
+    await form(title).getByRole('button', { name: 'Check' }).click();
+    return form(title).getByRole('status');
+  };
+  const lesson = [['65536', '0'], ['IndexError', 'works'], ['1, 0.1, 0.01, 0.001', '3'],
+    ['[2, 5, 4, 8]', '[2, 5, 4, 8]', '[2, 5, 4, 8]', 'no']];
+  // Wrong, then unreadable, then right, for the first: each verdict is spoken from the status line.
+  let status = await answerAll(titles[0], ['16384', '0']);
+  assert.match(await status.textContent(), /^Not yet: .*max_position × d_head/);
+  status = await answerAll(titles[0], ['sixty', '0']);
+  assert.match(await status.textContent(), /^Cannot check: /);
+  for (let i = 0; i < lesson.length; ++i) {
+    status = await answerAll(titles[i], lesson[i]);
+    assert.match(await status.textContent(), /^Right\. /, `${titles[i]}: ${await status.textContent()}`);
+  }
+  const s = await state(page);
+  assert.deepEqual(s.exercises.slice(0, 4).map((e) => e.verdict), ['right', 'right', 'right', 'right']);
+  // The hint is a button that says whether it is open; the field keeps Enter for Check.
+  const hint = form(titles[2]).getByRole('button', { name: 'Hint' });
+  assert.equal(await hint.getAttribute('aria-expanded'), 'false');
+  await hint.click();
+  assert.equal(await hint.getAttribute('aria-expanded'), 'true');
+  assert.ok((await form(titles[2]).locator('p[id$="-hint-text"]').textContent()).length > 10);
+  await form(titles[2]).getByRole('textbox').first().focus();  // the focused form is shown over the canvas
+  await shot(page, 'exercises-form');
+  // Show me opens the view that explains it (other settings: the generated questions change and the form is
+  // rebuilt); the answers of the questions that did not change survive.
+  const generated = () => page.$eval('#exercises form:last-of-type p', (p) => p.textContent);
+  const before = await generated();
+  await form(titles[1]).getByRole('button', { name: 'Show me' }).click();
+  await page.waitForFunction(() => window.ropeviz.state().position === 2048);
+  await frames(page, 2);
+  await page.waitForTimeout(600);  // the form follows once the change settles
+  assert.notEqual(await generated(), before, 'a generated question follows the new settings');
+  assert.equal(await form(titles[0]).getByRole('textbox').first().inputValue(), '65536');
+  assert.match(await form(titles[0]).getByRole('status').textContent(), /^Right\./);
   page.assertClean();
   await page.closeAll();
 });

@@ -1,6 +1,7 @@
 // Exercises: the lesson's four, then three generated from the current settings. Each has an answer field per part,
 // Check (core decides: right, wrong with the reason, or unreadable with what it expects), a hint, and once answered
 // "Show me": the view that explains it, opened in the top bar while the exercise stays in sight.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -27,11 +28,6 @@ const char* view_panel(ExerciseId id) {
     default:
       return "rotations";
   }
-}
-
-// The feedback for the exercise's current prompt (a regenerated exercise drops the old one), or null.
-const Feedback* current_feedback(const ExerciseEntry& entry, const Exercise& e) {
-  return entry.feedback && entry.checked_prompt == e.prompt ? &*entry.feedback : nullptr;
 }
 
 ImU32 verdict_colour(Verdict v) {
@@ -94,6 +90,10 @@ ExerciseEntry& exercise_entry(Ui& ui, const Exercise& e) {
   return ui.exercises[int(e.id)];
 }
 
+const Feedback* current_feedback(const ExerciseEntry& entry, const Exercise& e) {
+  return entry.feedback && entry.checked_prompt == e.prompt ? &*entry.feedback : nullptr;
+}
+
 void check_exercise_entry(App& app, int index) {
   const Exercise& e = app.model.exercises[size_t(index)];
   ExerciseEntry& entry = exercise_entry(app.ui, e);
@@ -101,6 +101,20 @@ void check_exercise_entry(App& app, int index) {
   for (int k = 0; k < kExercisePartsMax; ++k) answers.emplace_back(entry.answers[k]);
   entry.feedback = check_exercise(e, answers);
   entry.checked_prompt = e.prompt;
+}
+
+bool check_exercise_answers(App& app, int index, const std::vector<std::string>& answers) {
+  if (index < 0 || index >= int(app.model.exercises.size())) return false;
+  ExerciseEntry& entry = exercise_entry(app.ui, app.model.exercises[size_t(index)]);
+  for (int k = 0; k < kExercisePartsMax; ++k) {
+    const std::string answer = k < int(answers.size()) ? answers[size_t(k)] : std::string();
+    std::size_t n = std::min(answer.size(), sizeof entry.answers[k] - 1);
+    while (n > 0 && n < answer.size() && (answer[n] & 0xC0) == 0x80) --n;  // not inside a UTF-8 character
+    answer.copy(entry.answers[k], n);
+    entry.answers[k][n] = '\0';
+  }
+  check_exercise_entry(app, index);
+  return true;
 }
 
 std::string exercise_view_query(const Exercise& e) {
