@@ -130,6 +130,27 @@ async function warmUp(browser) {
   await context.close();
 }
 
+// The floor under the page's start-up: ms a blank page's first WebGL2 context takes in a fresh browser that has shown
+// a page before (with a software GPU, most of it is the GPU process starting up; no page can avoid it).
+export async function blankContextMs() {
+  const browser = await launch();
+  try {
+    await warmUp(browser);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.setContent('<canvas></canvas>');
+    const took = await page.evaluate(() => {
+      const start = performance.now();
+      document.querySelector('canvas').getContext('webgl2', { depth: false, stencil: false, antialias: false });
+      return performance.now() - start;
+    });
+    await context.close();
+    return took;
+  } finally {
+    await browser.close();
+  }
+}
+
 // One fresh browser and a fresh profile (empty cache): opens `url`, records the start-up timeline; with
 // `idleSeconds`, also the browser's CPU over that long idle, and with `inputs`, input-to-frame latencies.
 // `warm`: the browser has shown another page first (warmUp); otherwise the page is its very first.

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, launch, openPage, ready, frames, shot, median, artifactDir, webDir } from './lib.mjs';
-import { freshRun } from './measure.mjs';
+import { freshRun, blankContextMs } from './measure.mjs';
 
 let server, browser;
 const report = path.join(artifactDir, 'performance.txt');
@@ -91,7 +91,11 @@ test(`served page: start-up timeline, idle CPU over 5 s and input latency (${run
   const timelines = results.map((r) => r.timeline);
   const cpu = results.map((r) => r.idleCpu);
   const latencies = results.flatMap((r) => r.latencies);
+  const blank = [];
+  for (let i = 0; i < runs; i++) blank.push(await blankContextMs());
   record(`(${loadLine()})`);
+  record(`a blank page's first WebGL2 context in a fresh browser: ${ms(median(blank))} ms median (runs: ` +
+    `${blank.map(ms).join(', ')}); the page's own "context" mark below ends the same wait`);
   record(timelineLine('served page', timelines));
   record(timelineLine('served page as the first page of a just-started browser', cold));
   record(`served page idle: browser processes used ${median(cpu).toFixed(2)} s CPU per 5 s (median; runs: ` +
@@ -101,7 +105,8 @@ test(`served page: start-up timeline, idle CPU over 5 s and input latency (${run
     `median of ${total.length} moves (max ${ms(Math.max(...total))}); from the page's handler to the end of ` +
     `that frame: ${ms(median(own))} ms median (max ${ms(Math.max(...own))}), the rest is the browser's delivery`);
   assert.ok([...timelines, ...cold].every((t) => t.ready > 0 && t.ready < 20000), 'ready within 20 s');
-  assert.ok([...total, ...own].every(Number.isFinite));
+  assert.ok([...timelines, ...cold].every((t) => t.context > 0 && t.context < t.ready), 'the context comes first');
+  assert.ok([...total, ...own, ...blank].every(Number.isFinite));
 });
 
 test(`single file from file://: start-up timeline (${runs} fresh browsers)`, async () => {
