@@ -272,14 +272,15 @@
   var shownHash = '';
   // #text-view: the same state as headings and tables (app/text_view.cpp, escaped there), replaced as a whole.
   var textView = document.getElementById('text-view');
-  Module['rvStateChanged'] = function (hash, text, html) {
+  function describe(html) { return call('rv_web_describe', 'string', ['number', 'number'], [app, html]); }
+  Module['rvStateChanged'] = function (hash) {
     if (decode(location.hash.slice(1)) !== hash) history.replaceState(null, '', '#' + hash);
     shownHash = hash;
     syncControls(hash);
     clearTimeout(a11yTimer);
-    a11yTimer = setTimeout(function () {
-      a11y.textContent = text;
-      textView.innerHTML = html;
+    a11yTimer = setTimeout(function () {  // the words are made once the changes settle, not at every change
+      a11y.textContent = describe(0);
+      textView.innerHTML = describe(1);
       syncExercises();
     }, a11yDelay);
   };

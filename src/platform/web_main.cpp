@@ -38,9 +38,9 @@ struct Web {
 };
 
 // The page's hooks are quoted Module properties, names the closure compiler keeps (page.js sets them).
-// Tells the page what changed: the new hash (for history.replaceState), the #a11y text and the #text-view HTML.
-EM_JS(void, rv_js_state_changed, (const char* hash, const char* text, const char* html),
-      { Module["rvStateChanged"](UTF8ToString(hash), UTF8ToString(text), UTF8ToString(html)); });
+// Tells the page that the view changed, and its new hash (for history.replaceState); once changes settle the page
+// asks for the words (rv_web_describe): a drag through 25 positions writes them once, not 25 times.
+EM_JS(void, rv_js_state_changed, (const char* hash), { Module["rvStateChanged"](UTF8ToString(hash)); });
 EM_JS(void, rv_js_frame_drawn, (double frames), { Module["rvFrameDrawn"](frames); });
 // A text field started (1) or stopped (0) taking typed text: a touch screen's page raises its keyboard.
 EM_JS(void, rv_js_text_input, (int on), { Module["rvTextInput"](on); });
@@ -63,10 +63,8 @@ EM_JS(void, rv_js_open_config, (), { Module["rvOpenConfig"](); });
 // (no permission, no user activation) becomes a note through rv_web_note.
 EM_JS(void, rv_js_copy_link, (void* web), { Module["rvCopyLink"](web); });
 
-// Called outside a frame (after one, and after rv_web_apply). Only when the params changed does
-// describe() read the model, which must then reflect what a panel or set() changed since the
-// frame's update: the one place this seam updates it besides rv_web_state. A change wakes the window: the
-// next frames draw it.
+// Called outside a frame (after one, and after rv_web_apply): tells the page when the params, the notes or the
+// lab's run changed. A change wakes the window: the next frames draw it.
 void publish_if_changed(Web& web) {
   std::string hash = rv::encode_query(web.app.params);
   const long long lab = 2 * web.app.lab.serial + (web.app.lab.running ? 1 : 0);  // a run started or finished
@@ -74,8 +72,7 @@ void publish_if_changed(Web& web) {
   web.last_hash = hash;
   web.last_notes = web.app.ui.notes;
   web.last_lab = lab;
-  rv::update_model(web.app.params, web.app.model);
-  rv_js_state_changed(hash.c_str(), rv::describe(web.app).c_str(), rv::text_view_html(web.app).c_str());
+  rv_js_state_changed(hash.c_str());
   rv::wake(web.window);
 }
 
@@ -231,6 +228,14 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_picture(Web* web, const char* panel) {
   web->app.ui.pending_picture = true;
   web->app.ui.picture_panel = panel;
   rv::wake(web->window);
+  return web->reply.c_str();
+}
+
+// The view in words for #a11y (rv::describe), or with `html` as headings and tables for #text-view
+// (rv::text_view_html); the model brought up to date first (a panel or set() may have changed the params since).
+EMSCRIPTEN_KEEPALIVE const char* rv_web_describe(Web* web, int html) {
+  rv::update_model(web->app.params, web->app.model);
+  web->reply = html ? rv::text_view_html(web->app) : rv::describe(web->app);
   return web->reply.c_str();
 }
 
