@@ -36,18 +36,41 @@ std::string describe_model(const App& app) {
   return s + ". ";
 }
 
+std::string lookup_sentence(const App& app) {
+  const std::string at = format_count(app.params.position);
+  if (app.model.lookup_error) return "It cannot serve position " + at + ": " + app.model.lookup_error->full() + ".";
+  return "It serves position " + at + " by looking up row P[" + std::to_string(app.params.position) + "].";
+}
+
+std::string score_sentence(const App& app) {
+  const Params& p = app.params;
+  return "Score of the query at m = " + format_count(p.position) + " with the key at n = " +
+         format_count(p.key_position) + " (offset " + format_count(p.position - p.key_position) +
+         "): " + format_sig(app.model.score) + ".";
+}
+
+std::string lesson_step_sentences(const App& app) {
+  const int n = app.params.lesson;
+  if (n <= 0) return "";
+  const LessonStep& step = lesson_step(n);
+  char live[320];
+  step.live(app, live, sizeof live);
+  std::string s = std::string(step.text) + " " + live;
+  if (n == 1) {  // its picture, in words
+    char picture[768];
+    lesson_picture_text(app, picture, sizeof picture);
+    s += std::string(" ") + picture;
+  }
+  return s;
+}
+
 std::string describe(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  const std::string at = format_count(p.position);
-  std::string s = describe_model(app) + "Position m = " + at + ". ";
+  std::string s = describe_model(app) + "Position m = " + format_count(p.position) + ". ";
   s += "Learned absolute: the table P has " + plural(p.max_position, "row", "rows") +
        (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
-       " of width d = " + format_count(p.d_model()) + ". ";
-  if (m.lookup_error)
-    s += "It cannot serve position " + at + ": " + m.lookup_error->full() + ". ";
-  else
-    s += "It serves position " + at + " by looking up row P[" + std::to_string(p.position) + "]. ";
+       " of width d = " + format_count(p.d_model()) + ". " + lookup_sentence(app) + " ";
   const int pairs = int(m.inv_freq.size());
   s += "RoPE works at any position: it rotates " + plural(pairs, "dimension pair", "dimension pairs") +
        " of Q and K by m times theta_i";
@@ -58,20 +81,11 @@ std::string describe(const App& app) {
     angles += (i ? ", " : "") + format_sig(m.angles[i]);
   }
   s += "; theta = " + thetas + (shown < pairs ? ", ..." : "") + "; angles in radians = " + angles +
-       (shown < pairs ? ", ..." : "") + ". ";
-  s += "Score of query at m = " + at + " with key at n = " + format_count(p.key_position) + " (offset " +
-       format_count(p.position - p.key_position) + "): " + format_sig(m.score) + ".";
+       (shown < pairs ? ", ..." : "") + ". " + score_sentence(app);
   if (p.lesson > 0) {  // the open lesson step's text and live numbers, as its box shows them
     const LessonStep& step = lesson_step(p.lesson);
-    char live[320];
-    step.live(app, live, sizeof live);
     s += " Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ", section " +
-         step.section + ", " + step.title + ": " + step.text + " " + live;
-    if (p.lesson == 1) {  // its picture, in words
-      char picture[768];
-      lesson_picture_text(app, picture, sizeof picture);
-      s += std::string(" ") + picture;
-    }
+         step.section + ", " + step.title + ": " + lesson_step_sentences(app);
   }
   for (Bar bar : bars) s += " " + selected_panel(p, bar).describe(app);
   for (const std::string& note : app.ui.notes)

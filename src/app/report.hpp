@@ -14,6 +14,12 @@ std::string describe_model(const App& app);
 // The exercises as the page's HTML form shows them: [{title, prompt, hint, parts: [{label, choices, answer}],
 // verdict ("unanswered", "right", "wrong", "malformed"), message}] (the feedback's text, "" when unanswered).
 std::string exercises_json(const App& app);
+// Sentences both describe() and the text view use: whether the learned table serves position m (with the
+// IndexError when not), the score at m against the key at n, and the open lesson step's text with its live numbers
+// (and, at step 1, its picture in words; "" when no step is open).
+std::string lookup_sentence(const App& app);
+std::string score_sentence(const App& app);
+std::string lesson_step_sentences(const App& app);
 // window.ropeviz.state(): params, d_model, absolute {ok, error}, rope {ok, theta, angle}, frame_ms...
 std::string state_json(const App& app);
 

@@ -7,7 +7,6 @@
 
 #include "app/format.hpp"
 #include "app/lesson.hpp"
-#include "app/lesson_picture.hpp"
 #include "app/panels.hpp"
 #include "app/registry.hpp"
 #include "app/report.hpp"
@@ -50,9 +49,7 @@ std::string encodings(const App& app) {
   if (const std::string model = describe_model(app); !model.empty()) out += tag("p", model);
   out += "<h3>Learned absolute table</h3>";
   out += tag("p", "P has " + plural(p.max_position, "row", "rows") + " of width d = " + format_count(p.d_model()) +
-                      (m.lookup_error ? ". It cannot serve position " + at + ": " + m.lookup_error->full() + "."
-                                      : ". It serves position " + at + " with row P[" + std::to_string(p.position) +
-                                            "]."));
+                      ". " + lookup_sentence(app));
   out += "<h3>RoPE</h3>";
   const int pairs = int(m.inv_freq.size()), shown = std::min(pairs, kPairRowsMax);
   std::vector<std::vector<std::string>> rows;
@@ -62,9 +59,7 @@ std::string encodings(const App& app) {
   out += table("RoPE's " + plural(pairs, "pair", "pairs") + " at m = " + at +
                    (shown < pairs ? " (the first " + std::to_string(shown) + ")" : ""),
                {"pair i", "theta_i", "angle m * theta_i (rad)", "turns", "wavelength 2 pi / theta_i"}, rows);
-  out += tag("p", "Score of the query at m = " + at + " with the key at n = " + format_count(p.key_position) +
-                      " (offset " + format_count(p.position - p.key_position) + "): " + format_sig(m.score) + ".");
-  return out;
+  return out + tag("p", score_sentence(app));
 }
 
 // The lab's summary per method, as its panel's table.
@@ -101,18 +96,9 @@ std::string html_escape(std::string_view text) {
 std::string text_view_html(const App& app) {
   const Params& p = app.params;
   std::string out = encodings(app);
-  if (p.lesson > 0) {
-    const LessonStep& step = lesson_step(p.lesson);
-    char live[320];
-    step.live(app, live, sizeof live);
+  if (p.lesson > 0)
     out += "<h2>Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ": " +
-           html_escape(step.title) + "</h2>" + tag("p", std::string(step.text) + " " + live);
-    if (p.lesson == 1) {
-      char picture[768];
-      lesson_picture_text(app, picture, sizeof picture);
-      out += tag("p", picture);
-    }
-  }
+           html_escape(lesson_step(p.lesson).title) + "</h2>" + tag("p", lesson_step_sentences(app));
   for (Bar bar : bars) {
     const Panel& panel = selected_panel(p, bar);
     out += "<h2>" + html_escape(panel.title) + "</h2>" + tag("p", panel.describe(app));

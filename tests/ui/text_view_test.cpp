@@ -35,7 +35,7 @@ TEST_CASE("text view: headings and a table of RoPE's pairs with core's theta_i a
   for (int i = 0; i < 4; ++i)
     CHECK(has(html, "<th scope=\"row\">" + std::to_string(i) + "</th><td>" + rv::format_sig(m.inv_freq[i]) +
                         "</td><td>" + rv::format_sig(m.angles[i]) + "</td>"));
-  CHECK(has(html, "It serves position 7 with row P[7]."));
+  CHECK(has(html, "It serves position 7 by looking up row P[7]."));
   CHECK(has(html, "<h2>Rotations per frequency</h2>"));
   CHECK(has(html, "<h2>Learned table</h2>"));
   CHECK(!has(html, "<h2>Notes</h2>"));

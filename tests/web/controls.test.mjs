@@ -63,7 +63,7 @@ test('the text view holds the state as headings and real tables, and follows a c
   v = await view();
   assert.equal(v.caption, "RoPE's 8 pairs at m = 4");
   assert.equal(v.rows.length, 8);
-  assert.match(v.text, /It serves position 4 with row P\[4\]/);
+  assert.match(v.text, /It serves position 4 by looking up row P\[4\]/);
   page.assertClean();
   await page.closeAll();
 });
