@@ -47,7 +47,9 @@ std::string option_items(const LabOptions& o, const std::string& indent) {
       {"eval_count", std::to_string(o.eval_count)},
       {"check_every", std::to_string(o.check_every)},
       {"base", float_text(rope.base)},
-      {"pairing", quoted(pairing_name(rope.pairing))}};
+      {"pairing", quoted(pairing_name(rope.pairing))},
+      {"rope_scaling", quoted(lab_scaling_name(o.rope_scaling))},
+      {"rope_factor", float_text(o.rope_factor)}};
   std::string out;
   for (const auto& [key, value] : items) {
     if (!out.empty()) out += indent.empty() ? ", " : "\n";

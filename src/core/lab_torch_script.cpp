@@ -180,9 +180,42 @@ def t5_bucket(r):
     return min(T5_BUCKETS - 1, int(large))
 
 
-def position_tables(position, T, d_model, heads, base, pairing):
+def rope_theta(d_head, base):
+    """theta_i = 1 / base^(2i/d_head), in the C++'s (and transformers') operation order."""
+    return [1.0 / base ** ((2 * k) / d_head) for k in range(d_head // 2)]
+
+
+def scaled_rope(o):
+    """The frequencies and the cos/sin factor rope is evaluated with under --rope-scaling (transformers' semantics, as
+    the C++'s rope_scaled_inv_freq): pi divides theta by the factor; ntk (dynamic) raises the base for the longest
+    evaluation input over the longest training input; yarn ramps between theta and theta / factor over the pairs
+    that turn between 1 and 32 times in the training length and multiplies cos and sin by 0.1 ln(factor) + 1."""
+    d_head, base, factor = o.d_model // o.heads, o.base, o.rope_factor
+    trained, longest = input_len(o.task, o.train_len), input_len(o.task, 4 * o.train_len)
+    theta = rope_theta(d_head, base)
+    if o.rope_scaling == "pi":
+        return [t / factor for t in theta], 1.0
+    if o.rope_scaling == "ntk":
+        L = max(longest, trained)
+        return rope_theta(d_head, base * ((factor * L / trained) - (factor - 1.0)) ** (d_head / (d_head - 2))), 1.0
+    # yarn, beta_fast 32 and beta_slow 1, the correction range floored and ceiled
+    def correction_dim(rotations):
+        return (d_head * math.log(trained / (rotations * 2.0 * math.pi))) / (2.0 * math.log(base))
+    low, high = max(math.floor(correction_dim(32.0)), 0.0), min(math.ceil(correction_dim(1.0)), float(d_head - 1))
+    if low == high:
+        high += 0.001
+    out = []
+    for i in range(d_head // 2):
+        pos_freq = base ** ((2 * i) / d_head)
+        extrapolation_factor = 1.0 - min(1.0, max(0.0, (i - low) / (high - low)))
+        out.append((1.0 / (factor * pos_freq)) * (1.0 - extrapolation_factor) + (1.0 / pos_freq) * extrapolation_factor)
+    return out, 0.1 * math.log(factor) + 1.0
+
+
+def position_tables(position, T, d_model, heads, base, pairing, rope=None):
     """Everything that depends on positions only, for T positions, in float64 with Python's math (as the C++ computes
-    them; the model rounds them to its dtype). causal [T, T]: True where j > i (masked)."""
+    them; the model rounds them to its dtype). causal [T, T]: True where j > i (masked). rope: (theta, factor) in
+    place of base's theta (scaled_rope)."""
     i = torch.arange(T)[:, None]
     j = torch.arange(T)[None, :]
     tables = {"causal": j > i}
@@ -194,11 +227,10 @@ def position_tables(position, T, d_model, heads, base, pairing):
             if c + 1 < d_model:
                 pe[:, c + 1] = torch.tensor([math.cos(t / denom) for t in range(T)], dtype=torch.float64)
         tables["pe"] = pe
-    if position == "rope":  # angle(t, i) = t * theta_i, theta_i = base^(-2i/d_head)
-        d_head = d_model // heads
-        theta = [1.0 / base ** ((2 * k) / d_head) for k in range(d_head // 2)]
-        tables["cos"] = torch.tensor([[math.cos(t * th) for th in theta] for t in range(T)], dtype=torch.float64)
-        tables["sin"] = torch.tensor([[math.sin(t * th) for th in theta] for t in range(T)], dtype=torch.float64)
+    if position == "rope":  # angle(t, i) = t * theta_i, theta_i = base^(-2i/d_head); cos and sin times a factor
+        theta, f = rope or (rope_theta(d_model // heads, base), 1.0)
+        tables["cos"] = torch.tensor([[math.cos(t * th) * f for th in theta] for t in range(T)], dtype=torch.float64)
+        tables["sin"] = torch.tensor([[math.sin(t * th) * f for th in theta] for t in range(T)], dtype=torch.float64)
     if position == "alibi":  # -slope_n * (i - j)   # [heads, T, T]
         slopes = torch.tensor(alibi_slopes(heads), dtype=torch.float64)
         tables["bias"] = -slopes[:, None, None] * (i - j).double()
@@ -252,6 +284,7 @@ class Decoder(torch.nn.Module):
         self.norm_f = P(torch.ones(d_model))
         self.head = P(torch.zeros(d_model, vocab))
         self.tables = {}
+        self.rope = None  # (theta, factor): rope evaluated with scaled frequencies (scaled_rope)
 
     def named_weights(self):
         """(name, weight) in the contract's order: tok_emb, pos_emb, l0.norm1, l0.wq, ..., l0.w2, l1..., rel_bias,
@@ -265,10 +298,10 @@ class Decoder(torch.nn.Module):
     def tables_for(self, T):
         """position_tables for T positions on the model's device and in its dtype, made once per T."""
         w = self.tok_emb
-        key = (T, w.device, w.dtype)
+        key = (T, w.device, w.dtype, self.rope is not None)
         if key not in self.tables:
             d_model = w.shape[1]
-            made = position_tables(self.position, T, d_model, self.heads, self.base, self.pairing)
+            made = position_tables(self.position, T, d_model, self.heads, self.base, self.pairing, self.rope)
             self.tables[key] = {k: t.to(w.device, w.dtype if t.is_floating_point() else t.dtype)
                                 for k, t in made.items()}
         return self.tables[key]
@@ -482,6 +515,14 @@ def run_method(o, method, data, device, dtype, log):
             result["error"] = result["error"] or "IndexError: %s" % e
         result["accuracy"].append(exact)
         result["token_accuracy"].append(per_answer)
+    if method == "rope" and o.rope_scaling != "none" and not o.losses_only:  # the same weights and sequences again
+        model.rope = scaled_rope(o)
+        scaled = [accuracy(model, o, n, device, cache) for n in range(1, 4 * o.train_len + 1)]
+        model.rope = None
+        result["accuracy_scaled"] = [a for a, _ in scaled]
+        result["token_accuracy_scaled"] = [t for _, t in scaled]
+        print("%-10s with %s x%g: %s" % (method, o.rope_scaling, o.rope_factor,
+                                         " ".join("%.2f" % a for a in result["accuracy_scaled"])), file=log, flush=True)
     if result["accuracy"]:
         result["reached_bar"] = all((a or 0) >= BAR for a in result["accuracy"][:o.train_len])
         print("%-10s exact match by size: %s" % (method, " ".join("-" if a is None else "%.2f" % a
@@ -533,6 +574,9 @@ def parse_args(argv=None):
                     help="stop a method once every training size is at %.2f exact match (0: never)" % BAR)
     ap.add_argument("--base", type=float, default=D["base"], help="RoPE base")
     ap.add_argument("--pairing", choices=["interleaved", "half_split"], default=D["pairing"], help="RoPE pairs")
+    ap.add_argument("--rope-scaling", choices=["none", "pi", "ntk", "yarn"], default=D["rope_scaling"],
+                    help="also evaluate rope's trained weights with position interpolation, NTK or YaRN frequencies")
+    ap.add_argument("--rope-factor", type=float, default=D["rope_factor"], help="the scaling's factor, in (1, 64]")
     ap.add_argument("--init", choices=["lab", "torch"], default="lab",
                     help="lab: the app's weights, ported (default); torch: torch's generator (fast for big models)")
     ap.add_argument("--data", help="ropeviz_lab_data.json: start from its weights, check its batches")
@@ -550,6 +594,10 @@ def parse_args(argv=None):
         ap.error("--table-len must be 0 or at least the longest training input (%d)" % trained_positions(o))
     if o.d_model % o.heads or ("rope" in o.methods and (o.d_model // o.heads) % 2):
         ap.error("--d-model must be a multiple of --heads (rope: an even d_head)")
+    if not 1.0 < o.rope_factor <= 64.0:
+        ap.error("--rope-factor must be in (1, 64]")
+    if o.rope_scaling == "ntk" and "rope" in o.methods and o.d_model // o.heads < 4:
+        ap.error("--rope-scaling ntk needs d_head >= 4")
     return o
 
 
@@ -566,6 +614,10 @@ def main(argv=None):
            "warmup": min(o.warmup, o.steps // 2), "eval_count": o.eval_count, "check_every": o.check_every,
            "bar": BAR, "max_position": table_len(o), "trained_positions": trained_positions(o), "base": o.base, "pairing": o.pairing,
            "device": str(device), "dtype": o.dtype, "init": o.data or o.init, "torch": torch.__version__}
+    if o.rope_scaling != "none":
+        theta, factor = scaled_rope(o)
+        doc.update(rope_scaling=o.rope_scaling, rope_factor=o.rope_factor, rope_inv_freq_scaled=theta,
+                   rope_attention_factor=factor)
     seconds = train_seconds = tokens = 0
     methods = {}
     for m in o.methods:

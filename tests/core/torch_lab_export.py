@@ -2,7 +2,8 @@
 """`ropeviz-cli lab-export` against `ropeviz-cli lab`: the exported PyTorch script, run on the CPU in float32 from the
 data file's weights, must train all six position methods with the C++'s losses (within 1e-4 over 50 steps) and reach
 its evaluation (learned's IndexError and null accuracy included); without the data file it must draw the same weights
-(its port of the init) and still train; its batch generator must equal the data file's batches for every task, and a
+(its port of the init) and still train; rope evaluated with PI, NTK and YaRN must use core's frequencies (computed
+by the script's own port of the scaling) and give the C++'s accuracies; its batch generator must equal the data file's batches for every task, and a
 data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method and
 both RoPE pairings. Also the CLI's errors. Exit 77 (skip) without torch."""
 import importlib.util
@@ -124,6 +125,30 @@ with tempfile.TemporaryDirectory() as tmp:
         gap = max(abs(x - y) for x, y in pairs)
         print("rope in float64 vs the C++'s float32: worst loss difference %.3g" % gap)
         check(gap < 1e-3, "float64 rope differs from float32 by %.3g" % gap)
+
+    # ---- rope evaluated with PI, NTK and YaRN: the script's own scaling math against core's, the same accuracies ----
+    for scaling in ("pi", "ntk", "yarn"):
+        flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3",
+                 "--rope-scaling", scaling, "--rope-factor", "3"]
+        want = json.loads(run([CLI, "lab", *flags]).stdout)
+        sline, sscript, _ = export(os.path.join(tmp, "scaled-" + scaling), *flags)
+        got, _ = script_run(sscript, "--data", sline["data"])
+        if not got:
+            continue
+        check((got.get("rope_scaling"), got.get("rope_factor")) == (scaling, 3.0), "%s: the scaling baked in" % scaling)
+        a, b = want["rope_inv_freq_scaled"], got.get("rope_inv_freq_scaled", [])
+        gap = max([abs(x - y) / x for x, y in zip(a, b)] or [1])
+        af = abs(want["rope_attention_factor"] - got.get("rope_attention_factor", 0))
+        print("%-4s scaled theta: worst relative difference torch script vs core %.3g; attention factor %.3g; "
+              "exact match C++ %s, torch %s" % (scaling, gap, af, want["methods"]["rope"]["accuracy_scaled"],
+                                                got["methods"]["rope"].get("accuracy_scaled")))
+        check(len(a) == len(b) == 4 and gap < 1e-12 and af < 1e-12, "%s: scaled theta %r, core %r" % (scaling, b, a))
+        plain = [1.0 / 10000.0 ** (2 * k / 8) for k in range(4)]  # the lab's default d_head 8 and base 10000
+        check(max(abs(x - y) / y for x, y in zip(a, plain)) > 0.01, "%s changes theta: %r" % (scaling, a))
+        for key in ("accuracy_scaled", "token_accuracy_scaled"):
+            x, y = want["methods"]["rope"][key], got["methods"]["rope"].get(key, [])
+            worst = max([abs(p - q) for p, q in zip(x, y)] or [1])
+            check(len(x) == len(y) == 12 and worst <= 0.05, "%s: %s differs by %.3g" % (scaling, key, worst))
 
     # ---- the script's nn.Module against decoder_grad in float64, both pairings, 3 heads (ALiBi), T5's log buckets --
     g = torch.Generator().manual_seed(7)
