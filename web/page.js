@@ -509,11 +509,15 @@
   var sentinel = ' ';   // kept in the field so a Backspace always has something to delete
   canvas.addEventListener('touchstart', function () { touched = true; }, { passive: true });
   canvas.addEventListener('mousedown', function (e) { if (e.isTrusted) touched = false; });
-  Module['rvTextInput'] = function (on) {
-    if (on && touched) {
+  // field: 0 none, 1 a number (the digits keyboard), 2 any text (an exercise's answer: letters too).
+  Module['rvTextInput'] = function (field) {
+    var mode = field === 2 ? 'text' : 'decimal';
+    if (field && touched) {
+      if (softKeys.getAttribute('inputmode') !== mode && document.activeElement === softKeys) softKeys.blur();
+      softKeys.setAttribute('inputmode', mode);  // (blurred first: a focused field keeps the keyboard it opened)
       softKeys.value = sentinel;
       softKeys.focus({ 'preventScroll': true });
-    } else if (!on && document.activeElement === softKeys) {
+    } else if (!field && document.activeElement === softKeys) {
       softKeys.blur();
       canvas.focus({ 'preventScroll': true });
     }

@@ -227,6 +227,7 @@ void frame(App& app) {
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("ropeviz", nullptr, flags);
   app.ui.narrow = io.DisplaySize.x < narrow_width * app.ui.scale;
+  app.ui.typing_words = false;  // an answer field being typed into sets it
   if (app.ui.narrow)
     narrow_layout(app);
   else

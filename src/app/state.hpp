@@ -341,6 +341,7 @@ struct Ui {
   Play play;
   ExerciseEntry exercises[kExerciseCount];  // by ExerciseId
   int exercise_shown = 0;                   // index into Model::exercises
+  bool typing_words = false;  // this frame an exercise's answer (words as well as numbers) takes typed text
 };
 
 // What the lab's inside views (attention maps, KV-cache decode) show of one trained model; rebuilt when a picker

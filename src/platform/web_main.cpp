@@ -28,7 +28,7 @@ struct Web {
   rv::Window window;
   std::string last_hash;                // what the page's URL hash says now
   std::vector<std::string> last_notes;  // the notes the text layer last said
-  bool typing = false;                  // ImGui wanted text input after the last frame (rv_js_text_input)
+  int typing = 0;                       // the field taking typed text after the last frame (rv_js_text_input)
   long long last_lab = 0;               // 2 x the lab run's serial + running, when the text layer last spoke
   std::string reply;                    // storage for strings returned to JS
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
@@ -42,8 +42,9 @@ struct Web {
 // asks for the words (rv_web_describe): a drag through 25 positions writes them once, not 25 times.
 EM_JS(void, rv_js_state_changed, (const char* hash), { Module["rvStateChanged"](UTF8ToString(hash)); });
 EM_JS(void, rv_js_frame_drawn, (double frames), { Module["rvFrameDrawn"](frames); });
-// A text field started (1) or stopped (0) taking typed text: a touch screen's page raises its keyboard.
-EM_JS(void, rv_js_text_input, (int on), { Module["rvTextInput"](on); });
+// A field started taking typed text (1 a number, 2 words as well; typing_field) or stopped (0): a touch screen's page
+// raises the on-screen keyboard for it.
+EM_JS(void, rv_js_text_input, (int field), { Module["rvTextInput"](field); });
 // Asks the page for a frame (an event came; see rv::wake and page.js's rvRequestFrame).
 EM_JS(void, rv_js_request_frame, (), { Module["rvRequestFrame"](); });
 EM_JS(void, rv_js_fatal, (const char* message), { Module["rvFatal"](UTF8ToString(message)); });
@@ -76,6 +77,13 @@ void publish_if_changed(Web& web) {
   rv::wake(web.window);
 }
 
+// What the field being typed into takes: 0 no field, 1 a number (the app's other fields), 2 words as well (an
+// exercise's answer): the page picks the on-screen keyboard by it.
+int typing_field(const rv::App& app) {
+  if (!ImGui::GetIO().WantTextInput) return 0;
+  return app.ui.typing_words ? 2 : 1;
+}
+
 // One frame and what it asked the page for. False if nothing can be drawn (the UI shader did not build).
 bool draw_frame(Web& web) {
   glfwPollEvents();
@@ -106,7 +114,7 @@ bool draw_frame(Web& web) {
     rv_js_copy_link(&web);
   }
   publish_if_changed(web);
-  const bool typing = ImGui::GetIO().WantTextInput;
+  const int typing = typing_field(web.app);
   if (typing != web.typing) rv_js_text_input(web.typing = typing);
   rv_js_frame_drawn(double(web.app.ui.frames));
   return true;

@@ -161,6 +161,21 @@ TEST_CASE("exercises as the page's HTML form reads them: questions, parts, typed
   CHECK_FALSE(rv::check_exercise_answers(ui.app, int(ui.app.model.exercises.size()), {"1"}));
 }
 
+TEST_CASE("exercises: an answer field being typed into says it takes words (the phone's keyboard with letters)") {
+  Headless ui;
+  ui.set_state("tab_bottom=exercises");
+  ui.frames(2);
+  CHECK_FALSE(ui.app.ui.typing_words);
+  ui.click("ex_answer0");
+  ui.frames(2);
+  CHECK(ImGui::GetIO().WantTextInput);
+  CHECK(ui.app.ui.typing_words);
+  ui.click("max_position");  // a number field
+  ui.frames(2);
+  CHECK(ImGui::GetIO().WantTextInput);
+  CHECK_FALSE(ui.app.ui.typing_words);
+}
+
 TEST_CASE("exercises: the generated ones follow the settings, and a stale answer is not shown") {
   Headless ui;
   ui.set_state("tab_bottom=exercises");

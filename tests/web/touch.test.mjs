@@ -96,7 +96,7 @@ test('a vertical swipe scrolls the panel under the finger as far as it travels, 
   await page.closeAll();
 });
 
-test('on a touch screen a tapped answer field takes the on-screen keyboard: the first exercise answered by finger', async () => {
+test('on a touch screen a tapped field takes the on-screen keyboard (letters for answers, digits for numbers): the first exercise answered by finger', async () => {
   const page = await open('#tab=exercises', { viewport: { width: 390, height: 844 }, scale: 2, hasTouch: true });
   const tap = async (id) => {
     const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
@@ -104,8 +104,9 @@ test('on a touch screen a tapped answer field takes the on-screen keyboard: the 
     await page.touchscreen.tap(r.x + r.w / 2, r.y + r.h / 2);
     await frames(page, 4);
   };
+  const keyboard = () => page.evaluate(() => [document.activeElement.id, document.activeElement.inputMode]);
   await tap('ex_answer0');
-  assert.equal(await page.evaluate(() => document.activeElement.id), 'soft-keys', 'the keyboard field has the focus');
+  assert.deepEqual(await keyboard(), ['soft-keys', 'text'], 'the keyboard field has the focus, with letters');
   await page.keyboard.type('65539');
   await frames(page, 10);
   await page.keyboard.press('Backspace');
@@ -118,6 +119,9 @@ test('on a touch screen a tapped answer field takes the on-screen keyboard: the 
   await tap('ex_check');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'canvas', 'no field: the keyboard closes');
   assert.equal((await state(page)).exercises[0].verdict, 'right', 'typed once each: 65536 and 0');
+  await tap('sheet');
+  await tap('max_position');  // a number field: the digits keyboard
+  assert.deepEqual(await keyboard(), ['soft-keys', 'decimal']);
   page.assertClean();
   await page.closeAll();
 });

@@ -65,6 +65,7 @@ void answer_fields(App& app, const Exercise& e, ExerciseEntry& entry, int index)
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.45f);
     if (ImGui::InputText("##answer", entry.answers[k], sizeof entry.answers[k], ImGuiInputTextFlags_EnterReturnsTrue))
       check_exercise_entry(app, index);
+    if (ImGui::IsItemActive()) app.ui.typing_words = true;
     char name[24];
     std::snprintf(name, sizeof name, "ex_answer%d", k);
     record_rect(app.ui, name);
