@@ -76,6 +76,9 @@ test('the exercises as an HTML form: the lesson\'s four answered without the can
   await page.waitForSelector('#exercises form', { state: 'attached' });
   const titles = await page.$$eval('#exercises h3', (hs) => hs.map((h) => h.textContent));
   assert.equal(titles.length, (await state(page)).exercises.length);
+  const wiring = await page.$$eval('#exercises input', (inputs) => inputs.map((i) => [i.labels.length, i.maxLength]));
+  assert.ok(wiring.length >= 12 && wiring.every(([labels, max]) => labels === 1 && max === 200),
+    `every field has its label and a length cap: ${JSON.stringify(wiring)}`);
   const form = (title) => page.getByRole('form', { name: title });
   const answerAll = async (title, answers) => {
     const fields = form(title).getByRole('textbox');
@@ -99,9 +102,12 @@ test('the exercises as an HTML form: the lesson\'s four answered without the can
   assert.deepEqual(s.exercises.slice(0, 4).map((e) => e.verdict), ['right', 'right', 'right', 'right']);
   // The hint is a button that says whether it is open; the field keeps Enter for Check.
   const hint = form(titles[2]).getByRole('button', { name: 'Hint' });
+  const hintText = form(titles[2]).locator('p[id$="-hint-text"]');
   assert.equal(await hint.getAttribute('aria-expanded'), 'false');
+  assert.equal(await hintText.isVisible(), false, 'the hint is hidden until asked for');
   await hint.click();
   assert.equal(await hint.getAttribute('aria-expanded'), 'true');
+  assert.equal(await hintText.isVisible(), true);
   assert.ok((await form(titles[2]).locator('p[id$="-hint-text"]').textContent()).length > 10);
   await form(titles[2]).getByRole('textbox').first().focus();  // the focused form is shown over the canvas
   await shot(page, 'exercises-form');
