@@ -85,3 +85,25 @@ TEST_CASE("phone: the IndexError wraps inside the screen instead of spilling out
   CHECK(ui.rect("lookup").h >= 2 * ImGui::GetTextLineHeight());  // wrapped onto more lines
   check_inside(ui, "panel_top");
 }
+
+// The issue's small desktop window: the wide layout at 800 x 600, at one and two device pixels per CSS pixel.
+TEST_CASE("800 x 600: number fields show whole numbers and nothing drawn spills past the window's right edge") {
+  for (float scale : {1.0f, 2.0f}) {
+    const float w = 800 * scale, h = 600 * scale;
+    Headless ui(w, h, scale);
+    ui.set_state("position=100000&max_position=10");
+    ui.frames(3);
+    INFO("scale " << scale);
+    CHECK_FALSE(ui.app.ui.narrow);
+    const float digits = ImGui::CalcTextSize("1000000").x + 2 * ImGui::GetStyle().FramePadding.x;
+    for (const char* name : {"max_position", "d_head", "base", "seed", "position_input"}) {
+      INFO(name << " is " << ui.rect(name).w << " wide, 7 digits need " << digits);
+      CHECK(ui.rect(name).w >= digits);
+    }
+    CHECK(ui.rect("lookup").h >= 2 * ImGui::GetTextLineHeight());  // the IndexError wraps inside its box
+    for (const auto& [name, r] : ui.app.ui.rects) {
+      INFO(name << ": x " << r.x << " w " << r.w);
+      CHECK(r.x + r.w <= w + 0.5f);
+    }
+  }
+}
