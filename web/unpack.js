@@ -1,7 +1,7 @@
 // Unpacks the single file's inlined wasm (web/single_file.py) into Module.wasmBinary, with web/unlzma.c's decoder,
 // and runs the app's code packed after it (LZMA packs it smaller than gzip packs an inline script; the page's policy
 // holds its sha256, web/csp.py).
-var rvAppCode, Module = {wasmBinary: (function (text, decoderBase64) {
+var rvAppCode, Module = {wasmBinary: (function (text) {
   'use strict';
   // The text is windows-1252: each character is one byte, 0x80..0x9F through that charset's table, a NUL byte
   // came through the HTML parser as U+FFFD (byteOf 0), and ESCAPE x stands for byte x ^ 0x40 (CR, which the
@@ -16,23 +16,26 @@ var rvAppCode, Module = {wasmBinary: (function (text, decoderBase64) {
     c = text.charCodeAt(i);
     packed[n++] = c === escape ? byteOf[text.charCodeAt(++i)] ^ 0x40 : byteOf[c];
   }
-  // The decoder is a 2 KB wasm (compiled at once: small enough for the main thread) whose memory holds the
-  // packed bytes at its heap base and the unpacked ones after them. packed[0..3] is the wasm's size, then the
-  // LZMA stream's header: packed[5..8] is the unpacked size (the wasm, then the app's ASCII code).
-  var decoder = new WebAssembly.Instance(new WebAssembly.Module(
-    Uint8Array.from(atob(decoderBase64), function (ch) { return ch.charCodeAt(0); })), {}).exports;
+  // packed: the decoder's size and bytes (web/unlzma.c's wasm, 2 KB: compiled at once, small enough for the main
+  // thread), the wasm's size, the first LZMA stream's length, then the two streams, each with its unpacked size in
+  // its bytes 1..4. The decoder's memory holds the streams at its heap base and the unpacked bytes after them: the
+  // first stream unpacks to the wasm's start, the second to the rest of it and then the app's ASCII code.
   function word(at) {
     return (packed[at] | (packed[at + 1] << 8) | (packed[at + 2] << 16) | (packed[at + 3] << 24)) >>> 0;
   }
-  var wasmSize = word(0), size = word(5);
-  var memory = decoder.memory, base = decoder.__heap_base.value, need = base + n + size;
-  if (need > memory.buffer.byteLength) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
-  new Uint8Array(memory.buffer, base, n).set(packed.subarray(0, n));
-  if (decoder.unlzma(base + 4, base + n) !== size) throw new Error('the inlined wasm does not unpack');
-  var unpacked = new Uint8Array(memory.buffer, base + n, size);
+  var code = 4 + word(0), wasmSize = word(code), at = code + 8, second = at + word(code + 4);
+  var first = word(at + 1), size = first + word(second + 1), streams = packed.subarray(at, n);
+  var decoder = new WebAssembly.Instance(new WebAssembly.Module(packed.subarray(4, code)), {}).exports;
+  var memory = decoder.memory, base = decoder.__heap_base.value, end = base + streams.length;
+  if (end + size > memory.buffer.byteLength) memory.grow(Math.ceil((end + size - memory.buffer.byteLength) / 65536));
+  new Uint8Array(memory.buffer, base, streams.length).set(streams);
+  if (decoder.unlzma(base, end) !== first || decoder.unlzma(base + second - at, end + first) !== size - first) {
+    throw new Error('the inlined wasm does not unpack');
+  }
+  var unpacked = new Uint8Array(memory.buffer, end, size);
   rvAppCode = new TextDecoder().decode(unpacked.subarray(wasmSize));
   return unpacked.slice(0, wasmSize);
-})(document.getElementById('wasm-lzma').textContent, '{{{ UNLZMA }}}')};
+})(document.getElementById('wasm-lzma').textContent)};
 // The app's code runs next, as an inline script right after this one (Module is set by then).
 (function (app) {
   app.textContent = rvAppCode;
