@@ -76,14 +76,19 @@ def packed(unlzma, wasm, code):
 
 def escaped(packed):
     """packed as script text: its escape byte first, then each byte, or escape + byte ^ 0x40 where the parser
-    would change it. The escape is the rarest byte whose own code is safe."""
+    would change it (CR; a '<' before '/' or '!'). The escape byte stands for itself unless the next character
+    would make such a pair with it, so it rarely takes two characters (escaping each of them cost 1.1 KB)."""
     counts = collections.Counter(packed)
     unsafe = {0x00, _CR, _LT, *_SPECIAL_NEXT}
-    escape = min((b for b in range(256) if b not in unsafe and b ^ 0x40 not in unsafe), key=lambda b: counts[b])
+    # the escape must not be a pair's second character itself, or an escaped byte after it would read as a pair
+    seconds = {_CR ^ 0x40, _LT ^ 0x40}
+    escape = min((b for b in range(256) if b not in unsafe | seconds and b ^ 0x40 not in unsafe),
+                 key=lambda b: counts[b])
+    seconds.add(escape ^ 0x40)
     out = bytearray([escape])
     for i, b in enumerate(packed):
         follow = packed[i + 1] if i + 1 < len(packed) else None
-        if b in (_CR, escape) or (b == _LT and follow in _SPECIAL_NEXT):
+        if b == _CR or (b == _LT and follow in _SPECIAL_NEXT) or (b == escape and follow in seconds):
             out += bytes([escape, b ^ 0x40])
         else:
             out.append(b)

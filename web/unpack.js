@@ -4,17 +4,21 @@
 var rvAppCode, Module = {wasmBinary: (function (text) {
   'use strict';
   // The text is windows-1252: each character is one byte, 0x80..0x9F through that charset's table, a NUL byte
-  // came through the HTML parser as U+FFFD (byteOf 0), and ESCAPE x stands for byte x ^ 0x40 (CR, which the
-  // parser would turn into LF, a '<' before '/' or '!', and ESCAPE itself); ESCAPE is the text's first character.
+  // came through the HTML parser as U+FFFD (byteOf 0), and ESCAPE x stands for byte x ^ 0x40 if that is CR (which
+  // the parser would turn into LF), '<' (before '/' or '!') or ESCAPE itself; ESCAPE is the text's first character
+  // and stands for itself before any other character.
   var high = '\u20ac\x81\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\x8d\u017d\x8f' +
              '\x90\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\x9d\u017e\u0178';
   var byteOf = new Uint8Array(0x10000), c, i, n = 0;
   for (c = 0; c < 256; c++) byteOf[c] = c;
   for (c = 0; c < 32; c++) byteOf[high.charCodeAt(c)] = 128 + c;
-  var escape = text.charCodeAt(0), packed = new Uint8Array(text.length);
+  var escape = text.charCodeAt(0), packed = new Uint8Array(text.length), b;
   for (i = 1; i < text.length; i++) {
     c = text.charCodeAt(i);
-    packed[n++] = c === escape ? byteOf[text.charCodeAt(++i)] ^ 0x40 : byteOf[c];
+    b = c === escape && i + 1 < text.length ? byteOf[text.charCodeAt(i + 1)] ^ 0x40 : -1;
+    if (b === 13 || b === 60 || b === byteOf[escape]) i++;  // a pair: ESCAPE then byte ^ 0x40
+    else b = byteOf[c];
+    packed[n++] = b;
   }
   // packed: the decoder's size and bytes (web/unlzma.c's wasm, 2 KB: compiled at once, small enough for the main
   // thread), the wasm's size, the first LZMA stream's length, then the two streams, each with its unpacked size in
