@@ -23,17 +23,22 @@ _CODE = re.compile(r"<(script|style)[^>]*>(.*?)</\1>", re.S | re.I)
 # Bytes the HTML parser would change inside a <script> (CR becomes LF) or read as markup ('<' before '/' or '!');
 # NUL comes through as U+FFFD, which no windows-1252 byte decodes to, so web/unpack.js maps it back.
 _CR, _LT, _SPECIAL_NEXT = 0x0D, 0x3C, (0x2F, 0x21)
-# The sources' comments, which the page does not need (0.85 KB gzip): the shell's HTML and CSS comments and the
-# whole-line // comments of its inline scripts and of unpack.js (whose first line stays: it names the script).
+# The sources' comments and indentation, which the page does not need (0.9 KB gzip): the shell's HTML and CSS
+# comments and the whole-line // comments of its inline scripts and of unpack.js (whose first line stays: it names
+# the script).
 _HTML_COMMENT = re.compile(r"<!--.*?-->\n?", re.S)
 _CSS_COMMENT = re.compile(r"[ \t]*/\*.*?\*/\n?", re.S)
 _LINE_COMMENT = re.compile(r"^[ \t]*//.*\n", re.M)
 
 
+_INDENT = re.compile(r"\n[ \t]+")
+
+
 def uncommented(shell):
+    """The shell without its comments, and its <style> and <script> without their indentation."""
     shell = _HTML_COMMENT.sub("", shell)
-    return _CODE.sub(lambda m: m.group(0).replace(m.group(2), (_LINE_COMMENT if m.group(1).lower() == "script"
-                                                               else _CSS_COMMENT).sub("", m.group(2))), shell)
+    return _CODE.sub(lambda m: m.group(0).replace(m.group(2), _INDENT.sub("\n", (
+        _LINE_COMMENT if m.group(1).lower() == "script" else _CSS_COMMENT).sub("", m.group(2)))), shell)
 
 
 def lzma_packed(data):
@@ -111,7 +116,7 @@ def page(shell, js, wasm, unpack, unlzma):
         if "</script" in code.lower():
             sys.exit(f"single_file: {name} contains '</script', which would end its inline element")
     name, rest = unpack.split("\n", 1)
-    unpack = name + "\n" + _LINE_COMMENT.sub("", rest)
+    unpack = name + "\n" + _INDENT.sub("\n", _LINE_COMMENT.sub("", rest))
     shell = _CHARSET.sub('<meta charset="windows-1252">', uncommented(shell))
     before, after = (s.encode("ascii", "xmlcharrefreplace") for s in shell.split("{{{ SCRIPT }}}"))
     code = ("\n" + js + "\n").encode("ascii")

@@ -3,12 +3,11 @@
 // holds its sha256, web/csp.py).
 var rvAppCode, Module = {wasmBinary: (function (text) {
   'use strict';
-  // The text is windows-1252: each character is one byte, 0x80..0x9F through that charset's table, a NUL byte
+  // The text is windows-1252: each character is one byte, 0x80..0x9F through that charset's table (high), a NUL byte
   // came through the HTML parser as U+FFFD (byteOf 0), and ESCAPE x stands for byte x ^ 0x40 if that is CR (which
   // the parser would turn into LF), '<' (before '/' or '!') or ESCAPE itself; ESCAPE is the text's first character
   // and stands for itself before any other character.
-  var high = '\u20ac\x81\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\x8d\u017d\x8f' +
-             '\x90\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\x9d\u017e\u0178';
+  var high = new TextDecoder('windows-1252').decode(Uint8Array.from({length: 32}, function (_, k) { return 128 + k; }));
   var byteOf = new Uint8Array(0x10000), c, i, n = 0;
   for (c = 0; c < 256; c++) byteOf[c] = c;
   for (c = 0; c < 32; c++) byteOf[high.charCodeAt(c)] = 128 + c;
