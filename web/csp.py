@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The page's Content-Security-Policy, in one place: `make run`'s header and the <meta> of the built pages.
 
-Only the page's own code runs: script from 'self' plus the sha256 of each inline <script> (the
-single file inlines the whole app) and of each inline event handler ('unsafe-hashes': the canvas's
+Only the page's own code runs: script from 'self' plus the sha256 of each inline <script> and of
+the app's code the single file packs with its wasm (data-code-sha256: web/unpack.js runs it as an
+inline script) and of each inline event handler ('unsafe-hashes': the canvas's
 oncontextmenu), wasm compilation ('wasm-unsafe-eval': Chromium asks for it for every
 WebAssembly.instantiate, from a fetched file or from the single file's inlined bytes), styles only
 by the hash of the shell's <style> block, images only the data: favicon, fetches only 'self' (the
