@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The page's Content-Security-Policy, in one place: `make run`'s header and the <meta> of the built pages.
 
-Only the page's own code runs: script from 'self' plus the sha256 of each inline <script> (the
-single file inlines the whole app) and of each inline event handler ('unsafe-hashes': the canvas's
+Only the page's own code runs: script from 'self' plus the sha256 of each inline <script> and of
+the app's code the single file packs with its wasm (data-code-sha256: web/unpack.js runs it as an
+inline script) and of each inline event handler ('unsafe-hashes': the canvas's
 oncontextmenu), wasm compilation ('wasm-unsafe-eval': Chromium asks for it for every
 WebAssembly.instantiate, from a fetched file or from the single file's inlined bytes), styles only
 by the hash of the shell's <style> block, images only the data: favicon, fetches only 'self' (the
@@ -24,6 +25,8 @@ PLACEHOLDER = "{{{ CSP }}}"
 _script = re.compile(r"<script(?![^>]*\ssrc=)(?![^>]*\stype=\"application/octet-stream\")[^>]*>(.*?)</script>", re.S | re.I)
 _style = re.compile(r"<style[^>]*>(.*?)</style>", re.S | re.I)
 _handler = re.compile(r"\son[a-z]+=\"([^\"]*)\"", re.I)
+# code the page runs from its packed data (web/single_file.py: the app's script, which web/unpack.js inserts)
+_packed_code = re.compile(r"<script[^>]*\sdata-code-sha256=\"([A-Za-z0-9+/=]+)\"", re.I)
 
 
 def _sha(text):
@@ -33,7 +36,7 @@ def _sha(text):
 
 def policy(page):
     """The policy for this HTML text (the <meta> itself holds no script, so stamping keeps it stable)."""
-    scripts = [_sha(s) for s in _script.findall(page)]
+    scripts = [_sha(s) for s in _script.findall(page)] + [f"'sha256-{h}'" for h in _packed_code.findall(page)]
     handlers = [_sha(html.unescape(h)) for h in _handler.findall(page)]
     styles = [_sha(s) for s in _style.findall(page)]
     script_src = ["'self'", "'wasm-unsafe-eval'"] + scripts + (["'unsafe-hashes'"] + handlers if handlers else [])

@@ -1,5 +1,7 @@
 # Writes INPUT (the font subset) as a C++ byte array rv::assets::font_ttf into OUTPUT, with the
-# matching ImGui glyph ranges from RANGES (the subsetter's "U+0020-007E,U+00B0-00B7,..." list).
+# matching ImGui glyph ranges from RANGES_FILE (the subsetter's "U+0020-007E,U+00B0-00B3,..." list, font_chars.py).
+file(READ "${RANGES_FILE}" RANGES)
+string(STRIP "${RANGES}" RANGES)
 file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" hex_len)
 math(EXPR size "${hex_len} / 2")
