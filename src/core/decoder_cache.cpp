@@ -3,8 +3,10 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/decoder_internal.hpp"
+#include "core/matmul.hpp"
 #include "core/rope.hpp"
 #include "core/sinusoidal.hpp"
 
@@ -43,6 +45,15 @@ RowMat<S> embed(const DecoderConfig& c, const DecoderWeightsT<S>& w, long long t
   return h;
 }
 
+// a @ b with the decoder's own loops (core/matmul.hpp), as the full forward pass multiplies: Eigen's product kernels
+// would be linked for these row-at-a-time products alone (about 10 KB of the page's wasm).
+template <class S, class A, class B>
+RowMat<S> times(const A& a, const B& b) {
+  RowMat<S> out(a.rows(), b.cols());
+  detail::matmul(a, b, out);
+  return out;
+}
+
 template <class S>
 void append_row(RowMat<S>& m, const RowMat<S>& row) {
   m.conservativeResize(m.rows() + 1, Eigen::NoChange);
@@ -56,13 +67,16 @@ RowMat<S> attend(const DecoderConfig& c, const DecoderWeightsT<S>& w, const Posi
   const Eigen::Index dh = c.d_head();
   const S scale = S(1) / std::sqrt(S(dh));
   RowMat<S> o(1, c.d_model);  // [1, d_model]
+  std::vector<S> scratch;
   rows.assign(static_cast<std::size_t>(c.heads), RowVec<S>());
   for (int n = 0; n < c.heads; ++n) {
-    RowVec<S> s = (q.middleCols(n * dh, dh) * kv.k.middleCols(n * dh, dh).transpose()) * scale;  // [p + 1]
+    RowVec<S> s(p + 1);
+    detail::matmul_nt(q.middleCols(n * dh, dh), kv.k.middleCols(n * dh, dh), s, scratch);  // q . k_j, j <= p
+    s *= scale;
     for (long long j = 0; j <= p; ++j) s(j) += detail::score_bias(c, w, pos, n, p, j);
     s = (s.array() - s.maxCoeff()).exp().matrix();
     s /= s.sum();  // softmax over j <= p
-    o.middleCols(n * dh, dh) = s * kv.v.middleCols(n * dh, dh);
+    detail::matmul(s, kv.v.middleCols(n * dh, dh), o.middleCols(n * dh, dh));
     rows[static_cast<std::size_t>(n)] = std::move(s);
   }
   return o;
@@ -75,17 +89,18 @@ RowMat<S> layer_step(const DecoderConfig& c, const DecoderWeightsT<S>& w, const 
                      std::vector<RowVec<S>>& attention_rows, RowVec<S>& key_before_rope) {
   ColVec<S> r;
   const RowMat<S> a = detail::rms_rows(h, r) * W.norm1.asDiagonal();  // a = rms(h) * norm1
-  RowMat<S> q = a * W.wq, k = a * W.wk;
+  RowMat<S> q = times<S>(a, W.wq), k = times<S>(a, W.wk);
   key_before_rope = k;
   if (c.position == PositionMethod::Rope) {
     detail::rotate_heads(q, pos, c.d_head(), c.pairing, +1);
     detail::rotate_heads(k, pos, c.d_head(), c.pairing, +1);  // the only rotation this key ever gets
   }
   append_row(kv.k, k);
-  append_row(kv.v, RowMat<S>(a * W.wv));
-  const RowMat<S> h_mid = h + attend(c, w, pos, q, kv, p, attention_rows) * W.wo;
+  append_row(kv.v, times<S>(a, W.wv));
+  const RowMat<S> h_mid = h + times<S>(attend(c, w, pos, q, kv, p, attention_rows), W.wo);
   const RowMat<S> b = detail::rms_rows(h_mid, r) * W.norm2.asDiagonal();
-  return h_mid + (b * W.w1).unaryExpr([](S x) { return gelu(x); }) * W.w2;
+  const RowMat<S> f = times<S>(b, W.w1).unaryExpr([](S x) { return gelu(x); });
+  return h_mid + times<S>(f, W.w2);
 }
 
 // Validated inputs only.
@@ -104,7 +119,7 @@ DecodeStep<S> decode_unchecked(const DecoderConfig& c, const DecoderWeightsT<S>&
   for (std::size_t j = 0; j < w.layer.size(); ++j)
     h = layer_step(c, w, pos, w.layer[j], h, cache.layer[j], step.position, step.attention[j], step.key_before_rope[j]);
   ColVec<S> r;
-  step.logits = (detail::rms_rows(h, r) * w.norm_f.asDiagonal()) * w.head;  // [vocab]
+  step.logits = times<S>(RowMat<S>(detail::rms_rows(h, r) * w.norm_f.asDiagonal()), w.head);  // [vocab]
   return step;
 }
 

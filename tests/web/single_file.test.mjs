@@ -57,8 +57,11 @@ test('the inlined wasm and code unpack to the built ropeviz.wasm and ropeviz.js,
 // float-to-int and bulk memory 306,092; the font's glyphs taken from the app's sources 302,951; two LZMA streams,
 // the decoder as raw bytes and no comments in the page 301,222; an escape byte that stands for itself 300,235;
 // TextDecoder only 300,116; the best LZMA match length 299,884; no indentation 299,779 (node's zlib, which the
-// check uses: 299,839). The check holds the goal against growth.
-const gzipBudget = 300000;
+// check uses: 299,839). The exercises as an HTML form, the PyTorch script's scaled evaluation and the phone's
+// keyboards took it back to 302,288; the KV-cache decode multiplying with the decoder's own loops (Eigen's product
+// kernels no longer linked) brought it to 295,431 (node's zlib: 295,458). The check holds that line, with room for
+// a small change, against growth.
+const gzipBudget = 297000;
 
 test(`ropeviz.html stays under ${gzipBudget} bytes gzip (level 9); sizes are written to the artefacts`, () => {
   const sizes = ['ropeviz.html', 'ropeviz.js', 'ropeviz.wasm'].map((name) => {
