@@ -101,8 +101,9 @@ TEST_CASE("800 x 600: number fields show whole numbers and nothing drawn spills 
       CHECK(ui.rect(name).w >= digits);
     }
     CHECK(ui.rect("lookup").h >= 2 * ImGui::GetTextLineHeight());  // the IndexError wraps inside its box
-    for (const auto& [name, r] : ui.app.ui.rects) {
-      INFO(name << ": x " << r.x << " w " << r.w);
+    for (const auto& named : ui.app.ui.rects) {  // no structured binding: INFO's lambda cannot capture one
+      const rv::Rect& r = named.second;
+      INFO(named.first << ": x " << r.x << " w " << r.w);
       CHECK(r.x + r.w <= w + 0.5f);
     }
   }
