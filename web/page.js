@@ -171,7 +171,6 @@
   // generated ones follow the settings), keeping what was typed into a question that did not change.
   var exerciseBox = document.getElementById('exercises');
   var exerciseQuestions = '';
-  var verdictWords = { 'right': 'Right.', 'wrong': 'Not yet:', 'malformed': 'Cannot check:' };
   function element(tag, text, id) {
     var e = document.createElement(tag);
     if (text) e.textContent = text;
@@ -179,11 +178,10 @@
     return e;
   }
   function question(e) { return e['title'] + '\n' + e['prompt']; }
-  function answerFields(index) { return exerciseBox.querySelectorAll('#exercise-' + index + ' input'); }
   function showVerdicts(list) {
     list.forEach(function (e, index) {
       var result = document.getElementById('exercise-' + index + '-result');
-      var text = e['verdict'] === 'unanswered' ? '' : verdictWords[e['verdict']] + ' ' + e['message'];
+      var text = e['verdict'] === 'unanswered' ? '' : e['heading'] + ' ' + e['message'];
       if (result.textContent !== text) result.textContent = text;
       document.getElementById('exercise-' + index + '-show').hidden = !text;
     });
@@ -237,7 +235,7 @@
       });
       form.addEventListener('submit', function (event) {
         event.preventDefault();
-        var answers = [].map.call(answerFields(index), function (i) { return i.value.replace(/\n/g, ' '); });
+        var answers = [].map.call(form.querySelectorAll('input'), function (i) { return i.value.replace(/\n/g, ' '); });
         var reply = call('rv_web_exercise_check', 'string', ['number', 'number', 'string'], [app, index, answers.join('\n')]);
         if (reply) showVerdicts(JSON.parse(reply));
       });

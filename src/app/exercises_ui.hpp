@@ -12,6 +12,8 @@ namespace rv {
 ExerciseEntry& exercise_entry(Ui& ui, const Exercise& e);
 // The entry's feedback if it answered the exercise's current prompt (a regenerated exercise drops the old one), or null.
 const Feedback* current_feedback(const ExerciseEntry& entry, const Exercise& e);
+// What a check's feedback starts with: "Right.", "Not yet:" or "Cannot check:" (the panel and the page's form).
+const char* verdict_heading(Verdict v);
 // Checks Model::exercises[index] against its typed answers (core's check_exercise) and keeps the feedback.
 void check_exercise_entry(App& app, int index);
 // Types `answers` into Model::exercises[index]'s fields (each cut to the field's size, as the canvas's field would)

@@ -94,9 +94,8 @@ std::string describe(const App& app) {
 }
 
 namespace {
-// An exercise's last verdict: "unanswered" also when its question changed since.
-const char* verdict_name(const App& app, const Exercise& e) {
-  const Feedback* f = current_feedback(app.ui.exercises[int(e.id)], e);
+// An exercise's last verdict, from its current feedback (current_feedback: none also when its question changed).
+const char* verdict_name(const Feedback* f) {
   if (!f) return "unanswered";
   return f->verdict == Verdict::Right ? "right" : f->verdict == Verdict::Wrong ? "wrong" : "malformed";
 }
@@ -105,8 +104,10 @@ const char* verdict_name(const App& app, const Exercise& e) {
 void learn_state(JsonWriter& j, const App& app) {
   j.key("lesson").value(app.params.lesson).key("playing").value(app.ui.play.on);
   j.key("exercises").begin_array();
-  for (const Exercise& e : app.model.exercises)
-    j.begin_object().key("title").value(e.title).key("verdict").value(verdict_name(app, e)).end_object();
+  for (const Exercise& e : app.model.exercises) {
+    const char* verdict = verdict_name(current_feedback(app.ui.exercises[int(e.id)], e));
+    j.begin_object().key("title").value(e.title).key("verdict").value(verdict).end_object();
+  }
   j.end_array();
 }
 
@@ -141,8 +142,9 @@ std::string exercises_json(const App& app) {
       j.key("answer").value(entry.answers[k]).end_object();
     }
     j.end_array();
-    const Feedback* f = current_feedback(entry, e);
-    j.key("verdict").value(verdict_name(app, e)).key("message").value(f ? f->message : std::string());
+    const Feedback* f = current_feedback(entry, e);  // the form says "<heading> <message>"
+    j.key("verdict").value(verdict_name(f)).key("heading").value(f ? verdict_heading(f->verdict) : "");
+    j.key("message").value(f ? f->message : std::string());
     j.end_object();
   }
   j.end_array();

@@ -141,13 +141,14 @@ TEST_CASE("exercises as the page's HTML form reads them: questions, parts, typed
   const rv::Exercise& shapes = ui.app.model.exercises[size_t(index_of(ui.app, rv::ExerciseId::Shapes))];
   CHECK(contains(json, "\"title\":\"" + shapes.title + "\""));
   CHECK(contains(json, "\"label\":\"" + shapes.parts[3].label + "\",\"choices\":[\"" + shapes.parts[3].choices[0]));
-  CHECK(contains(json, "\"verdict\":\"unanswered\",\"message\":\"\""));
+  CHECK(contains(json, "\"verdict\":\"unanswered\",\"heading\":\"\",\"message\":\"\""));
   // Answered from the HTML form: the canvas's fields hold the answers, the form reads the feedback back.
   const int i = index_of(ui.app, rv::ExerciseId::Parameters);
   REQUIRE(rv::check_exercise_answers(ui.app, i, {"65536", "0"}));
   json = rv::exercises_json(ui.app);
   CHECK(contains(json, "\"answer\":\"65536\"},{\"label\":"));
-  CHECK(contains(json, "\"verdict\":\"right\",\"message\":\"" + ui.app.model.exercises[size_t(i)].why.substr(0, 20)));
+  CHECK(contains(json, "\"verdict\":\"right\",\"heading\":\"Right.\",\"message\":\"" +
+                           ui.app.model.exercises[size_t(i)].why.substr(0, 20)));
   CHECK(std::string(ui.app.ui.exercises[int(rv::ExerciseId::Parameters)].answers[1]) == "0");
   // A pasted page of text is cut to the field's size, never inside a UTF-8 character, and cannot be read.
   std::string pasted;

@@ -76,10 +76,7 @@ void answer_fields(App& app, const Exercise& e, ExerciseEntry& entry, int index)
 }
 
 void feedback_lines(const Feedback& f) {
-  const char* head = f.verdict == Verdict::Right   ? "Right."
-                     : f.verdict == Verdict::Wrong ? "Not yet:"
-                                                   : "Cannot check:";
-  ImGui::TextColored(theme::vec(verdict_colour(f.verdict)), "%s", head);
+  ImGui::TextColored(theme::vec(verdict_colour(f.verdict)), "%s", verdict_heading(f.verdict));
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(f.message.c_str());
   ImGui::PopTextWrapPos();
@@ -89,6 +86,10 @@ void feedback_lines(const Feedback& f) {
 
 ExerciseEntry& exercise_entry(Ui& ui, const Exercise& e) {
   return ui.exercises[int(e.id)];
+}
+
+const char* verdict_heading(Verdict v) {
+  return v == Verdict::Right ? "Right." : v == Verdict::Wrong ? "Not yet:" : "Cannot check:";
 }
 
 const Feedback* current_feedback(const ExerciseEntry& entry, const Exercise& e) {
