@@ -366,7 +366,10 @@
   Module['rvRequestFrame'] = function () {
     if (frameRequested || !app) return;
     frameRequested = true;
-    if (performance.now() - lastFrameAt > frameInterval) setTimeout(drawFrame, 0);  // after all the event's listeners
+    // The first frame right after main returns, in the same task: not after the load event and a rendering update
+    // of the page, which with a software GPU also queue work in the GPU process that the first frame waits behind.
+    if (!frames) Promise.resolve().then(drawFrame);
+    else if (performance.now() - lastFrameAt > frameInterval) setTimeout(drawFrame, 0);  // after all the event's listeners
     else requestAnimationFrame(drawFrame);
   };
   Module['rvFrameDrawn'] = function (n) {

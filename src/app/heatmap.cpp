@@ -32,7 +32,7 @@ Grid downsample(const T* values, int rows, int cols, int max_rows, int max_cols)
 }  // namespace
 
 ImU32 diverging(float t) {
-  // Keep in step with shaders/heatmap.glsl.
+  // Keep in step with shaders/ui.glsl.
   const float a = std::pow(std::min(1.0f, std::fabs(t)), 0.8f);
   const float mid[3] = {0.13f, 0.14f, 0.17f};
   const float neg[3] = {0.26f, 0.55f, 0.98f};

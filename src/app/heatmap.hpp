@@ -12,7 +12,7 @@
 
 namespace rv {
 
-// The diverging colour map shared with shaders/heatmap.glsl: t in [-1, 1], blue - dark - gold.
+// The diverging colour map shared with shaders/ui.glsl: t in [-1, 1], blue - dark - gold.
 ImU32 diverging(float t);
 constexpr ImU32 masked_cell = IM_COL32(52, 55, 62, 255);  // a cell with no value (a causal mask)
 

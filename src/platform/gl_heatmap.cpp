@@ -1,12 +1,9 @@
 // GL heatmaps: one R32F texture per slot, uploaded only when its data version changes, drawn as a
-// quad by the colour-map shader from an ImDrawList callback, then ImGui's render state restored.
+// quad by the UI shader's colour map from an ImDrawList callback, then ImGui's render state restored.
 #include "platform/gl_heatmap.hpp"
 
-#include <cstdio>
-#include <cstring>
-#include <string>
-
 #include "platform/gl_program.hpp"
+#include "platform/gl_renderer.hpp"
 
 namespace rv {
 namespace {
@@ -22,9 +19,8 @@ class GlHeatmap final : public Gpu {
     float range[2] = {0, 1};
   };
 
-  // Starts the colour-map shader's build; the first heatmap drawn waits for it (ready()).
-  explicit GlHeatmap(GLint max_side) : build_(gl_program_start("heatmap")), max_side_(max_side) {
-    glGenVertexArrays(1, &vao_);  // core profile: a draw needs a bound VAO, even with no attributes
+  GlHeatmap(GLuint program, GLint max_side) : program_(program), max_side_(max_side) {
+    glGenVertexArrays(1, &vao_);  // no arrays: the quad's corners come from gl_VertexID, the rest is constant
     for (Slot& s : slots_) s.owner = this;
   }
 
@@ -50,7 +46,7 @@ class GlHeatmap final : public Gpu {
 
   void draw(ImDrawList* dl, HeatSlot slot, ImVec2 a, ImVec2 b, float vmin, float vmax) override {
     Slot& s = slots_[int(slot)];
-    if (!s.texture || failed_) return;
+    if (!s.texture || !program_) return;
     s.rect[0] = a.x;
     s.rect[1] = a.y;
     s.rect[2] = b.x;
@@ -61,23 +57,6 @@ class GlHeatmap final : public Gpu {
     dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
   }
 
-  // The linked program, once; a failed build is said once on stderr and draws nothing.
-  bool ready() {
-    if (program_ || failed_) return !failed_;
-    std::string error;
-    program_ = gl_program_finish(build_, error);
-    if (!program_) {
-      failed_ = true;
-      std::fprintf(stderr, "ropeviz: heatmaps disabled (%s)\n", error.c_str());
-      return false;
-    }
-    u_proj_ = glGetUniformLocation(program_, "u_proj");
-    u_rect_ = glGetUniformLocation(program_, "u_rect");
-    u_range_ = glGetUniformLocation(program_, "u_range");
-    u_values_ = glGetUniformLocation(program_, "u_values");
-    return true;
-  }
-
  private:
   static void callback(const ImDrawList*, const ImDrawCmd* cmd) {
     const Slot& s = *static_cast<const Slot*>(cmd->UserCallbackData);
@@ -86,10 +65,10 @@ class GlHeatmap final : public Gpu {
 
   void render(const Slot& s, const ImVec4& clip) {
     const ImDrawData* dd = ImGui::GetDrawData();
-    if (!dd || !ready()) return;
+    if (!dd) return;
     const float L = dd->DisplayPos.x, T = dd->DisplayPos.y;
-    float proj[16];
-    gl_ortho(L, T, dd->DisplaySize.x, dd->DisplaySize.y, proj);
+    float proj[4];
+    gl_projection(L, T, dd->DisplaySize.x, dd->DisplaySize.y, proj);
     // Clip like ImGui's backend does for its own commands.
     const ImVec2 sc = dd->FramebufferScale;
     const float fb_h = dd->DisplaySize.y * sc.y;
@@ -98,32 +77,24 @@ class GlHeatmap final : public Gpu {
     glEnable(GL_SCISSOR_TEST);
     glScissor(GLint(x0), GLint(fb_h - y1), GLsizei(x1 - x0), GLsizei(y1 - y0));
     glUseProgram(program_);
-    glUniformMatrix4fv(u_proj_, 1, GL_FALSE, proj);
-    glUniform4fv(u_rect_, 1, s.rect);
-    glUniform2fv(u_range_, 1, s.range);
-    glUniform1i(u_values_, 0);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, s.texture);
     glBindVertexArray(vao_);
+    glVertexAttrib4fv(a_proj, proj);
+    glVertexAttrib4fv(a_rect, s.rect);
+    glVertexAttrib3f(a_heatmap, 1.0f, s.range[0], s.range[1]);
+    glActiveTexture(GL_TEXTURE0);  // u_texture's unit
+    glBindTexture(GL_TEXTURE_2D, s.texture);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
   }
 
   Slot slots_[int(HeatSlot::Count)];
-  GlProgramBuild build_;
-  GLuint program_ = 0, vao_ = 0;
-  bool failed_ = false;
-  GLint u_proj_ = -1, u_rect_ = -1, u_range_ = -1, u_values_ = -1;
+  GLuint program_, vao_ = 0;
   GLint max_side_;  // GL_MAX_TEXTURE_SIZE: larger grids are not uploaded
 };
 
 }  // namespace
 
-std::shared_ptr<Gpu> make_gl_heatmap(int max_texture_side) {
-  return std::make_shared<GlHeatmap>(max_texture_side);
-}
-
-void gl_heatmap_finish_build(Gpu& gpu) {
-  static_cast<GlHeatmap&>(gpu).ready();
+std::shared_ptr<Gpu> make_gl_heatmap(GLuint ui_program, int max_texture_side) {
+  return std::make_shared<GlHeatmap>(ui_program, max_texture_side);
 }
 
 }  // namespace rv

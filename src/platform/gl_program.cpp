@@ -1,8 +1,6 @@
 // Shader builds that the GPU runs while the CPU goes on (start, then finish), and the ImGui projection.
 #include "platform/gl_program.hpp"
 
-#include <cstring>
-
 #include "assets/assets.hpp"
 
 namespace rv {
@@ -39,7 +37,7 @@ std::string build_log(const GlProgramBuild& b) {
 
 }  // namespace
 
-GlProgramBuild gl_program_start(const char* name, std::initializer_list<const char*> attributes) {
+GlProgramBuild gl_program_start(const char* name, std::initializer_list<GlAttribute> attributes) {
   GlProgramBuild b;
   b.name = name;
   const char* source = assets::shader_source(name);
@@ -49,17 +47,18 @@ GlProgramBuild gl_program_start(const char* name, std::initializer_list<const ch
   b.program = glCreateProgram();
   glAttachShader(b.program, b.vs);
   glAttachShader(b.program, b.fs);
-  GLuint location = 0;
-  for (const char* attribute : attributes) glBindAttribLocation(b.program, location++, attribute);
+  for (const GlAttribute& a : attributes) glBindAttribLocation(b.program, a.location, a.name);
   glLinkProgram(b.program);
   glFlush();  // hand the work to the GPU now, not at the first query
   return b;
 }
 
-GLuint gl_program_finish(GlProgramBuild& b, std::string& error) {
+bool gl_program_finish(GlProgramBuild& b, std::string& error) {
+  if (b.checked) return b.program != 0;
+  b.checked = true;
   if (!b.program) {
     error = std::string("no shader named ") + b.name;
-    return 0;
+    return false;
   }
   GLint ok = 0;
   glGetProgramiv(b.program, GL_LINK_STATUS, &ok);
@@ -71,15 +70,21 @@ GLuint gl_program_finish(GlProgramBuild& b, std::string& error) {
   glDeleteShader(b.vs);
   glDeleteShader(b.fs);
   b.vs = b.fs = 0;
-  return b.program;
+  return b.program != 0;
 }
 
-void gl_ortho(float left, float top, float width, float height, float m[16]) {
-  const float r = left + width, b = top + height;
-  const float out[16] = {
-      2.0f / (r - left),     0, 0, 0, 0, 2.0f / (top - b), 0, 0, 0, 0, -1, 0, (r + left) / (left - r),
-      (top + b) / (b - top), 0, 1};
-  std::memcpy(m, out, sizeof out);
+void gl_program_delete(GlProgramBuild& b) {
+  if (b.vs) glDeleteShader(b.vs);
+  if (b.fs) glDeleteShader(b.fs);
+  if (b.program) glDeleteProgram(b.program);
+  b = GlProgramBuild{};
+}
+
+void gl_projection(float left, float top, float width, float height, float out[4]) {
+  out[0] = 2.0f / width;  // x: left -> -1, left + width -> 1
+  out[1] = -2.0f / height;  // y points down on screen and up in clip space: top -> 1, top + height -> -1
+  out[2] = -1.0f - left * out[0];
+  out[3] = 1.0f - top * out[1];
 }
 
 }  // namespace rv

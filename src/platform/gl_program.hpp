@@ -8,19 +8,31 @@
 
 namespace rv {
 
-// A program whose compile and link were sent to the GPU but not waited for: in a browser every GL query
-// waits for the GPU process, so start-up starts the builds, does its CPU work meanwhile, then finishes them.
+// A program whose compile and link were sent to the GPU but not waited for. In a browser every GL query waits for
+// the GPU process, which is busy compositing the page while it loads (50-190 ms here with a software GPU): so
+// the shaders take no uniform whose location would have to be asked (constant attributes and unset samplers
+// instead), the first frame draws with the program unchecked, and the build is checked (finished) afterwards.
 struct GlProgramBuild {
   const char* name = "";
   GLuint program = 0, vs = 0, fs = 0;
+  bool checked = false;  // finished: the program linked (or is 0, and the error was told)
 };
 
-// Compiles and links shaders/<name>.glsl without waiting; `attributes` get locations 0, 1, ... Returns a build
+// An attribute's name in the shader and the location it gets.
+struct GlAttribute {
+  const char* name;
+  GLuint location;
+};
+
+// Compiles and links shaders/<name>.glsl without waiting, its attributes at the given locations. Returns a build
 // whose program is 0 if there is no such shader.
-GlProgramBuild gl_program_start(const char* name, std::initializer_list<const char*> attributes = {});
-// Waits for the build: the linked program, or 0 with error filled (the compile or link log).
-GLuint gl_program_finish(GlProgramBuild& build, std::string& error);
-// 4x4 orthographic projection mapping ImGui's display rectangle to clip space (column-major).
-void gl_ortho(float left, float top, float width, float height, float out[16]);
+GlProgramBuild gl_program_start(const char* name, std::initializer_list<GlAttribute> attributes);
+// Waits for the build, once: true if the program linked; else false with error filled (the compile or link log)
+// and the program deleted (0).
+bool gl_program_finish(GlProgramBuild& build, std::string& error);
+// Deletes the program and any shaders still held.
+void gl_program_delete(GlProgramBuild& build);
+// ImGui's display rectangle to clip space, as the shaders' a_proj takes it: scale x, scale y, offset x, offset y.
+void gl_projection(float left, float top, float width, float height, float out[4]);
 
 }  // namespace rv

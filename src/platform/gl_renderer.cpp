@@ -18,13 +18,13 @@ void setup_state(const GlRenderer& r, const ImDrawData* data, int fb_w, int fb_h
   glDisable(GL_STENCIL_TEST);
   glEnable(GL_SCISSOR_TEST);
   glViewport(0, 0, fb_w, fb_h);
-  float proj[16];
-  gl_ortho(data->DisplayPos.x, data->DisplayPos.y, data->DisplaySize.x, data->DisplaySize.y, proj);
-  glUseProgram(r.program);
-  glUniformMatrix4fv(r.u_proj, 1, GL_FALSE, proj);
-  glUniform1i(r.u_texture, 0);
-  glActiveTexture(GL_TEXTURE0);
+  glUseProgram(r.build.program);
+  glActiveTexture(GL_TEXTURE0);  // u_texture's unit
   glBindVertexArray(r.vao);
+  float proj[4];
+  gl_projection(data->DisplayPos.x, data->DisplayPos.y, data->DisplaySize.x, data->DisplaySize.y, proj);
+  glVertexAttrib4fv(a_proj, proj);
+  glVertexAttrib3f(a_heatmap, 0.0f, 0.0f, 0.0f);  // ImGui's vertices, not a heatmap quad
   glBindBuffer(GL_ARRAY_BUFFER, r.vbo);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r.ebo);
 }
@@ -32,40 +32,31 @@ void setup_state(const GlRenderer& r, const ImDrawData* data, int fb_w, int fb_h
 }  // namespace
 
 std::string gl_renderer_init(GlRenderer& r) {
-  // Attribute locations fixed before the link: the vertex layout is set up without waiting for it.
-  enum : GLuint { pos, uv, colour };
-  r.build = gl_program_start("imgui", {"a_position", "a_uv", "a_colour"});
-  if (!r.build.program) return std::string("cannot build the UI shader: no shader named imgui");
+  r.build = gl_program_start("ui", {{"a_position", a_position}, {"a_uv", a_uv}, {"a_colour", a_colour},
+                                    {"a_proj", a_proj}, {"a_rect", a_rect}, {"a_heatmap", a_heatmap}});
+  if (!r.build.program) return std::string("cannot build the UI shader: no shader named ui");
   glGenVertexArrays(1, &r.vao);
   glGenBuffers(1, &r.vbo);
   glGenBuffers(1, &r.ebo);
   glBindVertexArray(r.vao);
   glBindBuffer(GL_ARRAY_BUFFER, r.vbo);
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r.ebo);
-  glEnableVertexAttribArray(pos);
-  glEnableVertexAttribArray(uv);
-  glEnableVertexAttribArray(colour);
+  glEnableVertexAttribArray(a_position);
+  glEnableVertexAttribArray(a_uv);
+  glEnableVertexAttribArray(a_colour);
   const GLsizei stride = sizeof(ImDrawVert);
-  glVertexAttribPointer(pos, 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, pos));
-  glVertexAttribPointer(uv, 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, uv));
-  glVertexAttribPointer(colour, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, (void*)offsetof(ImDrawVert, col));
+  glVertexAttribPointer(a_position, 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, pos));
+  glVertexAttribPointer(a_uv, 2, GL_FLOAT, GL_FALSE, stride, (void*)offsetof(ImDrawVert, uv));
+  glVertexAttribPointer(a_colour, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, (void*)offsetof(ImDrawVert, col));
   glBindVertexArray(0);
   ImGui::GetIO().BackendRendererName = "ropeviz_gl";
   return "";
 }
 
-bool gl_renderer_ready(GlRenderer& r, std::string& error) {
-  if (!r.program && r.error.empty()) {
-    r.program = gl_program_finish(r.build, r.error);
-    if (r.program) {
-      r.u_proj = glGetUniformLocation(r.program, "u_proj");
-      r.u_texture = glGetUniformLocation(r.program, "u_texture");
-    } else {
-      r.error = "cannot build the UI shader: " + r.error;
-    }
-  }
+bool gl_renderer_check(GlRenderer& r, std::string& error) {
+  if (!r.build.checked && !gl_program_finish(r.build, r.error)) r.error = "cannot build the UI shader: " + r.error;
   error = r.error;
-  return r.program != 0;
+  return r.build.program != 0;
 }
 
 void gl_renderer_upload_fonts(GlRenderer& r) {
@@ -121,12 +112,7 @@ void gl_renderer_shutdown(GlRenderer& r) {
   if (r.vbo) glDeleteBuffers(1, &r.vbo);
   if (r.ebo) glDeleteBuffers(1, &r.ebo);
   if (r.vao) glDeleteVertexArrays(1, &r.vao);
-  if (r.program) glDeleteProgram(r.program);
-  if (!r.program) {  // a build never waited for
-    glDeleteShader(r.build.vs);
-    glDeleteShader(r.build.fs);
-    glDeleteProgram(r.build.program);
-  }
+  gl_program_delete(r.build);
   r = GlRenderer{};
 }
 

@@ -9,18 +9,21 @@
 
 namespace rv {
 
+// Attribute locations of shaders/ui.glsl, fixed before the link (no location is asked for). ImGui's vertices are
+// arrays; a_proj, a_rect and a_heatmap are constant attributes, set per draw.
+enum UiAttribute : GLuint { a_position, a_uv, a_colour, a_proj, a_rect, a_heatmap };
+
 struct GlRenderer {
-  GlProgramBuild build;  // the UI shader, until gl_renderer_ready links it
+  GlProgramBuild build;  // the UI shader (also the heatmaps'): drawn with before gl_renderer_check has checked it
   std::string error;     // why the UI shader did not build
-  GLuint program = 0, vao = 0, vbo = 0, ebo = 0, font_texture = 0;
-  GLint u_proj = -1, u_texture = -1;
+  GLuint vao = 0, vbo = 0, ebo = 0, font_texture = 0;
 };
 
 // Creates the buffers and starts building the UI shader. Returns "" or an error message.
 std::string gl_renderer_init(GlRenderer& r);
-// Waits for the UI shader (once, at the first draw, so the GPU builds it while the first frame is laid out).
-// False with `error` if it did not build.
-bool gl_renderer_ready(GlRenderer& r, std::string& error);
+// Checks the UI shader's build (a wait for the GPU, once): false with `error` if it did not build. Called after
+// the first frame was sent, so that frame does not wait (gl_program.hpp).
+bool gl_renderer_check(GlRenderer& r, std::string& error);
 // (Re)uploads ImGui's font atlas, after theme::apply built it.
 void gl_renderer_upload_fonts(GlRenderer& r);
 // Renders draw data into the current framebuffer; honours user callbacks and ResetRenderState.

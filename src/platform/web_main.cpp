@@ -308,7 +308,7 @@ EMSCRIPTEN_KEEPALIVE int rv_web_swipe(Web* web, double dy) {
 EMSCRIPTEN_KEEPALIVE void rv_web_gl_lost(Web* web, int lost) {
   web->gl_lost = lost != 0;
   if (lost) return;
-  rv::recreate_gl(web->window, web->app);
+  rv::recreate_gl(web->window);
   rv::wake(web->window);
 }
 

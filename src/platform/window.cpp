@@ -98,7 +98,9 @@ std::string open_window(Window& w, const char* title, int width, int height) {
   install_wake_callbacks(w.handle);
   ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
   glfwSetKeyCallback(w.handle, queue_key);  // in place of the backend's: deliver_keys forwards to it
-  return gl_renderer_init(w.renderer);
+  const std::string error = gl_renderer_init(w.renderer);
+  w.heatmaps = make_gl_heatmap(w.renderer.build.program, w.max_texture);
+  return error;
 }
 
 void wake(Window& w) {
@@ -114,6 +116,7 @@ bool next_frame_due(Window& w, const App& app) {
 
 void close_window(Window& w) {
   gl_renderer_shutdown(w.renderer);
+  w.heatmaps.reset();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   if (w.handle) glfwDestroyWindow(w.handle);
@@ -128,32 +131,34 @@ void sync_scale(Window& w, const App& app) {
   w.font_scale = app.ui.scale;
 }
 
-void recreate_gl(Window& w, App& app) {
+void recreate_gl(Window& w) {
   w.renderer = GlRenderer{};  // forget the dead names: deleting them would only raise GL errors
+  w.frames_sent = 0;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &w.max_texture);
   gl_renderer_init(w.renderer);
+  w.heatmaps = make_gl_heatmap(w.renderer.build.program, w.max_texture);  // no textures: every slot uploads again
   w.font_scale = 0.0f;  // sync_scale rebuilds the atlas (its pixels were freed) and uploads it
-  app.ui.gpu.reset();   // render_frame makes a new one with no textures: every slot uploads again
 }
 
 std::string render_frame(Window& w, App& app) {
   deliver_keys(w);
   const auto start = std::chrono::steady_clock::now();
   sync_scale(w, app);
-  if (!app.ui.gpu) app.ui.gpu = make_gl_heatmap(w.max_texture);  // the App owns it; panels draw through it
+  if (app.ui.gpu != w.heatmaps) app.ui.gpu = w.heatmaps;  // panels draw through it
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   frame(app);
   ImGui::Render();
+  // The shader's build is checked from the second frame on: the first is sent without waiting for the GPU.
   std::string error;
-  if (!gl_renderer_ready(w.renderer, error)) return error;  // the first frame waits here for the shaders
-  gl_heatmap_finish_build(*app.ui.gpu);
+  if (w.frames_sent > 0 && !gl_renderer_check(w.renderer, error)) return error;
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(w.handle, &fb_w, &fb_h);
   glViewport(0, 0, fb_w, fb_h);
   glClearColor(0.086f, 0.094f, 0.11f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   gl_renderer_draw(w.renderer, ImGui::GetDrawData());
+  ++w.frames_sent;
   app.ui.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return "";
 }

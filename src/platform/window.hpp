@@ -1,6 +1,7 @@
 // GLFW window + ImGui context + OpenGL3 renderer, shared by the desktop and browser loops.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,13 @@ constexpr int kSettleFrames = 6;
 struct Window {
   GLFWwindow* handle = nullptr;  // its GLFW user pointer is this Window
   GlRenderer renderer;
+  std::shared_ptr<Gpu> heatmaps;  // made with the renderer, drawn with its shader; render_frame gives it to the App
   float font_scale = 0.0f;        // the scale the font atlas was built for
   std::vector<KeyEvent> keys;     // key events not yet handed to ImGui
   App* app = nullptr;             // for callbacks that act on the app (the desktop's dropped files)
   int max_texture = 0;            // GL_MAX_TEXTURE_SIZE, asked before any GPU work is queued
   int frames_due = 0;             // frames still to draw for the last event
+  int frames_sent = 0;            // frames drawn with this GL context's renderer
   std::function<void()> on_wake;  // called by wake(): the browser seam schedules a frame there
 };
 
@@ -46,7 +49,7 @@ void close_window(Window& w);
 void sync_scale(Window& w, const App& app);
 // After the GL context was lost and restored (browsers): every old GL name is dead, so build the
 // renderer, font texture and heatmaps (which re-upload every slot) again.
-void recreate_gl(Window& w, App& app);
+void recreate_gl(Window& w);
 // One whole frame: events already polled; times the CPU work into app.ui.frame_ms. Returns "" or why nothing
 // can be drawn (the UI shader did not build).
 std::string render_frame(Window& w, App& app);

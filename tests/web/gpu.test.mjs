@@ -28,6 +28,50 @@ const lose = (page, how) => page.evaluate((how) => {
   window.__ropevizLoseExt[how]();
 }, how);
 
+// The colour map of shaders/ui.glsl and src/app/heatmap.cpp: mid (t = 0) blends towards neg (t = -1) or pos (t = 1).
+const colourMap = { mid: [0.13, 0.14, 0.17], neg: [0.26, 0.55, 0.98], pos: [1.0, 0.74, 0.28] };
+
+// Of a PNG's pixels: how many lie on the colour map's blue and gold branches, well away from its dark middle
+// (within 4/255 of mid + a (end - mid) for one a >= 0.3 in every channel), and how many distinct colours it has.
+const onColourMap = (page, dataUrl, map) => page.evaluate(async ({ dataUrl, map }) => {
+  const img = new Image();
+  img.src = dataUrl;
+  await img.decode();
+  const c = document.createElement('canvas');
+  c.width = img.width;
+  c.height = img.height;
+  const g = c.getContext('2d');
+  g.drawImage(img, 0, 0);
+  const d = g.getImageData(0, 0, c.width, c.height).data;
+  const counts = { neg: 0, pos: 0, colours: new Set(), pixels: d.length / 4 };
+  for (let i = 0; i < d.length; i += 4) {
+    const px = [d[i] / 255, d[i + 1] / 255, d[i + 2] / 255];
+    counts.colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    for (const branch of ['neg', 'pos']) {
+      const end = map[branch];
+      const k = branch === 'neg' ? 2 : 0;  // the channel that moves most on the branch: blue, red
+      const a = (px[k] - map.mid[k]) / (end[k] - map.mid[k]);
+      if (a < 0.3 || a > 1.001) continue;
+      if (px.every((v, k) => Math.abs(v - (map.mid[k] + a * (end[k] - map.mid[k]))) <= 4 / 255)) counts[branch]++;
+    }
+  }
+  return { neg: counts.neg, pos: counts.pos, colours: counts.colours.size, pixels: counts.pixels };
+}, { dataUrl, map });
+
+test('heatmaps are coloured on the GPU by the UI shader\'s colour map (both branches, many shades)', async () => {
+  const page = await open('#tab_top=angle_field&d_head=64&position=300');
+  await frames(page, 5);
+  const picture = await page.evaluate(() => window.ropeviz.png('angle_field'));
+  const counts = await onColourMap(page, picture.png, colourMap);
+  await shot(page, 'gpu-heatmap');
+  // The angle field is cos(m theta_i): both signs, so both branches, over most of the panel.
+  assert.ok(counts.neg > counts.pixels * 0.05, `blue branch: ${JSON.stringify(counts)}`);
+  assert.ok(counts.pos > counts.pixels * 0.05, `gold branch: ${JSON.stringify(counts)}`);
+  assert.ok(counts.colours > 200, `a smooth map, not a flat fill: ${JSON.stringify(counts)}`);
+  page.assertClean();
+  await page.closeAll();
+});
+
 test('a lost WebGL context shows a message, then everything is rebuilt and drawn on restore', async () => {
   const page = await open('#tab_top=angle_field');
   await frames(page, 5);
