@@ -20,6 +20,10 @@ export async function startServer() {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (url.pathname === '/__whoami') return res.end(token);
+    if (url.pathname === '/__reference') {  // the start-up floor of the performance artefact (reference_page.html)
+      res.setHeader('Content-Type', types['.html']);
+      return fs.createReadStream(path.join(here, 'reference_page.html')).pipe(res);
+    }
     const file = path.join(webDir, path.normalize(url.pathname === '/' ? '/index.html' : url.pathname));
     if (!file.startsWith(webDir) || !fs.existsSync(file)) { res.statusCode = 404; return res.end('not found'); }
     res.setHeader('Content-Type', types[path.extname(file)] ?? 'application/octet-stream');

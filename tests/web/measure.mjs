@@ -151,6 +151,25 @@ export async function blankContextMs() {
   }
 }
 
+// The start-up floor: the marks (ms since navigation) of tests/web/reference_page.html, a WebGL2 page doing only
+// what the app's page must before its first frame, opened at `url` in a fresh browser that has shown a page before.
+export async function referenceRun(url) {
+  const browser = await launch();
+  try {
+    await warmUp(browser);
+    const page = await openPage(browser, { allowed: (u) => u === url });
+    await page.goto(url);
+    await page.waitForFunction(() => performance.getEntriesByName('reference:ready').length > 0);
+    const marks = await page.evaluate(() => Object.fromEntries(
+      performance.getEntriesByType('mark').map((m) => [m.name.replace('reference:', ''), m.startTime])));
+    page.assertClean();
+    await page.closeAll();
+    return marks;
+  } finally {
+    await browser.close();
+  }
+}
+
 // One fresh browser and a fresh profile (empty cache): opens `url`, records the start-up timeline; with
 // `idleSeconds`, also the browser's CPU over that long idle, and with `inputs`, input-to-frame latencies.
 // `warm`: the browser has shown another page first (warmUp); otherwise the page is its very first.

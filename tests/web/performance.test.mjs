@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, launch, openPage, ready, frames, shot, median, artifactDir, webDir } from './lib.mjs';
-import { freshRun, blankContextMs } from './measure.mjs';
+import { freshRun, blankContextMs, referenceRun } from './measure.mjs';
 
 let server, browser;
 const report = path.join(artifactDir, 'performance.txt');
@@ -93,9 +93,13 @@ test(`served page: start-up timeline, idle CPU over 5 s and input latency (${run
   const latencies = results.flatMap((r) => r.latencies);
   const blank = [];
   for (let i = 0; i < runs; i++) blank.push(await blankContextMs());
+  const reference = [];
+  for (let i = 0; i < runs; i++) reference.push(await referenceRun(`${server.origin}/__reference`));
   record(`(${loadLine()})`);
   record(`a blank page's first WebGL2 context in a fresh browser: ${ms(median(blank))} ms median (runs: ` +
     `${blank.map(ms).join(', ')}); the page's own "context" mark below ends the same wait`);
+  record(timelineLine('reference page (tests/web/reference_page.html: the context, one program used, one texture, ' +
+    'one draw, no app; the floor under "ready")', reference));
   record(timelineLine('served page', timelines));
   record(timelineLine('served page as the first page of a just-started browser', cold));
   record(`served page idle: browser processes used ${median(cpu).toFixed(2)} s CPU per 5 s (median; runs: ` +
@@ -107,6 +111,7 @@ test(`served page: start-up timeline, idle CPU over 5 s and input latency (${run
   assert.ok([...timelines, ...cold].every((t) => t.ready > 0 && t.ready < 20000), 'ready within 20 s');
   assert.ok([...timelines, ...cold].every((t) => t.context > 0 && t.context < t.ready), 'the context comes first');
   assert.ok([...total, ...own, ...blank].every(Number.isFinite));
+  assert.ok(reference.every((r) => r.context > 0 && r.ready > r.context), 'the reference page drew');
 });
 
 test(`single file from file://: start-up timeline (${runs} fresh browsers)`, async () => {
