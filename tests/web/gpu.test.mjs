@@ -1,26 +1,38 @@
-// The page survives its GPU: a lost and restored WebGL context, a 0x0 canvas, a window wider than
-// the GPU allows, and 300% zoom (devicePixelRatio 3). Screenshots go to build/web-test-artifacts.
+// The page and its GPU: heatmaps coloured by the UI shader, a lost and restored WebGL context, a 0x0 canvas, a window
+// wider than the GPU allows, and 300% zoom (devicePixelRatio 3). Screenshots go to build/web-test-artifacts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedApp, frames, state, shot } from './lib.mjs';
 
 const open = servedApp();
 
-// Mean brightness of a rectangle of the canvas, read back from a screenshot's pixels in the page.
-const brightness = async (page, r) => page.evaluate(async ({ r, png }) => {
-  const img = new Image();
-  img.src = `data:image/png;base64,${png}`;
-  await img.decode();
-  const c = document.createElement('canvas');
-  c.width = img.width;
-  c.height = img.height;
-  const g = c.getContext('2d');
-  g.drawImage(img, 0, 0);
-  const d = g.getImageData(r.x, r.y, r.w, r.h).data;
+// The RGBA pixels of a PNG (a data: URL), decoded by the page's own image decoder: {width, height, data}.
+async function decodePng(page, dataUrl) {
+  const { width, height, base64 } = await page.evaluate(async (dataUrl) => {
+    const img = new Image();
+    img.src = dataUrl;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const bytes = g.getImageData(0, 0, c.width, c.height).data;
+    let text = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    return { width: c.width, height: c.height, base64: btoa(text) };
+  }, dataUrl);
+  return { width, height, data: Buffer.from(base64, 'base64') };
+}
+
+// Mean brightness of a rectangle of the canvas (in the screenshot's pixels).
+async function brightness(page, r) {
+  const { width, data } = await decodePng(page, `data:image/png;base64,${(await page.screenshot()).toString('base64')}`);
   let sum = 0;
-  for (let i = 0; i < d.length; i += 4) sum += d[i] + d[i + 1] + d[i + 2];
-  return sum / (d.length / 4) / 3;
-}, { r, png: (await page.screenshot()).toString('base64') });
+  for (let y = r.y; y < r.y + r.h; y++)
+    for (let i = 4 * (y * width + r.x); i < 4 * (y * width + r.x + r.w); i += 4) sum += data[i] + data[i + 1] + data[i + 2];
+  return sum / (r.w * r.h) / 3;
+}
 
 const lose = (page, how) => page.evaluate((how) => {
   const ext = document.getElementById('canvas').getContext('webgl2').getExtension('WEBGL_lose_context');
@@ -31,38 +43,29 @@ const lose = (page, how) => page.evaluate((how) => {
 // The colour map of shaders/ui.glsl and src/app/heatmap.cpp: mid (t = 0) blends towards neg (t = -1) or pos (t = 1).
 const colourMap = { mid: [0.13, 0.14, 0.17], neg: [0.26, 0.55, 0.98], pos: [1.0, 0.74, 0.28] };
 
-// Of a PNG's pixels: how many lie on the colour map's blue and gold branches, well away from its dark middle
+// Of an image's pixels: how many lie on the colour map's blue and gold branches, well away from its dark middle
 // (within 4/255 of mid + a (end - mid) for one a >= 0.3 in every channel), and how many distinct colours it has.
-const onColourMap = (page, dataUrl, map) => page.evaluate(async ({ dataUrl, map }) => {
-  const img = new Image();
-  img.src = dataUrl;
-  await img.decode();
-  const c = document.createElement('canvas');
-  c.width = img.width;
-  c.height = img.height;
-  const g = c.getContext('2d');
-  g.drawImage(img, 0, 0);
-  const d = g.getImageData(0, 0, c.width, c.height).data;
-  const counts = { neg: 0, pos: 0, colours: new Set(), pixels: d.length / 4 };
-  for (let i = 0; i < d.length; i += 4) {
-    const px = [d[i] / 255, d[i + 1] / 255, d[i + 2] / 255];
-    counts.colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+function onColourMap({ data }, map) {
+  const counts = { neg: 0, pos: 0, colours: new Set(), pixels: data.length / 4 };
+  for (let i = 0; i < data.length; i += 4) {
+    const px = [data[i] / 255, data[i + 1] / 255, data[i + 2] / 255];
+    counts.colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
     for (const branch of ['neg', 'pos']) {
       const end = map[branch];
       const k = branch === 'neg' ? 2 : 0;  // the channel that moves most on the branch: blue, red
       const a = (px[k] - map.mid[k]) / (end[k] - map.mid[k]);
       if (a < 0.3 || a > 1.001) continue;
-      if (px.every((v, k) => Math.abs(v - (map.mid[k] + a * (end[k] - map.mid[k]))) <= 4 / 255)) counts[branch]++;
+      if (px.every((v, c) => Math.abs(v - (map.mid[c] + a * (end[c] - map.mid[c]))) <= 4 / 255)) counts[branch]++;
     }
   }
   return { neg: counts.neg, pos: counts.pos, colours: counts.colours.size, pixels: counts.pixels };
-}, { dataUrl, map });
+}
 
 test('heatmaps are coloured on the GPU by the UI shader\'s colour map (both branches, many shades)', async () => {
   const page = await open('#tab_top=angle_field&d_head=64&position=300');
   await frames(page, 5);
   const picture = await page.evaluate(() => window.ropeviz.png('angle_field'));
-  const counts = await onColourMap(page, picture.png, colourMap);
+  const counts = onColourMap(await decodePng(page, picture.png), colourMap);
   await shot(page, 'gpu-heatmap');
   // The angle field is cos(m theta_i): both signs, so both branches, over most of the panel.
   assert.ok(counts.neg > counts.pixels * 0.05, `blue branch: ${JSON.stringify(counts)}`);

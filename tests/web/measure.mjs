@@ -130,56 +130,54 @@ async function warmUp(browser) {
   await context.close();
 }
 
-// The floor under the page's start-up: ms a blank page's first WebGL2 context takes in a fresh browser that has shown
-// a page before (with a software GPU, most of it is the GPU process starting up; no page can avoid it).
-export async function blankContextMs() {
+// Runs visit(browser, pid) in a just-launched browser (pid: its process, for CPU counting), warmed up first (warmUp)
+// unless `warm` is false, and closes the browser whatever happens.
+async function inFreshBrowser(visit, warm = true) {
+  const earlier = ownChildren();
   const browser = await launch();
+  const pid = [...ownChildren()].find((p) => !earlier.has(p));
   try {
-    await warmUp(browser);
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.setContent('<canvas></canvas>');
-    const took = await page.evaluate(() => {
-      const start = performance.now();
-      document.querySelector('canvas').getContext('webgl2', { depth: false, stencil: false, antialias: false });
-      return performance.now() - start;
-    });
-    await context.close();
-    return took;
+    if (warm) await warmUp(browser);
+    return await visit(browser, pid);
   } finally {
     await browser.close();
   }
 }
 
+// The floor under the page's start-up: ms a blank page's first WebGL2 context takes in a fresh browser that has shown
+// a page before (with a software GPU, most of it is the GPU process starting up; no page can avoid it).
+export const blankContextMs = () => inFreshBrowser(async (browser) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.setContent('<canvas></canvas>');
+  const took = await page.evaluate(() => {
+    const start = performance.now();
+    document.querySelector('canvas').getContext('webgl2', { depth: false, stencil: false, antialias: false });
+    return performance.now() - start;
+  });
+  await context.close();
+  return took;
+});
+
 // The start-up floor: the marks (ms since navigation) of tests/web/reference_page.html, a WebGL2 page doing only
 // what the app's page must before its first frame, opened at `url` in a fresh browser that has shown a page before.
-export async function referenceRun(url) {
-  const browser = await launch();
-  try {
-    await warmUp(browser);
-    const page = await openPage(browser, { allowed: (u) => u === url });
-    await page.goto(url);
-    await page.waitForFunction(() => performance.getEntriesByName('reference:ready').length > 0);
-    const marks = await page.evaluate(() => Object.fromEntries(
-      performance.getEntriesByType('mark').map((m) => [m.name.replace('reference:', ''), m.startTime])));
-    page.assertClean();
-    await page.closeAll();
-    return marks;
-  } finally {
-    await browser.close();
-  }
-}
+export const referenceRun = (url) => inFreshBrowser(async (browser) => {
+  const page = await openPage(browser, { allowed: (u) => u === url });
+  await page.goto(url);
+  await page.waitForFunction(() => performance.getEntriesByName('reference:ready').length > 0);
+  const marks = await page.evaluate(() => Object.fromEntries(
+    performance.getEntriesByType('mark').map((m) => [m.name.replace('reference:', ''), m.startTime])));
+  page.assertClean();
+  await page.closeAll();
+  return marks;
+});
 
 // One fresh browser and a fresh profile (empty cache): opens `url`, records the start-up timeline; with
 // `idleSeconds`, also the browser's CPU over that long idle, and with `inputs`, input-to-frame latencies.
 // `warm`: the browser has shown another page first (warmUp); otherwise the page is its very first.
 // `allowed` guards requests as openPage does.
-export async function freshRun(url, { allowed, idleSeconds = 0, inputs = 0, warm = true }) {
-  const earlier = ownChildren();
-  const browser = await launch();
-  const browserPid = [...ownChildren()].find((p) => !earlier.has(p));
-  try {
-    if (warm) await warmUp(browser);
+export const freshRun = (url, { allowed, idleSeconds = 0, inputs = 0, warm = true }) => inFreshBrowser(
+  async (browser, browserPid) => {
     const page = await openPage(browser, { allowed });
     await page.addInitScript(instrument);
     await page.goto(url);
@@ -191,7 +189,4 @@ export async function freshRun(url, { allowed, idleSeconds = 0, inputs = 0, warm
     page.assertClean();
     await page.closeAll();
     return run;
-  } finally {
-    await browser.close();
-  }
-}
+  }, warm);
