@@ -2,14 +2,17 @@
 // draw lists, and the colour-mapped heatmaps drawn among them. One program, because in a browser a program's
 // first use waits for the GPU process to have linked it (a second program was a second wait before the first
 // frame); and no uniform to set, since asking a uniform's location waits too. Per-draw values are constant
-// attributes (glVertexAttrib*, not arrays); the sampler is never set, so it reads texture unit 0.
+// attributes (glVertexAttrib*, not arrays); the sampler is never set, so it reads texture unit 0. The attributes'
+// locations are written here (gl_renderer.hpp's UiAttribute), so nothing binds them: the web page links this text
+// as shipped (without comments) before the app loads, and the app takes that program (gl_program.cpp).
 #ifdef VERTEX
-in vec2 a_position;  // ImGui's vertices (arrays)
-in vec2 a_uv;
-in vec4 a_colour;
-in vec4 a_proj;      // display coordinates to clip space: scale x, y; offset x, y
-in vec4 a_rect;      // a heatmap's rectangle (x0, y0, x1, y1), display coordinates
-in vec3 a_heatmap;   // x: 1 draws a heatmap quad (four corners from gl_VertexID), 0 ImGui's vertices; y, z: vmin, vmax
+layout(location = 0) in vec2 a_position;  // ImGui's vertices (arrays)
+layout(location = 1) in vec2 a_uv;
+layout(location = 2) in vec4 a_colour;
+layout(location = 3) in vec4 a_proj;      // display coordinates to clip space: scale x, y; offset x, y
+layout(location = 4) in vec4 a_rect;      // a heatmap's rectangle (x0, y0, x1, y1), display coordinates
+// x: 1 draws a heatmap quad (four corners from gl_VertexID), 0 ImGui's vertices; y, z: vmin, vmax
+layout(location = 5) in vec3 a_heatmap;
 out vec2 v_uv;
 out vec4 v_colour;
 flat out vec3 v_heatmap;

@@ -83,6 +83,21 @@
   checkContext();
   Module['onRuntimeInitialized'] = function () { mark('runtime'); };
 
+  // The UI program web/shell.html linked while the app loaded, taken by the app (gl_program.cpp) if its text for
+  // both stages is the same: it gets an id of the app's GL with that id's bookkeeping, once. Else 0: the app links
+  // its own (and asks its status at the first frame, behind the page's first composited frames).
+  Module['rvPrelinked'] = function (vertex, fragment) {
+    var linked = window['rvPrelinked'];
+    window['rvPrelinked'] = null;
+    if (!linked || linked['vertex'] !== vertex || linked['fragment'] !== fragment) return 0;
+    var id = _glCreateProgram(), made = GL.programs[id], program = linked['program'];
+    GLctx.deleteProgram(made);
+    for (var key in made) program[key] = made[key];
+    GL.programs[id] = program;
+    mark('prelinked');
+    return id;
+  };
+
   // [SECTION] config.json files: dropped on the page, pasted, or picked with "load config.json". The bytes go
   // through the wasm heap (ccall would copy a string onto the small stack); at most one byte past the app's
   // 1 MiB limit for a config.json (kMaxConfigFileBytes, core/json_config.hpp) is read, and the file's real size

@@ -8,7 +8,9 @@ the wasm to the app as Module.wasmBinary (nothing is fetched, not even a data: U
 inline script, which the policy allows by the sha256 that data-code-sha256 carries to web/csp.py. The page is
 windows-1252 so that every byte is one character: in UTF-8 each byte over 127 would take two.
 
-  python3 web/single_file.py SHELL.html ropeviz.js ropeviz.wasm web/unpack.js unlzma.wasm OUT.html
+The shell's {{{ UI_SHADER }}} becomes the UI shader as shipped (UI_SHADER.glsl, src/assets/embed_shaders.cmake).
+
+  python3 web/single_file.py SHELL.html ropeviz.js ropeviz.wasm web/unpack.js unlzma.wasm UI_SHADER.glsl OUT.html
 """
 import base64
 import collections
@@ -103,7 +105,7 @@ def escaped(packed):
     return bytes(out)
 
 
-def page(shell, js, wasm, unpack, unlzma):
+def page(shell, js, wasm, unpack, unlzma, shader):
     if not _CHARSET.search(shell):
         sys.exit('single_file: the shell has no <meta charset="utf-8"> to make windows-1252')
     if "{{{ SCRIPT }}}" not in shell:
@@ -117,7 +119,9 @@ def page(shell, js, wasm, unpack, unlzma):
             sys.exit(f"single_file: {name} contains '</script', which would end its inline element")
     name, rest = unpack.split("\n", 1)
     unpack = name + "\n" + _INDENT.sub("\n", _LINE_COMMENT.sub("", rest))
-    shell = _CHARSET.sub('<meta charset="windows-1252">', uncommented(shell))
+    if "{{{ UI_SHADER }}}" not in shell or not shader.isascii() or "</" in shader:
+        sys.exit("single_file: no {{{ UI_SHADER }}} in the shell, or a shader it cannot hold as ASCII script text")
+    shell = _CHARSET.sub('<meta charset="windows-1252">', uncommented(shell)).replace("{{{ UI_SHADER }}}", shader)
     before, after = (s.encode("ascii", "xmlcharrefreplace") for s in shell.split("{{{ SCRIPT }}}"))
     code = ("\n" + js + "\n").encode("ascii")
     sha = base64.b64encode(hashlib.sha256(code).digest()).decode("ascii")
@@ -127,9 +131,9 @@ def page(shell, js, wasm, unpack, unlzma):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 7:
+    if len(sys.argv) != 8:
         sys.exit(__doc__)
-    shell_path, js_path, wasm_path, unpack_path, unlzma_path, out_path = sys.argv[1:]
+    shell_path, js_path, wasm_path, unpack_path, unlzma_path, shader_path, out_path = sys.argv[1:]
     with open(shell_path, encoding="utf-8") as f:
         shell = f.read()
     with open(js_path, encoding="utf-8") as f:
@@ -140,5 +144,7 @@ if __name__ == "__main__":
         unpack = f.read()
     with open(unlzma_path, "rb") as f:
         unlzma = f.read()
+    with open(shader_path, encoding="utf-8") as f:
+        shader = f.read()
     with open(out_path, "wb") as f:
-        f.write(page(shell, js, wasm, unpack, unlzma))
+        f.write(page(shell, js, wasm, unpack, unlzma, shader))

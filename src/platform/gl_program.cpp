@@ -3,6 +3,10 @@
 
 #include "assets/assets.hpp"
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
+#endif
+
 namespace rv {
 namespace {
 
@@ -11,6 +15,15 @@ namespace {
 constexpr const char* version_header = "#version 300 es\nprecision highp float;\nprecision highp int;\n";
 #else
 constexpr const char* version_header = "#version 330 core\n";
+#endif
+
+// A program the page linked with this text before the app loaded (web/shell.html), taken once; 0 if none.
+#ifdef __EMSCRIPTEN__
+EM_JS(GLuint, prelinked_program, (const char* vertex, const char* fragment), {
+  return Module["rvPrelinked"](UTF8ToString(vertex), UTF8ToString(fragment));
+});
+#else
+GLuint prelinked_program(const char*, const char*) { return 0; }
 #endif
 
 GLuint compile(GLenum type, const std::string& source) {
@@ -37,17 +50,19 @@ std::string build_log(const GlProgramBuild& b) {
 
 }  // namespace
 
-GlProgramBuild gl_program_start(const char* name, std::initializer_list<GlAttribute> attributes) {
+GlProgramBuild gl_program_start(const char* name) {
   GlProgramBuild b;
   b.name = name;
   const char* source = assets::shader_source(name);
   if (!source) return b;
-  b.vs = compile(GL_VERTEX_SHADER, std::string(version_header) + "#define VERTEX\n" + source);
-  b.fs = compile(GL_FRAGMENT_SHADER, std::string(version_header) + "#define FRAGMENT\n" + source);
+  const std::string vertex = std::string(version_header) + "#define VERTEX\n" + source;
+  const std::string fragment = std::string(version_header) + "#define FRAGMENT\n" + source;
+  if ((b.program = prelinked_program(vertex.c_str(), fragment.c_str()))) return b;
+  b.vs = compile(GL_VERTEX_SHADER, vertex);
+  b.fs = compile(GL_FRAGMENT_SHADER, fragment);
   b.program = glCreateProgram();
   glAttachShader(b.program, b.vs);
   glAttachShader(b.program, b.fs);
-  for (const GlAttribute& a : attributes) glBindAttribLocation(b.program, a.location, a.name);
   glLinkProgram(b.program);
   glFlush();  // hand the work to the GPU now, not at the first query
   return b;

@@ -1,7 +1,6 @@
 // Shader programs from shaders/<name>.glsl: one file holds both stages behind VERTEX / FRAGMENT,
 // and the version line for this build's GL (GL 3.3 core or WebGL2) is prepended here.
 #pragma once
-#include <initializer_list>
 #include <string>
 
 #include "platform/gl.hpp"
@@ -18,15 +17,9 @@ struct GlProgramBuild {
   bool checked = false;  // finished: the program linked (or is 0, and the error was told)
 };
 
-// An attribute's name in the shader and the location it gets.
-struct GlAttribute {
-  const char* name;
-  GLuint location;
-};
-
-// Compiles and links shaders/<name>.glsl without waiting, its attributes at the given locations. Returns a build
-// whose program is 0 if there is no such shader.
-GlProgramBuild gl_program_start(const char* name, std::initializer_list<GlAttribute> attributes);
+// Compiles and links shaders/<name>.glsl without waiting (its attributes' locations are in its text), or takes the
+// program the web page linked from the same text. Returns a build whose program is 0 if there is no such shader.
+GlProgramBuild gl_program_start(const char* name);
 // Waits for the build, once: true if the program linked; else false with error filled (the compile or link log)
 // and the program deleted (0).
 bool gl_program_finish(GlProgramBuild& build, std::string& error);

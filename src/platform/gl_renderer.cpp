@@ -32,8 +32,7 @@ void setup_state(const GlRenderer& r, const ImDrawData* data, int fb_w, int fb_h
 }  // namespace
 
 std::string gl_renderer_init(GlRenderer& r) {
-  r.build = gl_program_start("ui", {{"a_position", a_position}, {"a_uv", a_uv}, {"a_colour", a_colour},
-                                    {"a_proj", a_proj}, {"a_rect", a_rect}, {"a_heatmap", a_heatmap}});
+  r.build = gl_program_start("ui");
   if (!r.build.program) return std::string("cannot build the UI shader: no shader named ui");
   glGenVertexArrays(1, &r.vao);
   glGenBuffers(1, &r.vbo);

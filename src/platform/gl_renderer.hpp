@@ -9,8 +9,8 @@
 
 namespace rv {
 
-// Attribute locations of shaders/ui.glsl, fixed before the link (no location is asked for). ImGui's vertices are
-// arrays; a_proj, a_rect and a_heatmap are constant attributes, set per draw.
+// Attribute locations of shaders/ui.glsl, as its layout(location = N) says (no location is asked for). ImGui's
+// vertices are arrays; a_proj, a_rect and a_heatmap are constant attributes, set per draw.
 enum UiAttribute : GLuint { a_position, a_uv, a_colour, a_proj, a_rect, a_heatmap };
 
 struct GlRenderer {

@@ -61,16 +61,42 @@ function onColourMap({ data }, map) {
   return { neg: counts.neg, pos: counts.pos, colours: counts.colours.size, pixels: counts.pixels };
 }
 
-test('heatmaps are coloured on the GPU by the UI shader\'s colour map (both branches, many shades)', async () => {
-  const page = await open('#tab_top=angle_field&d_head=64&position=300');
+// The angle field drawn and read back as PNG: cos(m theta_i) has both signs, so both branches over most of the panel.
+async function assertHeatmapColoured(page, name) {
   await frames(page, 5);
   const picture = await page.evaluate(() => window.ropeviz.png('angle_field'));
   const counts = onColourMap(await decodePng(page, picture.png), colourMap);
-  await shot(page, 'gpu-heatmap');
-  // The angle field is cos(m theta_i): both signs, so both branches, over most of the panel.
+  await shot(page, name);
   assert.ok(counts.neg > counts.pixels * 0.05, `blue branch: ${JSON.stringify(counts)}`);
   assert.ok(counts.pos > counts.pixels * 0.05, `gold branch: ${JSON.stringify(counts)}`);
   assert.ok(counts.colours > 200, `a smooth map, not a flat fill: ${JSON.stringify(counts)}`);
+}
+
+const prelinkedTaken = (page) => page.evaluate(() => ({
+  marked: performance.getEntriesByName('ropeviz:prelinked').length, left: window.rvPrelinked }));
+
+// The page links the UI shader while the app loads (web/shell.html); the app draws with that program when its own
+// text for both stages is the same (gl_program.cpp, web/page.js), which the build makes so (the shader as shipped).
+test('heatmaps are coloured on the GPU by the UI shader\'s colour map, drawn with the program the page linked', async () => {
+  const page = await open('#tab_top=angle_field&d_head=64&position=300');
+  assert.deepEqual(await prelinkedTaken(page), { marked: 1, left: null }, 'the app took the page\'s program');
+  await assertHeatmapColoured(page, 'gpu-heatmap');
+  page.assertClean();
+  await page.closeAll();
+});
+
+// A page whose linked text differs from the app's (as an older cached page would): the app links its own and draws
+// the same.
+test('a page-linked program with another text is not taken: the app links its own and draws the same', async () => {
+  const page = await open('#tab_top=angle_field&d_head=64&position=300', { init: () => {
+    Object.defineProperty(window, 'rvPrelinked', { configurable: true, get: () => window.__linked, set: (v) => {
+      window.__offered ??= Boolean(v && v.program);
+      window.__linked = v && { ...v, vertex: v.vertex + '\n// another build' };
+    } });
+  } });
+  assert.equal(await page.evaluate(() => window.__offered), true, 'the page linked its program');
+  assert.deepEqual(await prelinkedTaken(page), { marked: 0, left: null }, 'offered, compared, not taken');
+  await assertHeatmapColoured(page, 'gpu-heatmap-own-link');
   page.assertClean();
   await page.closeAll();
 });

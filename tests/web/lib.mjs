@@ -79,8 +79,10 @@ export function servedApp() {
     await browser?.close();
     await server?.close();
   });
-  const open = async (hash = '', options = {}) => {
+  // options: openPage's, and `init`, a function run in the page before its own scripts
+  const open = async (hash = '', { init, ...options } = {}) => {
     const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/'), ...options });
+    if (init) await page.addInitScript(init);
     await page.goto(`${server.origin}/${hash}`);
     await ready(page);
     return page;

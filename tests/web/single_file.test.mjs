@@ -80,6 +80,8 @@ test('from file:// the drag past max_position shows the IndexError while RoPE ke
   const page = await openPage(browser, { allowed: (u) => u === url || u.startsWith(url + '#') });
   await page.goto(`${url}#position=2&max_position=10`);
   const s0 = await ready(page);
+  assert.equal(await page.evaluate(() => performance.getEntriesByName('ropeviz:prelinked').length), 1,
+    'the app draws with the UI program the page linked while it unpacked');
   assert.equal(s0.position, 2);
   assert.equal(s0.absolute.ok, true);
   await drag(page, 'position', 0.05, 0.7, 8);
