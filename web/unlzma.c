@@ -69,19 +69,41 @@ static unsigned length(uint16_t* p, unsigned pos_state) {
   return 16 + tree(p + 2 + 256, 8);
 }
 
-// src: the lc/lp/pb byte, the unpacked size (32 bits, little-endian), then the LZMA stream. Writes the unpacked
-// bytes to out and returns how many; the stream ends where the size is reached.
-uint32_t unlzma(const uint8_t* src, uint8_t* out) {
+// The stream being unpacked, between calls of unlzma_run.
+static struct {
+  uint8_t* out;
+  uint32_t size, at, rep0, rep1, rep2, rep3;
+  unsigned state, lc, lp_mask, pb_mask;
+} s;
+
+// src: the lc/lp/pb byte, the unpacked size (32 bits, little-endian), then the LZMA stream, to be unpacked to out.
+// Returns the unpacked size, or 0 if the header is not one single_file.py writes.
+uint32_t unlzma_start(const uint8_t* src, uint8_t* out) {
   unsigned props = src[0], lc = props % 9, lp = props / 9 % 5, pb = props / 45;
-  uint32_t size = src[1] | src[2] << 8 | src[3] << 16 | (uint32_t)src[4] << 24;
   if (lc + lp > 4) return 0;
   for (unsigned i = 0; i < kLiteral + (0x300u << (lc + lp)); i++) probs[i] = 1024;
   in = src + 6;  // src[5] is the range coder's leading 0
   range = 0xffffffffu;
   code = 0;
   for (int i = 0; i < 4; i++) code = (code << 8) | *in++;
-  unsigned state = 0, pb_mask = (1u << pb) - 1, lp_mask = (1u << lp) - 1;
-  uint32_t rep0 = 0, rep1 = 0, rep2 = 0, rep3 = 0, at = 0, len;
+  s.out = out;
+  s.size = src[1] | src[2] << 8 | src[3] << 16 | (uint32_t)src[4] << 24;
+  s.at = s.rep0 = s.rep1 = s.rep2 = s.rep3 = s.state = 0;
+  s.lc = lc;
+  s.lp_mask = (1u << lp) - 1;
+  s.pb_mask = (1u << pb) - 1;
+  return s.size;
+}
+
+// Unpacks on to about `limit` bytes (a match may run past it) or the end. Returns how many bytes are unpacked, or 0
+// for a stream single_file.py did not write. Called in slices, so that the engine's optimised code, compiled while
+// the first slices run, unpacks the rest (a call runs to its end in the code it started with).
+uint32_t unlzma_run(uint32_t limit) {
+  uint8_t* out = s.out;
+  const unsigned lc = s.lc, pb_mask = s.pb_mask, lp_mask = s.lp_mask;
+  unsigned state = s.state;
+  uint32_t rep0 = s.rep0, rep1 = s.rep1, rep2 = s.rep2, rep3 = s.rep3, at = s.at, len, size = s.size;
+  if (limit < size) size = limit;
   while (at < size) {
     unsigned pos_state = at & pb_mask;
     if (!bit(probs + kIsMatch + (state << 4) + pos_state)) {
@@ -147,7 +169,10 @@ uint32_t unlzma(const uint8_t* src, uint8_t* out) {
       }
     }
     if (rep0 >= at) return 0;  // a distance before the start: not a stream single_file.py wrote
-    for (len += 2; len > 0 && at < size; len--, at++) out[at] = out[at - rep0 - 1];
+    for (len += 2; len > 0 && at < s.size; len--, at++) out[at] = out[at - rep0 - 1];
   }
+  s.state = state;
+  s.rep0 = rep0, s.rep1 = rep1, s.rep2 = rep2, s.rep3 = rep3;
+  s.at = at;
   return at;
 }
