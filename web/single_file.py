@@ -3,10 +3,11 @@
 
 The wasm and then the app's JavaScript go in LZMA-packed (18% smaller than gzip packs the wasm, 10% the code),
 after web/unlzma.c's decoder (unlzma.wasm), as the text of a <script type="application/octet-stream"> that never
-runs, one windows-1252 character per byte; web/unpack.js turns it back into the bytes, unpacks them, hands
-the wasm to the app as Module.wasmBinary (nothing is fetched, not even a data: URL) and runs the code as an
-inline script, which the policy allows by the sha256 that data-code-sha256 carries to web/csp.py. The page is
-windows-1252 so that every byte is one character: in UTF-8 each byte over 127 would take two.
+runs, one windows-1252 character per byte, first in the body; web/unpack.js, right after it, turns it back into
+the bytes, unpacks them and hands the wasm to the app as Module.wasmBinary (nothing is fetched, not even a data:
+URL); at the shell's {{{ SCRIPT }}}, after its context script, rvStartApp runs the code as an inline script,
+which the policy allows by the sha256 that data-code-sha256 carries to web/csp.py. The page is windows-1252 so
+that every byte is one character: in UTF-8 each byte over 127 would take two.
 
 The shell's {{{ UI_SHADER }}} becomes the UI shader as shipped (UI_SHADER.glsl, src/assets/embed_shaders.cmake).
 
@@ -108,8 +109,8 @@ def escaped(packed):
 def page(shell, js, wasm, unpack, unlzma, shader):
     if not _CHARSET.search(shell):
         sys.exit('single_file: the shell has no <meta charset="utf-8"> to make windows-1252')
-    if "{{{ SCRIPT }}}" not in shell:
-        sys.exit("single_file: the shell has no {{{ SCRIPT }}} placeholder")
+    if "{{{ SCRIPT }}}" not in shell or "<body>\n" not in shell.split("{{{ SCRIPT }}}")[0]:
+        sys.exit("single_file: the shell has no <body> line before a {{{ SCRIPT }}} placeholder")
     if any(not code.isascii() for _, code in _CODE.findall(shell)):
         sys.exit("single_file: the shell's <script> or <style> has a non-ASCII character (no &#x; there)")
     for name, code in (("ropeviz.js", js), ("unpack.js", unpack)):
@@ -125,9 +126,13 @@ def page(shell, js, wasm, unpack, unlzma, shader):
     before, after = (s.encode("ascii", "xmlcharrefreplace") for s in shell.split("{{{ SCRIPT }}}"))
     code = ("\n" + js + "\n").encode("ascii")
     sha = base64.b64encode(hashlib.sha256(code).digest()).decode("ascii")
-    return (before + b'<script type="application/octet-stream" id="wasm-lzma" data-code-sha256="' +
-            sha.encode("ascii") + b'">' + escaped(packed(unlzma, wasm, code)) + b"</script>\n<script>\n" +
-            unpack.encode("ascii") + b"</script>" + after)
+    # first in the body, before the shell's context script (web/unpack.js says why); the app starts at the end
+    unpacking = (b'<script type="application/octet-stream" id="wasm-lzma" data-code-sha256="' + sha.encode("ascii") +
+                 b'">' + escaped(packed(unlzma, wasm, code)) + b"</script>\n<script>\n" + unpack.encode("ascii") +
+                 b"</script>\n")
+    body = before.index(b"<body>\n") + len(b"<body>\n")
+    return (before[:body] + unpacking + before[body:] + b"<script>rvStartApp(document.currentScript);</script>" +
+            after)
 
 
 if __name__ == "__main__":

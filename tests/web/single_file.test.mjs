@@ -23,7 +23,7 @@ test('ropeviz.html is self-contained: no script, wasm or other file beside it is
 });
 
 // The wasm and the app's code are inlined LZMA-packed as a data <script> and unpacked by web/unpack.js (with
-// web/unlzma.c's decoder) into Module.wasmBinary and an inline script inserted after its own
+// web/unlzma.c's decoder) into Module.wasmBinary and an inline script that rvStartApp inserts after the page's last
 // (Emscripten's default file name stays in its code but is never fetched: the file:// runs below fail on any
 // request beyond the page). Here the page's text is read as the HTML parser hands it over (windows-1252, CR and
 // CRLF as LF, NUL as U+FFFD) and unpacked: byte for byte the built wasm, character for character ropeviz.js.
@@ -36,9 +36,14 @@ test('the inlined wasm and code unpack to the built ropeviz.wasm and ropeviz.js,
   const context = { atob, TextDecoder, document: {
     getElementById: (id) => (id === 'wasm-lzma' ? { textContent: packed } : null),
     createElement: (tag) => ({ tag }),
-    currentScript: { after: (element) => inserted.push(element) },
   } };
   vm.runInNewContext(unpack, context);
+  assert.deepEqual(inserted, [], 'the code waits for the shell\'s context');
+  const start = /<script>(rvStartApp\(document\.currentScript\);)<\/script>\n<\/body>/.exec(text);
+  assert.ok(start && text.indexOf('<script>\n// Unpacks') < text.indexOf("getContext('webgl2'") &&
+    text.indexOf("getContext('webgl2'") < start.index, 'unpacked before the context, started after it');
+  vm.runInNewContext(start[1], Object.assign(context, { document: { ...context.document,
+    currentScript: { after: (element) => inserted.push(element) } } }));
   const wasm = fs.readFileSync(path.join(webDir, 'ropeviz.wasm'));
   assert.equal(context.Module.wasmBinary.length, wasm.length);
   assert.ok(Buffer.from(context.Module.wasmBinary).equals(wasm), 'same bytes');
