@@ -102,9 +102,9 @@ uint32_t unlzma_run(uint32_t limit) {
   uint8_t* out = s.out;
   const unsigned lc = s.lc, pb_mask = s.pb_mask, lp_mask = s.lp_mask;
   unsigned state = s.state;
-  uint32_t rep0 = s.rep0, rep1 = s.rep1, rep2 = s.rep2, rep3 = s.rep3, at = s.at, len, size = s.size;
-  if (limit < size) size = limit;
-  while (at < size) {
+  uint32_t rep0 = s.rep0, rep1 = s.rep1, rep2 = s.rep2, rep3 = s.rep3, at = s.at, len;
+  const uint32_t end = limit < s.size ? limit : s.size;
+  while (at < end) {
     unsigned pos_state = at & pb_mask;
     if (!bit(probs + kIsMatch + (state << 4) + pos_state)) {
       unsigned prev = at ? out[at - 1] : 0, symbol = 1;

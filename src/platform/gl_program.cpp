@@ -10,7 +10,8 @@
 namespace rv {
 namespace {
 
-// Known at build time: asking the context (glGetString) would be one more wait for the GPU process.
+// Known at build time: asking the context (glGetString) would be one more wait for the GPU process. web/shell.html
+// links the UI shader with the same WebGL2 header (the app takes that program only if the texts match).
 #ifdef __EMSCRIPTEN__
 constexpr const char* version_header = "#version 300 es\nprecision highp float;\nprecision highp int;\n";
 #else
