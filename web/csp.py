@@ -21,9 +21,10 @@ import re
 import sys
 
 PLACEHOLDER = "{{{ CSP }}}"
-# inline code only: not a <script src>, nor a data block that never runs (a type other than JavaScript's: the single
-# file's packed wasm, the UI shader's text)
-_script = re.compile(r"<script(?![^>]*\ssrc=)(?![^>]*\stype=\"(?!text/javascript\"))[^>]*>(.*?)</script>", re.S | re.I)
+# inline code only: not a <script src>, nor a data block that never runs (a type other than a classic script's or a
+# module's: the single file's packed wasm, the UI shader's text)
+_script = re.compile(r"<script(?![^>]*\ssrc=)(?![^>]*\stype=\"(?!(?:text/javascript|module)\"))[^>]*>(.*?)</script>",
+                     re.S | re.I)
 _style = re.compile(r"<style[^>]*>(.*?)</style>", re.S | re.I)
 _handler = re.compile(r"\son[a-z]+=\"([^\"]*)\"", re.I)
 # code the page runs from its packed data (web/single_file.py: the app's script, which web/unpack.js inserts)

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -108,4 +109,26 @@ test('the single file from file:// runs under its <meta> policy with no violatio
   await exercise(page);
   assert.equal((await state(page)).rope.ok, true);
   await page.closeAll();
+});
+
+// web/csp.py hashes the code a page runs inline (classic and module scripts, event handlers) and nothing of its
+// data blocks (the single file's packed wasm, the UI shader's text), which never run.
+test('the policy holds the hashes of inline code and of nothing else', async () => {
+  const page = '<meta http-equiv="Content-Security-Policy" content="{{{ CSP }}}"><script>a()</script>' +
+    '<script type="module">b()</script><script type="text/javascript">c()</script>' +
+    '<script type="x-shader/x-glsl">d</script><script type="application/octet-stream">e</script>' +
+    '<script src="f.js"></script><canvas oncontextmenu="g()"></canvas>';
+  const out = await new Promise((resolve, reject) => {
+    const py = spawn('python3', ['-c', 'import sys; sys.path.insert(0, sys.argv[1]); import csp; ' +
+      'print(csp.policy(sys.stdin.read()))', path.resolve(here, '../../web')]);
+    let text = '';
+    py.stdout.on('data', (d) => { text += d; });
+    py.on('error', reject);
+    py.on('close', (code) => (code === 0 ? resolve(text.trim()) : reject(new Error(`csp.py exited ${code}`))));
+    py.stdin.end(page);
+  });
+  const sha = (code) => `'sha256-${createHash('sha256').update(code).digest('base64')}'`;
+  for (const code of ['a()', 'b()', 'c()', 'g()']) assert.ok(out.includes(sha(code)), `${code} is hashed: ${out}`);
+  for (const data of ['d', 'e']) assert.ok(!out.includes(sha(data)), `the data block ${data} is not: ${out}`);
+  assert.match(out, /'unsafe-hashes'/, 'the event handler is allowed by its hash only');
 });
