@@ -85,7 +85,7 @@
 
   // The UI program web/shell.html linked while the app loaded, taken by the app (gl_program.cpp) if its text for
   // both stages is the same: it gets an id of the app's GL with that id's bookkeeping, once. Else 0: the app links
-  // its own (and asks its status at the first frame, behind the page's first composited frames).
+  // its own (and the browser asks its link status at its first use, behind the page's first composited frames).
   Module['rvPrelinked'] = function (vertex, fragment) {
     var linked = window['rvPrelinked'];
     window['rvPrelinked'] = null;
