@@ -91,6 +91,22 @@ function treeCpuSeconds(pid) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Waits until a just-opened window has finished its own start-up: the browser's processes together used under 10 ms
+// of CPU in each of two successive 100 ms spans (at most 3 s). In this headless Chromium a new window composites a
+// first blank frame and loads its omnibox popup's two WebUI pages (their scripts alone ran 235 ms in a trace, on this
+// machine's 2 cores), work a user's window has done before a URL is typed into it. Returns the ms {waited} and
+// whether the browser fell {quiet} (false: the 3 s ran out first).
+async function windowSettled(browserPid) {
+  const start = performance.now();
+  let quiet = 0;
+  for (let i = 0; quiet < 2 && i < 30; i++) {
+    const before = treeCpuSeconds(browserPid);
+    await sleep(100);
+    quiet = treeCpuSeconds(browserPid) - before < 0.011 ? quiet + 1 : 0;
+  }
+  return { waited: performance.now() - start, quiet: quiet === 2 };
+}
+
 // CPU seconds the whole browser used during `seconds` of an idle page.
 async function idleCpu(browserPid, seconds) {
   const before = treeCpuSeconds(browserPid);
@@ -145,10 +161,11 @@ async function inFreshBrowser(visit, warm = true) {
 }
 
 // The floor under the page's start-up: ms a blank page's first WebGL2 context takes in a fresh browser that has shown
-// a page before (with a software GPU, most of it is the GPU process starting up; no page can avoid it).
-export const blankContextMs = () => inFreshBrowser(async (browser) => {
+// a page before, in a window that has settled (windowSettled); no page can avoid it.
+export const blankContextMs = () => inFreshBrowser(async (browser, browserPid) => {
   const context = await browser.newContext();
   const page = await context.newPage();
+  await windowSettled(browserPid);
   await page.setContent('<canvas></canvas>');
   const took = await page.evaluate(() => {
     const start = performance.now();
@@ -160,9 +177,11 @@ export const blankContextMs = () => inFreshBrowser(async (browser) => {
 });
 
 // The start-up floor: the marks (ms since navigation) of tests/web/reference_page.html, a WebGL2 page doing only
-// what the app's page must before its first frame, opened at `url` in a fresh browser that has shown a page before.
-export const referenceRun = (url) => inFreshBrowser(async (browser) => {
+// what the app's page must before its first frame, opened at `url` in a fresh browser that has shown a page before
+// (`settle`: as freshRun's).
+export const referenceRun = (url, { settle = true } = {}) => inFreshBrowser(async (browser, browserPid) => {
   const page = await openPage(browser, { allowed: (u) => u === url });
+  if (settle) await windowSettled(browserPid);
   await page.goto(url);
   await page.waitForFunction(() => performance.getEntriesByName('reference:ready').length > 0);
   const marks = await page.evaluate(() => Object.fromEntries(
@@ -174,15 +193,18 @@ export const referenceRun = (url) => inFreshBrowser(async (browser) => {
 
 // One fresh browser and a fresh profile (empty cache): opens `url`, records the start-up timeline; with
 // `idleSeconds`, also the browser's CPU over that long idle, and with `inputs`, input-to-frame latencies.
-// `warm`: the browser has shown another page first (warmUp); otherwise the page is its very first.
-// `allowed` guards requests as openPage does.
-export const freshRun = (url, { allowed, idleSeconds = 0, inputs = 0, warm = true }) => inFreshBrowser(
+// `warm`: the browser has shown another page first (warmUp); otherwise the page is its very first. `settle`: the URL
+// is opened in a window that has finished its own start-up (windowSettled), as a user types it into a window that
+// is open; otherwise the window is opened with the URL at once, as a link opened in a new window, and the visit
+// shares the machine with the window's start-up. `allowed` guards requests as openPage does.
+export const freshRun = (url, { allowed, idleSeconds = 0, inputs = 0, warm = true, settle = true }) => inFreshBrowser(
   async (browser, browserPid) => {
     const page = await openPage(browser, { allowed });
+    const settling = settle ? await windowSettled(browserPid) : null;
     await page.addInitScript(instrument);
     await page.goto(url);
     await page.waitForFunction(() => window.__rv.readyAt !== null);
-    const run = { timeline: await timeline(page) };
+    const run = { timeline: await timeline(page), settling };
     await sleep(1000);  // the a11y text, the first frames' follow-ups
     if (idleSeconds) run.idleCpu = await idleCpu(browserPid, idleSeconds);
     if (inputs) run.latencies = await inputLatency(page, inputs, 400);
