@@ -170,13 +170,11 @@ void batch_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const S
 template <class S>
 Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                                const TokenRows& tokens, const TokenRows& targets) {
-  if (auto e = check_decoder_config(c)) return *e;
-  if (auto e = check_decoder_weights(c, w)) return *e;
-  if (auto e = detail::check_batch(c, tokens, targets)) return *e;
+  if (auto e = detail::check_inputs(c, w, tokens, targets)) return *e;
   const SequenceBatch b = sequence_batch(tokens, targets);
   DecoderWorkspace<S> ws;
   const S loss = batch_forward(c, w, b, ws, true);
-  if (ws.counted == 0) return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
+  if (ws.counted == 0) return detail::no_counted_targets();
   batch_backward(c, w, b, ws);
   return DecoderGrad<S>{loss, std::move(ws.grad)};
 }

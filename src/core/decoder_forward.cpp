@@ -73,6 +73,10 @@ std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens
   return check_sequence_batch(c, sequence_batch(tokens, targets));
 }
 
+Error no_counted_targets() {
+  return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
+}
+
 template <class S>
 RowMat<S> rms_rows(const RowMat<S>& x, ColVec<S>& r) {
   r = ((x.array().square().rowwise().sum() / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();  // [T]
@@ -388,24 +392,20 @@ namespace rv {
 template <class S>
 Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                                          const TokenRows& tokens, const TokenRows& targets) {
-  if (auto e = check_decoder_config(c)) return *e;
-  if (auto e = check_decoder_weights(c, w)) return *e;
-  if (auto e = detail::check_batch(c, tokens, targets)) return *e;
+  if (auto e = detail::check_inputs(c, w, tokens, targets)) return *e;
   detail::ForwardPass<S> fp = detail::run_forward(c, w, tokens, targets);
-  if (fp.counted == 0) return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
+  if (fp.counted == 0) return detail::no_counted_targets();
   return fp;
 }
 
 template <class S>
 Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                            const TokenRows& tokens, const TokenRows& targets) {
-  if (auto e = check_decoder_config(c)) return *e;
-  if (auto e = check_decoder_weights(c, w)) return *e;
-  if (auto e = detail::check_batch(c, tokens, targets)) return *e;
+  if (auto e = detail::check_inputs(c, w, tokens, targets)) return *e;
   const SequenceBatch b = sequence_batch(tokens, targets);
   DecoderWorkspace<S> ws;
   DecoderOutput<S> out{batch_forward(c, w, b, ws, false, true), {}};
-  if (ws.counted == 0) return bad_request("\"targets\" has no entry >= 0: the mean cross-entropy is undefined");
+  if (ws.counted == 0) return detail::no_counted_targets();
   for (int s = 0; s < b.sequences(); ++s) out.logits.push_back(detail::rows_of(ws.logits, b, s, 0, c.vocab));
   return out;
 }

@@ -63,6 +63,16 @@ S score_bias(const DecoderConfig& c, const DecoderWeightsT<S>& w, const Position
              long long j);
 // First bad field of a batch, or nothing.
 std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens, const TokenRows& targets);
+// First bad input of a call with weights (the config, the weights against it, then the batch), or nothing.
+template <class S>
+std::optional<Error> check_inputs(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
+                                  const TokenRows& targets) {
+  if (auto e = check_decoder_config(c)) return e;
+  if (auto e = check_decoder_weights(c, w)) return e;
+  return check_batch(c, tokens, targets);
+}
+// The error of a batch whose targets are all ignored (< 0): its mean cross-entropy is undefined.
+Error no_counted_targets();
 
 // [SECTION] The batched engine's helpers (decoder_workspace.hpp)
 inline constexpr double kRmsEps = 1e-5;

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "core/learned.hpp"
@@ -73,13 +74,19 @@ void BM_rope_table_f32(benchmark::State& state) {  // precompute_freqs_cis for T
   }
 }
 
-void BM_score_curve_65536_d256(benchmark::State& state) {
+// A query and a key of d normal entries (the same pair in every benchmark that asks).
+std::pair<Eigen::VectorXd, Eigen::VectorXd> random_query_key(int d) {
   NormalRng rng(2);
-  Eigen::VectorXd q(256), k(256);
-  for (int i = 0; i < 256; ++i) {
+  Eigen::VectorXd q(d), k(d);
+  for (int i = 0; i < d; ++i) {
     q[i] = rng.normal();
     k[i] = rng.normal();
   }
+  return {q, k};
+}
+
+void BM_score_curve_65536_d256(benchmark::State& state) {
+  const auto [q, k] = random_query_key(256);
   const Eigen::VectorXd theta = rope_inv_freq(256, 10000.0);
   std::vector<double> out;
   out.reserve(65536);
@@ -91,12 +98,7 @@ void BM_score_curve_65536_d256(benchmark::State& state) {
 }
 
 void BM_score_direct_65536_d256(benchmark::State& state) {  // the naive way: sin/cos per point per pair
-  NormalRng rng(2);
-  Eigen::VectorXd q(256), k(256);
-  for (int i = 0; i < 256; ++i) {
-    q[i] = rng.normal();
-    k[i] = rng.normal();
-  }
+  const auto [q, k] = random_query_key(256);
   const Eigen::VectorXd theta = rope_inv_freq(256, 10000.0);
   for (auto _ : state) {
     double acc = 0;
