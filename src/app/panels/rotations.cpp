@@ -176,7 +176,7 @@ void show_rotations(App& app) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginGroup();
-  show_v(app, v_width, avail.y);
+  show_v(app, v_width, std::min(avail.y, float(rows) * cell));  // ends with the grid's last row, or the panel
   ImGui::EndGroup();
 }
 
