@@ -1,8 +1,10 @@
 // Unpacks the single file's inlined wasm (web/single_file.py) into Module.wasmBinary, with web/unlzma.c's decoder,
 // and the app's code packed after it (LZMA packs it smaller than gzip packs an inline script), which rvStartApp runs
 // as an inline script (the page's policy holds its sha256, web/csp.py). This runs first in the body, before the
-// shell's script makes the WebGL context: the GPU process goes on with its own start-up while this thread unpacks
-// (ready 438 -> 399 ms median of 16 fresh browsers here); the shell's last script calls rvStartApp.
+// shell's script makes the WebGL context, and the shell's last script calls rvStartApp. With a software GPU the
+// order trades one case for another (medians of fresh headless browsers here): in a new window, whose own start-up
+// keeps the GPU process busy, this thread unpacks meanwhile (ready 480 -> 402 ms); in a window that has settled, the
+// context asked after the unpack waits behind the browser's repaint of its loading tab (ready 209 -> 272 ms).
 var rvStartApp, Module = {wasmBinary: (function (text) {
   'use strict';
   // The text is windows-1252: each character is one byte, 0x80..0x9F through that charset's table (high), a NUL byte
