@@ -100,7 +100,7 @@
 
   // [SECTION] config.json files: dropped on the page, pasted, or picked with "load config.json". The bytes go
   // through the wasm heap (ccall would copy a string onto the small stack); at most one byte past the app's
-  // 1 MiB limit for a config.json (kMaxConfigFileBytes, core/json_config.hpp) is read, and the file's real size
+  // 1 MiB limit for a config.json (kMaxConfigFileBytes, core/models/json_config.hpp) is read, and the file's real size
   // goes along, so a 50 MB file costs nothing.
   var configReadMax = 1024 * 1024 + 1;
   function loadConfigBytes(bytes, name, totalBytes) {
@@ -283,7 +283,7 @@
   var a11yTimer = 0;
   var a11yDelay = 400;  // ms without a change
   var shownHash = '';
-  // #text-view: the same state as headings and tables (app/text_view.cpp, escaped there), replaced as a whole.
+  // #text-view: the same state as headings and tables (app/text/text_view.cpp, escaped there), replaced as a whole.
   var textView = document.getElementById('text-view');
   function describe(html) { return call('rv_web_describe', 'string', ['number', 'number'], [app, html]); }
   Module['rvStateChanged'] = function (hash) {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/decoder.hpp"
+#include "core/lab/decoder.hpp"
 
 namespace rv::cli {
 namespace {

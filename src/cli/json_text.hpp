@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/error.hpp"
-#include "core/json_value.hpp"
+#include "core/base/error.hpp"
+#include "core/base/json_value.hpp"
 
 namespace rv::cli {
 

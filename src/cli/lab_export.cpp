@@ -10,7 +10,7 @@
 #include <system_error>
 #include <vector>
 
-#include "core/lab_torch.hpp"
+#include "core/lab/lab_torch.hpp"
 
 namespace rv::cli {
 

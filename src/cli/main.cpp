@@ -8,8 +8,8 @@
 #include "cli/eval.hpp"
 #include "cli/lab_export.hpp"
 #include "cli/verify.hpp"
-#include "core/lab.hpp"
-#include "core/presets.hpp"
+#include "core/lab/lab.hpp"
+#include "core/models/presets.hpp"
 
 namespace {
 const char* kHelp = R"(ropeviz-cli: positional encodings (learned absolute vs RoPE) from the command line

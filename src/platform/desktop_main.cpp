@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "app/export.hpp"
-#include "app/params.hpp"
-#include "core/json_config.hpp"
+#include "app/text/export.hpp"
+#include "app/state/params.hpp"
+#include "core/models/json_config.hpp"
 #include "platform/screenshot.hpp"
 #include "platform/window.hpp"
 

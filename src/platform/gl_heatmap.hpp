@@ -1,9 +1,9 @@
-// The OpenGL implementation of the app's Gpu seam (app/gpu.hpp): R32F textures per slot and a
+// The OpenGL implementation of the app's Gpu seam (app/ui/gpu.hpp): R32F textures per slot and a
 // colour-map shader drawn inside ImGui's draw list through ImDrawCallback.
 #pragma once
 #include <memory>
 
-#include "app/gpu.hpp"
+#include "app/ui/gpu.hpp"
 #include "platform/gl.hpp"
 
 namespace rv {

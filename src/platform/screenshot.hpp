@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "app/state.hpp"
+#include "app/state/state.hpp"
 
 namespace rv {
 

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "app/exercises_ui.hpp"
-#include "app/export.hpp"
-#include "app/lab_session.hpp"
-#include "app/model.hpp"
-#include "app/params.hpp"
-#include "app/registry.hpp"
-#include "app/report.hpp"
-#include "app/text_view.hpp"
+#include "app/panels/exercises_ui.hpp"
+#include "app/text/export.hpp"
+#include "app/state/lab_session.hpp"
+#include "app/state/model.hpp"
+#include "app/state/params.hpp"
+#include "app/state/registry.hpp"
+#include "app/text/report.hpp"
+#include "app/text/text_view.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // the scrollbar a finger may hold
 #include "platform/window.hpp"

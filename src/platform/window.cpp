@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cstddef>
 
-#include "app/app.hpp"
-#include "app/theme.hpp"
+#include "app/shell/app.hpp"
+#include "app/ui/theme.hpp"
 #include "backends/imgui_impl_glfw.h"
 #include "imgui.h"
 #include "platform/gl.hpp"

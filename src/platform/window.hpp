@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app/state.hpp"
+#include "app/state/state.hpp"
 #include "platform/gl_renderer.hpp"
 
 struct GLFWwindow;

@@ -4,7 +4,7 @@
 // such a step on their own. tests/bench/torch_lab_bench.py times the same step in PyTorch.
 #include <benchmark/benchmark.h>
 
-#include "core/lab.hpp"
+#include "core/lab/lab.hpp"
 
 using namespace rv;
 

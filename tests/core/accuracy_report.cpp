@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/learned.hpp"
-#include "core/rope.hpp"
-#include "core/rope_tensor.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/rope_tensor.hpp"
 
 using namespace rv;
 

@@ -1,11 +1,11 @@
-// The context budget (core/context_budget.hpp) and the low-precision spacing it reports.
+// The context budget (core/models/context_budget.hpp) and the low-precision spacing it reports.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include "core/context_budget.hpp"
-#include "core/presets.hpp"
-#include "core/rope_analysis.hpp"
+#include "core/models/context_budget.hpp"
+#include "core/models/presets.hpp"
+#include "core/rope/rope_analysis.hpp"
 
 using namespace rv;
 

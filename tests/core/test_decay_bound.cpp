@@ -6,8 +6,8 @@
 #include <complex>
 #include <utility>
 
-#include "core/learned.hpp"
-#include "core/rope.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/rope/rope.hpp"
 #include "test_util.hpp"
 
 using namespace rv;

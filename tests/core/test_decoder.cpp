@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <utility>
 
-#include "core/decoder.hpp"
-#include "core/decoder_internal.hpp"
-#include "core/decoder_workspace.hpp"
-#include "core/learned.hpp"
+#include "core/lab/decoder.hpp"
+#include "core/lab/decoder_internal.hpp"
+#include "core/lab/decoder_workspace.hpp"
+#include "core/encodings/learned.hpp"
 
 using namespace rv;
 

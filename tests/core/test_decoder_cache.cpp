@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-#include "core/decoder_cache.hpp"
-#include "core/decoder_internal.hpp"
-#include "core/learned.hpp"
+#include "core/lab/decoder_cache.hpp"
+#include "core/lab/decoder_internal.hpp"
+#include "core/encodings/learned.hpp"
 
 using namespace rv;
 

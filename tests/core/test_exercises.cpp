@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/add_vs_rotate.hpp"
-#include "core/answers.hpp"
-#include "core/exercises.hpp"
-#include "core/rope.hpp"
+#include "core/lesson/add_vs_rotate.hpp"
+#include "core/lesson/answers.hpp"
+#include "core/lesson/exercises.hpp"
+#include "core/rope/rope.hpp"
 
 using namespace rv;
 

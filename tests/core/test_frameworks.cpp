@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/frameworks.hpp"
+#include "core/encodings/frameworks.hpp"
 
 using namespace rv;
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/json_value.hpp"
+#include "core/base/json_value.hpp"
 
 using namespace rv;
 using Kind = JsonValue::Kind;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
-#include "core/lab.hpp"
+#include "core/lab/lab.hpp"
 #include "malloc_counter.hpp"
 
 using namespace rv;

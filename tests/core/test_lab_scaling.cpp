@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/decoder.hpp"
-#include "core/decoder_cache.hpp"
-#include "core/decoder_internal.hpp"
-#include "core/lab.hpp"
-#include "core/scaling.hpp"
+#include "core/lab/decoder.hpp"
+#include "core/lab/decoder_cache.hpp"
+#include "core/lab/decoder_internal.hpp"
+#include "core/lab/lab.hpp"
+#include "core/rope/scaling.hpp"
 
 using namespace rv;
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/json_value.hpp"
-#include "core/lab_torch.hpp"
+#include "core/base/json_value.hpp"
+#include "core/lab/lab_torch.hpp"
 
 using namespace rv;
 

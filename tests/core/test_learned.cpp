@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/learned.hpp"
-#include "core/sinusoidal.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/encodings/sinusoidal.hpp"
 
 using namespace rv;
 

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <string>
 
-#include "core/learned.hpp"
-#include "core/rope.hpp"
-#include "core/rope_tensor.hpp"
-#include "core/shape_trace.hpp"
-#include "core/verify.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/rope_tensor.hpp"
+#include "core/lesson/shape_trace.hpp"
+#include "core/lesson/verify.hpp"
 
 using namespace rv;
 

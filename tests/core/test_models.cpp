@@ -7,11 +7,11 @@
 #include <sstream>
 #include <string>
 
-#include "core/hf_config.hpp"
-#include "core/json_config.hpp"
-#include "core/json_value.hpp"
-#include "core/presets.hpp"
-#include "core/rope_analysis.hpp"
+#include "core/models/hf_config.hpp"
+#include "core/models/json_config.hpp"
+#include "core/base/json_value.hpp"
+#include "core/models/presets.hpp"
+#include "core/rope/rope_analysis.hpp"
 
 using namespace rv;
 

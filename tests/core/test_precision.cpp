@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/learned.hpp"
-#include "core/precision.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/rope/precision.hpp"
 
 using namespace rv;
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <complex>
 
-#include "core/learned.hpp"
-#include "core/rope.hpp"
-#include "core/rope_tensor.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/rope_tensor.hpp"
 #include "test_util.hpp"
 
 using namespace rv;

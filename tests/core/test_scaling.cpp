@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "core/rope.hpp"
-#include "core/scaling.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/scaling.hpp"
 
 using namespace rv;
 

@@ -3,7 +3,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 
-#include "core/learned.hpp"
+#include "core/encodings/learned.hpp"
 
 namespace rv::test {
 

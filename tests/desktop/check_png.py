@@ -6,7 +6,7 @@ import struct
 import sys
 import zlib
 
-ERROR_RGB = (255, 82, 82)  # theme::error in src/app/theme.hpp
+ERROR_RGB = (255, 82, 82)  # theme::error in src/app/ui/theme.hpp
 
 
 def read_png(path):

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/lab.hpp"
+#include "core/base/error.hpp"
+#include "core/lab/lab.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "app/lab_params.hpp"
-#include "app/params.hpp"
-#include "core/presets.hpp"
-#include "app/registry.hpp"
+#include "app/state/lab_params.hpp"
+#include "app/state/params.hpp"
+#include "core/models/presets.hpp"
+#include "app/state/registry.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

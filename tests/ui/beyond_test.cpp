@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "app/model.hpp"
-#include "app/panels.hpp"
-#include "app/params.hpp"
-#include "app/report.hpp"
-#include "core/precision.hpp"
-#include "core/scaling.hpp"
-#include "core/sinusoidal.hpp"
-#include "app/registry.hpp"
+#include "app/state/model.hpp"
+#include "app/panels/panel_views.hpp"
+#include "app/state/params.hpp"
+#include "app/text/report.hpp"
+#include "core/rope/precision.hpp"
+#include "core/rope/scaling.hpp"
+#include "core/encodings/sinusoidal.hpp"
+#include "app/state/registry.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "app/export.hpp"
-#include "app/params.hpp"
-#include "core/rope.hpp"
+#include "app/text/export.hpp"
+#include "app/state/params.hpp"
+#include "core/rope/rope.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;

@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "app/format.hpp"
+#include "core/base/format.hpp"
 
 TEST_CASE("format_count groups thousands") {
   CHECK(rv::format_count(0) == "0");

@@ -3,9 +3,9 @@
 
 #include <doctest/doctest.h>
 
-#include "app/params.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui_config.hpp"
 
 namespace rv::test {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/app.hpp"
-#include "app/state.hpp"
+#include "app/shell/app.hpp"
+#include "app/state/state.hpp"
 #include "imgui.h"
 
 namespace rv::test {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "app/heatmap.hpp"
-#include "app/model.hpp"
-#include "core/sinusoidal.hpp"
+#include "app/ui/heatmap.hpp"
+#include "app/state/model.hpp"
+#include "core/encodings/sinusoidal.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;

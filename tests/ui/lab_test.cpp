@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "app/export.hpp"
-#include "app/format.hpp"
-#include "app/lab_session.hpp"
-#include "app/params.hpp"
-#include "app/registry.hpp"
-#include "app/report.hpp"
-#include "core/json_value.hpp"
-#include "core/lab_torch.hpp"
+#include "app/text/export.hpp"
+#include "core/base/format.hpp"
+#include "app/state/lab_session.hpp"
+#include "app/state/params.hpp"
+#include "app/state/registry.hpp"
+#include "app/text/report.hpp"
+#include "core/base/json_value.hpp"
+#include "core/lab/lab_torch.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;

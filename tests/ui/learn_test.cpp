@@ -9,15 +9,16 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
-#include "app/exercises_ui.hpp"
-#include "app/lesson.hpp"
-#include "app/panels.hpp"
-#include "app/params.hpp"
-#include "app/play.hpp"
-#include "app/registry.hpp"
-#include "app/report.hpp"
-#include "app/text_view.hpp"
-#include "core/add_vs_rotate.hpp"
+#include "app/panels/exercises_ui.hpp"
+#include "app/state/lesson.hpp"
+#include "app/state/notes.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/play.hpp"
+#include "app/panels/panel_calls.hpp"
+#include "app/state/registry.hpp"
+#include "app/text/report.hpp"
+#include "app/text/text_view.hpp"
+#include "core/lesson/add_vs_rotate.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 
@@ -186,10 +187,10 @@ TEST_CASE("exercises: the generated ones follow the settings, and a stale answer
   REQUIRE(exercises);
   ui.app.ui.exercise_shown = index_of(ui.app, rv::ExerciseId::FirstError);
   ui.frames(2);
-  CHECK(contains(exercises->describe(ui.app), "Answered right"));
+  CHECK(contains(rv::describe_panel(*exercises, ui.app), "Answered right"));
   ui.set_state("max_position=20&d_head=16&base=500000");
   ui.frames(2);
-  CHECK_FALSE(contains(exercises->describe(ui.app), "Answered right"));  // the question changed
+  CHECK_FALSE(contains(rv::describe_panel(*exercises, ui.app), "Answered right"));  // the question changed
   CHECK(answer(ui, rv::ExerciseId::FirstError, {"20"}).verdict == rv::Verdict::Right);
   CHECK(answer(ui, rv::ExerciseId::FirstTurn, {"6284"}).verdict == rv::Verdict::Wrong);  // a new theta_3
   ui.set_state("model=llama-3.1-8b");
@@ -350,7 +351,7 @@ TEST_CASE("why rotation: the panel's numbers are core's, rotation keeps the norm
   CHECK(m.why.dot_rotated == direct.dot_rotated);
   CHECK(m.why.norm_rotated == doctest::Approx(m.why.norm_q).epsilon(1e-12));
   CHECK(m.why.dot_rotated_shifted == doctest::Approx(m.why.dot_rotated).epsilon(1e-9));
-  CHECK(contains(rv::find_panel("why_rotation")->describe(ui.app), "panel"));
+  CHECK(contains(rv::describe_panel(*rv::find_panel("why_rotation"), ui.app), "panel"));
 }
 
 TEST_CASE("learning views: steady frames allocate nothing (lesson box, exercise feedback, why panel)") {

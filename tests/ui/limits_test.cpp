@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app/params.hpp"
+#include "app/state/params.hpp"
 
 namespace {
 

@@ -6,14 +6,14 @@
 #include <iterator>
 #include <string>
 
-#include "app/export.hpp"
-#include "app/model.hpp"
-#include "app/params.hpp"
-#include "app/report.hpp"
-#include "core/context_budget.hpp"
-#include "core/json_value.hpp"
-#include "core/presets.hpp"
-#include "core/rope_analysis.hpp"
+#include "app/text/export.hpp"
+#include "app/state/model.hpp"
+#include "app/state/params.hpp"
+#include "app/text/report.hpp"
+#include "core/models/context_budget.hpp"
+#include "core/base/json_value.hpp"
+#include "core/models/presets.hpp"
+#include "core/rope/rope_analysis.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;

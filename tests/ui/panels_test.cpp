@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <string>
 
-#include "app/model.hpp"
-#include "core/presets.hpp"
-#include "app/panels.hpp"
-#include "app/params.hpp"
-#include "app/decimate.hpp"
-#include "app/registry.hpp"
-#include "app/report.hpp"
+#include "app/state/model.hpp"
+#include "core/models/presets.hpp"
+#include "app/panels/panel_views.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/decimate.hpp"
+#include "app/state/registry.hpp"
+#include "app/text/report.hpp"
 #include "alloc_counter.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "app/model.hpp"
-#include "app/params.hpp"
-#include "app/registry.hpp"
-#include "app/report.hpp"
+#include "app/state/model.hpp"
+#include "app/state/params.hpp"
+#include "app/state/registry.hpp"
+#include "app/text/report.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "app/registry.hpp"
+#include "app/state/registry.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "app/report.hpp"
-#include "app/widgets.hpp"
+#include "app/text/report.hpp"
+#include "app/ui/widgets.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;

@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "app/params.hpp"
-#include "app/registry.hpp"
-#include "app/report.hpp"
+#include "app/state/params.hpp"
+#include "app/panels/panel_calls.hpp"
+#include "app/state/registry.hpp"
+#include "app/text/report.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 #include "imgui_internal.h"
@@ -78,7 +79,7 @@ TEST_CASE("registry: every panel draws without an assertion and describes itself
     CAPTURE(p.key);
     ui.set_state(std::string(p.bar == Bar::Top ? "tab_top=" : "tab_bottom=") + p.key);
     ui.frames(3);
-    const std::string sentence = p.describe(ui.app);
+    const std::string sentence = rv::describe_panel(p, ui.app);
     CHECK(sentence.size() > 40);
     CHECK(sentence.find("panel") != std::string::npos);
     CHECK(sentence.find("nan") == std::string::npos);

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "app/panels.hpp"
-#include "core/rope.hpp"
+#include "app/panels/panel_views.hpp"
+#include "core/rope/rope.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "app/panels.hpp"
-#include "app/report.hpp"
+#include "app/state/notes.hpp"
+#include "app/text/report.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 
@@ -119,7 +119,7 @@ TEST_CASE("truth: the pairing box is wide enough for its label at every display"
       const rv::Rect box = ui.rect("pairing"), full = ui.rect("position");
       const ImGuiStyle& st = ImGui::GetStyle();
       const float frame_w = ui.rect("pairing_frame").w;  // the box alone; "pairing" is the box and its name
-      const float need = ImGui::CalcTextSize(rv::pairing_label(ui.app.params.pairing)).x + 2 * st.FramePadding.x +
+      const float need = ImGui::CalcTextSize(rv::pairing_name(ui.app.params.pairing)).x + 2 * st.FramePadding.x +
                          ImGui::GetFrameHeight();
       INFO(d.w << "x" << d.h << " @" << d.scale << ", " << pairing << ": frame " << frame_w << ", needs " << need);
       CHECK(frame_w >= need);

@@ -40,7 +40,7 @@ const lose = (page, how) => page.evaluate((how) => {
   window.__ropevizLoseExt[how]();
 }, how);
 
-// The colour map of shaders/ui.glsl and src/app/heatmap.cpp: mid (t = 0) blends towards neg (t = -1) or pos (t = 1).
+// The colour map of shaders/ui.glsl and src/app/ui/heatmap.cpp: mid (t = 0) blends towards neg (t = -1) or pos (t = 1).
 const colourMap = { mid: [0.13, 0.14, 0.17], neg: [0.26, 0.55, 0.98], pos: [1.0, 0.74, 0.28] };
 
 // Of an image's pixels: how many lie on the colour map's blue and gold branches, well away from its dark middle

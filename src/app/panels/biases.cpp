@@ -4,13 +4,12 @@
 #include <cmath>
 #include <string>
 
-#include "app/format.hpp"
-#include "app/heatmap.hpp"
-#include "app/panels.hpp"
-#include "app/plot_kit.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
-#include "core/decoder.hpp"
+#include "core/base/format.hpp"
+#include "app/ui/heatmap.hpp"
+#include "app/ui/plot_kit.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
+#include "core/lab/decoder.hpp"
 #include "imgui.h"
 
 namespace rv {

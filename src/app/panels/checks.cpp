@@ -3,11 +3,10 @@
 // and every check of core's lesson_checks.
 #include <cstdio>
 
-#include "app/format.hpp"
-#include "app/model.hpp"
-#include "app/panels.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/state/model.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -2,9 +2,9 @@
 // depend on the settings (parameter counts, whether position m is served) filled in live.
 #include <cstdio>
 
-#include "app/format.hpp"
-#include "app/panels.hpp"
-#include "app/theme.hpp"
+#include "core/base/format.hpp"
+#include "app/state/state.hpp"
+#include "app/ui/theme.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -1,15 +1,14 @@
-// Context budget: what the chosen model's RoPE numbers mean for its context (core/context_budget.hpp): pairs that
+// Context budget: what the chosen model's RoPE numbers mean for its context (core/models/context_budget.hpp): pairs that
 // never turn in training, the cosine sum's first negative position, its rope_scaling, low precision, parameters.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "app/format.hpp"
-#include "app/panels.hpp"
-#include "app/plot_kit.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/ui/plot_kit.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

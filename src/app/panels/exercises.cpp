@@ -6,12 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "app/exercises_ui.hpp"
-#include "app/params.hpp"
-#include "app/panels.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
-#include "core/verify.hpp"
+#include "app/panels/exercises_ui.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
+#include "core/lesson/verify.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -9,14 +9,14 @@
 #include <cstdio>
 #include <iterator>
 
-#include "app/format.hpp"
-#include "app/model.hpp"
-#include "app/panels.hpp"
-#include "app/params.hpp"
-#include "app/format.hpp"
-#include "app/plot_kit.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/state/model.hpp"
+#include "app/panels/panel_views.hpp"
+#include "app/state/params.hpp"
+#include "core/base/format.hpp"
+#include "app/ui/plot_kit.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -5,11 +5,11 @@
 #include <cstring>
 #include <vector>
 
-#include "app/format.hpp"
-#include "app/panels.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
-#include "core/frameworks.hpp"
+#include "core/base/format.hpp"
+#include "app/panels/panel_views.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
+#include "core/encodings/frameworks.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -4,14 +4,14 @@
 #include <cmath>
 #include <string>
 
-#include "app/export.hpp"
-#include "app/format.hpp"
-#include "app/lab_session.hpp"
-#include "app/panels.hpp"
-#include "app/params.hpp"
-#include "app/plot_kit.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "app/text/export.hpp"
+#include "core/base/format.hpp"
+#include "app/state/lab_session.hpp"
+#include "app/panels/panel_views.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/plot_kit.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <string>
 
-#include "app/format.hpp"
-#include "app/heatmap.hpp"
-#include "app/lab_session.hpp"
-#include "app/panels.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/ui/heatmap.hpp"
+#include "app/state/lab_session.hpp"
+#include "app/panels/panel_views.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

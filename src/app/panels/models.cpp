@@ -2,13 +2,12 @@
 // dimension, first negative cosine sum, learned-table cost), from core; a click opens one; exportable as CSV.
 #include <string>
 
-#include "app/export.hpp"
-#include "app/format.hpp"
-#include "app/model.hpp"
-#include "app/panels.hpp"
-#include "app/params.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "app/text/export.hpp"
+#include "core/base/format.hpp"
+#include "app/state/model.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

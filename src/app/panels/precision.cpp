@@ -6,13 +6,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/format.hpp"
-#include "app/model.hpp"
-#include "app/panels.hpp"
-#include "app/format.hpp"
-#include "app/plot_kit.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/state/model.hpp"
+#include "core/base/format.hpp"
+#include "app/ui/plot_kit.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

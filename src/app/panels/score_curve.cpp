@@ -8,14 +8,14 @@
 #include <utility>
 #include <vector>
 
-#include "app/format.hpp"
-#include "app/model.hpp"
-#include "app/panels.hpp"
-#include "app/params.hpp"
-#include "app/plot_kit.hpp"
-#include "app/decimate.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/state/model.hpp"
+#include "app/panels/panel_views.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/plot_kit.hpp"
+#include "app/ui/decimate.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -3,10 +3,9 @@
 // untouched; and the parameter counts of each method.
 #include <cstdio>
 
-#include "app/format.hpp"
-#include "app/panels.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -6,12 +6,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/format.hpp"
-#include "app/heatmap.hpp"
-#include "app/model.hpp"
-#include "app/panels.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/ui/heatmap.hpp"
+#include "app/state/model.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

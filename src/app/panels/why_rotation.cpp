@@ -5,10 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/format.hpp"
-#include "app/panels.hpp"
-#include "app/theme.hpp"
-#include "app/widgets.hpp"
+#include "core/base/format.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
 #include "imgui.h"
 
 namespace rv {

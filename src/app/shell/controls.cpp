@@ -1,0 +1,233 @@
+// Controls: every parameter of Params, each written through set_param so limits and notes apply.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "app/text/export.hpp"
+#include "app/ui/keyboard.hpp"
+#include "app/state/lesson.hpp"
+#include "app/ui/lesson_box.hpp"
+#include "app/shell/shell.hpp"
+#include "app/state/notes.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/play.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
+#include "core/models/presets.hpp"
+#include "imgui.h"
+
+namespace rv {
+namespace {
+
+constexpr const char* free_parameters = "none (free parameters)";
+
+// The model picker: a preset's config.json sets the fields it decides; its source shows on hover.
+void model_control(App& app) {
+  Params& p = app.params;
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
+  const char* shown = p.model.empty()                       ? free_parameters
+                      : p.model == loaded_model && p.loaded ? p.loaded->label.c_str()
+                                                            : p.model.c_str();
+  if (ImGui::BeginCombo("model", shown)) {
+    if (ImGui::Selectable(free_parameters, p.model.empty())) set_param(p, "model", "none", app.ui.notes);
+    if (p.loaded && ImGui::Selectable(p.loaded->label.c_str(), p.model == loaded_model))
+      set_param(p, "model", loaded_model, app.ui.notes);
+    for (const Preset& preset : presets()) {
+      if (ImGui::Selectable(preset.name, p.model == preset.name)) set_param(p, "model", preset.name, app.ui.notes);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.source);
+    }
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "model");
+  formula_tip(
+      "A real model's positional encoding, from its published config.json: head_dim, the rotated part "
+      "(partial_rotary_factor, rotary_pct, rotary_dim), rope_theta, rope_scaling and max_position_embeddings, read "
+      "as Hugging Face transformers does. The fields it decides are greyed out; 'none' frees them. 'lesson' is the "
+      "lesson's toy (d_head 8, 10 table rows).");
+  if (app.ui.can_open_files) {
+    if (ImGui::SmallButton("load config.json")) app.ui.pending_open_config = true;
+    record_rect(app.ui, "load_config");
+    ImGui::SameLine();
+    ImGui::TextDisabled("or drop / paste one");
+  } else {
+    ImGui::TextDisabled("drop a config.json here, or --config FILE");
+  }
+  const Model& m = app.model;
+  if (m.real) ImGui::TextDisabled("from %s", m.real->source.c_str());
+  if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::error), "%s", m.model_error.c_str());
+}
+
+void int_control(App& app, const char* label, const char* key, long long value, long long step, const char* tip) {
+  number_field(app, label, key, double(value), double(step));
+  formula_tip(tip);
+}
+
+void base_control(App& app) {
+  number_field(app, "base", "base", app.params.base, 0);
+  formula_tip(
+      "theta_i = base^(-2i / d_head). 10000 in the original RoPE and Llama 2; 500000 in Llama 3; "
+      "1000000 in several long-context models.");
+  const ModelLock lock(app, "base");
+  for (double preset : {10000.0, 500000.0, 1000000.0}) {
+    if (preset != 10000.0) ImGui::SameLine();
+    std::string label = preset == 10000.0 ? "10k" : preset == 500000.0 ? "500k" : "1M";
+    if (ImGui::SmallButton(label.c_str())) set_param(app.params, "base", std::to_string(preset), app.ui.notes);
+  }
+}
+
+void pairing_control(App& app) {
+  const ModelLock lock(app, "pairing");
+  // The box shows the short name, wide enough for either; the list adds who uses each.
+  const float need = std::max(ImGui::CalcTextSize(pairing_name(Pairing::Interleaved)).x,
+                              ImGui::CalcTextSize(pairing_name(Pairing::HalfSplit)).x) +
+                     2.0f * ImGui::GetStyle().FramePadding.x + ImGui::GetFrameHeight();
+  // Narrow panes (800 px at scale 2) put the name above the box so neither is clipped.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float label_w = ImGui::CalcTextSize("pairing").x + ImGui::GetStyle().ItemInnerSpacing.x;
+  const bool label_inline = need + label_w <= avail;
+  if (!label_inline) ImGui::TextUnformatted("pairing");
+  const float w = label_inline ? std::min(avail - label_w, std::max(avail * 0.55f, need)) : avail;
+  ImGui::SetNextItemWidth(w);
+  if (ImGui::BeginCombo(label_inline ? "pairing" : "##pairing", pairing_name(app.params.pairing))) {
+    for (Pairing choice : {Pairing::Interleaved, Pairing::HalfSplit}) {
+      const char* who = choice == Pairing::Interleaved ? "interleaved (Llama)" : "half_split (NeoX / HF)";
+      if (ImGui::Selectable(who, app.params.pairing == choice))
+        set_param(app.params, "pairing", pairing_name(choice), app.ui.notes);
+    }
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "pairing");
+  app.ui.rects["pairing_frame"] = Rect{ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y, w,
+                                       ImGui::GetItemRectSize().y};  // the box alone, without its name
+  formula_tip(
+      "Which coordinates rotate together. interleaved: (x[2i], x[2i+1]) as in Meta's Llama "
+      "(view_as_complex). half_split: (x[i], x[i + d/2]) as in GPT-NeoX and Hugging Face rotate_half.");
+}
+
+// Arrow keys step the position (shift: x10) when no text field has the keyboard.
+void position_keys(App& app) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || ImGui::IsAnyItemActive() || keyboard_navigating()) return;  // Tab's arrows move the focus
+  const long long step = io.KeyShift ? 10 : 1;
+  long long m = app.params.position;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) m += step;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) m -= step;
+  if (m != app.params.position) set_param(app.params, "position", std::to_string(std::max(0LL, m)), app.ui.notes);
+}
+
+// The guided lesson and the one-click reset to the lesson's defaults.
+void learn_row(App& app) {
+  if (ImGui::SmallButton(app.params.lesson > 0 ? "Restart lesson###lesson" : "Lesson###lesson")) start_lesson(app);
+  record_rect(app.ui, "lesson_start");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Reset")) reset_to_lesson(app);
+  record_rect(app.ui, "reset");
+  formula_tip(
+      "Lesson: a guided walk through the lesson's sections, each step setting the view and saying what to look at "
+      "(links: #lesson=K). Reset: every parameter back to the lesson's defaults (its dims, table and position), no "
+      "model.");
+}
+
+// Buttons that hand a file to the platform seam: a download in the browser, a file on the desktop.
+void show_exports(App& app) {
+  ImGui::Spacing();
+  ImGui::TextDisabled("Export");
+  struct Item {
+    const char* label;
+    const char* id;
+    ExportFile (*make)(const App&);
+  };
+  const Item items[] = {{"angles.csv", "export_angles", export_angles_csv},
+                        {"score.csv", "export_score", export_score_csv},
+                        {"state.json", "export_state", export_state_json}};
+  for (const Item& item : items) {
+    if (item.make != export_angles_csv) ImGui::SameLine();
+    if (ImGui::SmallButton(item.label)) app.ui.pending_exports = {item.make(app)};
+    record_rect(app.ui, item.id);
+  }
+  formula_tip(
+      "angles.csv: per pair i, theta_i, m*theta_i, its value mod 2pi, the wavelength and the pairs of q "
+      "(before and after RoPE) and k. score.csv: the score against the offset m - n at two anchors. "
+      "state.json: everything window.ropeviz.state() reports. Numbers are exact (shortest round-trip). "
+      "picture.png: the window as drawn, at its full pixel size.");
+  if (ImGui::SmallButton("picture.png")) {
+    app.ui.pending_picture = true;
+    app.ui.picture_panel.clear();
+  }
+  record_rect(app.ui, "export_picture");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("copy link")) app.ui.pending_copy_link = true;
+  record_rect(app.ui, "copy_link");
+  formula_tip(
+      "Copies a link to this exact view: the page's address in the browser (the view lives in its #hash), "
+      "a 'ropeviz --state ...' command on the desktop.");
+}
+
+}  // namespace
+
+void position_control(App& app) {
+  Params& p = app.params;
+  long long m = p.position;
+  if (position_slider("position", &m, p.max_position, trained_length(app), ImGui::GetContentRegionAvail().x,
+                      theme::rope))
+    set_param(p, "position", std::to_string(m), app.ui.notes);
+  record_rect(app.ui, "position");
+}
+
+void show_controls(App& app) {
+  Params& p = app.params;
+  learn_row(app);
+  model_control(app);
+  ImGui::Spacing();
+  ImGui::TextColored(theme::vec(theme::rope), "Position");
+  if (!app.ui.narrow) position_control(app);  // a phone shows it above the sheet, always
+  show_play_controls(app);
+  position_keys(app);
+  int_control(app, "m", "position", p.position, 1,
+              "The query's position m. The learned table serves 0 <= m < max_position; RoPE any m >= 0. "
+              "Arrow keys step it, shift x10.");
+  int_control(app, "n (key)", "key_position", p.key_position, 1, "The key's position n; the score depends on m - n.");
+
+  ImGui::Spacing();
+  ImGui::TextColored(theme::vec(theme::learned), "Learned table");
+  int_control(app, "max_position", "max_position", p.max_position, 1,
+              "Rows of P[max_position, d]: positions 0 .. max_position - 1 exist; any other index raises IndexError.");
+
+  ImGui::Spacing();
+  ImGui::TextColored(theme::vec(theme::rope), "RoPE");
+  int_control(app, "d_head", "d_head", p.d_head, 2, "Width per head; RoPE rotates d_head / 2 pairs.");
+  base_control(app);
+  pairing_control(app);
+
+  ImGui::Spacing();
+  ImGui::TextDisabled("Shapes");
+  int_control(app, "h (heads)", "heads", p.heads, 1, "d = h x d_head");
+  int_control(app, "B (batch)", "batch", p.batch, 1, "Sequences processed together.");
+  int_control(app, "T (tokens)", "seq_len", p.seq_len, 1, "Tokens per sequence.");
+  int_control(app, "V (vocab)", "vocab", p.vocab, 1, "Rows of the token table E[V, d].");
+  int_control(app, "seed", "seed", (long long)p.seed, 1, "Seeds P, E, and the example q, k, v.");
+  enforce_limits(p, app.ui.notes);
+  show_exports(app);
+}
+
+void show_notes(App& app) {
+  const Ui& ui = app.ui;  // merged, counted and trimmed once per frame by tidy_notes (app.cpp)
+  if (ui.notes.empty()) return;
+  for (const std::string& note : ui.notes) {
+    const bool info = note_kind(note) == NoteKind::Info;
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(info ? theme::ok : theme::learned));
+    const auto repeats = ui.note_repeats.find(note);
+    const int count = repeats == ui.note_repeats.end() ? 1 : repeats->second;
+    if (count > 1)
+      ImGui::TextWrapped("%s %s (×%d)", info ? "Done:" : "Note:", note.c_str(), count);
+    else
+      ImGui::TextWrapped("%s %s", info ? "Done:" : "Note:", note.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (ImGui::SmallButton("Dismiss notes")) {
+    app.ui.notes.clear();
+    app.ui.note_repeats.clear();
+  }
+}
+
+}  // namespace rv

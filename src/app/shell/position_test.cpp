@@ -1,0 +1,60 @@
+// The status strip above the panels, the lesson's section 3 in one line: the learned table's
+// lookup at m (or its IndexError, in an unmistakable red bar, other frameworks on hover) beside RoPE.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "core/base/format.hpp"
+#include "app/panels/panel_views.hpp"
+#include "app/shell/shell.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
+#include "imgui.h"
+
+namespace rv {
+
+void show_position_test(App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  if (!app.ui.narrow) {  // a phone's controls are a sheet with its own button
+    if (ImGui::SmallButton(app.ui.controls_open ? "<<" : ">>")) app.ui.controls_open = !app.ui.controls_open;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(app.ui.controls_open ? "hide the controls" : "show the controls");
+    ImGui::SameLine();
+  }
+  char at_m[28], at_n[28], offset[28];
+  ImGui::Text("m = %s   n = %s   m − n = %s", format_count(p.position, at_m, sizeof at_m),
+              format_count(p.key_position, at_n, sizeof at_n),
+              format_count(p.position - p.key_position, offset, sizeof offset));
+  char rope[96];
+  std::snprintf(rope, sizeof rope, "RoPE: works, %d pairs, θ₀·m = %s rad", int(m.inv_freq.size()),
+                format_sig(m.angles.size() ? m.angles[0] : 0.0).c_str());
+  same_line_if_fits(ImGui::CalcTextSize(rope).x + 16.0f);
+  ImGui::TextColored(theme::vec(theme::rope), "%s", rope);
+  // The learned table's line, wrapped to the width: in a red box when the lookup fails (other frameworks on hover).
+  char text[320];
+  if (m.lookup_error)
+    std::snprintf(text, sizeof text, "Learned table: %s", m.lookup_message.c_str());
+  else
+    std::snprintf(text, sizeof text, "Learned table: serves m = %s with row P[%lld] of %s, width d = %d",
+                  format_count(p.position, at_m, sizeof at_m), p.position,
+                  plural(p.max_position, "row", "rows").c_str(), p.d_model());
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  const float w = ImGui::GetContentRegionAvail().x, pad = 6.0f;
+  const float h = ImGui::CalcTextSize(text, nullptr, false, w - 2 * pad).y + ImGui::GetStyle().ItemSpacing.y + 2.0f;
+  if (m.lookup_error) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + h), IM_COL32(90, 22, 26, 255), 3.0f);
+    dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), theme::error, 3.0f, 0, 2.0f);
+    if (ImGui::IsMouseHoveringRect(p0, ImVec2(p0.x + w, p0.y + h)) && ImGui::IsWindowHovered())
+      frameworks_tooltip(p.position, p.max_position);
+  }
+  ImGui::SetCursorScreenPos(ImVec2(p0.x + pad, p0.y + 2));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + w - 2 * pad);
+  ImGui::TextColored(theme::vec(m.lookup_error ? theme::error : theme::learned), "%s", text);
+  ImGui::PopTextWrapPos();
+  app.ui.rects["lookup"] = Rect{p0.x, p0.y, w, h};  // the line's box (tests: it fits the window)
+  ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));
+  ImGui::Dummy(ImVec2(0, 0));
+}
+
+}  // namespace rv

@@ -1,0 +1,150 @@
+// The guided lesson's steps as data: each step's view (a link), the panel it points at, its text and live numbers;
+// applying a step's view (the `lesson` link key). No drawing here (app/ui/lesson_box.cpp draws the box).
+#include "app/state/lesson.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/base/format.hpp"
+#include "app/state/params.hpp"
+
+namespace rv {
+namespace {
+
+// [SECTION] live lines: the numbers each step points at, written into a buffer (no allocation per frame)
+
+void live_table(const App& app, char* out, std::size_t size) {
+  const Params& p = app.params;
+  char count[28];
+  format_count(app.model.counts.learned_position, count, sizeof count);
+  if (app.model.lookup_error)
+    std::snprintf(out, size, "P is [%d, %d]: %s parameters. m = %lld: %s", p.max_position, p.d_model(), count,
+                  p.position, app.model.lookup_message.c_str());
+  else
+    std::snprintf(out, size, "P is [%d, %d]: %s parameters. m = %lld reads row %lld.", p.max_position, p.d_model(),
+                  count, p.position, p.position);
+}
+
+// "θ = 1, 0.1, ...; at m = 3: 3, 0.3, ... rad" for the first pairs.
+void live_angles(const App& app, char* out, std::size_t size) {
+  const Model& m = app.model;
+  const int shown = std::min<int>(6, int(m.inv_freq.size()));
+  int n = std::snprintf(out, size, "θ =");
+  for (int i = 0; i < shown && n < int(size); ++i)
+    n += std::snprintf(out + n, size - n, "%s %.6g", i ? "," : "", m.inv_freq[i]);
+  if (n < int(size))
+    n += std::snprintf(out + n, size - n, "%s; at m = %lld:", shown < m.inv_freq.size() ? " …" : "",
+                       app.params.position);
+  for (int i = 0; i < shown && n < int(size); ++i)
+    n += std::snprintf(out + n, size - n, "%s %.6g", i ? "," : "", m.angles[i]);
+  if (n < int(size)) std::snprintf(out + n, size - n, "%s rad", shown < m.angles.size() ? " …" : "");
+}
+
+void live_mechanism(const App& app, char* out, std::size_t size) {
+  const Model& m = app.model;
+  std::snprintf(
+      out, size, "%d pairs, θ₀ = %.6g down to %.6g; RoPE parameters: %lld; scores at two anchors differ by %.3g",
+      int(m.inv_freq.size()), m.inv_freq[0], m.inv_freq[m.inv_freq.size() - 1], m.counts.rope, m.relative_spread);
+}
+
+void live_offset(const App& app, char* out, std::size_t size) {
+  const Model& m = app.model;
+  const long long at = app.params.position;
+  if (m.lookup_error)
+    std::snprintf(out, size, "Learned P[%lld]: %s   RoPE: angle m·θ₀ = %.6g rad", at, m.lookup_message.c_str(),
+                  m.angles[0]);
+  else
+    std::snprintf(out, size, "Learned P[%lld]: a row of the table.   RoPE: angle m·θ₀ = %.6g rad", at, m.angles[0]);
+}
+
+void live_norm(const App& app, char* out, std::size_t size) {
+  const AddVsRotate& w = app.model.why;
+  std::snprintf(out, size, "‖q‖ = %.6g   ‖RoPE(q, m)‖ = %.6g   ‖q + PE(m)‖ = %.6g   (max |‖RoPE(x)‖ − ‖x‖| = %.3g)",
+                w.norm_q, w.norm_rotated, w.norm_added, app.model.norm_max_diff);
+}
+
+void live_counts(const App& app, char* out, std::size_t size) {
+  char count[28];
+  format_count(app.model.counts.learned_position, count, sizeof count);
+  std::snprintf(out, size, "Parameters: learned %s, RoPE %lld. Learned serves m < %d; RoPE served m = %lld.", count,
+                app.model.counts.rope, app.params.max_position, app.params.position);
+}
+
+void live_judgment(const App& app, char* out, std::size_t size) {
+  const ContextBudget& b = app.model.budget;
+  char learned[28], context[28], trained[28];
+  format_count(b.learned_parameters, learned, sizeof learned);
+  format_count(b.context, context, sizeof context);
+  format_count(b.trained, trained, sizeof trained);
+  std::snprintf(out, size,
+                "Context %s: RoPE parameters %lld, a learned table for it %s; %d of %d pairs never turn in the %s "
+                "trained positions.",
+                context, b.rope_parameters, learned, b.pairs_without_turn, b.rotary_dims / 2, trained);
+}
+
+// [SECTION] the steps
+
+constexpr const char* lesson_dims =
+    "model=none&max_position=10&d_head=8&heads=4&batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";
+
+const LessonStep steps[kLessonSteps] = {
+    {"1", "Learned absolute positions (GPT-2)",
+     "&position=5&key_position=3&tab_top=shape_trace&tab_bottom=learned_table", "learned_table",
+     "Each position t owns a learned row P[t] of the table P [max_position, d], added to the token's embedding: "
+     "E[token] + P[t]. Below, the table with the row for m marked: rows are unrelated to their neighbours, each "
+     "learned on its own. Above, the shape trace: the sum keeps [B, T, d], and the table costs max_position × d "
+     "parameters.",
+     live_table},
+    {"2", "RoPE: rotate, don't add", "&position=5&key_position=3&tab_top=rotations&tab_bottom=score_curve", "rotations",
+     "RoPE adds nothing to the embedding. Inside attention it rotates each pair i of q and k by the angle m·θᵢ, "
+     "θᵢ = base^(-2i/d_head): a formula, so no parameters. Above, each pair before and after its rotation (V is not "
+     "rotated). Below, the score ⟨RoPE(q, m), RoPE(k, n)⟩ against m − n at two anchors: the curves coincide, the "
+     "score depends only on the offset.",
+     live_mechanism},
+    {"2.3", "Worked example", "&position=3&key_position=0&tab_top=rotations&tab_bottom=checks", "rotations",
+     "The pairs run from fast to slow: pair 0 turns m·θ₀ radians, the last pair a small fraction of that. Press Play "
+     "(left, under the position) to sweep m: the fast pair spins while the slow ones barely move. The exact values:",
+     live_angles},
+    {"3", "Position-offset test", "&position=100&key_position=3&tab_top=angle_field&tab_bottom=learned_table",
+     "learned_table",
+     "The table has rows for positions 0 .. max_position − 1 only. Here m is past its end: the status strip and the "
+     "learned table show the IndexError PyTorch raises, while every RoPE panel keeps working, because m·θᵢ is defined "
+     "at any m. Drag m back inside the table, or Play from 0 to watch it cross the edge.",
+     live_offset},
+    {"3.3", "Norm preservation", "&position=100&key_position=97&tab_top=why_rotation&tab_bottom=checks", "why_rotation",
+     "A rotation turns a vector without stretching it: ‖RoPE(q, m)‖ = ‖q‖ at every m. Above, a position vector added "
+     "to q beside q rotated: the sum's length and its dot product with k follow the positions themselves; the "
+     "rotation's length never changes and its score moves only with m − n.",
+     live_norm},
+    {"4", "Comparison", "&position=5&key_position=3&tab_top=shape_trace&tab_bottom=comparison", "comparison",
+     "Side by side: learned absolute adds a table row before the blocks; RoPE rotates q and k inside attention. A "
+     "table of max_position × d parameters against none; rows up to the table's end against every position; neither "
+     "changes a shape (above), neither touches V.",
+     live_counts},
+    {"5", "Judgment", "model=llama-3.1-8b&position=100000&tab_top=context_budget&tab_bottom=lab", "lab",
+     "For a decoder that may meet sequences longer than it was trained on, RoPE is the default: no parameters, "
+     "relative scores, an angle at every position. Llama, Mistral and GPT-NeoX use it (above, Llama 3.1 8B's context "
+     "budget). An angle that can be computed is not yet one the model uses well: the Lab below trains a tiny decoder "
+     "with each method and measures it past its training length.",
+     live_judgment},
+};
+
+}  // namespace
+
+const LessonStep& lesson_step(int step) {
+  return steps[std::clamp(step, 1, kLessonSteps) - 1];
+}
+
+void apply_lesson_view(Params& p, int step, std::vector<std::string>& notes) {
+  if (step < 1 || step > kLessonSteps) return;
+  const LessonStep& s = lesson_step(step);
+  // Steps at the lesson's toy start from its dims; the last one opens a real model instead.
+  const std::string view = s.view[0] == '&' ? lesson_dims + std::string(s.view) : std::string(s.view);
+  apply_query(p, view, notes);
+}
+
+const char* lesson_highlight(const Params& p) {
+  return p.lesson > 0 ? lesson_step(p.lesson).look : nullptr;
+}
+
+}  // namespace rv

@@ -1,0 +1,482 @@
+// Model from Params: frequencies, angles, the learned table and its lookup, the seeded Q/K/V, and
+// the data each panel plots (score curves, decay bound, heatmap grids, shape trace, checks).
+// [SECTION] helpers  [SECTION] per-panel builders  [SECTION] beyond the lesson  [SECTION] update_model
+#include "app/state/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/format.hpp"
+#include "app/state/downsample.hpp"
+#include "app/state/params.hpp"
+#include "core/lab/decoder.hpp"
+#include "core/models/presets.hpp"
+#include "core/encodings/sinusoidal.hpp"
+
+namespace rv {
+namespace {
+
+// [SECTION] helpers
+
+Eigen::VectorXd seeded_normal(std::uint64_t seed, int n) {
+  NormalRng rng(seed);
+  Eigen::VectorXd v(n);
+  for (int i = 0; i < n; ++i) v[i] = rng.normal();
+  return v;
+}
+
+// [SECTION] per-panel builders
+
+// Scores carry the model's attention factor twice: Hugging Face multiplies cos and sin by it, so RoPE(q) and RoPE(k)
+// each grow by it (1 without a model, or for most rope types).
+double score_scale(const Model& m) {
+  return m.attention_factor_model * m.attention_factor_model;
+}
+
+// The true bounds on |score(r)| for this q, k, pairing at every offset the curves have (O(d/2) each,
+// the cost of one more curve). They do not depend on the anchor, so moving n leaves them alone; every
+// input they read is also a curve input, so a rebuild here always comes with a new curve_version.
+void build_decay(const Params& p, Model& m) {
+  rope_score_bound_curve(m.q, m.k, m.inv_freq, p.pairing, -p.offsets, p.offsets, m.bound, m.roformer_bound);
+  for (std::vector<double>* bound : {&m.bound, &m.roformer_bound})
+    for (double& b : *bound) b *= score_scale(m);
+}
+
+// score(anchor + r, anchor) at two anchors, and their spread.
+void build_curves(const Params& p, Model& m) {
+  m.anchor_a = double(p.key_position);
+  m.anchor_b = double(p.key_position) + anchor_shift;
+  const long long r = p.offsets;
+  m.curve_a.reserve(size_t(2 * r + 1));
+  m.curve_b.reserve(size_t(2 * r + 1));
+  rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_a, -r, r, m.curve_a);
+  rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_b, -r, r, m.curve_b);
+  m.relative_spread = rope_relative_spread(m.q, m.k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
+  for (std::vector<double>* curve : {&m.curve_a, &m.curve_b})
+    for (double& v : *curve) v *= score_scale(m);
+  m.relative_spread *= score_scale(m);
+  m.curve_version = ++m.versions;
+}
+
+// P downsampled to at most heatmap_side_max per side by signed block max-abs (a lone outlier stays visible).
+// A table too large to build is drawn from heatmap_side_max of its rows, evenly spaced (table_sampled_rows).
+void build_table_image(const Params& p, Model& m) {
+  const int d = p.d_model();
+  if (m.table_built) {
+    const auto& P = m.table.P;  // row-major [max_position, d]: no copy
+    m.table_img = downsample_signed_maxabs(P.data(), int(P.rows()), d, heatmap_side_max, heatmap_side_max);
+    m.table_absmax = P.size() ? P.cwiseAbs().maxCoeff() : 0.0;
+    m.table_sampled_rows = 0;
+  } else {  // as many rows as a built table holds entries (at most a texture's height), each reduced as drawn
+    const int rows =
+        int(std::clamp<long long>(Limits::table_entries_max / d, 1, std::min(p.max_position, heatmap_side_max)));
+    const BlockSteps steps{1, block_steps(1, d, 1, heatmap_side_max).cols};
+    Grid& g = m.table_img;
+    g = Grid{};
+    g.rows = rows;
+    g.cols = (d + steps.cols - 1) / steps.cols;
+    g.col_step = steps.cols;
+    g.values.resize(std::size_t(rows) * g.cols);
+    m.table_absmax = 0.0;
+    for (int r = 0; r < rows; ++r) {
+      const Eigen::RowVectorXd row = learned_row(p.seed, table_sample_row(p.max_position, rows, r), d);  // [d]
+      m.table_absmax = std::max(m.table_absmax, row.cwiseAbs().maxCoeff());
+      for_each_block_maxabs([&](int, int c) { return row[c]; }, 1, d, steps,
+                            [&](int, int c, double v) { g.values[std::size_t(r) * g.cols + c] = float(v); });
+    }
+    m.table_sampled_rows = rows;
+  }
+  m.table_img.version = ++m.versions;
+}
+
+// The frame's RoPE frequencies: base^(-2i/d_head), or the chosen model's as core derives them from its config.json
+// (rope_scaling at sequence length m + 1), with 0 for the pairs a partial-rotary model leaves alone.
+void build_freq(const Params& p, Model& m) {
+  m.base_inv_freq = rope_inv_freq(p.d_head, p.base);  // [d_head/2]
+  m.inv_freq = m.base_inv_freq;
+  m.rotary_pairs = p.d_head / 2;
+  m.attention_factor_model = 1.0;
+  m.real.reset();
+  m.model_error.clear();
+  if (!p.model.empty()) {
+    const ModelSource source = model_source(p);
+    const Expected<HfConfig>& c = source.config;
+    const Expected<ModelInfo> info = c ? derive_model(*c, double(p.position) + 1.0) : Expected<ModelInfo>(c.error());
+    if (info) {
+      m.real = RealModel{source.name, source.source, *c, *info, model_width(*c, *info)};
+      if (info->rope && 2 * info->rope->inv_freq.size() <= p.d_head) {
+        m.rotary_pairs = int(info->rope->inv_freq.size());
+        m.inv_freq.setZero();
+        m.inv_freq.head(m.rotary_pairs) = info->rope->inv_freq;
+        m.attention_factor_model = info->rope->attention_factor;
+      }
+    } else {
+      m.model_error = info.error().full();
+    }
+  }
+  m.freq_reads_position = m.real && m.real->info.rope &&
+                          (m.real->info.rope->rope_type == "dynamic" || m.real->info.rope->rope_type == "longrope");
+  m.freq_version = ++m.versions;
+}
+
+// The token at position m and its embedding row E[token] (seeded like P; E is never built whole,
+// since V x d can be very large).
+void build_token(const Params& p, Model& m) {
+  NormalRng pick(p.seed * 1000003ULL + std::uint64_t(p.position));
+  m.token = std::min<long long>(p.vocab - 1, (long long)(pick.uniform() * p.vocab));
+  NormalRng rng(p.seed * 7919ULL + std::uint64_t(m.token) * 2654435761ULL + 17);
+  m.e_row.resize(p.d_model());
+  for (int j = 0; j < p.d_model(); ++j) m.e_row[j] = 0.02 * rng.normal();
+}
+
+// cos(x * theta_i) for x on the window's field_columns positions, one row per pair; rows of pairs
+// the window's step cannot resolve hold 0 and are flagged.
+void build_field(Model& m, const PositionWindow& w) {
+  const int pairs = int(m.inv_freq.size());
+  Eigen::VectorXd xs(w.count);
+  for (int c = 0; c < w.count; ++c) xs[c] = w.at(c);
+  const Eigen::MatrixXd angles = rope_angle_table(xs, m.inv_freq);  // [columns, pairs]
+  m.field_aliased = aliased_pairs(m.inv_freq, w.step);
+  Grid& g = m.field;
+  g.rows = pairs;
+  g.cols = w.count;
+  g.values.resize(size_t(pairs) * size_t(w.count));
+  for (int i = 0; i < pairs; ++i)
+    for (int c = 0; c < w.count; ++c)
+      g.values[size_t(i) * w.count + c] = m.field_aliased[size_t(i)] ? 0.0f : float(std::cos(angles(c, i)));
+  m.field_x0 = w.x0;
+  m.field_x_end = w.x_end;
+  m.field_step = w.step;
+  const long long aliased = std::count(m.field_aliased.begin(), m.field_aliased.end(), true);
+  m.field_words = sampling_words(w.x0, w.x_end, w.step, "column") + "; " +
+                  (aliased ? plural(aliased, "pair", "pairs") + " hatched: aliased at this zoom (θᵢ·Δx > π)"
+                           : std::string("every pair resolved (θᵢ·Δx ≤ π)"));
+  g.version = ++m.versions;
+}
+
+Dims dims_of(const Params& p) {
+  Dims d;
+  d.B = p.batch;
+  d.T = p.seq_len;
+  d.h = p.heads;
+  d.d_head = p.d_head;
+  d.V = p.vocab;
+  d.max_position = p.max_position;
+  return d;
+}
+
+void build_checks(const Params& p, Model& m) {
+  VerifyConfig cfg;
+  cfg.dims = dims_of(p);
+  cfg.base = p.base;
+  cfg.seed = p.seed;
+  // lesson_checks rotates a whole [B, T, h, d_head] tensor: keep that bounded.
+  m.checks_lesson_dims = (long long)p.batch * p.seq_len * p.heads * p.d_head > (1 << 20);
+  if (m.checks_lesson_dims) {
+    cfg.dims.B = 2;
+    cfg.dims.T = 5;
+    cfg.dims.h = 4;
+  }
+  m.checks = lesson_checks(cfg);
+}
+
+void build_probe(const Params& p, Model& m, Probe& probe, long long position) {
+  probe.position = position;
+  Expected<Eigen::RowVectorXd> r = table_lookup(p, m, position);
+  probe.learned_ok = r.ok();
+  probe.learned_expected = position >= 0 && position < p.max_position;
+  probe.learned = r.ok() ? "P[" + std::to_string(position) + "]: row of width d = " + std::to_string(p.d_model()) +
+                               " (the app's table [" + std::to_string(p.max_position) + ", " +
+                               std::to_string(p.d_model()) + "])"
+                         : r.error().full();
+  probe.angle0 = double(position) * m.inv_freq[0];
+  probe.angle_last = double(position) * m.inv_freq[m.inv_freq.size() - 1];
+}
+
+// [SECTION] beyond the lesson: context extension, precision, sinusoidal
+
+void build_scaling(const Params& p, Model& m) {
+  m.scaling = scaling_of(p);
+  Expected<ScaledFreq> r = rope_scaled_inv_freq(p.d_head, p.base, m.scaling);
+  if (r.ok()) {
+    m.scaled_inv_freq = r.value().inv_freq;
+    m.attention_factor = r.value().attention_factor;
+    m.scaling_error.clear();
+  } else {
+    m.scaled_inv_freq.resize(0);
+    m.attention_factor = 1.0;
+    m.scaling_error = r.error().full();
+  }
+  m.yarn_range = p.scaling == ScalingType::Yarn ? yarn_correction_range(p.d_head, p.base, m.scaling)
+                                                : std::pair<double, double>{0, 0};
+  m.scaling_version = ++m.versions;
+}
+
+void build_precision(const Params& p, double position, PrecisionReport (&out)[2][3]) {
+  for (int r = 0; r < 2; ++r)
+    for (int f = 0; f < 3; ++f)
+      out[r][f] = rope_precision(p.d_head, p.base, position, precision_formats[f], precision_recipes[r]);
+}
+
+// PE at the window's positions rounded to integers (every position when there are few), width
+// d_head; dims of pairs the spacing cannot resolve hold 0 and are flagged.
+void build_sinusoidal(const Params& p, Model& m, const PositionWindow& w) {
+  const int rows = w.count;
+  m.sinus_positions.resize(size_t(rows));
+  m.sinus_step = 1.0;
+  for (int r = 0; r < rows; ++r) {
+    m.sinus_positions[size_t(r)] = std::round(w.at(r));
+    if (r > 0) m.sinus_step = std::max(m.sinus_step, m.sinus_positions[size_t(r)] - m.sinus_positions[size_t(r) - 1]);
+  }
+  m.sinus_aliased = aliased_pairs(m.base_inv_freq, m.sinus_step);
+  const RowMatrixXd pe = sinusoidal(p.d_head, m.sinus_positions, p.base);  // [rows, d_head]
+  Grid& g = m.sinus;
+  g.rows = rows;
+  g.cols = p.d_head;
+  g.values.resize(size_t(rows) * p.d_head);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < p.d_head; ++c)
+      g.values[size_t(r) * p.d_head + c] = m.sinus_aliased[size_t(c / 2)] ? 0.0f : float(pe(r, c));
+  m.sinus_x0 = m.sinus_positions.front();
+  m.sinus_x_end = m.sinus_positions.back();
+  const long long aliased = 2 * std::count(m.sinus_aliased.begin(), m.sinus_aliased.end(), true);
+  m.sinus_words = "rows: " + sampling_words(m.sinus_x0, m.sinus_x_end, w.step, "row") +
+                  "; columns: " + plural(p.d_head, "dim", "dims");
+  if (aliased) m.sinus_words += " (" + std::to_string(aliased) + " hatched: aliased at this zoom, θᵢ·Δpos > π)";
+  g.version = ++m.versions;
+}
+
+}  // namespace
+
+Expected<Eigen::RowVectorXd> table_lookup(const Params& p, const Model& m, long long position) {
+  if (m.table_built) return learned_lookup(m.table, position);
+  return learned_lookup_seeded(p.max_position, p.d_model(), p.seed, position);
+}
+
+double table_value(const Params& p, const Model& m, int t, int j) {
+  return m.table_built ? m.table.P(t, j) : learned_row(p.seed, t, p.d_model())[j];
+}
+
+int table_sample_row(int max_position, int rows, int r) {
+  return int((long long)r * max_position / rows);
+}
+
+void probe_positions(const Params& p, long long (&out)[Model::probe_count]) {
+  VerifyConfig cfg;
+  cfg.dims.max_position = p.max_position;
+  const OffsetProbes probe = offset_probes(cfg);
+  out[0] = probe.in_range;
+  out[1] = probe.edge;
+  out[2] = probe.past;
+  out[3] = p.position;
+}
+
+RopeScaling scaling_of(const Params& p) {
+  RopeScaling s;
+  s.type = p.scaling;
+  s.factor = p.factor;
+  s.original_max_position_embeddings = p.original_max;
+  s.max_position_embeddings = p.original_max;
+  s.low_freq_factor = p.low_freq;
+  s.high_freq_factor = p.high_freq;
+  s.beta_fast = p.beta_fast;
+  s.beta_slow = p.beta_slow;
+  s.seq_len = double(p.position) + 1.0;
+  return s;
+}
+
+double field_extent(long long position, int max_position) {
+  const double need = std::max({64.0, 1.25 * double(max_position), 1.1 * double(position)});
+  double step = std::pow(10.0, std::floor(std::log10(need)));
+  for (double f : {1.0, 2.0, 5.0, 10.0})
+    if (f * step >= need) return f * step;
+  return 10.0 * step;
+}
+
+PositionWindow position_window(long long position, int max_position, int count, double theta_slowest) {
+  PositionWindow w;
+  w.count = std::max(2, count);
+  const double extent = field_extent(position, max_position);
+  const double step = extent / (w.count - 1);
+  if (step <= overview_step_max && theta_slowest * step <= 0.5 * two_pi) {
+    w.x_end = extent;
+    w.step = step;
+    return w;
+  }
+  const double quantum = std::max(1, w.count / 4);
+  w.x0 = std::max(0.0, std::floor((double(position) - w.count / 2) / quantum) * quantum);
+  w.x_end = w.x0 + (w.count - 1);
+  w.step = 1.0;
+  return w;
+}
+
+std::vector<bool> aliased_pairs(const Eigen::VectorXd& inv_freq, double step) {
+  std::vector<bool> aliased(size_t(inv_freq.size()));
+  for (int i = 0; i < inv_freq.size(); ++i) aliased[size_t(i)] = inv_freq[i] * step > 0.5 * two_pi;
+  return aliased;
+}
+
+namespace {
+
+// P[m] or the IndexError, as the learned table answers position m.
+void build_lookup(const Params& p, Model& m) {
+  Expected<Eigen::RowVectorXd> looked_up = table_lookup(p, m, p.position);
+  if (looked_up.ok()) {
+    m.row = looked_up.value();
+    m.lookup_error.reset();
+  } else {
+    m.row.reset();
+    m.lookup_error = looked_up.error();
+  }
+  m.lookup_message = m.lookup_error ? m.lookup_error->full() : std::string();
+  m.elsewhere = m.lookup_error ? framework_lookups(p.position, p.max_position) : std::vector<FrameworkLookup>();
+}
+
+// The angles at m, RoPE(q, m), RoPE(k, n), their score and how well the norm is kept.
+void build_rotation(const Params& p, Model& m) {
+  m.angles = rope_angles(double(p.position), m.inv_freq);  // [d_head/2]
+  m.q_rot = apply_rope(m.q, double(p.position), m.inv_freq, p.pairing);
+  m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
+  m.score = score_scale(m) * m.q_rot.dot(m.k_rot);
+  m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
+  m.why = add_vs_rotate(m.q, m.k, double(p.position), double(p.key_position), anchor_shift, m.inv_freq, p.pairing,
+                        p.base);
+}
+
+// The lesson's exercises, then those of the frequencies RoPE uses here and the table's size.
+void build_exercises(const Params& p, Model& m) {
+  const std::string freqs = m.real && m.real->info.rope
+                                ? m.real->name + "'s frequencies (its rope_scaling applied)"
+                                : "d_head = " + std::to_string(p.d_head) + ", base = " + format_number(p.base);
+  m.exercises = lesson_exercises();
+  for (Exercise& e : settings_exercises(m.inv_freq, p.max_position, freqs)) m.exercises.push_back(std::move(e));
+}
+
+// The angle field and sinusoidal heatmaps. Their windows (position_window) are derived inputs:
+// a drag inside a window rebuilds nothing.
+void update_heatmaps(const Params& p, Model& m) {
+  ModelCaches& c = m.caches;
+  const double slowest = m.inv_freq.head(m.rotary_pairs).minCoeff();  // of the pairs that rotate
+  const PositionWindow field = position_window(p.position, p.max_position, field_columns, slowest);
+  if (c.field.stale(m.freq_version, field.x0, field.x_end, field.step)) build_field(m, field);
+  const int sinus_rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
+  const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows, slowest);
+  if (c.sinusoidal.stale(p.d_head, p.base, sinus.x0, sinus.x_end, sinus.step)) build_sinusoidal(p, m, sinus);
+}
+
+// The chosen RoPE model's budget as configured (length-dependent scaling at its own context, not at m: the
+// first-negative search is too costly to redo at every position of a drag), or the one Params describe (every pair
+// rotates, no rope_scaling).
+void build_budget(const Params& p, Model& m) {
+  if (m.real && m.real->info.rope) {
+    const Expected<ModelInfo> configured = derive_model(m.real->config);
+    if (configured && configured->rope) {
+      m.budget = context_budget(*configured->rope, scaling_factor(m.real->config), m.real->hidden);
+      return;
+    }
+  }
+  RopeModel rope;
+  rope.head_dim = rope.rotary_dims = p.d_head;
+  rope.base = p.base;
+  rope.pairing = p.pairing;
+  rope.inv_freq = m.base_inv_freq;
+  rope.max_position_embeddings = p.max_position;
+  m.budget = context_budget(rope, 1.0, p.d_model());
+}
+
+}  // namespace
+
+// [SECTION] update_model
+
+// Each piece rebuilds when the inputs named in its key (ModelCaches, state.hpp) change, in
+// dependency order: freq, table and vectors first, then what reads them. A key lists raw Params
+// (and derived values like the field's x range), so two pieces never share a hidden flag.
+void update_model(const Params& p, Model& m) {
+  ModelCaches& c = m.caches;
+  m.updates += 1;
+  const int d = p.d_model();
+  const std::uint64_t serial = p.loaded ? p.loaded->serial : 0;
+  if (c.freq.stale(p.model, serial, p.d_head, p.base, m.freq_reads_position ? p.position : -1)) build_freq(p, m);
+  if (c.table.stale(p.max_position, d, p.seed)) {
+    m.table_built = (long long)p.max_position * d <= Limits::table_entries_max;
+    m.table = m.table_built ? learned_table(p.max_position, d, p.seed) : LearnedTable{};  // [max_position, d]
+    build_table_image(p, m);
+  }
+  if (c.vectors.stale(p.d_head, p.seed)) {
+    m.q = seeded_normal(p.seed * 3 + 1, p.d_head);  // [d_head]
+    m.k = seeded_normal(p.seed * 3 + 2, p.d_head);
+    m.v = seeded_normal(p.seed * 3 + 3, p.d_head);
+  }
+  if (c.lookup.stale(p.max_position, d, p.seed, p.position)) build_lookup(p, m);
+  const std::uint64_t freq = m.freq_version;
+  if (c.rotate.stale(freq, p.seed, p.pairing, p.position, p.key_position)) build_rotation(p, m);
+  if (c.curves.stale(freq, p.seed, p.pairing, p.key_position, p.offsets)) build_curves(p, m);
+  if (c.decay.stale(freq, p.seed, p.pairing, p.offsets)) build_decay(p, m);
+  if (c.token.stale(p.seed, p.position, p.vocab, d)) build_token(p, m);
+  update_heatmaps(p, m);
+  // Only dynamic NTK reads the sequence length (m + 1): other methods do not rebuild as m moves.
+  const long long scaling_m = p.scaling == ScalingType::Dynamic ? p.position : -1;
+  if (c.scaling.stale(p.d_head, p.base, p.scaling, p.factor, p.original_max, p.low_freq, p.high_freq, p.beta_fast,
+                      p.beta_slow, scaling_m))
+    build_scaling(p, m);
+  if (c.precision_context.stale(p.d_head, p.base, p.max_position))
+    build_precision(p, double(p.max_position), m.precision_context);
+  if (c.precision.stale(p.d_head, p.base, p.position)) {
+    build_precision(p, double(p.position), m.precision);
+    m.precision_version = ++m.versions;
+    m.sinus_at_m = sinusoidal(p.d_head, {double(p.position)}, p.base).row(0);  // [d_head]
+  }
+  if (c.shapes.stale(p.batch, p.seq_len, p.heads, p.d_head, p.vocab, p.max_position, p.base, p.seed)) {
+    m.shapes = shape_trace(dims_of(p));
+    m.counts = param_counts(dims_of(p));
+    build_checks(p, m);
+  }
+  if (c.probes.stale(p.max_position, d, p.seed, freq, p.position)) {
+    long long at[Model::probe_count];
+    probe_positions(p, at);
+    for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
+  }
+  if (c.budget.stale(p.model, serial, p.d_head, p.base, p.max_position, d)) build_budget(p, m);
+  if (c.alibi.stale(p.heads)) m.alibi_slopes = alibi_slopes(p.heads);
+  if (c.exercises.stale(freq, p.max_position)) build_exercises(p, m);
+}
+
+const std::vector<CatalogRow>& model_catalog(Model& m) {
+  if (!m.catalog.empty()) return m.catalog;
+  for (const Preset& preset : presets()) {
+    CatalogRow row{preset.name, preset.source, std::nullopt, "", {}, "none", 0};
+    const Expected<HfConfig> c = preset_config(preset);
+    const Expected<ModelInfo> info = c ? derive_model(*c) : Expected<ModelInfo>(c.error());
+    if (!info) {
+      row.error = info.error().full();
+      m.catalog.push_back(std::move(row));
+      continue;
+    }
+    row.info = *info;
+    row.hidden = model_width(*c, *info);
+    if (const auto& rope = info->rope) {
+      row.budget = context_budget(*rope, scaling_factor(*c), row.hidden);
+      if (rope->rope_type != "default")
+        row.scaling = rope->rope_type +
+                      (c->rope_scaling->factor ? " ×" + format_number(*c->rope_scaling->factor) : std::string());
+    }
+    m.catalog.push_back(std::move(row));
+  }
+  return m.catalog;
+}
+
+std::vector<std::pair<const char*, int>> cache_builds(const Model& m) {
+  const ModelCaches& c = m.caches;
+  return {{"freq", c.freq.builds},       {"table", c.table.builds},
+          {"vectors", c.vectors.builds}, {"lookup", c.lookup.builds},
+          {"rotate", c.rotate.builds},   {"curves", c.curves.builds},
+          {"decay", c.decay.builds},     {"token", c.token.builds},
+          {"field", c.field.builds},     {"sinusoidal", c.sinusoidal.builds},
+          {"scaling", c.scaling.builds}, {"precision", c.precision.builds},
+          {"shapes", c.shapes.builds},   {"probes", c.probes.builds},
+          {"budget", c.budget.builds},   {"precision_context", c.precision_context.builds},
+          {"alibi", c.alibi.builds},
+          {"exercises", c.exercises.builds}};
+}
+
+}  // namespace rv

@@ -1,0 +1,17 @@
+// Words the shell and the text layer share about the state: what kind a note is, and which training length a model
+// names.
+#pragma once
+#include <string>
+
+#include "app/state/state.hpp"
+
+namespace rv {
+
+// A note is a warning (a rejected or clamped value) or info (a confirmation such as "copied: ..."); show_notes
+// colours it by kind.
+enum class NoteKind { Info, Warning };
+NoteKind note_kind(const std::string& note);
+// The chosen model's original training length when its context was extended past it (Llama 3.1: 8192), else 0.
+long long trained_length(const App& app);
+
+}  // namespace rv

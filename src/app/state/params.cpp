@@ -1,0 +1,523 @@
+// Params from and to text: parsing with clear notes, clamping to Limits, the URL-hash encoding.
+#include "app/state/params.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/base/format.hpp"
+#include "app/state/lesson.hpp"
+#include "app/state/registry.hpp"
+#include "core/models/json_config.hpp"
+#include "core/models/presets.hpp"
+
+namespace rv {
+
+namespace {
+
+std::string quoted(std::string_view s) {
+  std::string out(s.substr(0, 40));
+  if (s.size() > 40) out += "...";
+  return "'" + out + "'";
+}
+
+// Parses a finite number (integers may be written as 1e6); rejects trailing junk, NaN and inf.
+std::optional<double> parse_number(std::string_view text) {
+  if (text.empty() || text.size() > 64) return std::nullopt;
+  std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+template <class Int>
+bool set_int(Int& field, std::string_view key, std::string_view text, long long lo, long long hi,
+             std::vector<std::string>& notes) {
+  auto v = parse_number(text);
+  if (!v || *v != std::floor(*v)) {
+    notes.push_back(std::string(key) + "=" + quoted(text) + " is not a whole number; kept " + std::to_string(field));
+    return false;
+  }
+  double clamped = std::fmin(std::fmax(*v, double(lo)), double(hi));
+  if (clamped != *v)
+    notes.push_back(std::string(key) + "=" + quoted(text) + " is outside [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "]; using " + std::to_string((long long)clamped));
+  field = static_cast<Int>(clamped);
+  return true;
+}
+
+// A finite number in (above, hi]: rejected (kept) when not a number or <= above, clamped with a note above hi.
+bool set_real(double& field, std::string_view key, std::string_view text, double above, double hi,
+              std::vector<std::string>& notes) {
+  auto v = parse_number(text);
+  if (!v || *v <= above) {
+    notes.push_back(std::string(key) + "=" + quoted(text) + " must be a number greater than " + format_number(above) +
+                    "; kept " + format_number(field));
+    return false;
+  }
+  if (*v > hi) {
+    notes.push_back(std::string(key) + "=" + quoted(text) + " is above " + format_number(hi) + "; using that");
+    *v = hi;
+  }
+  field = *v;
+  return true;
+}
+
+// [SECTION] row kinds: parse, encode and compare one member, chosen by a pointer-to-member
+
+using Notes = std::vector<std::string>;
+
+template <auto M>
+bool member_equal(const Params& a, const Params& b) {
+  return a.*M == b.*M;
+}
+template <auto M>
+std::string encode_integer(const Params& p) {
+  return std::to_string(p.*M);
+}
+template <auto M>
+std::string encode_real(const Params& p) {
+  return format_number(p.*M);
+}
+template <auto M>
+bool parse_integer(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  return set_int(p.*M, f.key, text, (long long)f.lo, (long long)f.hi, notes);
+}
+// A whole number; an odd one is bumped to the next even value (the previous when at the limit).
+template <auto M>
+bool parse_even(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  auto v = p.*M;
+  if (!set_int(v, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  if (v % 2 != 0) {
+    const auto even = double(v + 1) <= f.hi ? v + 1 : v - 1;
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is odd: RoPE rotates pairs; using " +
+                    std::to_string(even));
+    v = even;
+  }
+  p.*M = v;
+  return true;
+}
+template <auto M>
+bool parse_whole_real(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  long long whole = (long long)(p.*M);
+  if (!set_int(whole, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  p.*M = double(whole);
+  return true;
+}
+template <auto M>
+bool parse_real(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  return set_real(p.*M, f.key, text, f.lo, f.hi, notes);
+}
+template <auto M, auto Parse, auto Name>
+bool parse_enum(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  const auto v = Parse(text);
+  if (!v) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not " + f.choices + "; kept " + Name(p.*M));
+    return false;
+  }
+  p.*M = *v;
+  return true;
+}
+template <auto M, auto Name>
+std::string encode_enum(const Params& p) {
+  return Name(p.*M);
+}
+
+// [SECTION] row builders: one call per link key
+
+template <auto M>
+constexpr ParamField integer(const char* key, double lo, double hi, const char* help) {
+  return {key, FieldKind::Integer, lo, hi, help, parse_integer<M>, encode_integer<M>, member_equal<M>, ""};
+}
+template <auto M>
+constexpr ParamField even_integer(const char* key, double lo, double hi, const char* help) {
+  return {key, FieldKind::EvenInteger, lo, hi, help, parse_even<M>, encode_integer<M>, member_equal<M>, ""};
+}
+template <auto M>
+constexpr ParamField whole_real(const char* key, double lo, double hi, const char* help) {
+  return {key, FieldKind::WholeReal, lo, hi, help, parse_whole_real<M>, encode_real<M>, member_equal<M>, ""};
+}
+template <auto M>
+constexpr ParamField real_above(const char* key, double above, double hi, const char* help) {
+  return {key, FieldKind::RealAbove, above, hi, help, parse_real<M>, encode_real<M>, member_equal<M>, ""};
+}
+template <auto M, auto Parse, auto Name>
+constexpr ParamField enumeration(const char* key, const char* choices, const char* help) {
+  return {key, FieldKind::Enum, 0, 0, help, parse_enum<M, Parse, Name>, encode_enum<M, Name>, member_equal<M>, choices};
+}
+// A tab by its panel's key (tab_top=precision) or, from old links, by its number in the bar.
+template <Bar B>
+bool parse_tab_row(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  const std::optional<long long> tab = parse_tab(B, text);
+  if (!tab) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not one of " + tab_keys(B) + "; kept " +
+                    tab_key(B, tab_of(p, B)));
+    return false;
+  }
+  const long long last = (long long)bar_panels(B).size() - 1;
+  return set_int(tab_of(p, B), f.key, std::to_string(*tab), 0, last, notes);
+}
+template <Bar B>
+std::string encode_tab_row(const Params& p) {
+  return tab_key(B, tab_of(p, B));
+}
+template <auto M, Bar B>
+constexpr ParamField tab(const char* key, const char* help) {
+  return {key, FieldKind::Tab, 0, 0, help, parse_tab_row<B>, encode_tab_row<B>, member_equal<M>, ""};
+}
+
+// The scaling methods a link can choose: longrope needs per-pair factor lists from a model's config.
+std::optional<ScalingType> parse_link_scaling(std::string_view name) {
+  const std::optional<ScalingType> type = parse_scaling(name);
+  if (type == ScalingType::Longrope) return std::nullopt;
+  return type;
+}
+
+// [SECTION] the model row: a preset sets the parameters its config.json decides
+
+std::string preset_names() {
+  std::string names;
+  for (const Preset& q : presets()) names += std::string(names.empty() ? "" : ", ") + q.name;
+  return names;
+}
+
+// The extension panel's knobs start from the model's rope_scaling (longrope's factor lists are the model's alone).
+void scaling_knobs(Params& next, const RopeModel& rope, const HfConfig& c) {
+  next.scaling = parse_link_scaling(rope.rope_type == "default" ? "none" : rope.rope_type).value_or(ScalingType::None);
+  if (const auto original = rope.original_max_position_embeddings)
+    next.original_max = double(std::clamp<long long>(*original, 1, (long long)Limits::original_max_max));
+  if (!c.rope_scaling) return;
+  const auto knob = [](const std::optional<double>& value, double& into) {
+    if (value) into = std::clamp(*value, 1e-9, Limits::factor_max);
+  };
+  knob(c.rope_scaling->factor, next.factor);
+  knob(c.rope_scaling->low_freq_factor, next.low_freq);
+  knob(c.rope_scaling->high_freq_factor, next.high_freq);
+  knob(c.rope_scaling->beta_fast, next.beta_fast);
+  knob(c.rope_scaling->beta_slow, next.beta_slow);
+}
+
+// Sets what a model's config decides, as model=name; false (nothing changed, a note that starts with `who`, e.g.
+// "model=gpt2" or a loaded file's name) when core cannot derive it or it does not fit the app's limits.
+bool apply_model(Params& p, const std::string& name, const HfConfig& c, const std::string& who, Notes& notes) {
+  const Expected<ModelInfo> info = derive_model(c);
+  if (!info) {  // the reader's and derive_model's messages name the field
+    notes.push_back(who + ": " + info.error().message + "; kept the current model");
+    return false;
+  }
+  Params next = p;
+  if (const auto& rope = info->rope) {
+    const int width = int(std::max(rope->head_dim, rope->rotary_dims));  // DeepSeek's MLA rotates a part of its own
+    next.d_head = width + width % 2;
+    next.base = std::min(rope->base, Limits::base_max);
+    next.pairing = rope->pairing;
+    next.heads = int(std::min<long long>(c.num_attention_heads.value_or(1), Limits::heads_max + 1LL));
+    if (rope->max_position_embeddings)
+      next.max_position = int(std::min<long long>(*rope->max_position_embeddings, Limits::max_position_max));
+    scaling_knobs(next, *rope, c);
+  } else if (const auto& table = info->absolute) {
+    next.heads = int(std::clamp<long long>(c.num_attention_heads.value_or(1), 1, Limits::heads_max + 1LL));
+    next.d_head = int(std::min<long long>(table->d / next.heads, Limits::d_head_max + 1LL));
+    next.max_position = int(std::min<long long>(table->max_position, Limits::max_position_max));
+  }
+  if (next.d_head < 2 || next.d_head > Limits::d_head_max || next.heads < 1 || next.heads > Limits::heads_max ||
+      next.d_head % 2 != 0) {
+    notes.push_back(who + ": d_head " + std::to_string(next.d_head) + " and " + std::to_string(next.heads) +
+                    " heads; this app shows d_head 2.." + std::to_string(Limits::d_head_max) + " (even) and 1.." +
+                    std::to_string(Limits::heads_max) + " heads; kept the current model");
+    return false;
+  }
+  enforce_limits(next, notes);
+  next.model = name;
+  next.model_rope = info->rope.has_value();
+  p = next;
+  return true;
+}
+
+bool parse_model(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  if (text == "none" || text.empty()) {
+    p.model.clear();
+    return true;
+  }
+  const std::string kept = "; kept " + (p.model.empty() ? std::string("none") : p.model);
+  if (text == loaded_model) {
+    if (p.loaded) return apply_model(p, loaded_model, p.loaded->config, p.loaded->label, notes);
+    notes.push_back(
+        "model=config names a config.json loaded on this page; none is loaded (links do not carry the "
+        "file)" +
+        kept);
+    return false;
+  }
+  const Preset* preset = find_preset(text);
+  if (!preset) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not none, config or one of " + preset_names() +
+                    kept);
+    return false;
+  }
+  const Expected<HfConfig> c = preset_config(*preset);
+  if (!c) {
+    notes.push_back(c.error().message + kept);
+    return false;
+  }
+  return apply_model(p, preset->name, *c, "model=" + std::string(preset->name), notes);
+}
+std::string encode_model(const Params& p) {
+  return p.model.empty() ? "none" : p.model;
+}
+
+// [SECTION] the lab's rows
+
+std::optional<LabTask> parse_task(std::string_view name) {
+  return parse_lab_task(std::string(name));
+}
+
+// methods=learned,rope: a comma-separated set of position methods, written back in the lab's order.
+bool parse_methods(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  int mask = 0;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view name = text.substr(start, comma - start);
+    const auto m = parse_position_method(name);
+    if (!m) {
+      notes.push_back(std::string(f.key) + "=" + quoted(text) + ": " + quoted(name) + " is not one of " + f.choices +
+                      "; kept " + f.encode(p));
+      return false;
+    }
+    mask |= 1 << int(*m);
+    start = comma + 1;
+  }
+  p.methods = mask;
+  return true;
+}
+std::string encode_methods(const Params& p) {
+  std::string out;
+  for (PositionMethod m : kAllPositionMethods)
+    if (p.methods & (1 << int(m))) out += std::string(out.empty() ? "" : ",") + position_method_name(m);
+  return out;
+}
+
+// [SECTION] the lesson's row: opening step K applies its view (app/state/lesson.hpp)
+
+bool parse_lesson(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  int step = p.lesson;
+  if (!set_int(step, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  apply_lesson_view(p, step, notes);
+  p.lesson = step;
+  return true;
+}
+
+// [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
+
+using P = Params;
+constexpr ParamField table[] = {
+    integer<&P::position>("position", 0, Limits::position_max,
+                          "The query's position m. The learned table serves 0 <= m < max_position; RoPE any m >= 0."),
+    integer<&P::key_position>("key_position", 0, Limits::position_max,
+                              "The key's position n; the score depends on m - n."),
+    integer<&P::max_position>("max_position", 1, Limits::max_position_max,
+                              "Rows of the learned table P[max_position, d]; any other index raises IndexError."),
+    even_integer<&P::d_head>("d_head", 2, Limits::d_head_max, "Width per head; RoPE rotates d_head / 2 pairs."),
+    integer<&P::heads>("heads", 1, Limits::heads_max, "Heads h; the model width is d = h x d_head."),
+    integer<&P::batch>("batch", 1, Limits::batch_max, "B: sequences processed together."),
+    integer<&P::seq_len>("seq_len", 1, Limits::seq_len_max, "T: tokens per sequence."),
+    integer<&P::vocab>("vocab", 1, Limits::vocab_max, "V: rows of the token table E[V, d]."),
+    real_above<&P::base>("base", 1.0, Limits::base_max, "RoPE's base: theta_i = base^(-2i / d_head)."),
+    enumeration<&P::pairing, parse_pairing, pairing_name>(
+        "pairing", "'interleaved' or 'half_split'",
+        "Which dimensions rotate together: (2i, 2i+1) interleaved, or (i, i + d_head/2) half_split."),
+    integer<&P::seed>("seed", 0, Limits::seed_max, "Seeds P, E, and the example q, k, v."),
+    integer<&P::offsets>("offsets", 1, Limits::offsets_max, "The score curve spans m - n in [-offsets, offsets]."),
+    tab<&P::tab_top, Bar::Top>("tab_top", "The panel shown in the top tab bar, by name (or old number)."),
+    tab<&P::tab_bottom, Bar::Bottom>("tab_bottom", "The panel shown in the bottom tab bar, by name (or old number)."),
+    enumeration<&P::scaling, parse_link_scaling, scaling_name>(
+        "scaling", "none, linear, dynamic, yarn or llama3",
+        "Context extension: the Hugging Face rope_scaling type (its panel only)."),
+    real_above<&P::factor>("factor", 0.0, Limits::factor_max, "rope_scaling factor: the context grows by this much."),
+    whole_real<&P::original_max>("original_max", 1, Limits::original_max_max,
+                                 "original_max_position_embeddings (Llama 2: 4096, Llama 3.1: 8192)."),
+    real_above<&P::low_freq>("low_freq", 0.0, Limits::factor_max, "llama3 low_freq_factor (Llama 3.1: 1)."),
+    real_above<&P::high_freq>("high_freq", 0.0, Limits::factor_max, "llama3 high_freq_factor (Llama 3.1: 4)."),
+    real_above<&P::beta_fast>("beta_fast", 0.0, Limits::factor_max,
+                              "yarn beta_fast: rotations at the ramp's fast end."),
+    real_above<&P::beta_slow>("beta_slow", 0.0, Limits::factor_max,
+                              "yarn beta_slow: rotations at the ramp's slow end."),
+    {"model", FieldKind::Enum, 0, 0,
+     "A real model's positional encoding (llama-3.1-8b, gpt2, ...), or none for free parameters.", parse_model,
+     encode_model, member_equal<&P::model>, "none or a preset name"},
+    enumeration<&P::task, parse_task, lab_task_name>("task", "copy, reverse or repeat",
+                                                    "The lab's task: copy, reverse, or repeat the token 3 back."),
+    {"methods", FieldKind::Enum, 0, 0, "The position methods the lab trains, comma-separated.", parse_methods,
+     encode_methods, member_equal<&P::methods>, "learned, sinusoidal, rope, alibi, t5, none"},
+    integer<&P::train_len>("train_len", 1, kLabTrainLenMax,
+                           "The lab trains on sizes 1..train_len and evaluates up to 4 x train_len."),
+    integer<&P::table_len>("table_len", 0, kLabTableLenMax,
+                           "Rows of the lab's learned table: 0 = the longest training input; more rows are never "
+                           "trained."),
+    integer<&P::steps>("steps", 1, kLabStepsMax, "AdamW steps per method in the lab."),
+    integer<&P::lab_seed>("lab_seed", 0, Limits::seed_max, "Seeds the lab's init, batches and test sequences."),
+    {"lesson", FieldKind::Integer, 0, kLessonSteps,
+     "The guided lesson's step: 1 opens its first view and text, 0 closes it. A link applies the step's view first.",
+     parse_lesson, encode_integer<&P::lesson>, member_equal<&P::lesson>, ""},
+};
+
+}  // namespace
+
+ParamFields param_fields() {
+  return {table, sizeof table / sizeof table[0]};
+}
+
+const ParamField* find_field(std::string_view key) {
+  for (const ParamField& f : table)
+    if (key == f.key) return &f;
+  return nullptr;
+}
+
+bool Params::operator==(const Params& o) const {
+  for (const ParamField& f : table)
+    if (!f.equal(*this, o)) return false;
+  return true;
+}
+
+std::vector<std::string> param_choices(std::string_view key) {
+  std::vector<std::string> out;
+  if (key == "model") {
+    out.push_back("none");
+    for (const Preset& preset : presets()) out.push_back(preset.name);
+  } else if (key == "task") {
+    for (LabTask t : {LabTask::Copy, LabTask::Reverse, LabTask::Repeat}) out.push_back(lab_task_name(t));
+  } else if (key == "pairing") {
+    out = {pairing_name(Pairing::Interleaved), pairing_name(Pairing::HalfSplit)};
+  } else if (key == "tab_top" || key == "tab_bottom") {
+    for (const Panel* panel : bar_panels(key == "tab_top" ? Bar::Top : Bar::Bottom)) out.push_back(panel->key);
+  }
+  return out;
+}
+
+ModelSource model_source(const Params& p) {
+  if (p.model == loaded_model && p.loaded) return {p.loaded->label, "loaded config.json", p.loaded->config};
+  if (const Preset* preset = find_preset(p.model)) return {preset->name, preset->source, preset_config(*preset)};
+  return {p.model, "", bad_request("model=" + p.model + " is neither a preset nor a loaded config.json")};
+}
+
+bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
+                 std::vector<std::string>& notes) {
+  if (total_bytes > kMaxConfigFileBytes) {
+    notes.push_back(label + ": " + format_count((long long)total_bytes) + " bytes is over the " +
+                    format_count((long long)kMaxConfigFileBytes) +
+                    "-byte limit for a config.json; kept the current model");
+    return false;
+  }
+  const Expected<HfConfig> c = parse_hf_config(text);
+  if (!c) {
+    notes.push_back(label + ": " + c.error().message + "; kept the current model");
+    return false;
+  }
+  Params next = p;
+  const std::uint64_t serial = (p.loaded ? p.loaded->serial : 0) + 1;  // differs from the last load's
+  next.loaded = std::make_shared<const LoadedConfig>(LoadedConfig{label, *c, serial});
+  if (!apply_model(next, loaded_model, *c, label, notes)) return false;
+  p = next;
+  notes.push_back("loaded " + label);
+  return true;
+}
+
+bool model_bound(const Params& p, std::string_view key) {
+  if (p.model.empty()) return false;
+  if (key == "max_position" || key == "d_head" || key == "heads") return true;
+  return p.model_rope && (key == "base" || key == "pairing");
+}
+
+bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
+  if (key == "tab") return select_panel(p, value, notes);
+  const ParamField* f = find_field(key);
+  if (!f) return true;  // unknown keys are ignored, as links from newer versions may carry more
+  if (!model_bound(p, key)) return f->parse(*f, p, value, notes);
+  Params trial = p;
+  std::vector<std::string> trial_notes;
+  if (f->parse(*f, trial, value, trial_notes) && f->equal(trial, p)) return true;  // the model's own value
+  notes.push_back(std::string(key) + "=" + quoted(value) + ": " + std::string(key) + " is " + f->encode(p) +
+                  " in the model " + p.model + "; choose model=none to change it");
+  return false;
+}
+
+bool select_panel(Params& p, std::string_view key, std::vector<std::string>& notes) {
+  for (Bar bar : bars) {
+    const auto& list = bar_panels(bar);
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (key == list[i]->key) {
+        tab_of(p, bar) = int(i);
+        return true;
+      }
+  }
+  notes.push_back("tab=" + quoted(key) + " is not one of " + tab_keys(Bar::Top) + ", " + tab_keys(Bar::Bottom));
+  return false;
+}
+
+void enforce_limits(Params& p, std::vector<std::string>& notes) {
+  if (!(p.low_freq < p.high_freq)) {
+    notes.push_back("low_freq " + format_number(p.low_freq) + " must be below high_freq " + format_number(p.high_freq) +
+                    " (Llama 3.1: 1 and 4); using 1 and 4");
+    p.low_freq = 1.0;
+    p.high_freq = 4.0;
+  }
+  if (!(p.beta_slow < p.beta_fast)) {
+    notes.push_back("beta_slow " + format_number(p.beta_slow) + " must be below beta_fast " +
+                    format_number(p.beta_fast) + " (YaRN: 1 and 32); using 1 and 32");
+    p.beta_slow = 1.0;
+    p.beta_fast = 32.0;
+  }
+  const int trained = lab_input_len(p.task, p.train_len);
+  if (p.table_len != 0 && p.table_len < trained) {
+    notes.push_back("table_len " + std::to_string(p.table_len) + " is shorter than the longest training input (" +
+                    std::to_string(trained) + " positions at train_len " + std::to_string(p.train_len) +
+                    "); using 0 (exactly the training inputs)");
+    p.table_len = 0;
+  }
+}
+
+void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes) {
+  if (!query.empty() && query.front() == '#') query.remove_prefix(1);
+  if (query.size() > Limits::query_bytes_max) {
+    notes.push_back("ignored a link longer than " + std::to_string(Limits::query_bytes_max) +
+                    " bytes; kept the current view");
+    return;
+  }
+  const size_t first_note = notes.size();
+  // The lesson's step first (its view is where the link starts from), then the model (it sets the keys it decides),
+  // then every other key adjusts within them.
+  for (const std::string_view first : {std::string_view("lesson"), std::string_view("model")})
+    for (std::string_view rest = query; !rest.empty();) {
+      const std::string_view pair = rest.substr(0, rest.find('&'));
+      rest = pair.size() < rest.size() ? rest.substr(pair.size() + 1) : std::string_view();
+      if (pair.size() > first.size() && pair.substr(0, first.size()) == first && pair[first.size()] == '=')
+        set_param(p, first, pair.substr(first.size() + 1), notes);
+    }
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    size_t eq = pair.find('=');
+    if (eq == std::string_view::npos) {
+      notes.push_back("ignored " + quoted(pair) + ": expected key=value");
+      continue;
+    }
+    const std::string_view key = pair.substr(0, eq);
+    if (key != "model" && key != "lesson") set_param(p, key, pair.substr(eq + 1), notes);
+  }
+  const size_t raised = notes.size() - first_note;
+  if (raised > Limits::query_notes_max) {
+    notes.resize(first_note + Limits::query_notes_max);
+    notes.push_back("and " + std::to_string(raised - Limits::query_notes_max) + " more notes about this link");
+  }
+  enforce_limits(p, notes);
+}
+
+std::string encode_query(const Params& p) {
+  std::string out;
+  for (const ParamField& f : param_fields()) out += (out.empty() ? "" : "&") + std::string(f.key) + "=" + f.encode(p);
+  return out;
+}
+
+}  // namespace rv

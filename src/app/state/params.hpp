@@ -1,0 +1,108 @@
+// Reading and writing Params as text: one setter for every source (URL hash, --state, the JS
+// hook), with the limits that keep every value safe, and the URL-hash encoding.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/state/state.hpp"
+
+namespace rv {
+
+// Upper limits that keep memory and frame time bounded; lower limits keep the math defined.
+struct Limits {
+  static constexpr long long position_max = 1000000000;    // 1e9
+  static constexpr int max_position_max = 1000000000;      // = position_max; rows past 2^24 entries are drawn on demand
+  static constexpr long long table_entries_max = 1 << 24;  // max_position * d of a table built whole (~128 MB)
+  static constexpr int d_head_max = 1024;
+  static constexpr int heads_max = 256;
+  static constexpr int batch_max = 64;
+  static constexpr int seq_len_max = 8192;
+  static constexpr int vocab_max = 1000000;
+  static constexpr double base_max = 1e12;
+  static constexpr int offsets_max = 65536;
+  static constexpr long long seed_max = (1LL << 53) - 1;  // exact in JSON and JS numbers
+  static constexpr double factor_max = 1000.0;            // rope_scaling factor, and llama3/yarn tuning factors
+  static constexpr double original_max_max = 1e9;         // original_max_position_embeddings
+  static constexpr std::size_t query_bytes_max = 16384;   // a longer link is rejected whole, unparsed
+  static constexpr std::size_t query_notes_max = 16;      // one query raises at most this many notes (+1 summary)
+};
+
+// [SECTION] The table of link keys: one row per Params member a link carries. The row drives
+// parsing (set_param), the canonical hash (encode_query, in table order), Params::operator== and
+// the README's key list (tests/ui/params_test.cpp). Adding a link key is one row in params.cpp.
+enum class FieldKind {
+  Integer,      // a whole number in [lo, hi], clamped with a note
+  EvenInteger,  // Integer, and an odd value is bumped to the next even one with a note
+  WholeReal,    // a whole number in [lo, hi] stored in a double
+  RealAbove,    // a finite number in (lo, hi]: <= lo is rejected, > hi clamped
+  Enum,         // one of a fixed set of names
+  Tab,          // a panel of a tab bar (app/state/registry.hpp), by its key or, from old links, its number
+};
+
+struct ParamField {
+  const char* key;  // the URL / --state / window.ropeviz.set name
+  FieldKind kind;
+  double lo, hi;     // limits, as the kind reads them (exact: every limit is below 2^53)
+  const char* help;  // one line, for tooltips and docs
+  // Parses text into the member: false (member unchanged, a note) when rejected, clamps with a note.
+  bool (*parse)(const ParamField& f, Params& p, std::string_view text, std::vector<std::string>& notes);
+  std::string (*encode)(const Params& p);           // the value as the hash writes it
+  bool (*equal)(const Params& a, const Params& b);  // the member compares equal
+  const char* choices;                              // Enum: "'interleaved' or 'half_split'", else ""
+};
+
+struct ParamFields {
+  const ParamField* first;
+  std::size_t count;
+  const ParamField* begin() const { return first; }
+  const ParamField* end() const { return first + count; }
+  std::size_t size() const { return count; }
+};
+
+// Every link key, in the canonical hash order.
+ParamFields param_fields();
+// The row for a key, or nullptr when no parameter has that name.
+const ParamField* find_field(std::string_view key);
+
+// Sets one parameter from text. Unknown keys are ignored (returns true, no note); a value that
+// cannot be parsed leaves the parameter unchanged and adds a note; an out-of-range one is clamped
+// with a note. Returns false when the value was rejected.
+bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes);
+// tab=KEY (not a row of the table): shows the panel KEY in whichever bar holds it (tab=lab); a note if none does.
+bool select_panel(Params& p, std::string_view key, std::vector<std::string>& notes);
+// model=config names the config.json the user loaded (Params::loaded).
+constexpr const char* loaded_model = "config";
+
+// Where Params::model's config.json comes from: a preset's row, or the loaded file.
+struct ModelSource {
+  std::string name;    // "llama-3.1-8b", or the loaded file's name
+  std::string source;  // the Hugging Face repository, or "loaded config.json"
+  Expected<HfConfig> config;
+};
+// Requires a non-empty Params::model; the config is an error when the name is neither a preset nor a loaded file.
+ModelSource model_source(const Params& p);
+
+// Reads a config.json (at most kMaxConfigFileBytes; total_bytes is the file's size) and, when core derives a model from
+// it, chooses it as model=config with a note saying what was loaded. Else a note naming the field and nothing changes.
+bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
+                 std::vector<std::string>& notes);
+
+// The values a choice key takes (model: none, the presets; pairing; tab_top / tab_bottom: the panels' keys), in
+// display order; empty for keys that take numbers. For lists outside the canvas (the page's HTML controls).
+std::vector<std::string> param_choices(std::string_view key);
+
+// True for the keys the chosen model sets (max_position, d_head and heads; base and pairing too for a RoPE model):
+// while Params::model names one, set_param refuses a different value for them with a note.
+bool model_bound(const Params& p, std::string_view key);
+// Restores the cross-parameter invariants (llama3 and yarn knobs in order), with a note if it had to.
+void enforce_limits(Params& p, std::vector<std::string>& notes);
+// "position=100&max_position=10&..." (an optional leading '#' is skipped); applies each pair: the lesson's step
+// first wherever it is written (its view), then the model, then the other keys, which adjust within them.
+// A query over Limits::query_bytes_max changes nothing (one note); notes are capped per query.
+void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes);
+// The canonical hash (without '#'): every parameter, in a fixed order.
+std::string encode_query(const Params& p);
+
+}  // namespace rv

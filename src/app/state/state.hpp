@@ -1,0 +1,385 @@
+// All of ropeviz's state in one struct: the parameters a link carries, what the core derived from
+// them, and the UI's own bookkeeping. The URL, the test hook and the text layer serialise this.
+#pragma once
+#include <Eigen/Core>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "core/lesson/add_vs_rotate.hpp"
+#include "core/models/context_budget.hpp"
+#include "core/base/error.hpp"
+#include "core/lesson/exercises.hpp"
+#include "core/encodings/frameworks.hpp"
+#include "core/lab/decoder_cache.hpp"
+#include "core/models/hf_config.hpp"
+#include "core/lab/lab.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/rope/precision.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/scaling.hpp"
+#include "core/lesson/shape_trace.hpp"
+#include "core/lesson/verify.hpp"
+
+namespace rv {
+
+class Gpu;  // app/ui/gpu.hpp: the renderer seam for shader heatmaps (null when headless)
+
+// A config.json loaded by the user: its name (the file's), the fields read from it, and a serial that changes with
+// every load (two files may give equal parameters).
+struct LoadedConfig {
+  std::string label;
+  HfConfig config;
+  std::uint64_t serial = 0;
+};
+
+// What a link (URL hash, --state, window.ropeviz.set) can set. Defaults are the lesson's. Each member
+// is one row of the link-key table (params.cpp): it parses, encodes and compares them all.
+struct Params {
+  long long position = 5;      // m, the query's position
+  long long key_position = 3;  // n, the key's position
+  int max_position = 10;       // rows of the learned table P
+  int d_head = 8;
+  int heads = 4;    // h; d = h * d_head
+  int batch = 2;    // B
+  int seq_len = 5;  // T
+  int vocab = 100;  // V
+  double base = 10000.0;
+  Pairing pairing = Pairing::Interleaved;
+  std::uint64_t seed = 123;
+  int offsets = 64;    // the score curve spans m - n in [-offsets, offsets]
+  int tab_top = 0;     // tab shown in the top bar (app/state/registry.hpp; links name it: tab_top=precision)
+  int tab_bottom = 0;  // tab shown in the bottom bar
+
+  // Context extension (Hugging Face rope_scaling), used by its panel only: every other panel keeps
+  // the lesson's unscaled theta_i.
+  ScalingType scaling = ScalingType::None;
+  double factor = 8.0;                       // context grows by this factor
+  double original_max = 4096;                // original_max_position_embeddings (Llama 2: 4096, Llama 3.1: 8192)
+  double low_freq = 1.0, high_freq = 4.0;    // llama3: low_freq_factor, high_freq_factor
+  double beta_fast = 32.0, beta_slow = 1.0;  // yarn: rotations bounding the ramp
+
+  // A real model (core/models/presets.hpp) by name, or "" for free parameters. Choosing one sets d_head, heads, base,
+  // pairing, max_position and the scaling knobs from its config.json, and the RoPE panels use its frequencies
+  // (partial rotary, rope_scaling); those five stay the model's until model=none (params.cpp: model_bound;
+  // a learned-position model leaves base and pairing free: they only shape the RoPE panels' comparison).
+  std::string model;
+  bool model_rope = false;  // the chosen model uses RoPE (set with model; not a link key)
+  // The config.json the user loaded (dropped, pasted, --config), which model=config names. Not a link key: a link
+  // carries model=config but not the file.
+  std::shared_ptr<const LoadedConfig> loaded;
+
+  // The extrapolation lab's run settings (its panel); the model sizes and schedule are core's LabOptions defaults.
+  LabTask task = LabTask::Copy;
+  int methods = (1 << std::size(kAllPositionMethods)) - 1;  // bit i: kAllPositionMethods[i]
+  int train_len = LabOptions{}.train_len;                   // training sizes 1..train_len, evaluated to 4 x
+  int table_len = LabOptions{}.table_len;                   // learned table rows; 0: the longest training input
+  int steps = LabOptions{}.steps;                           // AdamW steps per method
+  std::uint64_t lab_seed = LabOptions{}.seed;               // init, batches and evaluation sequences
+
+  int lesson = 0;  // the guided lesson's step (app/state/lesson.hpp), 1..kLessonSteps; 0: off
+
+  int d_model() const { return heads * d_head; }
+  bool operator==(const Params& o) const;  // every row of the link-key table compares equal
+  bool operator!=(const Params& o) const { return !(*this == o); }
+};
+
+// A float grid [rows, cols] (row-major) for a heatmap, with a version that changes with its data.
+// When downsampled, each cell stands for row_step x col_step source entries.
+struct Grid {
+  std::vector<float> values;
+  int rows = 0, cols = 0;
+  int row_step = 1, col_step = 1;
+  std::uint64_t version = 0;
+};
+
+// The lesson's section 3 probe, live: what each method does at one position.
+struct Probe {
+  long long position = 0;
+  bool learned_ok = false;        // the app's table served the row
+  bool learned_expected = false;  // it should: position < max_position (else IndexError is the right answer)
+  bool holds() const { return learned_ok == learned_expected; }
+  std::string learned;      // "P[5]: row of width d = 32 (the app's table [10, 32])" or the full IndexError
+  double angle0 = 0.0;      // position * theta_0
+  double angle_last = 0.0;  // position * theta_{d/2-1}
+};
+
+// One derived piece of the Model and the exact inputs it was last built from: stale(inputs...) is
+// true (and records them) when they differ from the last build's, so a piece rebuilds only when
+// its own inputs change. builds counts the rebuilds, for tests.
+template <class... Inputs>
+struct Cached {
+  std::optional<std::tuple<Inputs...>> built_from;  // nullopt until the first build
+  int builds = 0;
+  bool stale(const Inputs&... now) {
+    std::tuple<Inputs...> key(now...);
+    if (built_from && *built_from == key) return false;
+    built_from = std::move(key);
+    ++builds;
+    return true;
+  }
+};
+
+// The Model's pieces, each keyed on the Params (and derived values) it reads; update_model
+// (model.cpp) is the only writer. Order of declaration = order of building.
+// The RoPE frequencies' inputs are (model, d_head, base, m for length-dependent scaling); the pieces that read
+// them key on Model::freq_version, which changes with each rebuild.
+struct ModelCaches {
+  Cached<std::string, std::uint64_t, int, double, long long> freq;  // model, loaded serial, d_head, base, m (dynamic)
+  Cached<int, int, std::uint64_t> table;                            // max_position, d, seed
+  Cached<int, std::uint64_t> vectors;                               // d_head, seed
+  Cached<int, int, std::uint64_t, long long> lookup;                // max_position, d, seed, m
+  Cached<std::uint64_t, std::uint64_t, Pairing, long long, long long> rotate;  // freq, seed, pairing, m, n
+  Cached<std::uint64_t, std::uint64_t, Pairing, long long, int> curves;        // freq, seed, pairing, n, offsets
+  Cached<std::uint64_t, std::uint64_t, Pairing, int> decay;                    // freq, seed, pairing, offsets
+  Cached<std::uint64_t, long long, int, int> token;                            // seed, m, vocab, d
+  Cached<std::uint64_t, double, double, double> field;                         // freq, window x0, x_end, step
+  Cached<int, double, double, double, double> sinusoidal;                      // d_head, base, window x0, x_end, step
+  // d_head, base, scaling, factor, original_max, low_freq, high_freq, beta_fast, beta_slow, m (dynamic only)
+  Cached<int, double, ScalingType, double, double, double, double, double, double, long long> scaling;
+  Cached<int, double, long long> precision;                            // d_head, base, m
+  Cached<int, double, int> precision_context;                          // d_head, base, max_position
+  Cached<int, int, int, int, int, int, double, std::uint64_t> shapes;  // B, T, h, d_head, V, max_position, base, seed
+  Cached<int, int, std::uint64_t, std::uint64_t, long long> probes;    // max_position, d, seed, freq, m
+  // model, loaded serial, d_head, base, max_position, d (not m: a model's budget is as configured)
+  Cached<std::string, std::uint64_t, int, double, int, int> budget;
+  Cached<int> alibi;  // heads
+  Cached<std::uint64_t, int> exercises;  // freq, max_position
+};
+
+// The model Params::model names, as core derived it from the preset's config.json.
+struct RealModel {
+  std::string name;    // the preset's name, or the loaded config.json's file name
+  std::string source;  // the Hugging Face repository its values come from, or "loaded config.json"
+  HfConfig config;
+  ModelInfo info;        // rope (scaled inv_freq, attention factor, ...) or absolute
+  long long hidden = 0;  // model_width: the width a learned table of it has or would have
+};
+
+// One preset in the compare-models table: what core derives from its config.json.
+struct CatalogRow {
+  std::string name, source;
+  std::optional<ModelInfo> info;  // null when the preset does not derive (error holds why)
+  std::string error;
+  ContextBudget budget;  // RoPE models only
+  std::string scaling;   // "llama3 x8", "yarn x40", "none"
+  long long hidden = 0;
+};
+
+// Everything computed from Params by src/core; recomputed only when its inputs change.
+struct Model {
+  ModelCaches caches;             // what each piece was built from (update_model)
+  int updates = 0;                // update_model calls, for tests
+  std::uint64_t versions = 0;     // source of Grid / curve versions
+  std::optional<RealModel> real;  // Params::model's config and derivation (null for free parameters)
+  std::string model_error;        // why Params::model could not be derived, or ""
+  // theta_i RoPE uses: base^(-2i/d_head), or the model's after its rope_scaling, 0 for the pairs a partial-rotary
+  // model leaves alone (the first rotary_pairs rotate)                                          [d_head/2]
+  Eigen::VectorXd inv_freq;
+  Eigen::VectorXd base_inv_freq;  // base^(-2i/d_head): the lesson's formula, unscaled   [d_head/2]
+  int rotary_pairs = 0;
+  double attention_factor_model = 1.0;     // the model's: Hugging Face scales cos and sin by it
+  std::uint64_t freq_version = 0;          // changes with every inv_freq rebuild
+  bool freq_reads_position = false;        // the model's rope_scaling depends on the length (dynamic, longrope)
+  Eigen::VectorXd angles;                  // m * theta_i                 [d_head/2]
+  LearnedTable table;                      // P [max_position, d], built when it holds at most Limits::table_entries_max
+  bool table_built = false;                // else rows come from learned_row one at a time (the table is too large)
+  std::optional<Eigen::RowVectorXd> row;   // P[m] when m < max_position  [d]
+  std::optional<Error> lookup_error;       // the IndexError otherwise
+  std::string lookup_message;              // lookup_error->full(), or "" (kept, so frames need not build it)
+  std::vector<FrameworkLookup> elsewhere;  // P[m] in other frameworks (core/encodings/frameworks.hpp), when m is past P
+  Eigen::VectorXd q, k, v;                 // seeded head vectors         [d_head]
+  Eigen::VectorXd q_rot, k_rot;            // RoPE(q, m), RoPE(k, n)      [d_head]
+  double score = 0.0;                      // <RoPE(q, m), RoPE(k, n)>
+  double norm_max_diff = 0.0;              // | ||RoPE(q)|| - ||q|| | (max over q, k)
+  AddVsRotate why;                         // q + PE(m) against RoPE(q, m), with k at n (built with the rotation)
+
+  // [SECTION] Dot product against offset: score(anchor + r, anchor) for r in [-offsets, offsets]
+  double anchor_a = 0.0, anchor_b = 0.0;  // n and n + anchor_shift
+  std::vector<double> curve_a, curve_b;   // [2 * offsets + 1]
+  std::vector<double> bound,
+      roformer_bound;            // true bounds on |score(r)| at the curve's offsets (core: rope_score_bound)
+  double relative_spread = 0.0;  // max |curve_a - curve_b| (core: rope_relative_spread)
+  std::uint64_t curve_version = 0;
+
+  // [SECTION] Learned table as a heatmap (downsampled by signed block max-abs when large)
+  Grid table_img;              // [ceil(max_position / row_step), ceil(d / col_step)]
+  double table_absmax = 0.0;   // max |P| over the whole table (over the sampled rows when table_sampled_rows > 0)
+  int table_sampled_rows = 0;  // rows drawn from a table too large to build (table_sample_row), else 0
+  long long token = 0;         // token id at position m (seeded)
+  Eigen::RowVectorXd e_row;    // E[token]                    [d]
+
+  // [SECTION] Angle field cos(x * theta_i): pairs (rows) x positions field_x0..field_x_end (cols),
+  // field_step positions per column. Pairs with theta_i * field_step > pi cannot be resolved at
+  // that step: field_aliased[i] is set and their row holds 0 (the panel hatches it).
+  Grid field;
+  double field_x0 = 0.0, field_x_end = -1.0, field_step = 1.0;
+  std::vector<bool> field_aliased;  // [d_head/2]
+  std::string field_words;          // the range, step and aliased pairs in words, for the panel
+
+  // [SECTION] Shape trace and checks
+  std::vector<ShapeStep> shapes;
+  ParamCounts counts;
+  std::vector<Check> checks;        // core's lesson_checks for the current dims
+  bool checks_lesson_dims = false;  // B, T, h were too large: checks ran with the lesson's 2, 5, 4
+  // In range min(5, max_position - 1), the last row max_position - 1, past the table max(100,
+  // max_position) (core's offset_probes; 5, 9, 100 with the lesson's 10 rows) and m.
+  static constexpr int probe_count = 4;
+  Probe probes[probe_count];
+
+  // [SECTION] Context extension: core's rope_scaled_inv_freq for Params' scaling (this panel only)
+  RopeScaling scaling;              // what core was given (seq_len = m + 1 for dynamic)
+  Eigen::VectorXd scaled_inv_freq;  // theta_i after scaling      [d_head/2] (empty on error)
+  double attention_factor = 1.0;
+  std::pair<double, double> yarn_range{0, 0};  // yarn_correction_range (pair indices)
+  std::string scaling_error;                   // core's BadRequest, or ""
+  std::uint64_t scaling_version = 0;
+
+  // [SECTION] Context budget (core/models/context_budget.hpp) of the chosen model, or of Params as a RoPE model
+  ContextBudget budget;
+  std::vector<CatalogRow> catalog;  // every preset, built the first time the compare panel asks (model_catalog)
+
+  // [SECTION] Relative biases: ALiBi's slope per head (core's alibi_slopes for Params::heads)
+  std::vector<double> alibi_slopes;  // [heads]
+
+  // [SECTION] Exercises: the lesson's four, then those generated from the frequencies and the table (core/lesson/exercises.hpp)
+  std::vector<Exercise> exercises;
+
+  // [SECTION] Precision at m: rope_precision for [Naive, Ours] x [float32, float16, bfloat16]
+  PrecisionReport precision[2][3];
+  std::uint64_t precision_version = 0;
+  PrecisionReport precision_context[2][3];  // the same at position max_position (a model's context length)
+
+  // [SECTION] Sinusoidal PE (Vaswani 3.5) at width d_head: rows = positions, cols = dims
+  // Rows are the integer positions sinus_positions, at most sinus_step apart; dims 2i, 2i+1 of a
+  // pair with theta_i * sinus_step > pi are aliased: sinus_aliased[i] is set and they hold 0.
+  Grid sinus;
+  std::vector<double> sinus_positions;  // [rows], integers in [sinus_x0, sinus_x_end]
+  double sinus_x0 = 0.0, sinus_x_end = -1.0, sinus_step = 1.0;
+  std::vector<bool> sinus_aliased;  // [d_head/2]
+  std::string sinus_words;          // "rows: positions 0 to 100, ...; columns: 8 dims", for the panel
+  Eigen::RowVectorXd sinus_at_m;    // PE[m]                        [d_head]
+};
+
+// A file the UI asked to export (src/app/text/export.hpp); the platform seam delivers it as a download
+// or a file on disk, then clears Ui::pending_exports.
+struct ExportFile {
+  std::string name;  // "ropeviz-angles-m100-d8.csv"
+  std::string mime;  // "text/csv"
+  std::string content;
+};
+
+// One exercise's answer fields and its last check (the exercises panel).
+struct ExerciseEntry {
+  char answers[kExercisePartsMax][64] = {};
+  bool hint = false;
+  std::optional<Feedback> feedback;
+  std::string checked_prompt;  // the prompt the feedback answered: a regenerated exercise hides a stale one
+};
+
+// The position sweeping by itself (app/ui/play.hpp): linear in positions per second or logarithmic in decades per second.
+struct Play {
+  bool on = false;
+  bool log = false;
+  double rate = 2.0;      // positions per second (linear)
+  double decades = 0.5;   // decades per second (logarithmic)
+  double at = 0.0;        // the sweep's exact position; Params::position is its whole part
+};
+
+struct Rect {
+  float x = 0, y = 0, w = 0, h = 0;
+};
+
+// A curve reduced to min/max per pixel column, cached until its data or width changes.
+struct Decimated {
+  std::vector<float> lo, hi;  // [columns]
+  int columns = 0;
+  std::size_t n = 0;  // points in the source curve
+  std::uint64_t version = 0;
+  int recomputes = 0;  // for tests: how often the cache was rebuilt
+};
+
+// The UI's own state: nothing here changes the math.
+struct Ui {
+  float scale = 1.0f;                        // device pixels per CSS/logical pixel
+  std::map<std::string, Rect> rects;         // named controls, in device pixels
+  std::vector<std::string> notes;            // rejected or clamped inputs, confirmations; shown until dismissed
+  std::map<std::string, int> note_repeats;   // a note raised again is shown once with its count (show_notes)
+  std::vector<ExportFile> pending_exports;  // set by an export button (one or more files), taken by the platform
+  bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
+  bool pending_picture = false;              // "picture.png" pressed; the platform saves the next frame as a PNG
+  std::string picture_panel;                 // ... of this panel only (its key; rects["panel:KEY"]), or "" the window
+  bool pending_open_config = false;          // "load config.json" pressed; the platform opens a file picker
+  bool can_open_files = false;               // the platform has a file picker (the web page)
+  double frame_ms = 0.0;                     // CPU time of the last frame
+  long long frames = 0;
+  std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
+  bool controls_open = true;
+  // Phone width (app.cpp): one panel at a time, picked from a list, and the controls as a sheet over it
+  bool narrow = false;       // this frame's layout
+  bool sheet_open = false;   // the controls sheet is open
+  int single_bar = 0;        // the bar whose selected panel shows: the one a link or the picker changed last
+  int seen_tab[2] = {0, 0};  // Params::tab_top / tab_bottom last frame (their defaults), to follow a change
+  bool show_decay = true;
+  int lab_view = 0;      // the lab's plot: exact match, per answer, loss, attention, KV cache, learned rows
+  int bias_head = 0;     // the head whose ALiBi bias matrix the biases panel shows (0-based)
+  bool bias_t5 = false;  // a narrow biases panel shows T5's buckets instead of ALiBi
+  int shown_tab[2] = {-1, -1};  // tab each bar (app/state/registry.hpp) drew last frame
+  std::string focus;            // the named control with the keyboard focus after the last frame ("": none)
+  // number fields being typed into (app/shell/controls.cpp), by link key: the live text, applied on Enter or
+  // when the field loses focus
+  std::map<std::string, std::string> field_edits;
+  float hovered_scroll[2] = {0, 0};   // scroll and scroll range of the area under the mouse (state(), tests)
+  Decimated dec_a, dec_b;             // the score curves at the plot's width
+  Decimated dec_bound, dec_roformer;  // their bounds (column max: still above every curve point)
+  Play play;
+  ExerciseEntry exercises[kExerciseCount];  // by ExerciseId
+  int exercise_shown = 0;                   // index into Model::exercises
+  bool typing_words = false;  // this frame an exercise's answer (words as well as numbers) takes typed text
+};
+
+// What the lab's inside views (attention maps, KV-cache decode) show of one trained model; rebuilt when a picker
+// changes, not per frame.
+struct LabInspect {
+  int method = 0, n = 1, layer = 0;  // pickers: index into LabRun::trained(), sequence size, layer
+  std::uint64_t built_serial = 0;
+  int built_method = -1, built_n = -1;
+  bool built_kv = false;
+  std::vector<long long> sequence;  // the whole sequence of size n (the answer's last token included)
+  std::vector<long long> tokens;    // what the model reads: all but the last
+  AttentionMaps<float> maps;        // [layers][heads] of [T, T]
+  std::optional<KvCheck> kv;
+  std::string error;                // e.g. a learned table too short for this size
+};
+
+// The lab's run (core/lab/lab.hpp), advanced by app/state/lab_session.hpp a time slice per frame.
+struct LabSession {
+  std::unique_ptr<LabRun> run;  // the run in progress, or the last one (a stopped run keeps its partial curves)
+  bool running = false;
+  bool stopped = false;       // Stop was pressed before the run finished
+  std::uint64_t serial = 0;   // counts runs started (window.ropeviz.lab waits for its own)
+  std::string error;          // why the last Run was refused (core's message), or ""
+  double slice_ms = 0.0;      // time spent training in the last frame
+  double last_loss = 0.0;     // the latest training loss, for the progress line
+  std::string result_json;    // lab_json of the finished (or stopped) run, built once; "" while running
+  LabInspect inspect;
+  // Context extension rope's final weights are evaluated with too (--rope-scaling, --rope-factor): the panel's combo
+  // and field, not link keys; Run passes them on and a run started elsewhere sets them.
+  ScalingType rope_scaling = ScalingType::None;
+  double rope_factor = LabOptions{}.rope_factor;
+};
+
+struct App {
+  Params params;
+  Model model;
+  Ui ui;
+  LabSession lab;
+};
+
+}  // namespace rv

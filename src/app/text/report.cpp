@@ -1,0 +1,215 @@
+// State as JSON (for scripts and tests) and as sentences (for screen readers), from one App:
+// a summary, then the sentences of the two panels on screen (app/state/registry.hpp).
+#include "app/text/report.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "app/panels/exercises_ui.hpp"
+#include "core/base/json_writer.hpp"
+#include "app/state/lesson.hpp"
+#include "app/ui/lesson_picture.hpp"
+#include "app/state/notes.hpp"
+#include "app/state/params.hpp"
+#include "app/panels/panel_calls.hpp"
+#include "app/state/registry.hpp"
+
+namespace rv {
+namespace {
+constexpr int described_pairs_max = 8;
+}  // namespace
+
+std::string describe_model(const App& app) {
+  const Model& m = app.model;
+  if (!m.real) return "";
+  const RealModel& r = *m.real;
+  std::string s = "Model: " + r.name + ", from " + r.source + ". ";
+  if (r.info.absolute)
+    return s + "Its positions are a learned table of " + format_count(app.params.max_position) +
+           " rows; it has no RoPE (the RoPE panels show what RoPE would do at its head size). ";
+  const RopeModel& rope = *r.info.rope;
+  s += "RoPE with base " + format_sig(rope.base) + ", rope_type " + rope.rope_type + ", " +
+       format_count(rope.rotary_dims) + " of " + format_count(rope.head_dim) + " head dimensions rotate";
+  const int still = int(m.inv_freq.size()) - m.rotary_pairs;
+  if (still > 0) s += " (the other " + plural(still, "pair passes", "pairs pass") + " through unchanged)";
+  s += "; context " + format_count(app.params.max_position) + " positions";
+  if (rope.attention_factor != 1.0) s += "; attention factor " + format_sig(rope.attention_factor);
+  return s + ". ";
+}
+
+std::string lookup_sentence(const App& app) {
+  const std::string at = format_count(app.params.position);
+  if (app.model.lookup_error) return "It cannot serve position " + at + ": " + app.model.lookup_error->full() + ".";
+  return "It serves position " + at + " by looking up row P[" + std::to_string(app.params.position) + "].";
+}
+
+std::string score_sentence(const App& app) {
+  const Params& p = app.params;
+  return "Score of the query at m = " + format_count(p.position) + " with the key at n = " +
+         format_count(p.key_position) + " (offset " + format_count(p.position - p.key_position) +
+         "): " + format_sig(app.model.score) + ".";
+}
+
+std::string lesson_step_sentences(const App& app) {
+  const int n = app.params.lesson;
+  if (n <= 0) return "";
+  const LessonStep& step = lesson_step(n);
+  char live[320];
+  step.live(app, live, sizeof live);
+  std::string s = std::string(step.text) + " " + live;
+  if (n == 1) {  // its picture, in words
+    char picture[768];
+    lesson_picture_text(app, picture, sizeof picture);
+    s += std::string(" ") + picture;
+  }
+  return s;
+}
+
+std::string describe(const App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  std::string s = describe_model(app) + "Position m = " + format_count(p.position) + ". ";
+  s += "Learned absolute: the table P has " + plural(p.max_position, "row", "rows") +
+       (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
+       " of width d = " + format_count(p.d_model()) + ". " + lookup_sentence(app) + " ";
+  const int pairs = int(m.inv_freq.size());
+  s += "RoPE works at any position: it rotates " + plural(pairs, "dimension pair", "dimension pairs") +
+       " of Q and K by m times theta_i";
+  const int shown = std::min(pairs, described_pairs_max);
+  std::string thetas, angles;
+  for (int i = 0; i < shown; ++i) {
+    thetas += (i ? ", " : "") + format_sig(m.inv_freq[i]);
+    angles += (i ? ", " : "") + format_sig(m.angles[i]);
+  }
+  s += "; theta = " + thetas + (shown < pairs ? ", ..." : "") + "; angles in radians = " + angles +
+       (shown < pairs ? ", ..." : "") + ". " + score_sentence(app);
+  if (p.lesson > 0) {  // the open lesson step's text and live numbers, as its box shows them
+    const LessonStep& step = lesson_step(p.lesson);
+    s += " Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ", section " +
+         step.section + ", " + step.title + ": " + lesson_step_sentences(app);
+  }
+  for (Bar bar : bars) s += " " + describe_panel(selected_panel(p, bar), app);
+  for (const std::string& note : app.ui.notes)
+    s += (note_kind(note) == NoteKind::Info ? " Done: " : " Note: ") + note + ".";
+  return s;
+}
+
+namespace {
+// An exercise's last verdict, from its current feedback (current_feedback: none also when its question changed).
+const char* verdict_name(const Feedback* f) {
+  if (!f) return "unanswered";
+  return f->verdict == Verdict::Right ? "right" : f->verdict == Verdict::Wrong ? "wrong" : "malformed";
+}
+
+// The learner's path: the open lesson step, whether Play runs, and each exercise's last verdict.
+void learn_state(JsonWriter& j, const App& app) {
+  j.key("lesson").value(app.params.lesson).key("playing").value(app.ui.play.on);
+  j.key("exercises").begin_array();
+  for (const Exercise& e : app.model.exercises) {
+    const char* verdict = verdict_name(current_feedback(app.ui.exercises[int(e.id)], e));
+    j.begin_object().key("title").value(e.title).key("verdict").value(verdict).end_object();
+  }
+  j.end_array();
+}
+
+// The lab's run: progress while it runs, and the finished (or stopped) run's document as `ropeviz-cli lab` prints it.
+void lab_state(JsonWriter& j, const LabSession& lab) {
+  j.key("lab").begin_object().key("running").value(lab.running).key("stopped").value(lab.stopped);
+  j.key("serial").value((long long)lab.serial).key("progress").value(lab.run ? lab.run->progress() : 0.0);
+  j.key("error");
+  if (lab.error.empty())
+    j.null();
+  else
+    j.value(lab.error);
+  j.key("result");
+  if (lab.result_json.empty())
+    j.null();
+  else
+    j.raw(lab.result_json);
+  j.end_object();
+}
+}  // namespace
+
+std::string exercises_json(const App& app) {
+  JsonWriter j;
+  j.begin_array();
+  for (const Exercise& e : app.model.exercises) {
+    const ExerciseEntry& entry = app.ui.exercises[int(e.id)];
+    j.begin_object().key("title").value(e.title).key("prompt").value(e.prompt).key("hint").value(e.hint);
+    j.key("parts").begin_array();
+    for (std::size_t k = 0; k < e.parts.size() && k < std::size_t(kExercisePartsMax); ++k) {
+      const ExercisePart& part = e.parts[k];
+      j.begin_object().key("label").value(part.label).key("choices").values(part.choices);
+      j.key("answer").value(entry.answers[k]).end_object();
+    }
+    j.end_array();
+    const Feedback* f = current_feedback(entry, e);  // the form says "<heading> <message>"
+    j.key("verdict").value(verdict_name(f)).key("heading").value(f ? verdict_heading(f->verdict) : "");
+    j.key("message").value(f ? f->message : std::string());
+    j.end_object();
+  }
+  j.end_array();
+  return j.str();
+}
+
+std::string state_json(const App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  JsonWriter j;
+  j.begin_object();
+  j.key("position").value(p.position).key("key_position").value(p.key_position);
+  j.key("max_position").value(p.max_position).key("d_head").value(p.d_head).key("d_model").value(p.d_model());
+  j.key("heads").value(p.heads).key("batch").value(p.batch).key("seq_len").value(p.seq_len);
+  j.key("vocab").value(p.vocab).key("base").value(p.base).key("pairing").value(pairing_name(p.pairing));
+  j.key("seed").value((long long)p.seed).key("offsets").value(p.offsets);
+  j.key("model");  // a preset's name; null for free parameters and for a loaded config.json (model_label names it)
+  if (m.real && p.model != loaded_model)
+    j.value(m.real->name);
+  else
+    j.null();
+  j.key("model_label");
+  if (m.real)
+    j.value(m.real->name);
+  else
+    j.null();
+  j.key("absolute").begin_object().key("ok").value(!m.lookup_error.has_value()).key("error");
+  if (m.lookup_error)
+    j.value(m.lookup_error->full());
+  else
+    j.null();
+  j.key("params").value(learned_param_count(p.max_position, p.d_model())).end_object();
+  j.key("rope").begin_object().key("ok").value(true);
+  j.key("theta").values(m.inv_freq.data(), int(m.inv_freq.size()));
+  j.key("angle").values(m.angles.data(), int(m.angles.size()));
+  j.key("rotary_pairs").value(m.rotary_pairs).key("attention_factor").value(m.attention_factor_model);
+  j.key("params").value(0).end_object();
+  j.key("score").value(m.score).key("norm_max_diff").value(m.norm_max_diff);
+  j.key("relative_spread")
+      .value(m.relative_spread)
+      .key("tab_top")
+      .value(p.tab_top)
+      .key("tab_bottom")
+      .value(p.tab_bottom)
+      .key("panel_top")
+      .value(tab_key(Bar::Top, p.tab_top))
+      .key("panel_bottom")
+      .value(tab_key(Bar::Bottom, p.tab_bottom));
+  j.key("scaling").begin_object().key("type").value(scaling_name(p.scaling)).key("factor").value(p.factor);
+  j.key("theta").values(m.scaled_inv_freq.data(), int(m.scaled_inv_freq.size()));
+  j.key("attention_factor").value(m.attention_factor).end_object();
+  j.key("hovered_scroll").begin_object().key("y").value(double(app.ui.hovered_scroll[0]));
+  j.key("max").value(double(app.ui.hovered_scroll[1])).end_object();
+  lab_state(j, app.lab);
+  learn_state(j, app);
+  j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
+  j.key("focus");  // the control the keyboard focus is on (after Tab), by its rect() name
+  if (app.ui.focus.empty())
+    j.null();
+  else
+    j.value(app.ui.focus);
+  j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace rv

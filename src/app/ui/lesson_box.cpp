@@ -1,0 +1,67 @@
+// The guided lesson's box above the panels: the open step's text and live numbers with Back / Next / Close (the
+// steps themselves: app/state/lesson_steps.cpp).
+#include "app/state/lesson.hpp"
+#include "app/ui/lesson_box.hpp"
+
+#include <string>
+
+#include "app/ui/lesson_picture.hpp"
+#include "app/state/params.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
+#include "imgui.h"
+
+namespace rv {
+namespace {
+
+void step_buttons(App& app) {
+  const int step = app.params.lesson;
+  ImGui::BeginDisabled(step <= 1);
+  if (ImGui::SmallButton("Back")) set_param(app.params, "lesson", std::to_string(step - 1), app.ui.notes);
+  ImGui::EndDisabled();
+  record_rect(app.ui, "lesson_back");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(step >= kLessonSteps);
+  if (ImGui::SmallButton("Next")) set_param(app.params, "lesson", std::to_string(step + 1), app.ui.notes);
+  ImGui::EndDisabled();
+  record_rect(app.ui, "lesson_next");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Close")) set_param(app.params, "lesson", "0", app.ui.notes);
+  record_rect(app.ui, "lesson_close");
+}
+
+}  // namespace
+
+void start_lesson(App& app) {
+  set_param(app.params, "lesson", "1", app.ui.notes);
+}
+
+void show_lesson_box(App& app) {
+  const int step = app.params.lesson;
+  if (step < 1) return;
+  const LessonStep& s = lesson_step(step);
+  char live[320];
+  s.live(app, live, sizeof live);
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float wrap = ImGui::GetContentRegionAvail().x - 2 * style.WindowPadding.x;
+  const bool picture = step == 1;  // the lesson's two-panel picture opens the walk
+  const float height = ImGui::GetFrameHeightWithSpacing() + ImGui::CalcTextSize(s.text, nullptr, false, wrap).y +
+                       ImGui::CalcTextSize(live, nullptr, false, wrap).y + 2 * style.ItemSpacing.y +
+                       2 * style.WindowPadding.y + (picture ? lesson_picture_height(wrap, app.ui.scale) : 0.0f);
+  ImGui::PushStyleColor(ImGuiCol_Border, theme::rope);
+  ImGui::BeginChild("lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | kChildFlags);
+  step_buttons(app);  // first, so they stay in place from step to step
+  ImGui::SameLine();
+  ImGui::TextColored(theme::vec(theme::rope), "Lesson %s · %s", s.section, s.title);
+  ImGui::SameLine();
+  ImGui::TextDisabled("(step %d of %d)", step, kLessonSteps);
+  if (picture) draw_lesson_picture(app, wrap);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(s.text);
+  ImGui::TextColored(theme::vec(theme::ok), "%s", live);
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+  ImGui::PopStyleColor();
+}
+
+}  // namespace rv

@@ -1,0 +1,51 @@
+// Small custom widgets shared by the panels: the position slider with its table marker, named
+// control rectangles for the test hook, formula tooltips, the error box.
+#pragma once
+#include <string>
+
+#include "app/state/state.hpp"
+#include "imgui.h"
+
+namespace rv {
+
+// Every child area's flags: Tab moves through the controls of all of them as one list (app/ui/keyboard.cpp's keyboard_focus).
+constexpr ImGuiWindowFlags kChildFlags = ImGuiWindowFlags_NavFlattened;
+
+// The position slider maps u in [0, 1] onto positions: linear up to lin_end (fine steps around the
+// table), then logarithmic up to reach (10^6 or more). Pure functions, so tests can aim at a value.
+struct PositionScale {
+  double lin_end;  // position at u = 0.5
+  double reach;    // position at u = 1
+  static PositionScale for_table(int max_position);
+  double to_u(double position) const;
+  long long to_position(double u) const;
+};
+
+// Horizontal inset of the slider's track inside its rectangle (u = 0 and u = 1 sit here).
+float position_slider_inset();
+// Slider for a position, with max_position (and a model's training length `trained`, when > 0) marked on the
+// track and ticks labelled under it. Returns true when changed.
+bool position_slider(const char* id, long long* position, int max_position, long long trained, float width,
+                     ImU32 accent);
+// Stores the last item's rectangle under `name` (device pixels) for window.ropeviz.rect().
+void record_rect(Ui& ui, const std::string& name);
+// SameLine() if an item `width` wide still fits on the current line, else a new line.
+void same_line_if_fits(float width);
+// A wrapped tooltip with `text` while the last item is hovered.
+void hover_tip(const char* text);
+// "(?)" marker whose tooltip states a formula.
+void formula_tip(const char* text);
+// While a model is chosen, the fields it decides are greyed out (model_bound); their tooltips still show.
+struct ModelLock {
+  bool locked;
+  ModelLock(const App& app, const char* key);
+  ~ModelLock();
+};
+// A number field for the link key `key` under one rule: typed text applies on Enter or when the field loses focus
+// (Escape restores it), never per keystroke, never lost; it goes through set_param like a link. step > 0 adds
+// "-" / "+" buttons (Shift: ten steps). The field takes 55% of the available width; `label` follows it.
+void number_field(App& app, const char* label, const char* key, double value, double step);
+// An unmistakable error block: red frame, bold title line, the full message.
+void error_box(const char* title, const std::string& message);
+
+}  // namespace rv

@@ -1,0 +1,322 @@
+// The lab's run: float32 training of each position method (AdamW, warm-up + cosine), evaluation per length, JSON.
+#include "core/lab/lab.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <type_traits>
+
+#include "core/encodings/learned.hpp"
+
+namespace rv {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kInitStddev = 0.02;   // init_decoder_weights' default
+constexpr double kEmbStddev = 1.0;     // tok_emb and pos_emb as PyTorch's nn.Embedding: on the scale of PE(t)
+
+// True when every answer of sequence s is its logits' argmax (after batch_forward); counts right and all answers.
+bool sequence_exact(const DecoderWorkspace<float>& ws, const SequenceBatch& b, int s, long long& right,
+                    long long& total) {
+  bool all = true;
+  const std::size_t k = static_cast<std::size_t>(s);
+  for (int t = ws.out_from[k]; t < b.length[k]; ++t) {
+    const long long y = b.targets[static_cast<std::size_t>(b.start[k] + t)];
+    if (y < 0) continue;
+    Eigen::Index best = 0;
+    ws.logits.row(ws.out_start[k] + t - ws.out_from[k]).maxCoeff(&best);
+    const bool ok = best == y;
+    right += ok;
+    ++total;
+    all = all && ok;
+  }
+  return all;
+}
+
+// Per row of the learned table: how far training moved it from its init, relative to the init's norm.
+std::vector<double> table_row_change(const LabOptions& o, const DecoderWeightsT<float>& w) {
+  const DecoderWeightsT<float> init = lab_init_weights(o, PositionMethod::Learned);
+  std::vector<double> change(static_cast<std::size_t>(w.pos_emb.rows()));
+  for (Eigen::Index r = 0; r < w.pos_emb.rows(); ++r)
+    change[static_cast<std::size_t>(r)] = double((w.pos_emb.row(r) - init.pos_emb.row(r)).norm()) /
+                                          std::max(1e-30, double(init.pos_emb.row(r).norm()));
+  return change;
+}
+
+// Grows the workspace and batch to the largest training step (batch rows of the longest size), so that no training
+// step allocates: one forward and backward pass on such a batch.
+void reserve_training(const LabOptions& o, const DecoderConfig& c, const DecoderWeightsT<float>& w,
+                      SequenceBatch& batch, DecoderWorkspace<float>& ws) {
+  batch.clear();
+  for (int r = 0; r < o.batch; ++r) {
+    const std::size_t r0 = static_cast<std::size_t>(batch.append(lab_trained_positions(o)));
+    batch.targets[r0] = 0;
+  }
+  batch_forward(c, w, batch, ws, true);
+  batch_backward(c, w, batch, ws);
+  batch.clear();
+}
+}  // namespace
+
+// Hashed (one splitmix64 output): NormalRng steps its state by k, so seeds k apart would be one stream a draw apart.
+std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+  const std::uint64_t k = 0x9E3779B97F4A7C15ULL;
+  return NormalRng(((seed * k + stream) * k + index) * k).next_u64();
+}
+
+DecoderWeightsT<float> lab_init_weights(const LabOptions& o, PositionMethod m) {
+  DecoderWeightsT<float> w = init_decoder_weights<float>(lab_decoder_config(o, m), lab_seed(o.seed, 0));
+  w.tok_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // embeddings as nn.Embedding's N(0, 1)
+  w.pos_emb *= static_cast<float>(kEmbStddev / kInitStddev);  // (empty unless learned)
+  return w;
+}
+
+void lab_train_batch(const LabOptions& o, int step, SequenceBatch& b) {
+  NormalRng rng(lab_seed(o.seed, 1, static_cast<std::uint64_t>(step)));
+  int rows_of_size[kLabTrainLenMax + 1] = {};
+  for (int r = 0; r < o.batch; ++r) ++rows_of_size[1 + static_cast<int>(rng.uniform() * o.train_len)];
+  b.clear();
+  for (int n = 1; n <= o.train_len; ++n) {
+    if (rows_of_size[n] == 0) continue;
+    NormalRng sizes(rng.next_u64());  // one stream per size, in increasing size
+    append_lab_sequences(b, o.task, n, rows_of_size[n], sizes);
+  }
+}
+
+double lab_learning_rate(const LabOptions& o, int step) {
+  const int warm = std::min(o.warmup, o.steps / 2);
+  if (step < warm) return o.lr * (step + 1) / warm;
+  const double span = std::max(1, o.steps - warm);
+  return o.lr * 0.5 * (1.0 + std::cos(kPi * (step - warm) / span));
+}
+
+double lab_decay_only_change(const LabOptions& o, int steps) {
+  double kept = 1.0;
+  for (int t = 0; t < steps; ++t) kept *= 1.0 - lab_learning_rate(o, t) * o.weight_decay;
+  return 1.0 - kept;
+}
+
+Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
+                                                 int n, int count, std::uint64_t seed, DecoderWorkspace<float>& ws,
+                                                 SequenceBatch& batch) {
+  NormalRng rng(seed);  // one stream over every chunk: the sequences of make_lab_batch(t, n, count, seed)
+  const int chunk = std::max(1, kLabEvalRows / lab_input_len(t, n));
+  long long exact = 0, right = 0, total = 0;
+  for (int done = 0; done < count; done += chunk) {
+    batch.clear();
+    append_lab_sequences(batch, t, n, std::min(chunk, count - done), rng);
+    if (auto e = check_sequence_batch(c, batch)) return *e;
+    batch_forward(c, w, batch, ws, false);
+    for (int s = 0; s < batch.sequences(); ++s) exact += sequence_exact(ws, batch, s, right, total);
+  }
+  return std::make_pair(double(exact) / count, double(right) / double(total));
+}
+
+Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
+                                                 int n, int count, std::uint64_t seed) {
+  DecoderWorkspace<float> ws;
+  SequenceBatch batch;
+  return lab_accuracy(c, w, t, n, count, seed, ws, batch);
+}
+
+// [SECTION] LabRun
+
+LabRun::LabRun(LabOptions o) {
+  result_.options = std::move(o);
+  if (!done()) start_method();
+}
+
+bool LabRun::done() const {
+  return method_ >= result_.options.methods.size();
+}
+
+double LabRun::progress() const {  // a method's training counts as all its steps once it has stopped
+  const LabOptions& o = result_.options;
+  const double per_method = o.steps + 4.0 * o.train_len * (o.rope_scaling != ScalingType::None ? 2 : 1);
+  const double now = method_ * per_method + (phase_ == Phase::Eval ? o.steps : step_) + eval_n_;
+  return o.methods.empty() ? 1.0 : std::min(1.0, now / (per_method * o.methods.size()));
+}
+
+void LabRun::start_method() {
+  const LabOptions& o = result_.options;
+  config_ = lab_decoder_config(o, o.methods[method_]);
+  weights_ = lab_init_weights(o, o.methods[method_]);
+  adam_ = adamw_init<float>(config_);
+  step_ = eval_n_ = check_n_ = 0;
+  phase_ = Phase::Train;
+  scaled_.reset();
+  if (o.methods[method_] == PositionMethod::Rope && o.rope_scaling != ScalingType::None)
+    if (Expected<DecoderConfig> c = lab_scaled_config(o)) scaled_ = *c;  // parse_lab_options checked it
+  evals_ = 4 * o.train_len * (scaled_ ? 2 : 1);
+  LabMethodResult r;
+  r.method = o.methods[method_];
+  r.train_loss.reserve(static_cast<std::size_t>(o.steps));
+  result_.methods.push_back(std::move(r));
+  reserve_training(o, config_, weights_, batch_, ws_);
+}
+
+void LabRun::step() {
+  if (done()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool training = phase_ == Phase::Train;
+  if (phase_ == Phase::Train) train_step();
+  else if (phase_ == Phase::Check) check_length();
+  else eval_length();
+  const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result_.seconds += dt;
+  if (training) result_.train_seconds += dt;
+}
+
+// One AdamW step on lab_train_batch's rows, all through one forward and backward pass: the loss is the mean over
+// every answer of the batch.
+void LabRun::train_step() {
+  const LabOptions& o = result_.options;
+  lab_train_batch(o, step_, batch_);
+  const float loss = batch_forward(config_, weights_, batch_, ws_, true);  // valid by construction
+  batch_backward(config_, weights_, batch_, ws_);
+  AdamWConfig opt;
+  opt.lr = lab_learning_rate(o, step_);
+  opt.weight_decay = o.weight_decay;
+  adamw_step(config_, opt, weights_, ws_.grad, adam_);
+  result_.tokens_trained += batch_.rows();
+  result_.methods.back().train_loss.push_back(loss);
+  ++step_;
+  if (step_ >= o.steps) {
+    finish_training();
+  } else if (o.check_every > 0 && step_ % o.check_every == 0) {
+    phase_ = Phase::Check;
+    check_n_ = o.train_len;
+  }
+}
+
+// Checks the next training length, longest first, against the bar; the first one below it resumes training.
+void LabRun::check_length() {
+  const LabOptions& o = result_.options;
+  const int n = check_n_;
+  const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
+  if (!acc || acc->first < kLabBar) {
+    phase_ = Phase::Train;
+    return;
+  }
+  if (--check_n_ == 0) finish_training();
+}
+
+void LabRun::finish_training() {
+  LabMethodResult& r = result_.methods.back();
+  r.steps_run = step_;
+  if (r.method == PositionMethod::Learned) r.table_row_change = table_row_change(result_.options, weights_);
+  trained_.push_back({result_.methods.back().method, config_, weights_});
+  phase_ = Phase::Eval;
+  eval_n_ = 0;
+}
+
+// Evaluates the next length n = 1..4*train_len; the first error (a learned table too short) is kept in `error`. Then,
+// for rope with scaling, the same lengths (the same sequences) again with the scaled frequencies.
+void LabRun::eval_length() {
+  const LabOptions& o = result_.options;
+  LabMethodResult& r = result_.methods.back();
+  const int per = 4 * o.train_len;
+  const bool scaled = eval_n_ >= per;
+  const int n = eval_n_++ % per + 1;
+  const auto acc =
+      lab_accuracy(scaled ? *scaled_ : config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
+  (scaled ? r.accuracy_scaled : r.accuracy).push_back(acc ? std::optional<double>(acc->first) : std::nullopt);
+  (scaled ? r.token_accuracy_scaled : r.token_accuracy)
+      .push_back(acc ? std::optional<double>(acc->second) : std::nullopt);
+  if (!acc && !r.error) r.error = acc.error().full();
+  if (eval_n_ == per) {
+    r.reached_bar = true;
+    for (int k = 0; k < o.train_len; ++k) r.reached_bar = r.reached_bar && r.accuracy[k].value_or(0) >= kLabBar;
+  }
+  if (eval_n_ < evals_) return;
+  if (++method_ < o.methods.size()) start_method();
+}
+
+LabResult run_lab(const LabOptions& o) {
+  LabRun run(o);
+  while (!run.done()) run.step();
+  return run.result();
+}
+
+// [SECTION] JSON
+
+namespace {
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20) {
+      out += ' ';
+      continue;
+    }
+    out += ch;
+  }
+  return out + "\"";
+}
+
+template <class T>
+std::string json_list(const std::vector<T>& xs) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    if (i) out += ", ";
+    if constexpr (std::is_same_v<T, std::optional<double>>)
+      out += xs[i] ? format_number(*xs[i]) : "null";
+    else
+      out += format_number(static_cast<double>(xs[i]));
+  }
+  return out + "]";
+}
+
+std::string method_json(const LabMethodResult& m) {
+  return json_string(position_method_name(m.method)) + ": {\"train_loss\": " + json_list(m.train_loss) +
+         ", \"accuracy\": " + json_list(m.accuracy) + ", \"token_accuracy\": " + json_list(m.token_accuracy) +
+         ", \"error\": " + (m.error ? json_string(*m.error) : "null") +
+         ", \"steps_run\": " + std::to_string(m.steps_run) +
+         ", \"reached_bar\": " + (m.reached_bar ? "true" : "false") +
+         (m.method == PositionMethod::Learned ? ", \"table_row_change\": " + json_list(m.table_row_change) : "") +
+         (m.accuracy_scaled.empty() ? std::string()
+                                    : ", \"accuracy_scaled\": " + json_list(m.accuracy_scaled) +
+                                          ", \"token_accuracy_scaled\": " + json_list(m.token_accuracy_scaled)) +
+         "}";
+}
+
+// The scaling options and the frequencies they give rope (nothing without scaling, so such documents are unchanged).
+std::string scaling_json(const LabOptions& o) {
+  if (o.rope_scaling == ScalingType::None) return "";
+  std::string out = ", \"rope_scaling\": " + json_string(lab_scaling_name(o.rope_scaling)) +
+                    ", \"rope_factor\": " + format_number(o.rope_factor);
+  if (const Expected<DecoderConfig> c = lab_scaled_config(o))
+    out += ", \"rope_inv_freq_scaled\": " + json_list(c->inv_freq) +
+           ", \"rope_attention_factor\": " + format_number(c->attention_factor);
+  return out;
+}
+
+std::string options_json(const LabOptions& o) {
+  std::vector<int> lengths;
+  for (int n = 1; n <= 4 * o.train_len; ++n) lengths.push_back(n);
+  return "\"task\": " + json_string(lab_task_name(o.task)) + ", \"train_len\": " + std::to_string(o.train_len) +
+         ", \"eval_lengths\": " + json_list(lengths) + ", \"steps\": " + std::to_string(o.steps) +
+         ", \"seed\": " + std::to_string(o.seed) + ", \"vocab\": " + std::to_string(kLabVocab) +
+         ", \"sep\": " + std::to_string(kLabSep) + ", \"d_model\": " + std::to_string(o.d_model) +
+         ", \"heads\": " + std::to_string(o.heads) + ", \"layers\": " + std::to_string(o.layers) +
+         ", \"d_ff\": " + std::to_string(o.d_ff) + ", \"batch\": " + std::to_string(o.batch) +
+         ", \"lr\": " + format_number(o.lr) + ", \"weight_decay\": " + format_number(o.weight_decay) +
+         ", \"warmup\": " + std::to_string(std::min(o.warmup, o.steps / 2)) +
+         ", \"eval_count\": " + std::to_string(o.eval_count) + ", \"check_every\": " + std::to_string(o.check_every) +
+         ", \"bar\": " + format_number(kLabBar) +
+         ", \"max_position\": " + std::to_string(lab_table_len(o)) +
+         ", \"trained_positions\": " + std::to_string(lab_trained_positions(o)) + scaling_json(o);
+}
+}  // namespace
+
+std::string lab_json(const LabResult& r) {
+  std::string out = "{" + options_json(r.options);
+  const double tps = r.train_seconds > 0 ? double(r.tokens_trained) / r.train_seconds : 0.0;
+  out += ", \"seconds\": " + format_number(r.seconds) + ", \"tokens_per_s\": " + format_number(tps);
+  out += ", \"methods\": {";
+  for (std::size_t i = 0; i < r.methods.size(); ++i) out += (i ? ", " : "") + method_json(r.methods[i]);
+  return out + "}}";
+}
+
+}  // namespace rv

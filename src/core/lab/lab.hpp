@@ -1,0 +1,218 @@
+// The extrapolation lab (CONTRACTS section 6): seeded synthetic tasks, options, a time-sliceable training run, JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/lab/decoder.hpp"
+#include "core/lab/decoder_workspace.hpp"
+#include "core/base/error.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/rope/scaling.hpp"
+
+namespace rv {
+
+// [SECTION] Tasks
+// Symbols 0..9 and SEP = 10 (vocab 11). A task instance of size n is a full sequence; the model reads all but its
+// last token (inputs) and predicts the next token where the target is >= 0 (-1 elsewhere).
+//   copy     x1..xn SEP x1..xn     n answers (the copy); input length 2n
+//   reverse  x1..xn SEP xn..x1     n answers (the reversal); input length 2n
+//   repeat   p1 p2 p3 p1 p2 p3 ... a random 3-symbol pattern repeated to n + 3 tokens; n answers (every token after
+//            the first pattern), each equal to the token 3 places before it: the answer depends only on relative
+//            position, never on where the sequence starts; input length n + 2
+enum class LabTask { Copy, Reverse, Repeat };
+inline constexpr int kLabSymbols = 10;
+inline constexpr int kLabSep = 10;
+inline constexpr int kLabVocab = 11;
+inline constexpr int kRepeatPeriod = 3;
+
+const char* lab_task_name(LabTask t);
+std::optional<LabTask> parse_lab_task(const std::string& name);
+int lab_input_len(LabTask t, int n);  // tokens the model reads for size n
+
+struct LabBatch {
+  TokenRows tokens, targets;  // [B][lab_input_len(task, n)]
+};
+// `rows` sequences of size n, symbols drawn from NormalRng(seed) (uniform, so identical on every platform).
+LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed);
+// The same sequences appended to a batch, drawing from rng: make_lab_batch(t, n, rows, seed) is `rows` of them from
+// NormalRng(seed). Allocates nothing once the batch has held as many rows.
+void append_lab_sequences(SequenceBatch& b, LabTask t, int n, int rows, NormalRng& rng);
+
+// [SECTION] Options
+// Bounds parse_lab_options enforces on the two sizes a learner picks most (the app's link keys share them).
+inline constexpr int kLabTrainLenMax = 64;
+inline constexpr int kLabStepsMax = 100000;
+inline constexpr int kLabTableLenMax = 4096;  // rows of the learned table (--table-len)
+
+// The defaults train every method to the bar (kLabBar at n = 1..3) in about 9 s of one core natively: learned, rope,
+// sinusoidal and t5 stop after 100-200 steps, alibi and none after 500-850 (seeds 0-2); 2000 steps is the cap.
+// On copy up to n = 3 alibi and none sit near 0.9 for long (copying by "the token after the last one like mine"
+// fails on repeated symbols); a third layer and 128 rows per step get them past it soonest per unit of compute.
+struct LabOptions {
+  LabTask task = LabTask::Copy;
+  std::vector<PositionMethod> methods{std::begin(kAllPositionMethods), std::end(kAllPositionMethods)};
+  int train_len = 3;   // training sizes n = 1..train_len; evaluation n = 1..4*train_len
+  // Rows of the learned table (learned only): 0 = the longest training input exactly; more leaves rows no training
+  // input reaches (they keep their random init, shrunk only by weight decay) before the IndexError.
+  int table_len = 0;
+  int steps = 2000;    // AdamW steps per method at most (a check that finds the bar reached stops it sooner)
+  std::uint64_t seed = 0;
+  int d_model = 32, heads = 4, layers = 3, d_ff = 64;
+  int batch = 128;
+  double lr = 6e-3, weight_decay = 0.01;
+  int warmup = 100;    // linear warm-up steps (capped at steps / 2), then cosine decay to 0
+  int eval_count = 100;  // fresh sequences per evaluation length
+  int check_every = 50;  // every K steps, stop a method once every training length is at the bar (0: never)
+  // Context extension at evaluation: rope's final weights are evaluated again with these frequencies (None: not).
+  // Linear (pi), Dynamic (ntk) or Yarn (yarn), built by lab_scaled_rope.
+  ScalingType rope_scaling = ScalingType::None;
+  double rope_factor = 4.0;  // 1 < factor <= 64; 4 = the evaluation range 4L over the training range L
+};
+// Exact match a method must reach at every training length (n = 1..train_len) on the evaluation sequences.
+inline constexpr double kLabBar = 0.95;
+// Tokens after "lab": --task, --methods a,b, --train-len, --table-len, --steps, --seed, --d-model, --heads, --layers,
+// --d-ff, --batch, --lr, --warmup, --eval-count, --check-every, --rope-scaling none|pi|ntk|yarn, --rope-factor F.
+// BadRequest naming the flag for anything else or out of range (--table-len: 0, or at least the longest training
+// input).
+Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args);
+// Positions a training input reaches (0 .. this - 1): the longest training input, lab_input_len(task, train_len).
+int lab_trained_positions(const LabOptions& o);
+// Rows of the learned table: table_len, or lab_trained_positions when it is 0.
+int lab_table_len(const LabOptions& o);
+// The decoder the lab trains for this method: vocab 11, max_position = lab_table_len (learned).
+DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m);
+// The flag's names for the scalings the lab offers: none, pi (Linear), ntk (Dynamic), yarn (Yarn); nullopt for others.
+const char* lab_scaling_name(ScalingType t);
+std::optional<ScalingType> parse_lab_scaling(std::string_view name);
+// The rope_scaling the lab evaluates with, for core's rope_scaled_inv_freq (transformers' semantics), with
+// Lt = lab_input_len(task, train_len) (the longest training input) and Le = lab_input_len(task, 4 * train_len):
+//   pi:   Linear, factor F: theta_i / F
+//   ntk:  Dynamic, factor F, max_position_embeddings Lt, seq_len Le (dynamic NTK at the longest evaluation input:
+//         base' = base * (F * Le / Lt - (F - 1))^(d/(d-2)))
+//   yarn: Yarn, factor F, original_max_position_embeddings Lt, beta_fast 32, beta_slow 1, attention 0.1 ln F + 1
+RopeScaling lab_rope_scaling(const LabOptions& o);
+// The rope config of these options with the scaled frequencies (inv_freq, attention_factor) as its override.
+Expected<DecoderConfig> lab_scaled_config(const LabOptions& o);
+
+// [SECTION] Training and evaluation
+struct LabMethodResult {
+  PositionMethod method = PositionMethod::Rope;
+  std::vector<double> train_loss;                       // one per step
+  std::vector<std::optional<double>> accuracy;          // exact match per eval length, null past a learned table
+  std::vector<std::optional<double>> token_accuracy;    // per-answer accuracy (teacher-forced argmax)
+  std::optional<std::string> error;                     // the first evaluation error (learned: the IndexError)
+  // rope with options.rope_scaling: the same final weights evaluated with the scaled frequencies (lab_scaled_config)
+  // per eval length; empty for other methods and without scaling
+  std::vector<std::optional<double>> accuracy_scaled, token_accuracy_scaled;
+  // learned: per table row, |P_final[r] - P_init[r]| / |P_init[r]| when training ended. Rows at or past
+  // lab_trained_positions got no gradient: only weight decay moved them (1 - prod(1 - lr_t * weight_decay)).
+  std::vector<double> table_row_change;
+  int steps_run = 0;         // training steps taken: steps, or fewer when a check found the bar reached
+  bool reached_bar = false;  // exact match >= kLabBar at every training length in the final evaluation
+};
+struct LabResult {
+  LabOptions options;
+  std::vector<LabMethodResult> methods;
+  double seconds = 0;             // wall time inside LabRun::step, training and evaluation
+  double train_seconds = 0;       // the training part of it
+  long long tokens_trained = 0;  // input tokens through forward + backward, all methods (tokens_per_s uses train_seconds)
+};
+
+// One lab run, advanced one unit of work at a time (a training step, checking one training length against the bar,
+// or evaluating one length), so a caller can spread it over frames. Methods run in order; each starts from the same
+// seed (same init, same batches). Init is init_decoder_weights' N(0, 0.02) except tok_emb and pos_emb, N(0, 1) like
+// nn.Embedding (the scale of PE(t)). Every check_every steps the training lengths are checked, longest first, on the
+// evaluation sequences; when all are at kLabBar the method stops training. A training step allocates nothing
+// (buffers are sized when a method starts).
+// A method's model when its training ended: what the app looks inside (attention maps, KV-cache decode).
+struct LabTrained {
+  PositionMethod method = PositionMethod::Rope;
+  DecoderConfig config;
+  DecoderWeightsT<float> weights;
+};
+
+class LabRun {
+ public:
+  explicit LabRun(LabOptions o);
+  void step();
+  bool done() const;
+  const LabResult& result() const { return result_; }
+  double progress() const;  // 0..1
+  // The methods whose training has ended, in run order, with their final weights.
+  const std::vector<LabTrained>& trained() const { return trained_; }
+
+ private:
+  enum class Phase { Train, Check, Eval };
+  void start_method();
+  void train_step();
+  void check_length();
+  void finish_training();
+  void eval_length();
+  LabResult result_;
+  std::vector<LabTrained> trained_;
+  std::size_t method_ = 0;
+  Phase phase_ = Phase::Train;
+  int step_ = 0, eval_n_ = 0, check_n_ = 0;  // eval_n_ past 4 * train_len: the scaled evaluation
+  int evals_ = 0;                            // evaluations this method runs: 4 * train_len, twice for scaled rope
+  DecoderConfig config_;
+  std::optional<DecoderConfig> scaled_;  // rope with scaling: its evaluation config
+  DecoderWeightsT<float> weights_;
+  AdamWState<float> adam_;
+  SequenceBatch batch_;
+  DecoderWorkspace<float> ws_;
+};
+
+double lab_learning_rate(const LabOptions& o, int step);  // warm-up then cosine, step 0-based
+// How far weight decay alone moves a weight in `steps` steps, relative to it: 1 - prod_t (1 - lr_t * weight_decay).
+// A learned table's rows at or past lab_trained_positions get no gradient, so their table_row_change is this.
+double lab_decay_only_change(const LabOptions& o, int steps);
+// The weights LabRun starts method m from: init_decoder_weights(config, lab_seed(seed, 0)) in float32, tok_emb and
+// pos_emb then multiplied by float(1 / 0.02) (N(0, 1)). The same for every run of these options.
+DecoderWeightsT<float> lab_init_weights(const LabOptions& o, PositionMethod m);
+// Training step `step`'s batch, into b (cleared first): o.batch sizes drawn uniformly from 1..train_len by
+// NormalRng(lab_seed(seed, 1, step)), then the rows of each size present, in increasing size, from
+// NormalRng(that stream's next_u64()). Allocates nothing once b has held as many rows.
+void lab_train_batch(const LabOptions& o, int step, SequenceBatch& b);
+// The seed of one of the run's random streams: init (0), training step (1, step), evaluation length (2, n); distinct
+// (seed, stream, index) give unrelated NormalRng streams.
+std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index = 0);
+// Exact-match and per-answer accuracy of the model on `count` fresh sequences of size n; errors as decoder_forward.
+Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
+                                                 int n, int count, std::uint64_t seed);
+// The same through a caller's workspace and batch, in chunks of about kLabEvalRows rows.
+Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
+                                                 int n, int count, std::uint64_t seed, DecoderWorkspace<float>& ws,
+                                                 SequenceBatch& batch);
+inline constexpr int kLabEvalRows = 1024;
+// What one method's curves say, for tables and the text layer (lab_summary.cpp). Means of exact match over eval
+// lengths: inside training (1..L), just past it (L+1..2L) and far past it (2L+1..4L); null when no length of the
+// range has a number (a learned table too short, or a run stopped early).
+struct LabSummary {
+  std::optional<double> inside, near, far;
+  std::optional<double> final_loss;  // the last training step's loss
+};
+// scaled: the same of accuracy_scaled (rope with --rope-scaling; all null when empty).
+LabSummary lab_summary(const LabMethodResult& m, int train_len, bool scaled = false);
+
+// Every flag of `ropeviz-cli lab` for these options: parse_lab_options reads them back to equal options, so a run
+// can be repeated exactly (the app's Re-run, the CSV's header).
+std::vector<std::string> lab_option_flags(const LabOptions& o);
+
+// window.ropeviz.lab's options object as CLI flags: each key is a flag with '_' for '-' (train_len ->
+// --train-len); a string or number is its value, an array of strings a comma-separated list (methods). Any other
+// shape is a BadRequest naming the key; parse_lab_options then checks the flags themselves.
+Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json);
+
+// Drives a LabRun to completion and times it.
+LabResult run_lab(const LabOptions& o);
+// The CONTRACTS section 6 document, plus vocab, model sizes, the training schedule and the bar, "max_position" (the
+// learned table's rows) and "trained_positions"; per method also "steps_run" and "reached_bar", learned's
+// "table_row_change". With --rope-scaling: "rope_scaling", "rope_factor", "rope_inv_freq_scaled" and
+// "rope_attention_factor" among the options, and rope's "accuracy_scaled" and "token_accuracy_scaled".
+std::string lab_json(const LabResult& r);
+
+}  // namespace rv

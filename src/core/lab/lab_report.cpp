@@ -1,0 +1,106 @@
+// What a lab run says (per-method summary: exact match inside, near and far past the training length) and the
+// command line that reruns it.
+#include "core/lab/lab.hpp"
+
+#include <cmath>
+
+#include "core/base/json_value.hpp"
+
+namespace rv {
+
+namespace {
+// Mean of accuracy over eval lengths [from, to] (1-based) that have a number; null when none has.
+std::optional<double> mean_over(const std::vector<std::optional<double>>& accuracy, int from, int to) {
+  double sum = 0;
+  int count = 0;
+  for (int n = from; n <= to && n <= static_cast<int>(accuracy.size()); ++n)
+    if (const auto& a = accuracy[static_cast<std::size_t>(n - 1)]) {
+      sum += *a;
+      ++count;
+    }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+}  // namespace
+
+LabSummary lab_summary(const LabMethodResult& m, int train_len, bool scaled) {
+  LabSummary s;
+  const std::vector<std::optional<double>>& accuracy = scaled ? m.accuracy_scaled : m.accuracy;
+  s.inside = mean_over(accuracy, 1, train_len);
+  s.near = mean_over(accuracy, train_len + 1, 2 * train_len);
+  s.far = mean_over(accuracy, 2 * train_len + 1, 4 * train_len);
+  if (!m.train_loss.empty()) s.final_loss = m.train_loss.back();
+  return s;
+}
+
+std::vector<std::string> lab_option_flags(const LabOptions& o) {
+  std::string methods;
+  for (PositionMethod m : o.methods) methods += std::string(methods.empty() ? "" : ",") + position_method_name(m);
+  std::vector<std::string> flags = {
+      "--task",       lab_task_name(o.task),        "--methods",     methods,
+      "--train-len",  std::to_string(o.train_len),  "--steps",       std::to_string(o.steps),
+      "--seed",       std::to_string(o.seed),       "--d-model",     std::to_string(o.d_model),
+      "--heads",      std::to_string(o.heads),      "--layers",      std::to_string(o.layers),
+      "--d-ff",       std::to_string(o.d_ff),       "--batch",       std::to_string(o.batch),
+      "--lr",         format_number(o.lr),          "--warmup",      std::to_string(o.warmup),
+      "--eval-count", std::to_string(o.eval_count), "--check-every", std::to_string(o.check_every),
+      "--table-len",  std::to_string(o.table_len)};
+  if (o.rope_scaling != ScalingType::None) {
+    flags.push_back("--rope-scaling");
+    flags.push_back(lab_scaling_name(o.rope_scaling));
+  }
+  if (o.rope_scaling != ScalingType::None || o.rope_factor != LabOptions{}.rope_factor) {
+    flags.push_back("--rope-factor");
+    flags.push_back(format_number(o.rope_factor));
+  }
+  return flags;
+}
+
+namespace {
+constexpr std::size_t kMaxLabOptionsBytes = 4096;
+
+// One option's value as flag text, or why it cannot be one.
+std::optional<std::string> flag_value(const JsonValue& v) {
+  switch (v.kind) {
+    case JsonValue::Kind::String:
+      return v.string;
+    case JsonValue::Kind::Number:
+      if (!std::isfinite(v.number)) return std::nullopt;
+      return v.number == std::floor(v.number) && std::fabs(v.number) < 1e15
+                 ? std::to_string(static_cast<long long>(v.number))
+                 : format_number(v.number);
+    case JsonValue::Kind::Array: {
+      std::string list;
+      for (const JsonValue& item : v.array) {
+        if (item.kind != JsonValue::Kind::String) return std::nullopt;
+        list += (list.empty() ? "" : ",") + item.string;
+      }
+      return list;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+}  // namespace
+
+Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json) {
+  const Expected<JsonValue> doc = parse_json(options_json, kMaxLabOptionsBytes, 4);
+  if (!doc) return bad_request("lab options: " + doc.error().message);
+  if (doc->kind != JsonValue::Kind::Object)
+    return bad_request("lab options must be an object such as {\"task\": \"copy\", \"train_len\": 8}");
+  std::vector<std::string> flags;
+  for (const auto& [key, value] : doc->object) {
+    const std::optional<std::string> text = flag_value(value);
+    if (!text)
+      return bad_request("lab option \"" + key.substr(0, 40) +
+                         "\" needs a string, a finite number or a list of strings (methods)");
+    std::string flag = "--" + key;
+    for (char& ch : flag)
+      if (ch == '_') ch = '-';
+    flags.push_back(flag);
+    flags.push_back(*text);
+  }
+  return flags;
+}
+
+}  // namespace rv

@@ -1,0 +1,642 @@
+// The text of ropeviz_lab.py (lab_torch_script fills in %DEFAULTS% and %FLAGS%), one raw literal per section.
+#include "core/lab/lab_torch.hpp"
+
+namespace rv::detail {
+
+std::string lab_torch_script_template() {
+  return std::string(
+R"PY(#!/usr/bin/env python3
+"""ropeviz's extrapolation lab in PyTorch: train a tiny decoder with each position method (learned, sinusoidal, rope,
+alibi, t5, none) on a synthetic task at sizes 1..train_len, then measure it at sizes 1..4*train_len.
+
+Written by
+    ropeviz-cli lab-export DIR %FLAGS%
+The same run in C++ (and in the app's Lab panel):
+    ropeviz-cli lab %FLAGS%
+
+Everything is ported from the C++ (CONTRACTS section 6 has the model): the random stream and so every batch, the
+initial weights, AdamW and the learning-rate schedule. On the CPU in float32 the training losses agree with the C++
+ones to about 2e-6 over the first 50 steps. The two add numbers up in different orders, so float32 rounding makes them
+drift apart: slowly while training is calm, visibly within a few hundred steps where it is not (alibi and none on
+copy), so a long run agrees with the app's in character, not to the last digit (--dtype float64 shows how much of a
+curve is rounding).
+--data ropeviz_lab_data.json starts from the weights the C++ wrote (the same as --init lab draws) and checks that the
+batches it holds are the ones generated here.
+
+    python3 ropeviz_lab.py                        # this run, on a GPU when torch.cuda.is_available()
+    python3 ropeviz_lab.py --device cpu --data ropeviz_lab_data.json --out result.json
+    python3 ropeviz_lab.py --methods rope,alibi --train-len 16 --d-model 128 --layers 4 --steps 5000 --init torch
+
+Needs only Python 3 and PyTorch. Every flag's default is this run's setting (--help lists them).
+"""
+import argparse
+import json
+import math
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+# The run `ropeviz-cli lab-export` was given: the flags' defaults.
+DEFAULTS = {
+%DEFAULTS%
+}
+METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
+TASKS = ["copy", "reverse", "repeat"]
+SYMBOLS, SEP, VOCAB = 10, 10, 11  # symbols 0..9 and the separator
+REPEAT_PERIOD = 3
+BAR = 0.95            # exact match a method must reach at every training size to stop early
+T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
+INIT_STD, EMB_STD = 0.02, 1.0  # matrices N(0, 0.02^2); tok_emb and pos_emb N(0, 1) like nn.Embedding
+EVAL_ROWS = 1024      # tokens per evaluation chunk (as the C++)
+
+
+)PY"
+R"PY(# ---- The random stream: rv::NormalRng and rv::lab_seed, bit for bit ----------------------------------------
+MASK64 = (1 << 64) - 1
+
+
+class NormalRng:
+    """splitmix64 for uniforms and Marsaglia's polar method (with portable_log) for normals: the same numbers as the
+    C++ on every machine, so the script draws exactly the batches the app trains on."""
+
+    def __init__(self, seed):
+        self.state = seed & MASK64
+        self.spare = None
+
+    def next_u64(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def uniform(self):  # in [0, 1): 53 random bits
+        return (self.next_u64() >> 11) * 2.0 ** -53
+
+    def normal(self):  # N(0, 1)
+        if self.spare is not None:
+            x, self.spare = self.spare, None
+            return x
+        while True:  # (u, v) uniform in the unit disc
+            u = 2.0 * self.uniform() - 1.0
+            v = 2.0 * self.uniform() - 1.0
+            s = u * u + v * v
+            if 0.0 < s < 1.0:
+                break
+        f = math.sqrt(-2.0 * portable_log(s) / s)
+        self.spare = v * f
+        return u * f
+
+
+def portable_log(x):
+    """ln(x) for x > 0 with + - * / only (the C++'s, so that normals agree to the last bit everywhere)."""
+    m, e = math.frexp(x)  # x = m * 2^e, m in [0.5, 1)
+    if m < 0.70710678118654752440:
+        m, e = m * 2.0, e - 1  # m in [sqrt(1/2), sqrt(2))
+    s = (m - 1.0) / (m + 1.0)  # ln m = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...)
+    s2, term, total = s * s, s, 0.0
+    for k in range(1, 30, 2):
+        total += term / k
+        term *= s2
+    ln2_hi, ln2_lo = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+    return (e * ln2_hi + 2.0 * total) + e * ln2_lo
+
+
+def lab_seed(seed, stream, index=0):
+    """The seed of one of a run's streams: init (0), training step (1, step), evaluation size (2, n)."""
+    k = 0x9E3779B97F4A7C15
+    return NormalRng((((seed * k + stream) * k + index) * k) & MASK64).next_u64()
+
+
+)PY"
+R"PY(# ---- Tasks -------------------------------------------------------------------------------------------------
+def input_len(task, n):
+    """Tokens the model reads for a task instance of size n."""
+    return n + REPEAT_PERIOD - 1 if task == "repeat" else 2 * n
+
+
+def sequence(task, n, rng):
+    """One task instance of size n: (inputs, targets), each input_len(task, n) long; target -1 means no loss there.
+      copy     x1..xn SEP x1..xn     reverse  x1..xn SEP xn..x1
+      repeat   p1 p2 p3 p1 p2 p3 ... to n + 3 tokens: every answer is the token 3 places back"""
+    drawn = REPEAT_PERIOD if task == "repeat" else n
+    x = [int(rng.uniform() * SYMBOLS) for _ in range(drawn)]
+    if task == "repeat":
+        full = [x[i % REPEAT_PERIOD] for i in range(n + REPEAT_PERIOD)]
+    else:
+        full = x + [SEP] + (x if task == "copy" else x[::-1])
+    first_answer = REPEAT_PERIOD if task == "repeat" else n + 1
+    targets = [full[i] if i >= first_answer else -1 for i in range(1, len(full))]
+    return full[:-1], targets
+
+
+def train_batch(o, step):
+    """Training step `step`'s sequences (rv::lab_train_batch): o.batch sizes drawn uniformly from 1..train_len, then
+    the rows of each size present, in increasing size, from a stream of their own."""
+    rng = NormalRng(lab_seed(o.seed, 1, step))
+    rows_of_size = [0] * (o.train_len + 1)
+    for _ in range(o.batch):
+        rows_of_size[1 + int(rng.uniform() * o.train_len)] += 1
+    rows = []
+    for n in range(1, o.train_len + 1):
+        if rows_of_size[n]:
+            sizes = NormalRng(rng.next_u64())
+            rows += [sequence(o.task, n, sizes) for _ in range(rows_of_size[n])]
+    return rows
+
+
+def eval_rows(o, n):
+    """The o.eval_count evaluation sequences of size n (the same at every check and in the final evaluation)."""
+    rng = NormalRng(lab_seed(o.seed, 2, n))
+    return [sequence(o.task, n, rng) for _ in range(o.eval_count)]
+
+
+def to_tensors(rows, device):
+    """Rows of any lengths as [B, T] tensors, padded on the right (token 0, target -1): causal attention keeps the
+    padding out of every real position, and the loss ignores it."""
+    T = max(len(x) for x, _ in rows)
+    tokens = torch.tensor([x + [0] * (T - len(x)) for x, _ in rows], device=device)
+    targets = torch.tensor([y + [-1] * (T - len(y)) for _, y in rows], device=device)
+    return tokens, targets
+
+
+)PY"
+R"PY(# ---- The model (CONTRACTS section 6) -----------------------------------------------------------------------
+def alibi_slopes(heads):
+    """Press et al.'s get_slopes: 2^(-8(n+1)/heads) for a power of two, else the closest power of two's slopes followed
+    by every other slope of twice that many."""
+    p = 1 << (heads.bit_length() - 1)
+    slopes = [2.0 ** (-8.0 * (n + 1) / p) for n in range(p)]
+    return slopes if p == heads else slopes + alibi_slopes(2 * p)[0::2][:heads - p]
+
+
+def t5_bucket(r):
+    """T5's causal bucket of a distance r = i - j >= 0: exact below 16, then logarithmic up to 128."""
+    if r < T5_BUCKETS // 2:
+        return r
+    large = 16.0 + math.floor(math.log(r / 16.0) / math.log(T5_MAX_DISTANCE / 16.0) * 16.0)
+    return min(T5_BUCKETS - 1, int(large))
+
+
+def rope_theta(d_head, base):
+    """theta_i = 1 / base^(2i/d_head), in the C++'s (and transformers') operation order."""
+    return [1.0 / base ** ((2 * k) / d_head) for k in range(d_head // 2)]
+
+
+def scaled_rope(o):
+    """The frequencies and the cos/sin factor rope is evaluated with under --rope-scaling (transformers' semantics, as
+    the C++'s rope_scaled_inv_freq): pi divides theta by the factor; ntk (dynamic) raises the base for the longest
+    evaluation input over the longest training input; yarn ramps between theta and theta / factor over the pairs
+    that turn between 1 and 32 times in the training length and multiplies cos and sin by 0.1 ln(factor) + 1."""
+    d_head, base, factor = o.d_model // o.heads, o.base, o.rope_factor
+    trained, longest = input_len(o.task, o.train_len), input_len(o.task, 4 * o.train_len)
+    theta = rope_theta(d_head, base)
+    if o.rope_scaling == "pi":
+        return [t / factor for t in theta], 1.0
+    if o.rope_scaling == "ntk":
+        L = max(longest, trained)
+        return rope_theta(d_head, base * ((factor * L / trained) - (factor - 1.0)) ** (d_head / (d_head - 2))), 1.0
+    # yarn, beta_fast 32 and beta_slow 1, the correction range floored and ceiled
+    def correction_dim(rotations):
+        return (d_head * math.log(trained / (rotations * 2.0 * math.pi))) / (2.0 * math.log(base))
+    low, high = max(math.floor(correction_dim(32.0)), 0.0), min(math.ceil(correction_dim(1.0)), float(d_head - 1))
+    if low == high:
+        high += 0.001
+    out = []
+    for i in range(d_head // 2):
+        pos_freq = base ** ((2 * i) / d_head)
+        extrapolation_factor = 1.0 - min(1.0, max(0.0, (i - low) / (high - low)))
+        out.append((1.0 / (factor * pos_freq)) * (1.0 - extrapolation_factor) + (1.0 / pos_freq) * extrapolation_factor)
+    return out, 0.1 * math.log(factor) + 1.0
+
+
+def position_tables(position, T, d_model, heads, base, pairing, rope=None):
+    """Everything that depends on positions only, for T positions, in float64 with Python's math (as the C++ computes
+    them; the model rounds them to its dtype). causal [T, T]: True where j > i (masked). rope: (theta, factor) in
+    place of base's theta (scaled_rope)."""
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    tables = {"causal": j > i}
+    if position == "sinusoidal":  # PE(t, 2i) = sin(t / 10000^(2i/d)), PE(t, 2i+1) = cos(t / 10000^(2i/d))
+        pe = torch.zeros(T, d_model, dtype=torch.float64)
+        for c in range(0, d_model, 2):
+            denom = 10000.0 ** (c / d_model)
+            pe[:, c] = torch.tensor([math.sin(t / denom) for t in range(T)], dtype=torch.float64)
+            if c + 1 < d_model:
+                pe[:, c + 1] = torch.tensor([math.cos(t / denom) for t in range(T)], dtype=torch.float64)
+        tables["pe"] = pe
+    if position == "rope":  # angle(t, i) = t * theta_i, theta_i = base^(-2i/d_head); cos and sin times a factor
+        theta, f = rope or (rope_theta(d_model // heads, base), 1.0)
+        tables["cos"] = torch.tensor([[math.cos(t * th) * f for th in theta] for t in range(T)], dtype=torch.float64)
+        tables["sin"] = torch.tensor([[math.sin(t * th) * f for th in theta] for t in range(T)], dtype=torch.float64)
+    if position == "alibi":  # -slope_n * (i - j)   # [heads, T, T]
+        slopes = torch.tensor(alibi_slopes(heads), dtype=torch.float64)
+        tables["bias"] = -slopes[:, None, None] * (i - j).double()
+    if position == "t5":  # which row of rel_bias scores (i, j)   # [T, T]
+        buckets = torch.tensor([t5_bucket(r) for r in range(T)])
+        tables["bucket"] = buckets[(i - j).clamp(min=0)]
+    return tables
+
+
+def rms(x, w):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
+
+
+def rotate(x, cos, sin, pairing):
+    """RoPE: every head's pairs (a, b) of x [B, heads, T, d_head] -> (a cos - b sin, a sin + b cos) at position t.
+    interleaved pairs x[2i], x[2i+1] (Meta's Llama); half_split pairs x[i], x[i + d/2] (GPT-NeoX, Hugging Face)."""
+    if pairing == "interleaved":
+        a, b = x[..., 0::2], x[..., 1::2]
+        return torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1).flatten(-2)
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+
+
+LAYER_WEIGHTS = ["norm1", "wq", "wk", "wv", "wo", "norm2", "w1", "w2"]
+
+
+class Layer(torch.nn.Module):
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        P = torch.nn.Parameter
+        self.norm1, self.norm2 = P(torch.ones(d_model)), P(torch.ones(d_model))
+        self.wq, self.wk, self.wv, self.wo = (P(torch.zeros(d_model, d_model)) for _ in range(4))
+        self.w1, self.w2 = P(torch.zeros(d_model, d_ff)), P(torch.zeros(d_ff, d_model))
+
+
+class Decoder(torch.nn.Module):
+    """The lab's decoder: pre-RMSNorm layers of causal attention and an erf-GELU MLP; the position method adds to the
+    embeddings (learned, sinusoidal), rotates q and k (rope), biases the scores (alibi, t5) or does nothing (none).
+    Weights are [in, out] (y = x @ W) under the contract's names (named_weights)."""
+
+    def __init__(self, position, vocab, d_model, heads, layers, d_ff, max_position, base, pairing):
+        super().__init__()
+        assert d_model % heads == 0 and (position != "rope" or (d_model // heads) % 2 == 0)
+        self.position, self.heads, self.max_position = position, heads, max_position
+        self.base, self.pairing = base, pairing
+        P = torch.nn.Parameter
+        self.tok_emb = P(torch.zeros(vocab, d_model))
+        self.pos_emb = P(torch.zeros(max_position, d_model)) if position == "learned" else None
+        self.layers = torch.nn.ModuleList(Layer(d_model, d_ff) for _ in range(layers))
+        self.rel_bias = P(torch.zeros(T5_BUCKETS, heads)) if position == "t5" else None
+        self.norm_f = P(torch.ones(d_model))
+        self.head = P(torch.zeros(d_model, vocab))
+        self.tables = {}
+        self.rope = None  # (theta, factor): rope evaluated with scaled frequencies (scaled_rope)
+
+    def named_weights(self):
+        """(name, weight) in the contract's order: tok_emb, pos_emb, l0.norm1, l0.wq, ..., l0.w2, l1..., rel_bias,
+        norm_f, head (pos_emb and rel_bias only when used)."""
+        out = [("tok_emb", self.tok_emb)] + ([("pos_emb", self.pos_emb)] if self.pos_emb is not None else [])
+        for j, layer in enumerate(self.layers):
+            out += [("l%d.%s" % (j, name), getattr(layer, name)) for name in LAYER_WEIGHTS]
+        out += [("rel_bias", self.rel_bias)] if self.rel_bias is not None else []
+        return out + [("norm_f", self.norm_f), ("head", self.head)]
+
+    def tables_for(self, T):
+        """position_tables for T positions on the model's device and in its dtype, made once per T."""
+        w = self.tok_emb
+        key = (T, w.device, w.dtype, self.rope is not None)
+        if key not in self.tables:
+            d_model = w.shape[1]
+            made = position_tables(self.position, T, d_model, self.heads, self.base, self.pairing, self.rope)
+            self.tables[key] = {k: t.to(w.device, w.dtype if t.is_floating_point() else t.dtype)
+                                for k, t in made.items()}
+        return self.tables[key]
+
+    def forward(self, tokens):  # [B, T] -> logits [B, T, vocab]
+        B, T = tokens.shape
+        d_model = self.tok_emb.shape[1]
+        d_head = d_model // self.heads
+        if self.position == "learned" and T > self.max_position:  # PyTorch's message for pos_emb[T - 1]
+            raise IndexError("index %d is out of bounds for dimension 0 with size %d"
+                             % (self.max_position, self.max_position))
+        tab = self.tables_for(T)
+        h = self.tok_emb[tokens]
+        if self.position == "learned":
+            h = h + self.pos_emb[:T]
+        if self.position == "sinusoidal":
+            h = h + tab["pe"]
+        bias = tab.get("bias")  # alibi: fixed; t5: learned, one table for all layers
+        if self.position == "t5":
+            bias = self.rel_bias[tab["bucket"]].permute(2, 0, 1)  # [heads, T, T]
+        for layer in self.layers:
+            a = rms(h, layer.norm1)
+            q, k, v = ((a @ w).view(B, T, self.heads, d_head).transpose(1, 2) for w in (layer.wq, layer.wk, layer.wv))
+            if self.position == "rope":
+                q = rotate(q, tab["cos"], tab["sin"], self.pairing)
+                k = rotate(k, tab["cos"], tab["sin"], self.pairing)
+            s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(d_head))  # [B, heads, T, T]
+            if bias is not None:
+                s = s + bias
+            p = torch.softmax(s.masked_fill(tab["causal"], float("-inf")), dim=-1)
+            o = (p @ v).transpose(1, 2).reshape(B, T, d_model)  # heads side by side
+            h = h + o @ layer.wo
+            h = h + F.gelu(rms(h, layer.norm2) @ layer.w1) @ layer.w2  # exact (erf) GELU
+        return rms(h, self.norm_f) @ self.head
+
+
+def trained_positions(o):
+    """Positions a training input reaches: the longest training input."""
+    return input_len(o.task, o.train_len)
+
+
+def table_len(o):
+    """Rows of the learned table: --table-len, or exactly the trained positions when it is 0."""
+    return o.table_len or trained_positions(o)
+
+
+def make_model(o, method):
+    return Decoder(method, VOCAB, o.d_model, o.heads, o.layers, o.d_ff, table_len(o), o.base, o.pairing)
+
+
+def table_row_change(model, init):
+    """Per row of the learned table: |P - P_init| / |P_init| (rows no training input reaches: weight decay only)."""
+    p = model.pos_emb.detach().double().cpu()
+    return ((p - init).norm(dim=1) / init.norm(dim=1).clamp_min(1e-30)).tolist()
+
+
+def loss_of(model, tokens, targets):
+    """Mean cross-entropy over the answers (targets >= 0) of the whole batch."""
+    logits = model(tokens)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1)
+
+
+)PY"
+R"PY(# ---- Initial weights ---------------------------------------------------------------------------------------
+@torch.no_grad()
+def lab_init(model, seed):
+    """rv::lab_init_weights: one stream, the weights in the contract's order; each matrix entry float32(0.02 * normal),
+    tok_emb and pos_emb then times float32(1 / 0.02); norms one; rel_bias zero. Bit for bit the C++'s float32
+    weights (slow in pure Python for millions of weights: --init torch is torch's generator instead)."""
+    rng = NormalRng(lab_seed(seed, 0))
+    for name, w in model.named_weights():
+        if w.dim() == 1 or name == "rel_bias":
+            continue  # norms start at one, rel_bias at zero (as made)
+        x = torch.tensor([INIT_STD * rng.normal() for _ in range(w.numel())], dtype=torch.float64).float()
+        if name in ("tok_emb", "pos_emb"):
+            x = x * torch.tensor(EMB_STD / INIT_STD, dtype=torch.float32)
+        w.copy_(x.view(w.shape))
+
+
+@torch.no_grad()
+def torch_init(model, seed):
+    """The same distributions from torch's generator: fast, but other numbers than the app's."""
+    g = torch.Generator().manual_seed(seed)
+    for name, w in model.named_weights():
+        if w.dim() == 2 and name != "rel_bias":
+            std = EMB_STD if name in ("tok_emb", "pos_emb") else INIT_STD
+            w.copy_(torch.randn(w.shape, generator=g) * std)
+
+
+@torch.no_grad()
+def data_init(model, weights):
+    """The initial weights the C++ wrote (the data file), flattened row-major under the contract's names."""
+    names = [name for name, _ in model.named_weights()]
+    if sorted(names) != sorted(weights):
+        sys.exit("data file: weights %s, the model has %s" % (sorted(weights), sorted(names)))
+    for name, w in model.named_weights():
+        if len(weights[name]) != w.numel():
+            sys.exit("data file: %s has %d values, the model's is %s" % (name, len(weights[name]), list(w.shape)))
+        w.copy_(torch.tensor(weights[name], dtype=torch.float32).view(w.shape))
+
+
+)PY"
+R"PY(# ---- AdamW and the schedule --------------------------------------------------------------------------------
+class LabAdamW:
+    """rv::adamw_step written out (Loshchilov & Hutter; torch.optim.AdamW's update, its operations in the C++'s order):
+        m <- b1 m + (1 - b1) g,   v <- b2 v + (1 - b2) g^2
+        w <- w (1 - lr wd) - lr (m / c1) / (sqrt(v / c2) + eps),   c1 = 1 - b1^t, c2 = 1 - b2^t
+    Every weight decays, norms and embeddings included. Constants are rounded to the weights' dtype, as the C++'s
+    static_cast<S>."""
+
+    def __init__(self, params, weight_decay, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.params = list(params)
+        self.m = [torch.zeros_like(p) for p in self.params]
+        self.v = [torch.zeros_like(p) for p in self.params]
+        self.weight_decay, self.beta1, self.beta2, self.eps = weight_decay, beta1, beta2, eps
+        self.t = 0
+
+    @torch.no_grad()
+    def step(self, lr):
+        self.t += 1
+        dtype = self.params[0].dtype
+
+        def r(x):  # a number rounded to the weights' precision
+            return torch.tensor(x, dtype=dtype).item()
+
+        b1, b2, eps, lr_s = r(self.beta1), r(self.beta2), r(self.eps), r(lr)
+        c1, c2 = r(1.0 - self.beta1 ** self.t), r(1.0 - self.beta2 ** self.t)  # bias corrections
+        decay = r(1.0 - lr * self.weight_decay)
+        for w, m, v in zip(self.params, self.m, self.v):
+            g = w.grad
+            m.mul_(b1).add_((1 - b1) * g)
+            v.mul_(b2).add_((1 - b2) * g * g)
+            w.mul_(decay).sub_(lr_s * (m / c1) / ((v / c2).sqrt() + eps))
+
+
+def learning_rate(o, step):
+    """rv::lab_learning_rate: linear warm-up over min(warmup, steps // 2) steps, then cosine to 0 (step 0-based)."""
+    warm = min(o.warmup, o.steps // 2)
+    if step < warm:
+        return o.lr * (step + 1) / warm
+    span = max(1, o.steps - warm)
+    return o.lr * 0.5 * (1.0 + math.cos(math.pi * (step - warm) / span))
+
+
+)PY"
+R"PY(# ---- Evaluation --------------------------------------------------------------------------------------------
+@torch.no_grad()
+def accuracy(model, o, n, device, cache):
+    """Exact match (every answer the argmax) and per-answer accuracy on the evaluation sequences of size n, teacher
+    forced; IndexError for a learned table too short."""
+    if n not in cache:
+        cache[n] = eval_rows(o, n)
+    rows = cache[n]
+    chunk = max(1, EVAL_ROWS // input_len(o.task, n))
+    exact = right = total = 0
+    for at in range(0, len(rows), chunk):
+        tokens, targets = to_tensors(rows[at:at + chunk], device)
+        hit = model(tokens).argmax(-1) == targets
+        answer = targets >= 0
+        exact += int((hit | ~answer).all(dim=1).sum())
+        right += int((hit & answer).sum())
+        total += int(answer.sum())
+    return exact / len(rows), right / total
+
+
+def at_bar(model, o, device, cache):
+    """Every training size at BAR exact match (checked longest first, as the C++)."""
+    return all(accuracy(model, o, n, device, cache)[0] >= BAR for n in range(o.train_len, 0, -1))
+
+
+)PY"
+R"PY(# ---- One method, then the run ------------------------------------------------------------------------------
+def run_method(o, method, data, device, dtype, log):
+    model = make_model(o, method)
+    if data is not None:
+        data_init(model, data["methods"][method]["weights"])
+    else:
+        (torch_init if o.init == "torch" else lab_init)(model, o.seed)
+    model.to(device=device, dtype=dtype)
+    init = model.pos_emb.detach().double().cpu().clone() if method == "learned" else None
+    opt = LabAdamW(model.parameters(), o.weight_decay)
+    cache, losses, tokens_trained = {}, [], 0
+    t0 = time.perf_counter()
+    for step in range(o.steps):
+        rows = train_batch(o, step)
+        tokens, targets = to_tensors(rows, device)
+        loss = loss_of(model, tokens, targets)
+        model.zero_grad(set_to_none=True)
+        loss.backward()
+        lr = learning_rate(o, step)
+        opt.step(lr)
+        losses.append(loss.item())
+        tokens_trained += sum(len(x) for x, _ in rows)
+        if o.print_every and (step + 1) % o.print_every == 0:
+            print("%-10s step %5d  lr %.3e  loss %.6f" % (method, step + 1, lr, losses[-1]), file=log, flush=True)
+        done = step + 1
+        if not o.losses_only and o.check_every > 0 and done % o.check_every == 0 and done < o.steps:
+            if at_bar(model, o, device, cache):
+                print("%-10s at the bar after %d steps" % (method, done), file=log, flush=True)
+                break
+    train_seconds = time.perf_counter() - t0
+    result = {"train_loss": losses, "accuracy": [], "token_accuracy": [], "error": None, "steps_run": len(losses),
+              "reached_bar": False}
+    if init is not None:
+        result["table_row_change"] = table_row_change(model, init)
+    for n in ([] if o.losses_only else range(1, 4 * o.train_len + 1)):
+        try:
+            exact, per_answer = accuracy(model, o, n, device, cache)
+        except IndexError as e:
+            exact = per_answer = None
+            result["error"] = result["error"] or "IndexError: %s" % e
+        result["accuracy"].append(exact)
+        result["token_accuracy"].append(per_answer)
+    if method == "rope" and o.rope_scaling != "none" and not o.losses_only:  # the same weights and sequences again
+        model.rope = scaled_rope(o)
+        scaled = [accuracy(model, o, n, device, cache) for n in range(1, 4 * o.train_len + 1)]
+        model.rope = None
+        result["accuracy_scaled"] = [a for a, _ in scaled]
+        result["token_accuracy_scaled"] = [t for _, t in scaled]
+        print("%-10s with %s x%g: %s" % (method, o.rope_scaling, o.rope_factor,
+                                         " ".join("%.2f" % a for a in result["accuracy_scaled"])), file=log, flush=True)
+    if result["accuracy"]:
+        result["reached_bar"] = all((a or 0) >= BAR for a in result["accuracy"][:o.train_len])
+        print("%-10s exact match by size: %s" % (method, " ".join("-" if a is None else "%.2f" % a
+                                                                  for a in result["accuracy"])), file=log, flush=True)
+    return result, train_seconds, tokens_trained, time.perf_counter() - t0
+
+
+def load_data(path, o):
+    """ropeviz_lab_data.json: the C++'s initial weights per method and its first training batches, which must equal
+    the ones generated here (a check of the ported random stream)."""
+    with open(path) as f:
+        data = json.load(f)
+    if data.get("format") != "ropeviz-lab-data":
+        sys.exit("%s: not a ropeviz lab data file" % path)
+    for key in ("task", "seed", "train_len", "table_len", "batch", "d_model", "heads", "layers", "d_ff"):
+        if data["options"][key] != getattr(o, key):
+            sys.exit("%s: %s is %r there, %r here (drop --data to change it)" % (path, key, data["options"][key],
+                                                                               getattr(o, key)))
+    missing = [m for m in o.methods if m not in data["methods"]]
+    if missing:
+        sys.exit("%s: no weights for %s" % (path, ", ".join(missing)))
+    for batch in data["batches"]:
+        rows = train_batch(o, batch["step"])
+        if [x for x, _ in rows] != batch["tokens"] or [y for _, y in rows] != batch["targets"]:
+            sys.exit("%s: the batch of step %d differs from the generated one" % (path, batch["step"]))
+    return data
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description="ropeviz's extrapolation lab in PyTorch (defaults: the exported run)")
+    D = DEFAULTS
+    ap.add_argument("--task", choices=TASKS, default=D["task"])
+    ap.add_argument("--methods", default=D["methods"], help="comma-separated: " + ",".join(METHODS))
+    ap.add_argument("--train-len", type=int, default=D["train_len"], help="train at sizes 1..N, evaluate 1..4N")
+    ap.add_argument("--table-len", type=int, default=D["table_len"],
+                    help="rows of the learned table (0: exactly the longest training input)")
+    ap.add_argument("--steps", type=int, default=D["steps"], help="AdamW steps per method at most")
+    ap.add_argument("--seed", type=int, default=D["seed"])
+    ap.add_argument("--d-model", type=int, default=D["d_model"])
+    ap.add_argument("--heads", type=int, default=D["heads"])
+    ap.add_argument("--layers", type=int, default=D["layers"])
+    ap.add_argument("--d-ff", type=int, default=D["d_ff"])
+    ap.add_argument("--batch", type=int, default=D["batch"], help="sequences per step")
+    ap.add_argument("--lr", type=float, default=D["lr"], help="peak learning rate")
+    ap.add_argument("--weight-decay", type=float, default=D["weight_decay"])
+    ap.add_argument("--warmup", type=int, default=D["warmup"], help="linear warm-up steps (at most steps/2)")
+    ap.add_argument("--eval-count", type=int, default=D["eval_count"], help="sequences per evaluation size")
+    ap.add_argument("--check-every", type=int, default=D["check_every"],
+                    help="stop a method once every training size is at %.2f exact match (0: never)" % BAR)
+    ap.add_argument("--base", type=float, default=D["base"], help="RoPE base")
+    ap.add_argument("--pairing", choices=["interleaved", "half_split"], default=D["pairing"], help="RoPE pairs")
+    ap.add_argument("--rope-scaling", choices=["none", "pi", "ntk", "yarn"], default=D["rope_scaling"],
+                    help="also evaluate rope's trained weights with position interpolation, NTK or YaRN frequencies")
+    ap.add_argument("--rope-factor", type=float, default=D["rope_factor"], help="the scaling's factor, in (1, 64]")
+    ap.add_argument("--init", choices=["lab", "torch"], default="lab",
+                    help="lab: the app's weights, ported (default); torch: torch's generator (fast for big models)")
+    ap.add_argument("--data", help="ropeviz_lab_data.json: start from its weights, check its batches")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    ap.add_argument("--out", default="ropeviz_lab_result.json", help="the result document ('-': stdout)")
+    ap.add_argument("--print-every", type=int, default=1, help="print the loss every N steps (0: never)")
+    ap.add_argument("--losses-only", action="store_true", help="train only: no bar checks, no evaluation")
+    o = ap.parse_args(argv)
+    o.methods = o.methods.split(",")
+    for m in o.methods:
+        if m not in METHODS:
+            ap.error("--methods: unknown method %r (%s)" % (m, ", ".join(METHODS)))
+    if o.table_len and o.table_len < trained_positions(o):
+        ap.error("--table-len must be 0 or at least the longest training input (%d)" % trained_positions(o))
+    if o.d_model % o.heads or ("rope" in o.methods and (o.d_model // o.heads) % 2):
+        ap.error("--d-model must be a multiple of --heads (rope: an even d_head)")
+    if not 1.0 < o.rope_factor <= 64.0:
+        ap.error("--rope-factor must be in (1, 64]")
+    if o.rope_scaling == "ntk" and "rope" in o.methods and o.d_model // o.heads < 4:
+        ap.error("--rope-scaling ntk needs d_head >= 4")
+    return o
+
+
+def main(argv=None):
+    o = parse_args(argv)
+    log = sys.stderr if o.out == "-" else sys.stdout
+    device, dtype = torch.device(o.device), getattr(torch, o.dtype)
+    data = load_data(o.data, o) if o.data else None
+    if data is not None:
+        print("%s: %d batches equal the generated ones" % (o.data, len(data["batches"])), file=log, flush=True)
+    doc = {"task": o.task, "train_len": o.train_len, "eval_lengths": list(range(1, 4 * o.train_len + 1)),
+           "steps": o.steps, "seed": o.seed, "vocab": VOCAB, "sep": SEP, "d_model": o.d_model, "heads": o.heads,
+           "layers": o.layers, "d_ff": o.d_ff, "batch": o.batch, "lr": o.lr, "weight_decay": o.weight_decay,
+           "warmup": min(o.warmup, o.steps // 2), "eval_count": o.eval_count, "check_every": o.check_every,
+           "bar": BAR, "max_position": table_len(o), "trained_positions": trained_positions(o), "base": o.base, "pairing": o.pairing,
+           "device": str(device), "dtype": o.dtype, "init": o.data or o.init, "torch": torch.__version__}
+    if o.rope_scaling != "none":
+        theta, factor = scaled_rope(o)
+        doc.update(rope_scaling=o.rope_scaling, rope_factor=o.rope_factor, rope_inv_freq_scaled=theta,
+                   rope_attention_factor=factor)
+    seconds = train_seconds = tokens = 0
+    methods = {}
+    for m in o.methods:
+        methods[m], train_s, tok, s = run_method(o, m, data, device, dtype, log)
+        seconds, train_seconds, tokens = seconds + s, train_seconds + train_s, tokens + tok
+    doc.update(seconds=seconds, tokens_per_s=tokens / train_seconds if train_seconds > 0 else 0.0, methods=methods)
+    text = json.dumps(doc)
+    if o.out == "-":
+        print(text)
+    else:
+        with open(o.out, "w") as f:
+            f.write(text + "\n")
+        print("wrote %s (%.1f s)" % (o.out, seconds), file=log)
+
+
+if __name__ == "__main__":
+    main()
+)PY"
+  );
+}
+
+}  // namespace rv::detail

@@ -1,0 +1,77 @@
+// A Hugging Face config.json reduced to its positional-encoding fields, and what transformers derives from them.
+#pragma once
+
+#include <Eigen/Core>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/error.hpp"
+#include "core/rope/rope.hpp"
+
+namespace rv {
+
+// config.rope_scaling; every field is optional exactly as in the JSON (absent and null are the same).
+struct HfRopeScaling {
+  std::optional<std::string> rope_type, type;  // type: the legacy spelling ("su" = longrope)
+  std::optional<double> factor, original_max_position_embeddings;
+  std::optional<double> beta_fast, beta_slow, attention_factor, mscale, mscale_all_dim;  // yarn
+  std::optional<double> low_freq_factor, high_freq_factor;                               // llama3
+  std::optional<bool> truncate;                                                          // yarn
+  std::optional<std::vector<double>> short_factor, long_factor;                          // longrope
+};
+
+// The fields of config.json that decide the positional encoding. Legacy names are folded in by the reader:
+// n_embd, dim -> hidden_size; n_head, n_heads -> num_attention_heads; n_positions -> max_position_embeddings.
+struct HfConfig {
+  std::optional<std::string> model_type, position_embedding_type;
+  std::optional<long long> hidden_size, num_attention_heads, head_dim;
+  std::optional<long long> max_position_embeddings, original_max_position_embeddings;
+  std::optional<long long> rotary_dim, qk_rope_head_dim;
+  std::optional<double> partial_rotary_factor, rotary_pct, rope_theta, rotary_emb_base;
+  std::optional<HfRopeScaling> rope_scaling;
+  std::optional<Pairing> pairing;  // not a config.json field: only the lesson's toy preset sets it (interleaved)
+};
+
+struct RopeModel {
+  int head_dim = 0, rotary_dims = 0;
+  double base = 10000.0;
+  Pairing pairing = Pairing::HalfSplit;
+  std::string rope_type = "default";  // default, linear, dynamic, yarn, longrope, llama3
+  Eigen::VectorXd inv_freq;           // [rotary_dims/2], after scaling
+  double attention_factor = 1.0;
+  std::optional<long long> max_position_embeddings;
+  // The pre-extension length the rope type used (yarn/llama3: rope_scaling's; longrope: top level first);
+  // for the others rope_scaling's, else the top level's, else max_position_embeddings.
+  std::optional<long long> original_max_position_embeddings;
+};
+
+struct AbsoluteModel {
+  long long max_position = 0, d = 0, parameters = 0;  // parameters = max_position * d
+};
+
+struct ModelInfo {
+  std::optional<RopeModel> rope;          // null for learned-position models
+  std::optional<AbsoluteModel> absolute;  // null for RoPE models
+};
+
+// Limits against absurd configs.
+constexpr long long kMaxHeadDim = 65536;
+constexpr long long kMaxHiddenSize = 1LL << 20;
+constexpr long long kMaxHeads = 65536;
+constexpr long long kMaxPositions = 1LL << 40;
+
+// True for model types whose positions are a learned table (gpt2, gpt_bigcode, bert, roberta, distilbert, opt)
+// or position_embedding_type "absolute".
+bool is_learned_position_model(const HfConfig& c);
+
+// The width a learned position table of this model has (or would have): hidden_size, else heads x head_dim.
+long long model_width(const HfConfig& c, const ModelInfo& info);
+// rope_scaling.factor, or 1 when the config has none.
+double scaling_factor(const HfConfig& c);
+
+// Derive head_dim, rotary_dims, base, rope_type, pairing and the scaled inv_freq as transformers'
+// modeling_rope_utils does; seq_len (dynamic, longrope) is the current sequence length. BadRequest naming the field.
+Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_len = std::nullopt);
+
+}  // namespace rv

@@ -1,0 +1,185 @@
+// Reads a Hugging Face config.json into HfConfig: types checked, legacy spellings folded, text_config followed.
+#include "core/models/json_config.hpp"
+
+#include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rv {
+namespace {
+using Kind = JsonValue::Kind;
+
+const char* type_word(const JsonValue& v) {
+  if (v.kind == Kind::Null) return "null";
+  if (v.kind == Kind::String) return "a string";
+  if (v.kind == Kind::Boolean) return "a boolean";
+  if (v.kind == Kind::Array) return "an array";
+  if (v.kind == Kind::Object) return "an object";
+  return "a number";
+}
+
+// How a non-finite number was written: the tokens NaN, Infinity, -Infinity or the same words as strings (Python's
+// json.dumps writes the tokens; other writers quote them). nullptr for anything else.
+const char* nonfinite_word(const JsonValue& v) {
+  if (v.kind == Kind::Number && !std::isfinite(v.number))
+    return std::isnan(v.number) ? "NaN" : (v.number > 0 ? "Infinity" : "-Infinity");
+  if (v.kind == Kind::String && (v.string == "NaN" || v.string == "Infinity" || v.string == "-Infinity"))
+    return v.string.c_str();
+  return nullptr;
+}
+
+// Reads fields of one object; the first problem is kept and names the field (with prefix, e.g. "rope_scaling.").
+struct Reader {
+  const JsonValue& j;
+  std::string prefix;
+  std::optional<Error> error;
+
+  const JsonValue* find(const char* key) const {
+    const JsonValue* v = j.find(key);
+    return (v && v->kind != Kind::Null) ? v : nullptr;
+  }
+  void fail(const char* key, const std::string& what) {
+    if (!error) error = bad_request(prefix + key + " " + what);
+  }
+  std::optional<double> number(const char* key) {
+    const JsonValue* v = find(key);
+    if (!v) return std::nullopt;
+    if (const char* word = nonfinite_word(*v)) {
+      fail(key, std::string("must be a finite number, got ") + word);
+      return std::nullopt;
+    }
+    if (v->kind != Kind::Number) {
+      fail(key, std::string("must be a number, got ") + type_word(*v));
+      return std::nullopt;
+    }
+    return v->number;
+  }
+  std::optional<long long> integer(const char* key) {
+    constexpr double kExact = 9007199254740992.0;  // 2^53: a double holds every integer up to here
+    const JsonValue* v = find(key);
+    auto x = number(key);
+    if (!x) return std::nullopt;
+    if (v->integer && std::fabs(*x) >= kExact) {  // the digits written may not be the double read
+      fail(key, "is too large");
+      return std::nullopt;
+    }
+    if (*x != std::floor(*x)) {
+      fail(key, "must be an integer, got " + format_number(*x));
+      return std::nullopt;
+    }
+    if (std::fabs(*x) > kExact) {
+      fail(key, "is too large, got " + format_number(*x));
+      return std::nullopt;
+    }
+    return static_cast<long long>(*x);
+  }
+  // The first of several spellings that is present (e.g. hidden_size, then n_embd, then dim).
+  std::optional<long long> integer(std::initializer_list<const char*> keys) {
+    for (const char* key : keys)
+      if (find(key)) return integer(key);
+    return std::nullopt;
+  }
+  std::optional<std::string> string(const char* key) {
+    const JsonValue* v = find(key);
+    if (!v) return std::nullopt;
+    if (v->kind != Kind::String) {
+      fail(key, std::string("must be a string, got ") + type_word(*v));
+      return std::nullopt;
+    }
+    return v->string;
+  }
+  std::optional<bool> boolean(const char* key) {
+    const JsonValue* v = find(key);
+    if (!v) return std::nullopt;
+    if (v->kind != Kind::Boolean) {
+      fail(key, std::string("must be true or false, got ") + type_word(*v));
+      return std::nullopt;
+    }
+    return v->boolean;
+  }
+  std::optional<std::vector<double>> numbers(const char* key) {
+    const JsonValue* v = find(key);
+    if (!v) return std::nullopt;
+    if (v->kind != Kind::Array) {
+      fail(key, std::string("must be an array of numbers, got ") + type_word(*v));
+      return std::nullopt;
+    }
+    if (v->array.size() > static_cast<std::size_t>(kMaxHeadDim)) {
+      fail(key, "has more than 65536 entries");
+      return std::nullopt;
+    }
+    std::vector<double> out;
+    for (const JsonValue& e : v->array) {
+      if (e.kind != Kind::Number || !std::isfinite(e.number)) {
+        fail(key, "must contain only finite numbers");
+        return std::nullopt;
+      }
+      out.push_back(e.number);
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+Expected<HfConfig> hf_config_from_json(const JsonValue& j) {
+  if (j.kind != Kind::Object) return bad_request(std::string("config must be a JSON object, got ") + type_word(j));
+  // multimodal configs (Llava, Gemma 3, Mistral 3, ...) keep the language model's fields in text_config; a key that
+  // is present counts even when its value is null
+  const JsonValue* tc = j.find("text_config");
+  if (tc && tc->kind == Kind::Object && !j.find("hidden_size") && !j.find("n_embd") && !j.find("dim") &&
+      !j.find("head_dim")) {
+    auto inner = hf_config_from_json(*tc);
+    if (!inner) return bad_request("text_config." + inner.error().message);
+    return inner;
+  }
+  Reader r{j, "", std::nullopt};
+  HfConfig c;
+  c.model_type = r.string("model_type");
+  c.position_embedding_type = r.string("position_embedding_type");
+  c.hidden_size = r.integer({"hidden_size", "n_embd", "dim"});  // dim, n_heads: DistilBERT's attribute map
+  c.num_attention_heads = r.integer({"num_attention_heads", "n_head", "n_heads"});
+  c.head_dim = r.integer("head_dim");
+  c.max_position_embeddings = r.integer({"max_position_embeddings", "n_positions"});
+  c.original_max_position_embeddings = r.integer("original_max_position_embeddings");
+  c.rotary_dim = r.integer("rotary_dim");
+  c.qk_rope_head_dim = r.integer("qk_rope_head_dim");
+  c.partial_rotary_factor = r.number("partial_rotary_factor");
+  c.rotary_pct = r.number("rotary_pct");
+  c.rope_theta = r.number("rope_theta");
+  c.rotary_emb_base = r.number("rotary_emb_base");
+  if (r.error) return *r.error;
+  if (const JsonValue* rs = r.find("rope_scaling")) {
+    if (rs->kind != Kind::Object)
+      return bad_request(std::string("rope_scaling must be an object or null, got ") + type_word(*rs));
+    Reader s{*rs, "rope_scaling.", std::nullopt};
+    HfRopeScaling h;
+    h.rope_type = s.string("rope_type");
+    h.type = s.string("type");
+    h.factor = s.number("factor");
+    h.original_max_position_embeddings = s.number("original_max_position_embeddings");
+    h.beta_fast = s.number("beta_fast");
+    h.beta_slow = s.number("beta_slow");
+    h.attention_factor = s.number("attention_factor");
+    h.mscale = s.number("mscale");
+    h.mscale_all_dim = s.number("mscale_all_dim");
+    h.low_freq_factor = s.number("low_freq_factor");
+    h.high_freq_factor = s.number("high_freq_factor");
+    h.truncate = s.boolean("truncate");
+    h.short_factor = s.numbers("short_factor");
+    h.long_factor = s.numbers("long_factor");
+    if (s.error) return *s.error;
+    c.rope_scaling = std::move(h);
+  }
+  return c;
+}
+
+Expected<HfConfig> parse_hf_config(std::string_view text) {
+  auto j = parse_json(text);
+  if (!j) return j.error();
+  return hf_config_from_json(*j);
+}
+
+}  // namespace rv
