@@ -83,7 +83,7 @@
   checkContext();
   Module['onRuntimeInitialized'] = function () { mark('runtime'); };
 
-  // The UI program web/shell.html linked while the app loaded, taken by the app (gl_program.cpp) if its text for
+  // The UI program web/shell.html linked while the app loaded, taken by the app (src/platform/web/web_gl.cpp) if its text for
   // both stages is the same: it gets an id of the app's GL with that id's bookkeeping, once. Else 0: the app links
   // its own (and the browser asks its link status at its first use, behind the page's first composited frames).
   Module['rvPrelinked'] = function (vertex, fragment) {

@@ -76,7 +76,7 @@ const prelinkedTaken = (page) => page.evaluate(() => ({
   marked: performance.getEntriesByName('ropeviz:prelinked').length, left: window.rvPrelinked }));
 
 // The page links the UI shader while the app loads (web/shell.html); the app draws with that program when its own
-// text for both stages is the same (gl_program.cpp, web/page.js), which the build makes so (the shader as shipped).
+// text for both stages is the same (platform/web/web_gl.cpp, web/page.js), which the build makes so (the shader as shipped).
 test('heatmaps are coloured on the GPU by the UI shader\'s colour map, drawn with the program the page linked', async () => {
   const page = await open('#tab_top=angle_field&d_head=64&position=300');
   assert.deepEqual(await prelinkedTaken(page), { marked: 1, left: null }, 'the app took the page\'s program');

@@ -1,7 +1,10 @@
 // The lab's link keys as LabOptions and CLI flags, and back (app/state/lab_params.hpp).
 #include "app/state/lab_params.hpp"
 
+#include <cmath>
+
 #include "core/base/format.hpp"
+#include "core/base/json_value.hpp"
 #include "app/state/params.hpp"
 
 namespace rv {
@@ -44,6 +47,53 @@ void set_lab_params(Params& p, const LabOptions& o) {
   for (PositionMethod m : o.methods) p.methods |= 1 << int(m);
   for (const IntKey& k : int_keys) p.*k.param = o.*k.option;
   p.lab_seed = o.seed;
+}
+
+namespace {
+constexpr std::size_t kMaxLabOptionsBytes = 4096;
+
+// One option's value as flag text, or why it cannot be one.
+std::optional<std::string> flag_value(const JsonValue& v) {
+  switch (v.kind) {
+    case JsonValue::Kind::String:
+      return v.string;
+    case JsonValue::Kind::Number:
+      if (!std::isfinite(v.number)) return std::nullopt;
+      return v.number == std::floor(v.number) && std::fabs(v.number) < 1e15
+                 ? std::to_string(static_cast<long long>(v.number))
+                 : format_number(v.number);
+    case JsonValue::Kind::Array: {
+      std::string list;
+      for (const JsonValue& item : v.array) {
+        if (item.kind != JsonValue::Kind::String) return std::nullopt;
+        list += (list.empty() ? "" : ",") + item.string;
+      }
+      return list;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+}  // namespace
+
+Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json) {
+  const Expected<JsonValue> doc = parse_json(options_json, kMaxLabOptionsBytes, 4);
+  if (!doc) return bad_request("lab options: " + doc.error().message);
+  if (doc->kind != JsonValue::Kind::Object)
+    return bad_request("lab options must be an object such as {\"task\": \"copy\", \"train_len\": 8}");
+  std::vector<std::string> flags;
+  for (const auto& [key, value] : doc->object) {
+    const std::optional<std::string> text = flag_value(value);
+    if (!text)
+      return bad_request("lab option \"" + key.substr(0, 40) +
+                         "\" needs a string, a finite number or a list of strings (methods)");
+    std::string flag = "--" + key;
+    for (char& ch : flag)
+      if (ch == '_') ch = '-';
+    flags.push_back(flag);
+    flags.push_back(*text);
+  }
+  return flags;
 }
 
 }  // namespace rv

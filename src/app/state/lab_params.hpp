@@ -1,6 +1,8 @@
-// The lab's link keys (task, methods, train_len, table_len, steps, lab_seed) as LabOptions and CLI flags, and back.
+// The lab's link keys (task, methods, train_len, table_len, steps, lab_seed) as LabOptions and CLI flags, and back;
+// the page's lab(options) object as CLI flags.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/state/state.hpp"
@@ -15,5 +17,10 @@ std::vector<std::string> lab_flags(const Params& p, ScalingType scaling = Scalin
                                    double factor = LabOptions{}.rope_factor);
 // The lab keys take a run's options (a run started elsewhere, e.g. window.ropeviz.lab, shows in the panel and link).
 void set_lab_params(Params& p, const LabOptions& o);
+
+// window.ropeviz.lab's options object as CLI flags: each key is a flag with '_' for '-' (train_len ->
+// --train-len); a string or number is its value, an array of strings a comma-separated list (methods). Any other
+// shape is a BadRequest naming the key; parse_lab_options then checks the flags themselves.
+Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json);
 
 }  // namespace rv

@@ -311,10 +311,11 @@ struct Ui {
   std::map<std::string, Rect> rects;         // named controls, in device pixels
   std::vector<std::string> notes;            // rejected or clamped inputs, confirmations; shown until dismissed
   std::map<std::string, int> note_repeats;   // a note raised again is shown once with its count (show_notes)
-  std::vector<ExportFile> pending_exports;  // set by an export button (one or more files), taken by the platform
+  std::vector<ExportFile> pending_exports;  // set by an export button (one or more files), taken by the platform (app/shell/host.hpp)
   bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
   bool pending_picture = false;              // "picture.png" pressed; the platform saves the next frame as a PNG
   std::string picture_panel;                 // ... of this panel only (its key; rects["panel:KEY"]), or "" the window
+  int picture_waits = 0;                     // frames that picture has waited for its panel to show (app/shell/host)
   bool pending_open_config = false;          // "load config.json" pressed; the platform opens a file picker
   bool can_open_files = false;               // the platform has a file picker (the web page)
   double frame_ms = 0.0;                     // CPU time of the last frame

@@ -1,6 +1,6 @@
 // The renderer seam for shader heatmaps. Panels stay GL-free: they hand a float grid and a
 // rectangle to a Gpu, which the platform implements with a texture and a colour-map shader
-// (src/platform/gl_heatmap.cpp). Headless, there is no Gpu and plots draw a coarse CPU preview.
+// (src/platform/gl/gl_heatmap.cpp). Headless, there is no Gpu and plots draw a coarse CPU preview.
 #pragma once
 #include <cstdint>
 

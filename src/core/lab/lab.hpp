@@ -202,11 +202,6 @@ LabSummary lab_summary(const LabMethodResult& m, int train_len, bool scaled = fa
 // can be repeated exactly (the app's Re-run, the CSV's header).
 std::vector<std::string> lab_option_flags(const LabOptions& o);
 
-// window.ropeviz.lab's options object as CLI flags: each key is a flag with '_' for '-' (train_len ->
-// --train-len); a string or number is its value, an array of strings a comma-separated list (methods). Any other
-// shape is a BadRequest naming the key; parse_lab_options then checks the flags themselves.
-Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json);
-
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);
 // The CONTRACTS section 6 document, plus vocab, model sizes, the training schedule and the bar, "max_position" (the

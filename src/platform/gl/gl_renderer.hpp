@@ -4,8 +4,8 @@
 #include <string>
 
 #include "imgui.h"
-#include "platform/gl.hpp"
-#include "platform/gl_program.hpp"
+#include "platform/gl/gl.hpp"
+#include "platform/gl/gl_program.hpp"
 
 namespace rv {
 

@@ -1,10 +1,10 @@
 // ImGui renderer: one program, one VAO, streamed vertex/index buffers, scissored draw calls.
-#include "platform/gl_renderer.hpp"
+#include "platform/gl/gl_renderer.hpp"
 
 #include <cstddef>
 #include <vector>
 
-#include "platform/gl_program.hpp"
+#include "platform/gl/gl_program.hpp"
 
 namespace rv {
 namespace {

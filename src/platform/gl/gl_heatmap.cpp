@@ -1,9 +1,9 @@
 // GL heatmaps: one R32F texture per slot, uploaded only when its data version changes, drawn as a
 // quad by the UI shader's colour map from an ImDrawList callback, then ImGui's render state restored.
-#include "platform/gl_heatmap.hpp"
+#include "platform/gl/gl_heatmap.hpp"
 
-#include "platform/gl_program.hpp"
-#include "platform/gl_renderer.hpp"
+#include "platform/gl/gl_program.hpp"
+#include "platform/gl/gl_renderer.hpp"
 
 namespace rv {
 namespace {

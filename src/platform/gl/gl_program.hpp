@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "platform/gl.hpp"
+#include "platform/gl/gl.hpp"
 
 namespace rv {
 
@@ -25,6 +25,12 @@ GlProgramBuild gl_program_start(const char* name);
 bool gl_program_finish(GlProgramBuild& build, std::string& error);
 // Deletes the program and any shaders still held.
 void gl_program_delete(GlProgramBuild& build);
+// Each platform's side of a build (platform/desktop/desktop_gl.cpp, platform/web/web_gl.cpp):
+// the version line (and precisions) for its GL, known at build time: asking the context (glGetString) would be one
+// more wait for the GPU process. web/shell.html links the UI shader with the same WebGL2 header.
+const char* gl_version_header();
+// A program the page linked from exactly this text before the app loaded (web/shell.html), taken once; 0 if none.
+GLuint gl_prelinked_program(const char* vertex, const char* fragment);
 // ImGui's display rectangle to clip space, as the shaders' a_proj takes it: scale x, scale y, offset x, offset y.
 void gl_projection(float left, float top, float width, float height, float out[4]);
 

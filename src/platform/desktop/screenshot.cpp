@@ -1,11 +1,11 @@
 // glReadPixels + stb_image_write: the desktop app's --screenshot.
-#include "platform/screenshot.hpp"
+#include "platform/desktop/screenshot.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "platform/gl.hpp"
+#include "platform/gl/gl.hpp"
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
 

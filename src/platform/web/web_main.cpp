@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/panels/exercises_ui.hpp"
+#include "app/shell/host.hpp"
 #include "app/text/export.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/state/model.hpp"
@@ -19,7 +20,7 @@
 #include "app/text/text_view.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // the scrollbar a finger may hold
-#include "platform/window.hpp"
+#include "platform/gl/window.hpp"
 
 namespace {
 
@@ -34,7 +35,6 @@ struct Web {
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
   bool failed = false;                  // the UI shader did not build: the page says so, nothing is drawn
   std::string upload;  // a file's bytes, written by the page (rv_web_upload_buffer) before rv_web_load_config
-  int picture_waits = 0;  // frames a picture of a panel has waited for it to show (then: the whole canvas)
 };
 
 // The page's hooks are quoted Module properties, names the closure compiler keeps (page.js sets them).
@@ -84,6 +84,23 @@ int typing_field(const rv::App& app) {
   return app.ui.typing_words ? 2 : 1;
 }
 
+// What the frame asked the page for: a download, a picture, the file picker, the link on the clipboard.
+struct WebHost final : rv::Host {
+  Web& web;
+  explicit WebHost(Web& w) : web(w) {}
+  void save_file(rv::App&, const rv::ExportFile& file) override {
+    rv_js_download(file.name.c_str(), file.mime.c_str(), file.content.c_str());
+  }
+  void save_picture(rv::App&, const std::string& name, const std::optional<rv::Rect>& r) override {
+    rv_js_save_picture(name.c_str(), r ? r->x : 0, r ? r->y : 0, r ? r->w : 0, r ? r->h : 0);
+  }
+  void open_config_picker(rv::App&) override { rv_js_open_config(); }
+  void copy_link(rv::App&) override {
+    publish_if_changed(web);  // the address must hold this frame's view before it is copied
+    rv_js_copy_link(&web);
+  }
+};
+
 // One frame and what it asked the page for. False if nothing can be drawn (the UI shader did not build).
 bool draw_frame(Web& web) {
   glfwPollEvents();
@@ -92,27 +109,8 @@ bool draw_frame(Web& web) {
     rv_js_fatal(error.c_str());
     return false;
   }
-  for (const rv::ExportFile& file : web.app.ui.pending_exports)
-    rv_js_download(file.name.c_str(), file.mime.c_str(), file.content.c_str());
-  web.app.ui.pending_exports.clear();
-  const std::optional<rv::Rect> r = web.app.ui.pending_picture ? rv::picture_region(web.app) : std::nullopt;
-  if (web.app.ui.pending_picture && !r && !web.app.ui.picture_panel.empty() && ++web.picture_waits < 10) {
-    rv::wake(web.window);  // the panel's tab was just selected: ImGui shows it a frame or two later
-  } else if (web.app.ui.pending_picture) {
-    web.app.ui.pending_picture = false;
-    web.picture_waits = 0;
-    rv_js_save_picture(rv::picture_name(web.app, r ? web.app.ui.picture_panel : "").c_str(), r ? r->x : 0,
-                       r ? r->y : 0, r ? r->w : 0, r ? r->h : 0);
-  }
-  if (web.app.ui.pending_open_config) {
-    web.app.ui.pending_open_config = false;
-    rv_js_open_config();
-  }
-  if (web.app.ui.pending_copy_link) {
-    web.app.ui.pending_copy_link = false;
-    publish_if_changed(web);  // the address must hold this frame's view before it is copied
-    rv_js_copy_link(&web);
-  }
+  WebHost host{web};
+  if (rv::serve_requests(web.app, host)) rv::wake(web.window);
   publish_if_changed(web);
   const int typing = typing_field(web.app);
   if (typing != web.typing) rv_js_text_input(web.typing = typing);

@@ -10,11 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "app/shell/host.hpp"
 #include "app/text/export.hpp"
 #include "app/state/params.hpp"
 #include "core/models/json_config.hpp"
-#include "platform/screenshot.hpp"
-#include "platform/window.hpp"
+#include "platform/desktop/screenshot.hpp"
+#include "platform/gl/window.hpp"
 
 namespace {
 
@@ -117,36 +118,32 @@ void gather_events(rv::Window& window, bool frame_due) {
   while (window.frames_due == 0 && !glfwWindowShouldClose(window.handle)) glfwWaitEvents();
 }
 
-// Writes the exports the UI asked for into the working directory, and says where in a note each.
-void save_exports(rv::App& app) {
-  for (const rv::ExportFile& file : app.ui.pending_exports) {
+// What the frame asked the desktop for: files and pictures in the working directory, the command line on the
+// clipboard (no file picker: files are dropped on the window or named with --config).
+struct DesktopHost final : rv::Host {
+  GLFWwindow* window;
+  explicit DesktopHost(GLFWwindow* w) : window(w) {}
+  void save_file(rv::App& app, const rv::ExportFile& file) override {
     std::FILE* out = std::fopen(file.name.c_str(), "wb");
     const bool ok = out && std::fwrite(file.content.data(), 1, file.content.size(), out) == file.content.size();
     if (out) std::fclose(out);
     app.ui.notes.push_back(ok ? "saved " + file.name + " in the working directory" : "could not write " + file.name);
     std::fprintf(stderr, "ropeviz: %s\n", app.ui.notes.back().c_str());
   }
-  app.ui.pending_exports.clear();
-}
-
-// "picture.png": the frame just drawn, into the working directory, and a note saying where.
-void save_picture(GLFWwindow* window, rv::App& app) {
-  int fw = 0, fh = 0;
-  glfwGetFramebufferSize(window, &fw, &fh);
-  const std::optional<rv::Rect> region = rv::picture_region(app);
-  const std::string name = rv::picture_name(app, region ? app.ui.picture_panel : "");
-  const std::string error = rv::save_screenshot(name, fw, fh, region);
-  app.ui.notes.push_back(error.empty() ? "saved " + name + " in the working directory" : error);
-  app.ui.pending_picture = false;
-}
-
-// The desktop's link to a view is the command that reopens it.
-void copy_link(GLFWwindow* window, rv::App& app) {
-  const std::string command = "ropeviz --state '" + rv::encode_query(app.params) + "'";
-  glfwSetClipboardString(window, command.c_str());
-  app.ui.notes.push_back("copied: " + command);
-  app.ui.pending_copy_link = false;
-}
+  void save_picture(rv::App& app, const std::string& name, const std::optional<rv::Rect>& region) override {
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    const std::string error = rv::save_screenshot(name, fw, fh, region);
+    app.ui.notes.push_back(error.empty() ? "saved " + name + " in the working directory" : error);
+  }
+  // The desktop's link to a view is the command that reopens it.
+  void copy_link(rv::App& app) override {
+    const std::string command = "ropeviz --state '" + rv::encode_query(app.params) + "'";
+    glfwSetClipboardString(window, command.c_str());
+    app.ui.notes.push_back("copied: " + command);
+  }
+  void open_config_picker(rv::App&) override {}
+};
 
 // Device pixels per logical pixel: the monitor's content scale, over what GLFW already scales.
 float display_scale(GLFWwindow* window) {
@@ -178,6 +175,7 @@ int main(int argc, char** argv) {
   }
   window.app = &app;
   glfwSetDropCallback(window.handle, on_drop);
+  DesktopHost host(window.handle);
   std::vector<double> frame_ms;  // CPU time per frame, for the median printed with --frames
   rv::wake(window);              // the first frames lay the window out
   bool due = true;               // --frames runs draw every frame; otherwise frames are drawn on demand
@@ -190,9 +188,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ropeviz: %s\n", error.c_str());
       break;
     }
-    if (!app.ui.pending_exports.empty()) save_exports(app);
-    if (app.ui.pending_copy_link) copy_link(window.handle, app);
-    if (app.ui.pending_picture) save_picture(window.handle, app);
+    if (rv::serve_requests(app, host)) rv::wake(window);
     if (options.frames > 0) frame_ms.push_back(app.ui.frame_ms);
     const bool last = options.frames > 0 && n + 1 == options.frames;
     if (last && !options.screenshot.empty()) {

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "app/ui/gpu.hpp"
-#include "platform/gl.hpp"
+#include "platform/gl/gl.hpp"
 
 namespace rv {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/state/state.hpp"
-#include "platform/gl_renderer.hpp"
+#include "platform/gl/gl_renderer.hpp"
 
 struct GLFWwindow;
 

@@ -1,5 +1,5 @@
 // Shared window plumbing: GLFW context, ImGui input backend + our renderer, theme at the right scale, one frame.
-#include "platform/window.hpp"
+#include "platform/gl/window.hpp"
 
 #include <GLFW/glfw3.h>
 
@@ -11,9 +11,9 @@
 #include "app/ui/theme.hpp"
 #include "backends/imgui_impl_glfw.h"
 #include "imgui.h"
-#include "platform/gl.hpp"
-#include "platform/gl_heatmap.hpp"
-#include "platform/gl_renderer.hpp"
+#include "platform/gl/gl.hpp"
+#include "platform/gl/gl_heatmap.hpp"
+#include "platform/gl/gl_renderer.hpp"
 
 namespace rv {
 namespace {

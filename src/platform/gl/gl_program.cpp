@@ -1,31 +1,10 @@
 // Shader builds that the GPU runs while the CPU goes on (start, then finish), and the ImGui projection.
-#include "platform/gl_program.hpp"
+#include "platform/gl/gl_program.hpp"
 
 #include "assets/assets.hpp"
 
-#ifdef __EMSCRIPTEN__
-#include <emscripten/emscripten.h>
-#endif
-
 namespace rv {
 namespace {
-
-// Known at build time: asking the context (glGetString) would be one more wait for the GPU process. web/shell.html
-// links the UI shader with the same WebGL2 header (the app takes that program only if the texts match).
-#ifdef __EMSCRIPTEN__
-constexpr const char* version_header = "#version 300 es\nprecision highp float;\nprecision highp int;\n";
-#else
-constexpr const char* version_header = "#version 330 core\n";
-#endif
-
-// A program the page linked with this text before the app loaded (web/shell.html), taken once; 0 if none.
-#ifdef __EMSCRIPTEN__
-EM_JS(GLuint, prelinked_program, (const char* vertex, const char* fragment), {
-  return Module["rvPrelinked"](UTF8ToString(vertex), UTF8ToString(fragment));
-});
-#else
-GLuint prelinked_program(const char*, const char*) { return 0; }
-#endif
 
 GLuint compile(GLenum type, const std::string& source) {
   GLuint shader = glCreateShader(type);
@@ -56,9 +35,9 @@ GlProgramBuild gl_program_start(const char* name) {
   b.name = name;
   const char* source = assets::shader_source(name);
   if (!source) return b;
-  const std::string vertex = std::string(version_header) + "#define VERTEX\n" + source;
-  const std::string fragment = std::string(version_header) + "#define FRAGMENT\n" + source;
-  if ((b.program = prelinked_program(vertex.c_str(), fragment.c_str()))) return b;
+  const std::string vertex = std::string(gl_version_header()) + "#define VERTEX\n" + source;
+  const std::string fragment = std::string(gl_version_header()) + "#define FRAGMENT\n" + source;
+  if ((b.program = gl_prelinked_program(vertex.c_str(), fragment.c_str()))) return b;
   b.vs = compile(GL_VERTEX_SHADER, vertex);
   b.fs = compile(GL_FRAGMENT_SHADER, fragment);
   b.program = glCreateProgram();
