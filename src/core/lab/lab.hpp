@@ -1,4 +1,5 @@
-// The extrapolation lab (CONTRACTS section 6): seeded synthetic tasks, options, a time-sliceable training run, JSON.
+// The extrapolation lab (the README's 'Interfaces: the lab document'): seeded synthetic tasks, options, a
+// time-sliceable training run, its JSON document.
 #pragma once
 
 #include <cstdint>
@@ -209,10 +210,12 @@ Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_
 
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);
-// The CONTRACTS section 6 document, plus vocab, model sizes, the training schedule and the bar, "max_position" (the
-// learned table's rows) and "trained_positions"; per method also "steps_run" and "reached_bar", learned's
-// "table_row_change". With --rope-scaling: "rope_scaling", "rope_factor", "rope_inv_freq_scaled" and
-// "rope_attention_factor" among the options, and rope's "accuracy_scaled" and "token_accuracy_scaled".
+// The lab document `ropeviz-cli lab` prints (every field: the README's 'Interfaces: the lab document'): the options as
+// run (task, lengths, steps, seed, vocab, model sizes, the training schedule and the bar, "max_position" (the learned
+// table's rows) and "trained_positions"), "seconds", "tokens_per_s", and per method "train_loss", "accuracy",
+// "token_accuracy", "error", "steps_run", "reached_bar", learned's "table_row_change". With --rope-scaling:
+// "rope_scaling", "rope_factor", "rope_inv_freq_scaled" and "rope_attention_factor" among the options, and rope's
+// "accuracy_scaled" and "token_accuracy_scaled".
 std::string lab_json(const LabResult& r);
 
 }  // namespace rv
