@@ -189,7 +189,7 @@ Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const D
                                                  int n, int count, std::uint64_t seed, DecoderWorkspace<float>& ws,
                                                  SequenceBatch& batch);
 inline constexpr int kLabEvalRows = 1024;
-// What one method's curves say, for tables and the text layer (lab_summary.cpp). Means of exact match over eval
+// What one method's curves say, for tables and the text layer (lab_report.cpp). Means of exact match over eval
 // lengths: inside training (1..L), just past it (L+1..2L) and far past it (2L+1..4L); null when no length of the
 // range has a number (a learned table too short, or a run stopped early).
 struct LabSummary {
