@@ -34,7 +34,7 @@ in vec2 v_uv;
 in vec4 v_colour;
 flat in vec3 v_heatmap;
 out vec4 frag_colour;
-// The diverging colour map of src/app/heatmap.cpp: t in [-1, 1], blue - dark - gold.
+// The diverging colour map of src/app/ui/heatmap.cpp: t in [-1, 1], blue - dark - gold.
 vec3 diverging(float t) {
   float a = pow(min(1.0, abs(t)), 0.8);
   vec3 mid = vec3(0.13, 0.14, 0.17);

@@ -1,4 +1,5 @@
-// The eval protocol's decoder_grad op (CONTRACTS section 6): the tiny decoder's loss and every weight's gradient.
+// The eval protocol's decoder_grad op (the README's 'Interfaces: the tiny decoder'): the tiny decoder's loss and
+// every weight's gradient.
 #pragma once
 
 #include "cli/request.hpp"

@@ -1,4 +1,5 @@
-// ropeviz-cli: the headless engine. `verify` reproduces the lesson's checks; `eval` answers JSON-lines requests.
+// ropeviz-cli: the headless engine. `verify` reproduces the lesson's checks, `eval` answers JSON-lines requests, `lab`
+// trains the tiny decoder and prints its document, `lab-export` writes that run as a PyTorch script; --help lists all.
 #include <cstdio>
 #include <cstring>
 

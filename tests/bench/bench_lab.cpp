@@ -1,5 +1,5 @@
-// Google Benchmark: one float32 training step of the lab (LabRun::step) for the prototype model of LAB-NOTES (d_model
-// 64, 4 heads, 2 layers, d_ff 256, batch 32, copy, sizes 1..8) and for LabOptions' defaults, in tokens per second of
+// Google Benchmark: one float32 training step of the lab (LabRun::step) for a prototype-sized model (d_model 64,
+// 4 heads, 2 layers, d_ff 256, batch 32, copy, sizes 1..8) and for LabOptions' defaults, in tokens per second of
 // CPU time (steady on a shared machine; the Time column is wall time); and the batched forward and backward passes of
 // such a step on their own. tests/bench/torch_lab_bench.py times the same step in PyTorch.
 #include <benchmark/benchmark.h>

@@ -366,7 +366,7 @@ for n, (name, line, word) in enumerate(bad_models):
     check(after == {"inv_freq": [1.0, 0.01]}, "next line still served after: " + name)
 print("bad model/analyze lines:", len(bad_models))
 
-# ---- decoder_grad: the tiny decoder (CONTRACTS section 6) ------------------------------------------------------------
+# ---- decoder_grad: the tiny decoder (the README's 'Interfaces: the tiny decoder') ----------------------------------
 def decoder_request(position, zero_head=False, layers=1):
     c = {"vocab": 5, "d_model": 4, "heads": 2, "layers": layers, "d_ff": 6, "position": position, "max_position": 4}
     shapes = [("tok_emb", 20)] + ([("pos_emb", 16)] if position == "learned" else [])
@@ -421,7 +421,7 @@ for (name, _, kind, word), r in zip(bad_decoder, resp):
           "decoder_grad %s -> %s naming %s, got %s" % (name, kind, word, r))
 print("decoder_grad lines:", 6 + len(bad_decoder))
 
-# ---- lab: the training document (CONTRACTS section 6) ----------------------------------------------------------------
+# ---- lab: the training document (the README's 'Interfaces: the lab document') ----------------------------------------
 def lab(args):
     p = subprocess.run([CLI, "lab"] + args, capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Cross-check the `decoder_grad` op against an independent float64 PyTorch implementation of CONTRACTS section 6
-(autograd for the gradients), for every position method and both RoPE pairings, on random weights and tokens.
-Exit 77 (skip) without torch."""
+"""Cross-check the `decoder_grad` op against an independent float64 PyTorch implementation of the tiny decoder
+(the README's 'Interfaces: the tiny decoder'; autograd for the gradients), for every position method and both RoPE
+pairings, on random weights and tokens. Exit 77 (skip) without torch."""
 import json
 import math
 import sys

@@ -13,7 +13,8 @@ const root = path.resolve(here, '../..');
 const fixtures = path.join(root, 'tests/fixtures');
 const open = servedApp();
 
-// What the command-line engine derives for a preset (CONTRACTS section 5): the page must show the same numbers.
+// What the command-line engine derives for a preset (the model op, the README's 'Interfaces: the CLI protocol'): the
+// page must show the same numbers.
 const cliModel = (preset, seqLen) => JSON.parse(execFileSync(path.join(root, 'build/native/ropeviz-cli'), ['eval'], {
   input: JSON.stringify({ op: 'model', preset, seq_len: seqLen }) + '\n',
 }).toString());

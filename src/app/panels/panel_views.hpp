@@ -7,8 +7,8 @@
 
 namespace rv {
 
-// What P[m], P[-1] and P[-m] do on a table of max_position rows in PyTorch, TensorFlow and JAX (core/frameworks).
-// P[position] on a table of max_position rows in every framework, with P[-1] and P[-position] (core/encodings/frameworks.hpp).
+// What P[position], P[-1] and P[-position] do on a table of max_position rows in PyTorch, TensorFlow and JAX
+// (core/encodings/frameworks.hpp), as a table.
 void frameworks_table(long long position, int max_position);
 // A tooltip with that table (the status strip and the learned panel's summary both offer it on hover).
 void frameworks_tooltip(long long position, int max_position);

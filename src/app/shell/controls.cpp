@@ -1,4 +1,6 @@
-// Controls: every parameter of Params, each written through set_param so limits and notes apply.
+// The controls column: the lesson and Reset, the model picker, the position (slider, Play, m and n), the learned
+// table's and RoPE's parameters, the shapes, the exports and the notes; every value goes through set_param so limits
+// and notes apply. Panels hold the keys only they use (scaling, offsets, the lab's).
 #include <algorithm>
 #include <map>
 #include <string>

@@ -1,5 +1,6 @@
-// The one list of panels: link key, tab title and tab bar (no drawing: app/panels/panel_calls.hpp draws them).
-// Everything that names a panel (the tab bars, links, the #a11y text, tests) derives from it.
+// The panel registry over the one list of panels (app/state/panel_list.hpp): each panel's link key, tab title, short
+// title and bar, and the tab numbers links use (no drawing: app/panels/panel_calls.hpp draws them). Everything that
+// names a panel (the tab bars, links, the #a11y text, tests) derives from it.
 #pragma once
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 // State as JSON (for scripts and tests) and as sentences (for screen readers), from one App:
-// a summary, then the sentences of the two panels on screen (app/state/registry.hpp).
+// a summary, then the sentences of the two panels on screen (describe_panel, app/panels/panel_calls.hpp).
 #include "app/text/report.hpp"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Custom widgets: position slider with table marker, rect recording, tooltips, error box.
+// Custom widgets: position slider with table marker, number fields, model lock, rect recording, tooltips, error box.
 #include "app/ui/widgets.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// Small custom widgets shared by the panels: the position slider with its table marker, named
-// control rectangles for the test hook, formula tooltips, the error box.
+// Small custom widgets shared by the panels: the position slider with its table marker, number fields for link keys,
+// the model lock, named control rectangles for the test hook, formula tooltips, the error box.
 #pragma once
 #include <string>
 

@@ -1,4 +1,5 @@
-// The lab's tiny decoder-only transformer (CONTRACTS section 6): config, weights, forward, hand-written backward, AdamW.
+// The lab's tiny decoder-only transformer (the README's 'Interfaces: the tiny decoder'): config, weights, forward,
+// hand-written backward, AdamW.
 #pragma once
 
 #include <Eigen/Core>

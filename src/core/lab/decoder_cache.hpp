@@ -1,4 +1,5 @@
-// KV-cache decoding for the tiny decoder (CONTRACTS section 6): one token per step, greedy generation, attention maps.
+// KV-cache decoding for the tiny decoder (the README's 'Interfaces: the tiny decoder'): one token per step, greedy
+// generation, attention maps.
 #pragma once
 
 #include <optional>
@@ -11,7 +12,7 @@ namespace rv {
 
 // [SECTION] The cache
 // One layer's keys and values of every position decoded so far; row p is position p, head n is columns
-// n*d_head .. (n+1)*d_head - 1 (as q, k, v in CONTRACTS section 6).
+// n*d_head .. (n+1)*d_head - 1 (as q, k, v in the README's 'Interfaces: the tiny decoder').
 //   k: a @ wk of that position, and for rope already rotated at its own position p (RoPE is applied to the key once,
 //      before caching; a later query never rotates it again). For alibi and t5 the key carries no position: their
 //      position enters only as the score bias of i - j, added when a query attends.

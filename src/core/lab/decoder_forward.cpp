@@ -1,4 +1,5 @@
-// The tiny decoder's forward pass (CONTRACTS section 6): embeddings, position method, pre-norm layers, loss.
+// The tiny decoder's forward pass (the README's 'Interfaces: the tiny decoder'): embeddings, position method,
+// pre-norm layers, loss.
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include <cmath>

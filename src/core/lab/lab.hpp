@@ -1,4 +1,5 @@
-// The extrapolation lab (CONTRACTS section 6): seeded synthetic tasks, options, a time-sliceable training run, JSON.
+// The extrapolation lab (the README's 'Interfaces: the lab document'): seeded synthetic tasks, options, a
+// time-sliceable training run, its JSON document.
 #pragma once
 
 #include <cstdint>
@@ -188,7 +189,7 @@ Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const D
                                                  int n, int count, std::uint64_t seed, DecoderWorkspace<float>& ws,
                                                  SequenceBatch& batch);
 inline constexpr int kLabEvalRows = 1024;
-// What one method's curves say, for tables and the text layer (lab_summary.cpp). Means of exact match over eval
+// What one method's curves say, for tables and the text layer (lab_report.cpp). Means of exact match over eval
 // lengths: inside training (1..L), just past it (L+1..2L) and far past it (2L+1..4L); null when no length of the
 // range has a number (a learned table too short, or a run stopped early).
 struct LabSummary {
@@ -204,10 +205,12 @@ std::vector<std::string> lab_option_flags(const LabOptions& o);
 
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);
-// The CONTRACTS section 6 document, plus vocab, model sizes, the training schedule and the bar, "max_position" (the
-// learned table's rows) and "trained_positions"; per method also "steps_run" and "reached_bar", learned's
-// "table_row_change". With --rope-scaling: "rope_scaling", "rope_factor", "rope_inv_freq_scaled" and
-// "rope_attention_factor" among the options, and rope's "accuracy_scaled" and "token_accuracy_scaled".
+// The lab document `ropeviz-cli lab` prints (every field: the README's 'Interfaces: the lab document'): the options as
+// run (task, lengths, steps, seed, vocab, model sizes, the training schedule and the bar, "max_position" (the learned
+// table's rows) and "trained_positions"), "seconds", "tokens_per_s", and per method "train_loss", "accuracy",
+// "token_accuracy", "error", "steps_run", "reached_bar", learned's "table_row_change". With --rope-scaling:
+// "rope_scaling", "rope_factor", "rope_inv_freq_scaled" and "rope_attention_factor" among the options, and rope's
+// "accuracy_scaled" and "token_accuracy_scaled".
 std::string lab_json(const LabResult& r);
 
 }  // namespace rv

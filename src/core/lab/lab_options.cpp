@@ -1,4 +1,5 @@
-// The lab's synthetic tasks (copy, reverse, repeat) and its command-line options parser.
+// The lab's synthetic tasks (copy, reverse, repeat), its command-line options parser, and what the options make: the
+// decoder per method, the learned table's rows, rope's scaled evaluation config.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>

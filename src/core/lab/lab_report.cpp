@@ -1,5 +1,5 @@
-// What a lab run says (per-method summary: exact match inside, near and far past the training length) and the
-// command line that reruns it.
+// What a lab run says and how to run it again: the per-method summary (exact match inside, near and far past the
+// training length), the flags that rerun it, and window.ropeviz.lab's options object read as those flags.
 #include "core/lab/lab.hpp"
 
 #include <cmath>

@@ -1,4 +1,5 @@
-// RoPE context extension with transformers' modeling_rope_utils semantics (linear, dynamic NTK, YaRN, Llama 3.1).
+// RoPE context extension with transformers' modeling_rope_utils semantics (linear, dynamic NTK, YaRN, LongRoPE,
+// Llama 3.1).
 #include "core/rope/scaling.hpp"
 
 #include <algorithm>

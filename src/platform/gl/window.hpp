@@ -1,4 +1,5 @@
-// GLFW window + ImGui context + OpenGL3 renderer, shared by the desktop and browser loops.
+// GLFW window + ImGui context (GLFW backend for input) + the app's GL renderer (gl_renderer.hpp), shared by the
+// desktop and browser loops.
 #pragma once
 #include <functional>
 #include <memory>
