@@ -23,6 +23,7 @@
 #include "core/rope/scaling.hpp"
 #include "core/lesson/shape_trace.hpp"
 #include "core/encodings/sinusoidal.hpp"
+#include "core/base/format.hpp"
 
 namespace rv::cli {
 namespace {

@@ -1,6 +1,10 @@
 // Request lines through nlohmann-json without exceptions escaping: size and depth guards, NaN/Infinity fallback.
 #include "cli/json_text.hpp"
 
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
 namespace rv::cli {
 namespace {
 using json = nlohmann::ordered_json;
@@ -80,6 +84,20 @@ std::optional<std::string> quote_nonfinite_literals(std::string_view text) {
         replaced = found = true;
         break;
       }
+    }
+    if (!replaced && (ch == '-' || (ch >= '0' && ch <= '9'))) {
+      // A number literal past a double's range (1e400, 400 nines) reads as an infinity, named by its field.
+      std::size_t end = i + 1;
+      while (end < text.size() && std::strchr("0123456789.eE+-", text[end])) ++end;
+      const std::string literal(text.substr(i, end - i));
+      if (std::isinf(std::strtod(literal.c_str(), nullptr))) {
+        out += literal[0] == '-' ? "\"-Infinity\"" : "\"Infinity\"";
+        replaced = found = true;
+      } else {
+        out += literal;
+        replaced = true;
+      }
+      i = end - 1;
     }
     if (!replaced) out += ch;
   }

@@ -16,9 +16,10 @@ namespace rv::cli {
 std::optional<Error> check_json_text(std::string_view text, std::size_t max_bytes = kMaxJsonBytes,
                                      int max_depth = kMaxJsonDepth);
 
-// Python's json.dumps writes NaN, Infinity and -Infinity; JSON has no such literals. Returns the text with those
-// bare tokens (outside strings) turned into the strings "NaN", "Infinity", "-Infinity", or nullopt if none were found,
-// so a reader can name the field holding one.
+// Python's json.dumps writes NaN, Infinity and -Infinity; JSON has no such literals, and a number literal past a
+// double's range (1e400) makes the parser fail without naming its field. Returns the text with those bare tokens
+// (outside strings) turned into the strings "NaN", "Infinity", "-Infinity" (an overflowing literal: the infinity of
+// its sign), or nullopt if none were found, so a reader can name the field holding one.
 std::optional<std::string> quote_nonfinite_literals(std::string_view text);
 
 // Parse JSON text with the checks above and the NaN/Infinity fallback; BadRequest with the parser's message.

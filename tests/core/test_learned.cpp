@@ -5,6 +5,7 @@
 
 #include "core/encodings/learned.hpp"
 #include "core/encodings/sinusoidal.hpp"
+#include "core/base/format.hpp"
 
 using namespace rv;
 

@@ -10,6 +10,7 @@
 #include "core/base/error.hpp"
 #include "core/lab/lab.hpp"
 #include "fuzz_check.hpp"
+#include "core/base/format.hpp"
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/panels/panel_views.hpp"
 #include "app/text/export.hpp"
 #include "core/base/format.hpp"
 #include "app/state/lab_session.hpp"
@@ -15,6 +16,7 @@
 #include "core/base/json_value.hpp"
 #include "core/lab/lab_torch.hpp"
 #include "headless.hpp"
+#include "imgui.h"
 
 using rv::test::Headless;
 
@@ -367,4 +369,26 @@ TEST_CASE("lab: the learned rows view shows rows no training reached, which only
   frames_until_done(ui);
   ui.frames(2);
   CHECK(ui.app.ui.lab_view == 0);
+}
+
+TEST_CASE("lab: the explanation wraps only between words at every width (no '1.' / '.train_len' split)") {
+  Headless ui;  // a font to measure with
+  const std::string text = rv::lab_intro();
+  CHECK(text.find("1–train_len") != std::string::npos);
+  ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+  for (float width = 120.0f; width <= 1600.0f; width += 7.0f) {
+    const char* s = text.c_str();
+    const char* end = s + text.size();
+    while (s < end) {
+      const char* brk = font->CalcWordWrapPositionA(1.0f, s, end, width);
+      if (brk == s) brk = s + 1;
+      if (brk < end) {
+        INFO("width " << width << ": a line ends with \"" << std::string(s, brk) << "\"");
+        CHECK_FALSE((brk[-1] == '.' && brk[0] == '.'));
+        CHECK_FALSE((brk[0] == '.' && brk > s && brk[-1] != ' '));
+      }
+      s = brk;
+      while (s < end && *s == ' ') ++s;
+    }
+  }
 }

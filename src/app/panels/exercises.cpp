@@ -12,6 +12,7 @@
 #include "app/ui/widgets.hpp"
 #include "core/lesson/verify.hpp"
 #include "imgui.h"
+#include "core/base/format.hpp"
 
 namespace rv {
 namespace {

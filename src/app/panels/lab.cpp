@@ -84,15 +84,17 @@ void settings(App& app) {
   record_rect(app.ui, "task");
   hover_tip(task_words(p.task));
   number_field(app, "train_len", "train_len", p.train_len, 1);
-  hover_tip("Training sizes n = 1..train_len; evaluation n = 1..4 x train_len.");
+  key_tip("train_len");
   const int trained = lab_input_len(p.task, p.train_len);
   number_field(app, "table_len", "table_len", p.table_len, trained);
-  hover_tip("Rows of the learned table. 0: exactly the longest training input (2 x train_len positions for copy and "
-            "reverse, train_len + 2 for repeat). A longer table has rows no training input reaches: they keep their "
-            "random init, and sizes that read them run on it before the IndexError.");
+  key_tip("table_len",
+          "0 is exactly the longest training input (2 x train_len positions for copy and reverse, train_len + 2 for "
+          "repeat). A longer table has rows no training input reaches: they keep their random init, and sizes that "
+          "read them run on it before the IndexError.");
   number_field(app, "steps", "steps", p.steps, 100);
+  key_tip("steps");
   number_field(app, "lab_seed", "lab_seed", double(p.lab_seed), 1);
-  hover_tip("The same seed gives the same initial weights, batches and test sequences: the same curves.");
+  key_tip("lab_seed", "The same seed gives the same initial weights, batches and test sequences: the same curves.");
   for (PositionMethod m : kAllPositionMethods) {
     const int bit = 1 << int(m);
     bool on = (p.methods & bit) != 0;
@@ -313,6 +315,18 @@ void loss_plot(const LabResult& r, ImVec2 size) {
 
 }  // namespace
 
+std::string lab_intro() {
+  const LabOptions o;  // the sizes a Run trains (the panel sets task, n, steps, seed, methods)
+  // Ranges are written with an en dash: ImGui may wrap after a '.', which split "1..train_len" into "1." / ".train_len".
+  return "Does a model work past its training length? Press Run: each chosen method trains a tiny decoder (" +
+         std::to_string(o.layers) + " layers, " + std::to_string(o.heads) + " heads, d_model " +
+         std::to_string(o.d_model) +
+         ") on sizes 1–train_len from the same seed, then every size up to 4 x train_len is tested on fresh "
+         "sequences. The learned table has no row past its training length: those sizes fail with the IndexError. "
+         "Give it more rows (table_len) and the sizes that read rows training never reached run on their random "
+         "init first.";
+}
+
 void show_lab(App& app) {
   // Settings on the left, plots on the right; on a phone the settings above the plots (the panel scrolls).
   const float scale = app.ui.scale;
@@ -326,14 +340,8 @@ void show_lab(App& app) {
   if (!narrow) ImGui::SameLine();
   ImGui::BeginChild("lab_plots", ImVec2(0, narrow ? 0.6f * ImGui::GetIO().DisplaySize.y : 0.0f), false, kChildFlags);
   if (!app.lab.run) {
-    static const LabOptions o;  // the sizes a Run trains (the panel sets task, n, steps, seed, methods); built once
-    ImGui::TextWrapped(
-        "Does a model work past its training length? Press Run: each chosen method trains a tiny decoder (%d layers, "
-        "%d heads, d_model %d) on sizes 1..train_len from the same seed, then every size up to 4 x train_len is "
-        "tested on fresh sequences. The learned table has no row past its training length: those sizes fail with the "
-        "IndexError. Give it more rows (table_len) and the sizes that read rows training never reached run on their "
-        "random init first.",
-        o.layers, o.heads, o.d_model);
+    static const std::string intro = lab_intro();  // constant text, built once
+    ImGui::TextWrapped("%s", intro.c_str());
   } else {
     int& view = app.ui.lab_view;
     const LabResult& r = app.lab.run->result();

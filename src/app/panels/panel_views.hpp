@@ -2,6 +2,7 @@
 // the small pure functions whose numbers the panels show, so tests can check them against core.
 #pragma once
 #include <Eigen/Core>
+#include <string>
 
 #include "app/state/state.hpp"
 
@@ -46,5 +47,8 @@ struct ScoreAt {
   double a = 0, b = 0, bound = 0, roformer = 0;
 };
 ScoreAt score_at(const App& app, long long r);
+
+// The lab panel's explanation before a run (its sizes from LabOptions' defaults).
+std::string lab_intro();
 
 }  // namespace rv

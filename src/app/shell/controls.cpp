@@ -59,16 +59,18 @@ void model_control(App& app) {
   if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::error), "%s", m.model_error.c_str());
 }
 
-void int_control(App& app, const char* label, const char* key, long long value, long long step, const char* tip) {
-  number_field(app, label, key, double(value), double(step));
-  formula_tip(tip);
+// A link key's number field: its label (the key unless named otherwise) and, on hover, its table row's help text
+// (app/state/params.cpp), with `more` after it where this control does more.
+void int_control(App& app, const char* key, long long value, long long step, const char* label = nullptr,
+                 const char* more = nullptr) {
+  number_field(app, label ? label : key, key, double(value), double(step));
+  formula_tip(find_field(key)->help, more);
 }
 
 void base_control(App& app) {
   number_field(app, "base", "base", app.params.base, 0);
-  formula_tip(
-      "theta_i = base^(-2i / d_head). 10000 in the original RoPE and Llama 2; 500000 in Llama 3; "
-      "1000000 in several long-context models.");
+  formula_tip(find_field("base")->help,
+              "10000 in the original RoPE and Llama 2; 500000 in Llama 3; 1000000 in several long-context models.");
   const ModelLock lock(app, "base");
   for (double preset : {10000.0, 500000.0, 1000000.0}) {
     if (preset != 10000.0) ImGui::SameLine();
@@ -185,29 +187,26 @@ void show_controls(App& app) {
   if (!app.ui.narrow) position_control(app);  // a phone shows it above the sheet, always
   show_play_controls(app);
   position_keys(app);
-  int_control(app, "m", "position", p.position, 1,
-              "The query's position m. The learned table serves 0 <= m < max_position; RoPE any m >= 0. "
-              "Arrow keys step it, shift x10.");
-  int_control(app, "n (key)", "key_position", p.key_position, 1, "The key's position n; the score depends on m - n.");
+  int_control(app, "position", p.position, 1, "m", "Arrow keys step it, shift x10.");
+  int_control(app, "key_position", p.key_position, 1, "n (key)");
 
   ImGui::Spacing();
   ImGui::TextColored(theme::vec(theme::learned), "Learned table");
-  int_control(app, "max_position", "max_position", p.max_position, 1,
-              "Rows of P[max_position, d]: positions 0 .. max_position - 1 exist; any other index raises IndexError.");
+  int_control(app, "max_position", p.max_position, 1);
 
   ImGui::Spacing();
   ImGui::TextColored(theme::vec(theme::rope), "RoPE");
-  int_control(app, "d_head", "d_head", p.d_head, 2, "Width per head; RoPE rotates d_head / 2 pairs.");
+  int_control(app, "d_head", p.d_head, 2);
   base_control(app);
   pairing_control(app);
 
   ImGui::Spacing();
   ImGui::TextDisabled("Shapes");
-  int_control(app, "h (heads)", "heads", p.heads, 1, "d = h x d_head");
-  int_control(app, "B (batch)", "batch", p.batch, 1, "Sequences processed together.");
-  int_control(app, "T (tokens)", "seq_len", p.seq_len, 1, "Tokens per sequence.");
-  int_control(app, "V (vocab)", "vocab", p.vocab, 1, "Rows of the token table E[V, d].");
-  int_control(app, "seed", "seed", (long long)p.seed, 1, "Seeds P, E, and the example q, k, v.");
+  int_control(app, "heads", p.heads, 1, "h (heads)");
+  int_control(app, "batch", p.batch, 1, "B (batch)");
+  int_control(app, "seq_len", p.seq_len, 1, "T (tokens)");
+  int_control(app, "vocab", p.vocab, 1, "V (vocab)");
+  int_control(app, "seed", (long long)p.seed, 1);
   enforce_limits(p, app.ui.notes);
   show_exports(app);
 }

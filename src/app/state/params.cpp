@@ -316,7 +316,8 @@ constexpr ParamField table[] = {
     integer<&P::key_position>("key_position", 0, Limits::position_max,
                               "The key's position n; the score depends on m - n."),
     integer<&P::max_position>("max_position", 1, Limits::max_position_max,
-                              "Rows of the learned table P[max_position, d]; any other index raises IndexError."),
+                              "Rows of the learned table P[max_position, d]: positions 0 .. max_position - 1 exist; any other index "
+                              "raises IndexError."),
     even_integer<&P::d_head>("d_head", 2, Limits::d_head_max, "Width per head; RoPE rotates d_head / 2 pairs."),
     integer<&P::heads>("heads", 1, Limits::heads_max, "Heads h; the model width is d = h x d_head."),
     integer<&P::batch>("batch", 1, Limits::batch_max, "B: sequences processed together."),
@@ -350,7 +351,7 @@ constexpr ParamField table[] = {
     {"methods", FieldKind::Enum, 0, 0, "The position methods the lab trains, comma-separated.", parse_methods,
      encode_methods, member_equal<&P::methods>, "learned, sinusoidal, rope, alibi, t5, none"},
     integer<&P::train_len>("train_len", 1, kLabTrainLenMax,
-                           "The lab trains on sizes 1..train_len and evaluates up to 4 x train_len."),
+                           "The lab trains on sizes 1–train_len and evaluates up to 4 x train_len."),
     integer<&P::table_len>("table_len", 0, kLabTableLenMax,
                            "Rows of the lab's learned table: 0 = the longest training input; more rows are never "
                            "trained."),

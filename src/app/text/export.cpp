@@ -9,6 +9,7 @@
 #include "app/state/registry.hpp"
 #include "app/text/report.hpp"
 #include "core/lab/lab_torch.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 namespace {

@@ -131,19 +131,24 @@ void same_line_if_fits(float width) {
   if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
 }
 
-void hover_tip(const char* text) {
+void hover_tip(const char* text, const char* more) {
   if (!ImGui::IsItemHovered()) return;
   ImGui::BeginTooltip();
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
   ImGui::TextUnformatted(text);
+  if (more) ImGui::TextUnformatted(more);
   ImGui::PopTextWrapPos();
   ImGui::EndTooltip();
 }
 
-void formula_tip(const char* text) {
+void key_tip(const char* key, const char* more) {
+  hover_tip(find_field(key)->help, more);
+}
+
+void formula_tip(const char* text, const char* more) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
-  hover_tip(text);
+  hover_tip(text, more);
 }
 
 void error_box(const char* title, const std::string& message) {

@@ -32,9 +32,11 @@ void record_rect(Ui& ui, const std::string& name);
 // SameLine() if an item `width` wide still fits on the current line, else a new line.
 void same_line_if_fits(float width);
 // A wrapped tooltip with `text` while the last item is hovered.
-void hover_tip(const char* text);
+void hover_tip(const char* text, const char* more = nullptr);  // `more`: a second paragraph
+// hover_tip with a link key's help text from its table row (app/state/params.cpp), then `more`.
+void key_tip(const char* key, const char* more = nullptr);
 // "(?)" marker whose tooltip states a formula.
-void formula_tip(const char* text);
+void formula_tip(const char* text, const char* more = nullptr);
 // While a model is chosen, the fields it decides are greyed out (model_bound); their tooltips still show.
 struct ModelLock {
   bool locked;

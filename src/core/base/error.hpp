@@ -2,8 +2,6 @@
 #pragma once
 
 #include <cassert>
-#include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -16,19 +14,6 @@ struct Error {
   std::string message;  // "index 100 is out of bounds for dimension 0 with size 10"
   std::string full() const { return type + ": " + message; }
 };
-
-// Shortest decimal that reads back as the same double, without needless exponents: 100, 0.1, 1e-05, 1e+20.
-inline std::string format_number(double x) {
-  if (!std::isfinite(x)) return std::isnan(x) ? "nan" : (x > 0 ? "inf" : "-inf");
-  char buf[40];
-  const double ax = std::fabs(x);
-  int prec = (ax >= 1.0 && ax < 1e17) ? static_cast<int>(std::floor(std::log10(ax))) + 1 : 1;
-  for (prec = prec < 1 ? 1 : (prec > 17 ? 17 : prec); prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, x);
-    if (std::strtod(buf, nullptr) == x) break;
-  }
-  return buf;
-}
 
 inline Error bad_request(std::string message) {
   return Error{"BadRequest", std::move(message)};

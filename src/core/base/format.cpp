@@ -1,4 +1,4 @@
-// Readable numbers for labels and sentences (see format.hpp).
+// Numbers as text: round-trip decimals, and readable numbers for labels and sentences (see format.hpp).
 #include "core/base/format.hpp"
 
 #include <cmath>
@@ -77,6 +77,28 @@ std::string format_sig(double v, int significant) {
 
 std::string plural(long long n, const char* one, const char* many) {
   return format_count(n) + " " + (n == 1 || n == -1 ? one : many);
+}
+
+std::string format_number(double x) {
+  if (!std::isfinite(x)) return std::isnan(x) ? "nan" : (x > 0 ? "inf" : "-inf");
+  char buf[40];
+  const double ax = std::fabs(x);
+  int prec = (ax >= 1.0 && ax < 1e17) ? static_cast<int>(std::floor(std::log10(ax))) + 1 : 1;
+  for (prec = prec < 1 ? 1 : (prec > 17 ? 17 : prec); prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  return buf;
+}
+
+std::string format_number(float x) {
+  if (!std::isfinite(x)) return format_number(double(x));
+  char buf[40];
+  for (int prec = 1; prec <= 9; ++prec) {  // 9 significant digits read back any float
+    std::snprintf(buf, sizeof buf, "%.*g", prec, double(x));
+    if (std::strtof(buf, nullptr) == x) break;
+  }
+  return buf;
 }
 
 }  // namespace rv

@@ -1,9 +1,16 @@
-// Numbers and counts as a person writes them on screen: 1,000,000 not 1e+06, "1 row" not "1 rows".
+// Numbers as text, the one formatter: round-trip for machines (JSON, flags, scripts) and as a person writes them on
+// screen (1,000,000 not 1e+06, "1 row" not "1 rows").
 #pragma once
 #include <cstddef>
 #include <string>
 
 namespace rv {
+
+// Shortest decimal that reads back as the same double, without needless exponents: 100, 0.1, 1e-05, 1e+20;
+// "nan", "inf", "-inf" for the others (JSON has none: JsonWriter writes them as null).
+std::string format_number(double x);
+// The same for a float: the shortest decimal that reads back as the same float (0.1f -> "0.1").
+std::string format_number(float x);
 
 // 1234567 -> "1,234,567"; -5 -> "-5".
 std::string format_count(long long n);

@@ -5,11 +5,12 @@
 #include <cstdio>
 
 #include "core/base/error.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 
 void JsonWriter::separate() {
-  if (need_comma_) out_ += ',';
+  if (need_comma_) out_ += comma_;
   need_comma_ = true;
 }
 
@@ -37,11 +38,16 @@ JsonWriter& JsonWriter::end_array() {
 }
 JsonWriter& JsonWriter::key(const char* name) {
   value(std::string(name));
-  out_ += ':';
+  out_ += colon_;
   need_comma_ = false;
   return *this;
 }
 JsonWriter& JsonWriter::value(double v) {
+  separate();
+  out_ += std::isfinite(v) ? format_number(v) : "null";
+  return *this;
+}
+JsonWriter& JsonWriter::value(float v) {
   separate();
   out_ += std::isfinite(v) ? format_number(v) : "null";
   return *this;

@@ -5,6 +5,7 @@
 
 #include "core/lab/decoder_internal.hpp"
 #include "core/encodings/learned.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 

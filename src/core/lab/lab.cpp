@@ -8,11 +8,13 @@
 #include <type_traits>
 
 #include "core/encodings/learned.hpp"
+#include "core/base/constants.hpp"
+#include "core/base/format.hpp"
+#include "core/base/json_writer.hpp"
 
 namespace rv {
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kInitStddev = 0.02;   // init_decoder_weights' default
 constexpr double kEmbStddev = 1.0;     // tok_emb and pos_emb as PyTorch's nn.Embedding: on the scale of PE(t)
 
@@ -88,7 +90,7 @@ double lab_learning_rate(const LabOptions& o, int step) {
   const int warm = std::min(o.warmup, o.steps / 2);
   if (step < warm) return o.lr * (step + 1) / warm;
   const double span = std::max(1, o.steps - warm);
-  return o.lr * 0.5 * (1.0 + std::cos(kPi * (step - warm) / span));
+  return o.lr * 0.5 * (1.0 + std::cos(pi * (step - warm) / span));
 }
 
 double lab_decay_only_change(const LabOptions& o, int steps) {
@@ -242,81 +244,55 @@ LabResult run_lab(const LabOptions& o) {
 // [SECTION] JSON
 
 namespace {
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    if (static_cast<unsigned char>(ch) < 0x20) {
-      out += ' ';
-      continue;
-    }
-    out += ch;
+void write_method(JsonWriter& w, const LabMethodResult& m) {
+  w.key(position_method_name(m.method)).begin_object();
+  w.key("train_loss").list(m.train_loss);
+  w.key("accuracy").list(m.accuracy);
+  w.key("token_accuracy").list(m.token_accuracy);
+  w.key("error");
+  if (m.error) w.value(*m.error); else w.null();
+  w.field("steps_run", m.steps_run).field("reached_bar", m.reached_bar);
+  if (m.method == PositionMethod::Learned) w.key("table_row_change").list(m.table_row_change);
+  if (!m.accuracy_scaled.empty()) {
+    w.key("accuracy_scaled").list(m.accuracy_scaled);
+    w.key("token_accuracy_scaled").list(m.token_accuracy_scaled);
   }
-  return out + "\"";
-}
-
-template <class T>
-std::string json_list(const std::vector<T>& xs) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (i) out += ", ";
-    if constexpr (std::is_same_v<T, std::optional<double>>)
-      out += xs[i] ? format_number(*xs[i]) : "null";
-    else
-      out += format_number(static_cast<double>(xs[i]));
-  }
-  return out + "]";
-}
-
-std::string method_json(const LabMethodResult& m) {
-  return json_string(position_method_name(m.method)) + ": {\"train_loss\": " + json_list(m.train_loss) +
-         ", \"accuracy\": " + json_list(m.accuracy) + ", \"token_accuracy\": " + json_list(m.token_accuracy) +
-         ", \"error\": " + (m.error ? json_string(*m.error) : "null") +
-         ", \"steps_run\": " + std::to_string(m.steps_run) +
-         ", \"reached_bar\": " + (m.reached_bar ? "true" : "false") +
-         (m.method == PositionMethod::Learned ? ", \"table_row_change\": " + json_list(m.table_row_change) : "") +
-         (m.accuracy_scaled.empty() ? std::string()
-                                    : ", \"accuracy_scaled\": " + json_list(m.accuracy_scaled) +
-                                          ", \"token_accuracy_scaled\": " + json_list(m.token_accuracy_scaled)) +
-         "}";
+  w.end_object();
 }
 
 // The scaling options and the frequencies they give rope (nothing without scaling, so such documents are unchanged).
-std::string scaling_json(const LabOptions& o) {
-  if (o.rope_scaling == ScalingType::None) return "";
-  std::string out = ", \"rope_scaling\": " + json_string(lab_scaling_name(o.rope_scaling)) +
-                    ", \"rope_factor\": " + format_number(o.rope_factor);
+void write_scaling(JsonWriter& w, const LabOptions& o) {
+  if (o.rope_scaling == ScalingType::None) return;
+  w.field("rope_scaling", lab_scaling_name(o.rope_scaling)).field("rope_factor", o.rope_factor);
   if (const Expected<DecoderConfig> c = lab_scaled_config(o))
-    out += ", \"rope_inv_freq_scaled\": " + json_list(c->inv_freq) +
-           ", \"rope_attention_factor\": " + format_number(c->attention_factor);
-  return out;
+    w.key("rope_inv_freq_scaled").list(c->inv_freq).field("rope_attention_factor", c->attention_factor);
 }
 
-std::string options_json(const LabOptions& o) {
+void write_options(JsonWriter& w, const LabOptions& o) {
   std::vector<int> lengths;
   for (int n = 1; n <= 4 * o.train_len; ++n) lengths.push_back(n);
-  return "\"task\": " + json_string(lab_task_name(o.task)) + ", \"train_len\": " + std::to_string(o.train_len) +
-         ", \"eval_lengths\": " + json_list(lengths) + ", \"steps\": " + std::to_string(o.steps) +
-         ", \"seed\": " + std::to_string(o.seed) + ", \"vocab\": " + std::to_string(kLabVocab) +
-         ", \"sep\": " + std::to_string(kLabSep) + ", \"d_model\": " + std::to_string(o.d_model) +
-         ", \"heads\": " + std::to_string(o.heads) + ", \"layers\": " + std::to_string(o.layers) +
-         ", \"d_ff\": " + std::to_string(o.d_ff) + ", \"batch\": " + std::to_string(o.batch) +
-         ", \"lr\": " + format_number(o.lr) + ", \"weight_decay\": " + format_number(o.weight_decay) +
-         ", \"warmup\": " + std::to_string(std::min(o.warmup, o.steps / 2)) +
-         ", \"eval_count\": " + std::to_string(o.eval_count) + ", \"check_every\": " + std::to_string(o.check_every) +
-         ", \"bar\": " + format_number(kLabBar) +
-         ", \"max_position\": " + std::to_string(lab_table_len(o)) +
-         ", \"trained_positions\": " + std::to_string(lab_trained_positions(o)) + scaling_json(o);
+  w.field("task", lab_task_name(o.task)).field("train_len", o.train_len);
+  w.key("eval_lengths").list(lengths);
+  w.field("steps", o.steps).field("seed", (long long)o.seed).field("vocab", kLabVocab).field("sep", kLabSep);
+  w.field("d_model", o.d_model).field("heads", o.heads).field("layers", o.layers).field("d_ff", o.d_ff);
+  w.field("batch", o.batch).field("lr", o.lr).field("weight_decay", o.weight_decay);
+  w.field("warmup", std::min(o.warmup, o.steps / 2)).field("eval_count", o.eval_count);
+  w.field("check_every", o.check_every).field("bar", kLabBar).field("max_position", lab_table_len(o));
+  w.field("trained_positions", lab_trained_positions(o));
+  write_scaling(w, o);
 }
 }  // namespace
 
 std::string lab_json(const LabResult& r) {
-  std::string out = "{" + options_json(r.options);
+  JsonWriter w(true);
+  w.begin_object();
+  write_options(w, r.options);
   const double tps = r.train_seconds > 0 ? double(r.tokens_trained) / r.train_seconds : 0.0;
-  out += ", \"seconds\": " + format_number(r.seconds) + ", \"tokens_per_s\": " + format_number(tps);
-  out += ", \"methods\": {";
-  for (std::size_t i = 0; i < r.methods.size(); ++i) out += (i ? ", " : "") + method_json(r.methods[i]);
-  return out + "}}";
+  w.field("seconds", r.seconds).field("tokens_per_s", tps);
+  w.key("methods").begin_object();
+  for (const LabMethodResult& m : r.methods) write_method(w, m);
+  w.end_object();
+  return w.end_object().str();
 }
 
 }  // namespace rv

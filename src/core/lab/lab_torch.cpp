@@ -1,5 +1,6 @@
 // The lab's PyTorch export: the script with a run's options baked in, and its data file (init weights, first batches).
 #include "core/lab/lab_torch.hpp"
+#include "core/base/format.hpp"
 
 #include <cstdio>
 #include <string>

@@ -10,6 +10,7 @@
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_tensor.hpp"
 #include "core/lesson/verify.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 namespace {

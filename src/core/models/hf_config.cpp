@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/rope/scaling.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 namespace {

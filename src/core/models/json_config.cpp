@@ -1,5 +1,6 @@
 // Reads a Hugging Face config.json into HfConfig: types checked, legacy spellings folded, text_config followed.
 #include "core/models/json_config.hpp"
+#include "core/base/format.hpp"
 
 #include <cmath>
 #include <initializer_list>

@@ -1,5 +1,6 @@
 // RoPE on single vectors: theta_i = base^(-2i/d), angle = m*theta_i, pair rotation, permutation, norms, decay bound.
 #include "core/rope/rope.hpp"
+#include "core/base/format.hpp"
 
 #include <cmath>
 #include <complex>

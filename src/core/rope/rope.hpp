@@ -7,12 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/constants.hpp"
 #include "core/base/error.hpp"
 
 namespace rv {
-
-// 2π, for wavelengths 2π/θᵢ and angles reduced mod 2π.
-inline constexpr double two_pi = 6.283185307179586476925286766559;
 
 // Which coordinates form rotation pair i (0 <= i < d_head/2).
 enum class Pairing {

@@ -7,10 +7,11 @@
 #include <string>
 
 #include "core/rope/rope.hpp"
+#include "core/base/constants.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 
 bool finite_positive(double x) {
   return std::isfinite(x) && x > 0.0;
@@ -26,7 +27,7 @@ double yarn_get_mscale(double scale, double mscale) {
 
 // Dimension (pair index * 2 scale) at which a wavelength completes n rotations over L positions.
 double yarn_correction_dim(double n_rot, int d, double base, double L) {
-  return (d * std::log(L / (n_rot * 2.0 * kPi))) / (2.0 * std::log(base));
+  return (d * std::log(L / (n_rot * 2.0 * pi))) / (2.0 * std::log(base));
 }
 
 double yarn_original_length(const RopeScaling& s) {
@@ -177,7 +178,7 @@ Expected<ScaledFreq> rope_scaled_inv_freq(int d_head, double base, const RopeSca
       const double high_freq_wavelen = old_len / s.high_freq_factor;  // shorter than this: keep
       for (int i = 0; i < half; ++i) {
         const double f = out.inv_freq[i];
-        const double wavelen = 2.0 * kPi / f;
+        const double wavelen = 2.0 * pi / f;
         if (wavelen < high_freq_wavelen) continue;
         if (wavelen > low_freq_wavelen) {
           out.inv_freq[i] = f / s.factor;
