@@ -7,13 +7,13 @@
 
 #include "core/lab/lab.hpp"
 #include "core/encodings/learned.hpp"
+#include "core/base/names.hpp"
 
 namespace rv {
 
 // [SECTION] Tasks
 
 namespace {
-constexpr LabTask kAllTasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
 
 int first_answer(LabTask t, int n) {
   return t == LabTask::Repeat ? kRepeatPeriod : n + 1;
@@ -35,19 +35,17 @@ void write_sequence(LabTask t, int n, NormalRng& rng, long long* tokens, long lo
 }
 }  // namespace
 
+namespace {
+constexpr Named<LabTask> task_names[] = {{LabTask::Copy, "copy"}, {LabTask::Reverse, "reverse"},
+                                         {LabTask::Repeat, "repeat"}};
+}  // namespace
+
 const char* lab_task_name(LabTask t) {
-  switch (t) {
-    case LabTask::Copy: return "copy";
-    case LabTask::Reverse: return "reverse";
-    case LabTask::Repeat: return "repeat";
-  }
-  return "?";
+  return name_of(task_names, t);
 }
 
 std::optional<LabTask> parse_lab_task(const std::string& name) {
-  for (LabTask t : kAllTasks)
-    if (name == lab_task_name(t)) return t;
-  return std::nullopt;
+  return parse_name(task_names, name);
 }
 
 int lab_input_len(LabTask t, int n) {

@@ -8,6 +8,7 @@
 #include "core/encodings/learned.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_tensor.hpp"
+#include "core/base/names.hpp"
 
 namespace rv {
 namespace {
@@ -35,26 +36,21 @@ double wrap(double angle) {
 }  // to [-pi, pi]
 }  // namespace
 
+namespace {
+constexpr Named<FloatFormat> float_format_names[] = {
+    {FloatFormat::F64, "float64"},  {FloatFormat::F32, "float32"}, {FloatFormat::F16, "float16"},
+    {FloatFormat::BF16, "bfloat16"}, {FloatFormat::F64, "f64"},     {FloatFormat::F64, "double"},
+    {FloatFormat::F32, "f32"},      {FloatFormat::F32, "float"},   {FloatFormat::F16, "f16"},
+    {FloatFormat::F16, "half"},     {FloatFormat::BF16, "bf16"}};
+constexpr Named<AngleRecipe> angle_recipe_names[] = {{AngleRecipe::Naive, "naive"}, {AngleRecipe::Ours, "ours"}};
+}  // namespace
+
 const char* float_format_name(FloatFormat f) {
-  switch (f) {
-    case FloatFormat::F32:
-      return "float32";
-    case FloatFormat::F16:
-      return "float16";
-    case FloatFormat::BF16:
-      return "bfloat16";
-    case FloatFormat::F64:
-      break;
-  }
-  return "float64";
+  return name_of(float_format_names, f);
 }
 
 std::optional<FloatFormat> parse_float_format(std::string_view name) {
-  if (name == "float64" || name == "f64" || name == "double") return FloatFormat::F64;
-  if (name == "float32" || name == "f32" || name == "float") return FloatFormat::F32;
-  if (name == "float16" || name == "f16" || name == "half") return FloatFormat::F16;
-  if (name == "bfloat16" || name == "bf16") return FloatFormat::BF16;
-  return std::nullopt;
+  return parse_name(float_format_names, name);
 }
 
 int mantissa_bits(FloatFormat f) {
@@ -88,7 +84,7 @@ double first_overflowing_integer(FloatFormat f) {
 }
 
 const char* angle_recipe_name(AngleRecipe r) {
-  return r == AngleRecipe::Naive ? "naive" : "ours";
+  return name_of(angle_recipe_names, r);
 }
 
 PrecisionReport rope_precision(int d_head, double base, double position, FloatFormat fmt, AngleRecipe recipe) {

@@ -9,6 +9,7 @@
 #include "core/rope/rope.hpp"
 #include "core/base/constants.hpp"
 #include "core/base/format.hpp"
+#include "core/base/names.hpp"
 
 namespace rv {
 namespace {
@@ -35,32 +36,20 @@ double yarn_original_length(const RopeScaling& s) {
 }
 }  // namespace
 
+namespace {
+// Hugging Face's rope_type names; "default" and LongRoPE's legacy "su" read too.
+constexpr Named<ScalingType> scaling_names[] = {
+    {ScalingType::None, "none"},        {ScalingType::Linear, "linear"},    {ScalingType::Dynamic, "dynamic"},
+    {ScalingType::Yarn, "yarn"},        {ScalingType::Llama3, "llama3"},    {ScalingType::Longrope, "longrope"},
+    {ScalingType::None, "default"},     {ScalingType::Longrope, "su"}};
+}  // namespace
+
 const char* scaling_name(ScalingType t) {
-  switch (t) {
-    case ScalingType::Linear:
-      return "linear";
-    case ScalingType::Dynamic:
-      return "dynamic";
-    case ScalingType::Yarn:
-      return "yarn";
-    case ScalingType::Llama3:
-      return "llama3";
-    case ScalingType::Longrope:
-      return "longrope";
-    case ScalingType::None:
-      break;
-  }
-  return "none";
+  return name_of(scaling_names, t);
 }
 
 std::optional<ScalingType> parse_scaling(std::string_view name) {
-  if (name == "none" || name == "default") return ScalingType::None;
-  if (name == "linear") return ScalingType::Linear;
-  if (name == "dynamic") return ScalingType::Dynamic;
-  if (name == "yarn") return ScalingType::Yarn;
-  if (name == "llama3") return ScalingType::Llama3;
-  if (name == "longrope" || name == "su") return ScalingType::Longrope;
-  return std::nullopt;
+  return parse_name(scaling_names, name);
 }
 
 RopeScaling llama31_scaling() {
