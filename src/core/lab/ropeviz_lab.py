@@ -11,7 +11,7 @@ The same run in C++ (and in the app's Lab panel):
         --seed 0 --d-model 32 --heads 4 --layers 3 --d-ff 64 --batch 128 --lr 0.006 --warmup 100 \
         --eval-count 100 --check-every 50 --table-len 0
 
-Everything is ported from the C++ (CONTRACTS section 6 has the model): the random stream and so every batch, the
+Everything is ported from the C++ (the README's lab section has the model): the random stream and so every batch, the
 initial weights, AdamW and the learning-rate schedule. On the CPU in float32 the training losses agree with the C++
 ones to about 2e-6 over the first 50 steps. The two add numbers up in different orders, so float32 rounding makes them
 drift apart: slowly while training is calm, visibly within a few hundred steps where it is not (alibi and none on
@@ -176,7 +176,7 @@ def to_tensors(rows, device):
     return tokens, targets
 
 
-# ---- The model (CONTRACTS section 6) -----------------------------------------------------------------------
+# ---- The model (the README's lab section) ------------------------------------------------------------------
 def alibi_slopes(heads):
     """Press et al.'s get_slopes: 2^(-8(n+1)/heads) for a power of two, else the closest power of two's slopes followed
     by every other slope of twice that many."""
