@@ -1,7 +1,11 @@
 // The lab's PyTorch export: the script carries the run's options, and the data file holds LabRun's initial weights
-// and first batches in the right shapes (read back with rv's JSON reader).
+// and first batches in the right shapes (read back with rv's JSON reader). The script is src/core/lab/ropeviz_lab.py
+// with the run's options in three places: the file itself for the default options.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,50 @@ LabOptions unusual() {
   o.eval_count = 33;
   o.check_every = 11;
   return o;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const std::string kScriptFile = RV_SOURCE_DIR "/src/core/lab/ropeviz_lab.py";
+
+// A script cut where lab_torch.hpp says lab_torch_script writes the run: DEFAULTS' body (the lines between
+// "DEFAULTS = {" and "}") and the flags of the docstring's two commands (with the lines a backslash continues).
+struct ScriptPlaces {
+  std::string rest;                 // the text without them
+  std::vector<std::string> places;  // what stood there, in order: the two commands' flags, DEFAULTS' body
+};
+ScriptPlaces split_places(const std::string& text) {
+  const std::string commands[] = {"    ropeviz-cli lab-export DIR ", "    ropeviz-cli lab "};
+  ScriptPlaces out;
+  std::istringstream in(text);
+  bool defaults = false, command = false;  // inside DEFAULTS' body, inside a command's continuation lines
+  for (std::string line; std::getline(in, line);) {
+    const bool continued = !line.empty() && line.back() == '\\';
+    if (defaults && line != "}") {
+      out.places.back() += line + "\n";
+    } else if (command) {
+      out.places.back() += "\n" + line;
+      command = continued;
+    } else {
+      defaults = line == "DEFAULTS = {";
+      if (defaults) out.places.emplace_back();
+      std::string kept = line;
+      for (const std::string& c : commands)
+        if (line.rfind(c, 0) == 0) {
+          out.places.push_back(line.substr(c.size()));
+          kept = c;
+          command = continued;
+          break;
+        }
+      out.rest += kept + "\n";
+    }
+  }
+  return out;
 }
 
 std::vector<long long> ints(const JsonValue& row) {
@@ -83,6 +131,39 @@ TEST_CASE("lab torch script: the run's options are the flags' defaults") {
   CHECK(contains(py, "BAR = 0.95 "));  // kLabBar
   CHECK(lab_torch_script(LabOptions()) != py);
   CHECK(contains(lab_torch_script(LabOptions()), "    \"steps\": 2000,\n"));
+}
+
+TEST_CASE("lab torch script: the default options write src/core/lab/ropeviz_lab.py byte for byte") {
+  const std::string file = read_file(kScriptFile);
+  REQUIRE(!file.empty());
+  CHECK(std::string(detail::lab_torch_script_file()) == file);  // the build embeds the file as it is
+  CHECK(lab_torch_script(LabOptions()) == file);  // the file's defaults are LabOptions()'s, in lab_torch_script's form
+  const ScriptPlaces in_file = split_places(file);
+  REQUIRE(in_file.places.size() == 3);
+  CHECK(in_file.places[0] == in_file.places[1]);
+  CHECK(std::count(in_file.places[2].begin(), in_file.places[2].end(), '\n') == 20);  // an option a line
+}
+
+TEST_CASE("lab torch script: other options change DEFAULTS' body and the docstring's two commands, nothing else") {
+  const ScriptPlaces in_file = split_places(read_file(kScriptFile));
+  REQUIRE(in_file.places.size() == 3);
+  LabOptions scaled = unusual();  // the two scaling flags too: a longer command
+  scaled.rope_scaling = ScalingType::Yarn;
+  scaled.rope_factor = 8;
+  scaled.table_len = 30;
+  LabOptions short_run;  // a shorter command
+  short_run.methods = {PositionMethod::Rope};
+  short_run.steps = 5;
+  for (const LabOptions& o : {unusual(), scaled, short_run}) {
+    const ScriptPlaces filled = split_places(lab_torch_script(o));
+    CHECK(filled.rest == in_file.rest);
+    REQUIRE(filled.places.size() == 3);
+    INFO(filled.places[0]);
+    CHECK(filled.places[0] != in_file.places[0]);
+    CHECK(filled.places[0] == filled.places[1]);  // `lab-export DIR` and `lab` with the same flags
+    CHECK(filled.places[2] != in_file.places[2]);
+    CHECK(std::count(filled.places[2].begin(), filled.places[2].end(), '\n') == 20);
+  }
 }
 
 TEST_CASE("lab torch data: LabRun's initial weights and first batches, in the contract's shapes") {

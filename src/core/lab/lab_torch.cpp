@@ -76,9 +76,24 @@ std::string flags_text(const LabOptions& o) {
   return out;
 }
 
-void replace_all(std::string& text, const std::string& from, const std::string& to) {
-  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
+// Replaces the text between the first `after` and the next `until` with `with` (a file without them is left alone:
+// the byte-for-byte test fails).
+void fill(std::string& text, const std::string& after, const std::string& until, const std::string& with) {
+  const std::size_t at = text.find(after);
+  if (at == std::string::npos) return;
+  const std::size_t begin = at + after.size(), end = text.find(until, begin);
+  if (end != std::string::npos) text.replace(begin, end - begin, with);
+}
+
+// Replaces the flags of the line `command` and a space begin, up to the end of the command: the first line break not
+// preceded by a backslash.
+void fill_command(std::string& text, const std::string& command, const std::string& flags) {
+  const std::size_t at = text.find("\n" + command + " ");
+  if (at == std::string::npos) return;
+  const std::size_t begin = at + 1 + command.size();
+  std::size_t end = text.find('\n', begin);
+  while (end != std::string::npos && text[end - 1] == '\\') end = text.find('\n', end + 1);
+  if (end != std::string::npos) text.replace(begin, end - begin, flags);
 }
 
 template <class T>
@@ -119,10 +134,13 @@ std::string config_json(const DecoderConfig& c) {
 }
 }  // namespace
 
+// ropeviz_lab.py with the run in its three places (lab_torch.hpp).
 std::string lab_torch_script(const LabOptions& o) {
-  std::string text = detail::lab_torch_script_template();
-  replace_all(text, "%DEFAULTS%", option_items(o, "    "));
-  replace_all(text, " %FLAGS%", flags_text(o));
+  std::string text(detail::lab_torch_script_file());
+  fill(text, "\nDEFAULTS = {\n", "\n}\n", option_items(o, "    "));
+  const std::string flags = flags_text(o);
+  fill_command(text, "    ropeviz-cli lab-export DIR", flags);
+  fill_command(text, "    ropeviz-cli lab", flags);
   return text;
 }
 

@@ -2,15 +2,23 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/lab/lab.hpp"
 
 namespace rv {
 
 // The text of ropeviz_lab.py: Python 3 and PyTorch only. The lab's random stream, tasks and batches ported bit for
-// bit (NormalRng, lab_seed, lab_train_batch), the decoder of CONTRACTS section 6 for every position method as an
-// nn.Module, LabRun's init (the same float32 weights), adamw_step's update, lab_learning_rate, the bar checks and the
-// evaluation, writing a document shaped like lab_json's. These options are the defaults of its flags.
+// bit (NormalRng, lab_seed, lab_train_batch), the decoder of the README's lab section for every position method as
+// an nn.Module, LabRun's init (the same float32 weights), adamw_step's update, lab_learning_rate, the bar checks and
+// the evaluation, writing a document shaped like lab_json's. These options are the defaults of its flags.
+// The script is src/core/lab/ropeviz_lab.py, exactly as written for LabOptions() (so it runs as it is, and the tests
+// hold the two to each other byte for byte); for other options three places in it change, and nothing else:
+//   - DEFAULTS' body, the lines between the line "DEFAULTS = {" and the next line "}" (a line `    "key": value,`
+//     per option);
+//   - the flags (lab_option_flags) after "    ropeviz-cli lab-export DIR" and after "    ropeviz-cli lab" in the
+//     docstring, each to the end of its command (a line ending in a backslash continues it).
+// Whatever stands there in the file is replaced, so the file's defaults must be LabOptions()'s.
 std::string lab_torch_script(const LabOptions& o);
 
 // The data file the script's --data reads, one JSON document:
@@ -24,8 +32,8 @@ std::string lab_torch_data(const LabOptions& o, int batches);
 inline constexpr int kLabTorchBatches = 50;  // what `ropeviz-cli lab-export` writes unless told otherwise
 
 namespace detail {
-// The script with %DEFAULTS% (a Python dict's body) and %FLAGS% (lab flags) still to fill in (lab_torch_script.cpp).
-std::string lab_torch_script_template();
+// ropeviz_lab.py as it is in the source tree, embedded at build time (src/core/CMakeLists.txt, lab/embed_text.cmake).
+std::string_view lab_torch_script_file();
 }  // namespace detail
 
 }  // namespace rv

@@ -1,20 +1,17 @@
-// The text of ropeviz_lab.py (lab_torch_script fills in %DEFAULTS% and %FLAGS%), one raw literal per section.
-#include "core/lab/lab_torch.hpp"
-
-namespace rv::detail {
-
-std::string lab_torch_script_template() {
-  return std::string(
-R"PY(#!/usr/bin/env python3
+#!/usr/bin/env python3
 """ropeviz's extrapolation lab in PyTorch: train a tiny decoder with each position method (learned, sinusoidal, rope,
 alibi, t5, none) on a synthetic task at sizes 1..train_len, then measure it at sizes 1..4*train_len.
 
 Written by
-    ropeviz-cli lab-export DIR %FLAGS%
+    ropeviz-cli lab-export DIR --task copy --methods learned,sinusoidal,rope,alibi,t5,none --train-len 3 --steps 2000 \
+        --seed 0 --d-model 32 --heads 4 --layers 3 --d-ff 64 --batch 128 --lr 0.006 --warmup 100 \
+        --eval-count 100 --check-every 50 --table-len 0
 The same run in C++ (and in the app's Lab panel):
-    ropeviz-cli lab %FLAGS%
+    ropeviz-cli lab --task copy --methods learned,sinusoidal,rope,alibi,t5,none --train-len 3 --steps 2000 \
+        --seed 0 --d-model 32 --heads 4 --layers 3 --d-ff 64 --batch 128 --lr 0.006 --warmup 100 \
+        --eval-count 100 --check-every 50 --table-len 0
 
-Everything is ported from the C++ (CONTRACTS section 6 has the model): the random stream and so every batch, the
+Everything is ported from the C++ (the README's lab section has the model): the random stream and so every batch, the
 initial weights, AdamW and the learning-rate schedule. On the CPU in float32 the training losses agree with the C++
 ones to about 2e-6 over the first 50 steps. The two add numbers up in different orders, so float32 rounding makes them
 drift apart: slowly while training is calm, visibly within a few hundred steps where it is not (alibi and none on
@@ -40,7 +37,26 @@ import torch.nn.functional as F
 
 # The run `ropeviz-cli lab-export` was given: the flags' defaults.
 DEFAULTS = {
-%DEFAULTS%
+    "task": "copy",
+    "methods": "learned,sinusoidal,rope,alibi,t5,none",
+    "train_len": 3,
+    "table_len": 0,
+    "steps": 2000,
+    "seed": 0,
+    "d_model": 32,
+    "heads": 4,
+    "layers": 3,
+    "d_ff": 64,
+    "batch": 128,
+    "lr": 0.006,
+    "weight_decay": 0.01,
+    "warmup": 100,
+    "eval_count": 100,
+    "check_every": 50,
+    "base": 10000.0,
+    "pairing": "interleaved",
+    "rope_scaling": "none",
+    "rope_factor": 4.0,
 }
 METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
 TASKS = ["copy", "reverse", "repeat"]
@@ -52,8 +68,7 @@ INIT_STD, EMB_STD = 0.02, 1.0  # matrices N(0, 0.02^2); tok_emb and pos_emb N(0,
 EVAL_ROWS = 1024      # tokens per evaluation chunk (as the C++)
 
 
-)PY"
-R"PY(# ---- The random stream: rv::NormalRng and rv::lab_seed, bit for bit ----------------------------------------
+# ---- The random stream: rv::NormalRng and rv::lab_seed, bit for bit ----------------------------------------
 MASK64 = (1 << 64) - 1
 
 
@@ -110,8 +125,7 @@ def lab_seed(seed, stream, index=0):
     return NormalRng((((seed * k + stream) * k + index) * k) & MASK64).next_u64()
 
 
-)PY"
-R"PY(# ---- Tasks -------------------------------------------------------------------------------------------------
+# ---- Tasks -------------------------------------------------------------------------------------------------
 def input_len(task, n):
     """Tokens the model reads for a task instance of size n."""
     return n + REPEAT_PERIOD - 1 if task == "repeat" else 2 * n
@@ -162,8 +176,7 @@ def to_tensors(rows, device):
     return tokens, targets
 
 
-)PY"
-R"PY(# ---- The model (CONTRACTS section 6) -----------------------------------------------------------------------
+# ---- The model (the README's lab section) ------------------------------------------------------------------
 def alibi_slopes(heads):
     """Press et al.'s get_slopes: 2^(-8(n+1)/heads) for a power of two, else the closest power of two's slopes followed
     by every other slope of twice that many."""
@@ -364,8 +377,7 @@ def loss_of(model, tokens, targets):
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1)
 
 
-)PY"
-R"PY(# ---- Initial weights ---------------------------------------------------------------------------------------
+# ---- Initial weights ---------------------------------------------------------------------------------------
 @torch.no_grad()
 def lab_init(model, seed):
     """rv::lab_init_weights: one stream, the weights in the contract's order; each matrix entry float32(0.02 * normal),
@@ -403,8 +415,7 @@ def data_init(model, weights):
         w.copy_(torch.tensor(weights[name], dtype=torch.float32).view(w.shape))
 
 
-)PY"
-R"PY(# ---- AdamW and the schedule --------------------------------------------------------------------------------
+# ---- AdamW and the schedule --------------------------------------------------------------------------------
 class LabAdamW:
     """rv::adamw_step written out (Loshchilov & Hutter; torch.optim.AdamW's update, its operations in the C++'s order):
         m <- b1 m + (1 - b1) g,   v <- b2 v + (1 - b2) g^2
@@ -446,8 +457,7 @@ def learning_rate(o, step):
     return o.lr * 0.5 * (1.0 + math.cos(math.pi * (step - warm) / span))
 
 
-)PY"
-R"PY(# ---- Evaluation --------------------------------------------------------------------------------------------
+# ---- Evaluation --------------------------------------------------------------------------------------------
 @torch.no_grad()
 def accuracy(model, o, n, device, cache):
     """Exact match (every answer the argmax) and per-answer accuracy on the evaluation sequences of size n, teacher
@@ -472,8 +482,7 @@ def at_bar(model, o, device, cache):
     return all(accuracy(model, o, n, device, cache)[0] >= BAR for n in range(o.train_len, 0, -1))
 
 
-)PY"
-R"PY(# ---- One method, then the run ------------------------------------------------------------------------------
+# ---- One method, then the run ------------------------------------------------------------------------------
 def run_method(o, method, data, device, dtype, log):
     model = make_model(o, method)
     if data is not None:
@@ -635,8 +644,3 @@ def main(argv=None):
 
 if __name__ == "__main__":
     main()
-)PY"
-  );
-}
-
-}  // namespace rv::detail
