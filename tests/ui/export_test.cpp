@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 #include "app/state/params.hpp"
 #include "core/rope/rope.hpp"
 #include "headless.hpp"

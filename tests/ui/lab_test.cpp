@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "app/panels/panel_views.hpp"
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 #include "core/base/format.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/state/params.hpp"

@@ -6,7 +6,7 @@
 #include <iterator>
 #include <string>
 
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/text/report.hpp"

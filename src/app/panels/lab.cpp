@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 #include "core/base/format.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/panels/panel_views.hpp"

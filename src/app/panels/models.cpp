@@ -2,7 +2,7 @@
 // dimension, first negative cosine sum, learned-table cost), from core; a click opens one; exportable as CSV.
 #include <string>
 
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 #include "core/base/format.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"

@@ -5,7 +5,8 @@
 #include <map>
 #include <string>
 
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
+#include "app/text/report.hpp"
 #include "app/ui/keyboard.hpp"
 #include "app/state/lesson.hpp"
 #include "app/ui/lesson_box.hpp"

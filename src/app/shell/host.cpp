@@ -1,7 +1,7 @@
 // serve_requests: the frame's pending files, picture, link and file pick, handed to the platform's Host.
 #include "app/shell/host.hpp"
 
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 
 namespace rv {
 

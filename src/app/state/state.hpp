@@ -267,7 +267,7 @@ struct Model {
   Eigen::RowVectorXd sinus_at_m;    // PE[m]                        [d_head]
 };
 
-// A file the UI asked to export (src/app/text/export.hpp); the platform seam delivers it as a download
+// A file the UI asked to export (src/app/state/export.hpp); the platform seam delivers it as a download
 // or a file on disk, then clears Ui::pending_exports.
 struct ExportFile {
   std::string name;  // "ropeviz-angles-m100-d8.csv"

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/panels/exercises_ui.hpp"
+#include "app/state/export.hpp"
 #include "core/base/json_writer.hpp"
 #include "app/state/lesson.hpp"
 #include "app/ui/lesson_picture.hpp"
@@ -210,6 +211,10 @@ std::string state_json(const App& app) {
   j.key("notes").values(app.ui.notes).key("hash").value(encode_query(p));
   j.end_object();
   return j.str();
+}
+
+ExportFile export_state_json(const App& app) {
+  return {"ropeviz-state-" + export_tag(app.params) + ".json", "application/json", state_json(app) + "\n"};
 }
 
 }  // namespace rv

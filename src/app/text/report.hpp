@@ -23,5 +23,7 @@ std::string score_sentence(const App& app);
 std::string lesson_step_sentences(const App& app);
 // window.ropeviz.state(): params, d_model, absolute {ok, error}, rope {ok, theta, angle}, frame_ms...
 std::string state_json(const App& app);
+// state(), as window.ropeviz.state() returns it, as a file to save.
+ExportFile export_state_json(const App& app);
 
 }  // namespace rv

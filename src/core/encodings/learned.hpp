@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/base/random.hpp"
 #include "core/base/matrix.hpp"
 #include "core/base/tensor.hpp"
 
@@ -16,21 +17,6 @@ struct LearnedTable {
   int max_position() const { return static_cast<int>(P.rows()); }
   int d() const { return static_cast<int>(P.cols()); }
 };
-
-// Deterministic, platform-independent normal(0, stddev) draws: splitmix64 + Marsaglia polar with our own log.
-class NormalRng {
- public:
-  explicit NormalRng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next_u64();
-  double uniform();  // in [0, 1), 53 random bits
-  double normal();   // N(0, 1)
-
- private:
-  std::uint64_t state_;
-  bool has_spare_ = false;
-  double spare_ = 0.0;
-};
-double portable_log(double x);  // ln(x) for x > 0 using only + - * / (bit-identical on every IEEE platform)
 
 // Row t of the seeded table: N(0, stddev^2) draws from a stream of its own, so row t never depends on the table's
 // size and a table too large to hold can still answer P[t]                        # [d]

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/encodings/learned.hpp"
+#include "core/base/random.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_tensor.hpp"
 #include "core/base/names.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/shell/host.hpp"
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 #include "app/state/params.hpp"
 #include "core/models/json_config.hpp"
 #include "platform/desktop/screenshot.hpp"

@@ -11,7 +11,7 @@
 
 #include "app/panels/exercises_ui.hpp"
 #include "app/shell/host.hpp"
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"

@@ -1,5 +1,5 @@
 // CSV and JSON exports built from the Model: every number round-trips (shortest exact decimal).
-#include "app/text/export.hpp"
+#include "app/state/export.hpp"
 
 #include <cmath>
 #include <optional>
@@ -7,16 +7,16 @@
 #include "app/state/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
-#include "app/text/report.hpp"
 #include "core/lab/lab_torch.hpp"
 #include "core/base/format.hpp"
 
 namespace rv {
-namespace {
 
-std::string tag(const Params& p) {
+std::string export_tag(const Params& p) {
   return "m" + std::to_string(p.position) + "-d" + std::to_string(p.d_head);
 }
+
+namespace {
 
 // First lines of every CSV: what produced it, as a comment a spreadsheet skips or shows.
 std::string preamble(const App& app, const char* what) {
@@ -53,7 +53,7 @@ ExportFile export_angles_csv(const App& app) {
     append_row(out, {double(i), m.inv_freq[i], m.angles[i], std::fmod(m.angles[i], two_pi), two_pi / m.inv_freq[i],
                      q[0], q[1], qr[0], qr[1], kr[0], kr[1]});
   }
-  return {"ropeviz-angles-" + tag(p) + ".csv", "text/csv", out};
+  return {"ropeviz-angles-" + export_tag(p) + ".csv", "text/csv", out};
 }
 
 ExportFile export_score_csv(const App& app) {
@@ -64,7 +64,7 @@ ExportFile export_score_csv(const App& app) {
   const long long lo = -(long long)p.offsets;
   for (size_t j = 0; j < m.curve_a.size() && j < m.curve_b.size(); ++j)
     append_row(out, {double(lo + (long long)j), m.curve_a[j], m.curve_b[j]});
-  return {"ropeviz-score-" + tag(p) + ".csv", "text/csv", out};
+  return {"ropeviz-score-" + export_tag(p) + ".csv", "text/csv", out};
 }
 
 ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows) {
@@ -129,7 +129,7 @@ std::vector<ExportFile> lab_torch(const App& app) {
 }
 
 std::string picture_name(const App& app, const std::string& panel) {
-  return "ropeviz-" + (panel.empty() ? "" : panel + "-") + tag(app.params) + ".png";
+  return "ropeviz-" + (panel.empty() ? "" : panel + "-") + export_tag(app.params) + ".png";
 }
 
 std::optional<Rect> picture_region(const App& app) {
@@ -144,8 +144,5 @@ std::optional<Rect> picture_region(const App& app) {
   return std::nullopt;
 }
 
-ExportFile export_state_json(const App& app) {
-  return {"ropeviz-state-" + tag(app.params) + ".json", "application/json", state_json(app) + "\n"};
-}
 
 }  // namespace rv

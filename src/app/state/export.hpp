@@ -1,5 +1,6 @@
-// Exports of what the app shows, as text files: the per-pair table and the score curve as CSV,
-// the whole state as JSON. The platform seam delivers them (a download, or a file on disk).
+// Exports of what the app shows, as text files made from the state: the per-pair table, the score curve, the
+// models and the lab's run as CSV, the lab for PyTorch, a picture's name and region. The panels' buttons make them
+// (so they sit below the panels); app/shell/host.hpp hands them to the platform (a download, or a file on disk).
 #pragma once
 #include <string>
 
@@ -7,6 +8,8 @@
 
 namespace rv {
 
+// "m100-d8": the view in a file name.
+std::string export_tag(const Params& p);
 // pair i: theta_i, m*theta_i, (m*theta_i) mod 2pi, wavelength, q's pair before and after RoPE, k's after.
 ExportFile export_angles_csv(const App& app);
 // offset r = m - n, score at anchor n, score at anchor n + shift (they coincide: RoPE is relative).
@@ -25,7 +28,5 @@ std::string picture_name(const App& app, const std::string& panel = "");
 // The region of the picture the UI asked for, in device pixels: the panel's (Ui::picture_panel) as last drawn, or
 // nullopt for the whole window.
 std::optional<Rect> picture_region(const App& app);
-// state(), as window.ropeviz.state() returns it.
-ExportFile export_state_json(const App& app);
 
 }  // namespace rv

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""The libraries of src/ link in one direction (the README's layout table): every #include of a file under src/
+names a folder its own folder may depend on, and the core and the app's state include no ImGui or GL."""
+import pathlib
+import re
+import sys
+
+SRC = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1] / "src")
+
+CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/lab", "core/lesson"]
+# folder -> the folders its files may include (itself included)
+ALLOWED = {
+    "core/base": ["core/base"],
+    "core/rope": ["core/base", "core/rope"],
+    "core/encodings": ["core/base", "core/encodings"],
+    "core/models": ["core/base", "core/rope", "core/models"],
+    "core/lab": ["core/base", "core/rope", "core/encodings", "core/lab"],
+    "core/lesson": ["core/base", "core/rope", "core/encodings", "core/lesson"],
+    "cli": CORE + ["cli"],
+    "app/state": CORE + ["app/state"],
+    "app/ui": CORE + ["app/state", "app/ui", "assets"],
+    "app/panels": CORE + ["app/state", "app/ui", "app/panels"],
+    "app/text": CORE + ["app/state", "app/ui", "app/panels", "app/text"],
+    "app/shell": CORE + ["app/state", "app/ui", "app/panels", "app/text", "app/shell"],
+    "app/imgui_hooks": [],
+    "assets": ["assets"],
+    "platform/gl": CORE + ["app/state", "app/ui", "app/panels", "app/text", "app/shell", "assets", "platform/gl"],
+}
+for seam in ("platform/desktop", "platform/web"):
+    ALLOWED[seam] = ALLOWED["platform/gl"] + [seam]
+NO_UI = CORE + ["cli", "app/state"]  # no ImGui, no GL, no window
+UI_HEADERS = re.compile(r'#include [<"](imgui[a-z_]*\.h|GLFW/|GL/|GLES3/|emscripten|platform/)')
+INCLUDE = re.compile(r'^#include "((?:core|app|cli|assets|platform)/[^"]+)"', re.M)
+
+
+def folder_of(rel):
+    parts = rel.split("/")
+    return "/".join(parts[:2]) if parts[0] in ("core", "app", "platform") else parts[0]
+
+
+def main():
+    problems, checked = [], 0
+    for path in sorted(SRC.rglob("*")):
+        if path.suffix not in (".cpp", ".hpp"):
+            continue
+        rel = path.relative_to(SRC).as_posix()
+        folder = folder_of(rel)
+        if folder not in ALLOWED:
+            problems.append(f"{rel}: folder {folder} is not in the layering table")
+            continue
+        text = path.read_text(encoding="utf-8")
+        for target in INCLUDE.findall(text):
+            checked += 1
+            if folder_of(target) not in ALLOWED[folder]:
+                problems.append(f"{rel} includes {target}: {folder} may not depend on {folder_of(target)}")
+        if folder in NO_UI and UI_HEADERS.search(text):
+            problems.append(f"{rel}: {folder} must not include ImGui, GL, GLFW or Emscripten headers")
+    for p in problems:
+        print(p)
+    print(f"layering: {checked} includes checked, {len(problems)} against the direction")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
