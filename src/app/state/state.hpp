@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/state/decimated.hpp"
 #include "core/lesson/add_vs_rotate.hpp"
 #include "core/models/context_budget.hpp"
 #include "core/base/error.hpp"
@@ -294,15 +295,6 @@ struct Play {
 
 struct Rect {
   float x = 0, y = 0, w = 0, h = 0;
-};
-
-// A curve reduced to min/max per pixel column, cached until its data or width changes.
-struct Decimated {
-  std::vector<float> lo, hi;  // [columns]
-  int columns = 0;
-  std::size_t n = 0;  // points in the source curve
-  std::uint64_t version = 0;
-  int recomputes = 0;  // for tests: how often the cache was rebuilt
 };
 
 // The UI's own state: nothing here changes the math.

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "app/state/state.hpp"
+#include "app/state/decimated.hpp"
 
 namespace rv {
 

@@ -1,6 +1,6 @@
 // A small ImPlot-shaped plot kit on ImDrawList: begin_plot, series calls, end_plot draws axes, ticks, legend and hover.
 #pragma once
-#include "app/state/state.hpp"
+#include "app/state/decimated.hpp"
 #include "imgui.h"
 
 namespace rv::plot {
