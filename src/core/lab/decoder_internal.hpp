@@ -116,10 +116,9 @@ void rotate_row(S* x, Eigen::Index cols, const S* cos, const S* sin, int d_head,
   for (Eigen::Index h0 = 0; h0 < cols; h0 += d_head)
     for (int i = 0; i < d_head / 2; ++i) {
       const auto [ia, ib] = pair_indices(i, d_head, p);
-      const S cs = cos[i], sn = S(sign) * sin[i];
-      const S a = x[h0 + ia], b = x[h0 + ib];
-      x[h0 + ia] = a * cs - b * sn;  // x' = x cos - y sin
-      x[h0 + ib] = a * sn + b * cs;  // y' = x sin + y cos
+      const RotatedPair<S> r = rotate_pair(x[h0 + ia], x[h0 + ib], cos[i], S(sign) * sin[i]);
+      x[h0 + ia] = r.a;
+      x[h0 + ib] = r.b;
     }
 }
 
