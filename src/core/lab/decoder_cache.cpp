@@ -8,6 +8,7 @@
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
 #include "core/rope/rope.hpp"
+#include "core/encodings/biases.hpp"
 #include "core/encodings/sinusoidal.hpp"
 
 namespace rv {

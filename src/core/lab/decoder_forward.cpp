@@ -6,6 +6,7 @@
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
+#include "core/encodings/biases.hpp"
 #include "core/encodings/sinusoidal.hpp"
 
 namespace rv {
