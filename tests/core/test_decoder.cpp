@@ -9,6 +9,7 @@
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/decoder_workspace.hpp"
+#include "core/encodings/biases.hpp"
 #include "core/encodings/learned.hpp"
 
 using namespace rv;

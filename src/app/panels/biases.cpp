@@ -9,7 +9,7 @@
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
-#include "core/lab/decoder.hpp"
+#include "core/encodings/biases.hpp"
 #include "imgui.h"
 
 namespace rv {

@@ -9,7 +9,7 @@
 #include "core/base/format.hpp"
 #include "app/state/downsample.hpp"
 #include "app/state/params.hpp"
-#include "core/lab/decoder.hpp"
+#include "core/encodings/biases.hpp"
 #include "core/models/presets.hpp"
 #include "core/encodings/sinusoidal.hpp"
 

@@ -1,9 +1,10 @@
-// The tiny decoder's config checks, ALiBi slopes, T5 buckets, weight table (names, shapes, init) and AdamW.
+// The tiny decoder's config checks, weight table (names, shapes, init) and AdamW.
 #include "core/lab/decoder.hpp"
 
 #include <cmath>
 
 #include "core/lab/decoder_internal.hpp"
+#include "core/encodings/biases.hpp"
 #include "core/encodings/learned.hpp"
 #include "core/base/format.hpp"
 
@@ -70,24 +71,6 @@ std::optional<Error> check_decoder_config(const DecoderConfig& c) {
 Eigen::VectorXd decoder_inv_freq(const DecoderConfig& c) {
   if (c.inv_freq.empty()) return rope_inv_freq(c.d_head(), c.base);
   return Eigen::Map<const Eigen::VectorXd>(c.inv_freq.data(), static_cast<Eigen::Index>(c.inv_freq.size()));
-}
-
-std::vector<double> alibi_slopes(int heads) {
-  std::vector<double> out;
-  if (heads < 1) return out;
-  int p = 1;  // closest power of two <= heads
-  while (p * 2 <= heads) p *= 2;
-  for (int n = 0; n < p; ++n) out.push_back(std::pow(2.0, -8.0 * (n + 1) / p));
-  if (p == heads) return out;
-  const std::vector<double> twice = alibi_slopes(2 * p);
-  for (int n = 0; static_cast<int>(out.size()) < heads; n += 2) out.push_back(twice[static_cast<std::size_t>(n)]);
-  return out;
-}
-
-int t5_bucket(long long r) {
-  if (r < 16) return static_cast<int>(r < 0 ? 0 : r);
-  const double large = 16.0 + std::floor(std::log(static_cast<double>(r) / 16.0) / std::log(128.0 / 16.0) * 16.0);
-  return large >= 31.0 ? 31 : static_cast<int>(large);
 }
 
 // [SECTION] Weights

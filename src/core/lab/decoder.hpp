@@ -43,13 +43,6 @@ std::optional<Error> check_decoder_config(const DecoderConfig& c);
 // The rope frequencies the decoder uses: the config's inv_freq override, else rope_inv_freq(d_head, base)  # [d_head/2]
 Eigen::VectorXd decoder_inv_freq(const DecoderConfig& c);
 
-// Press et al.'s get_slopes: 2^(-8(n+1)/heads) for a power of two, else the closest power of two's slopes followed
-// by every other slope of twice that many                                   # [heads]
-std::vector<double> alibi_slopes(int heads);
-// T5's causal bucket of distance r = i - j >= 0: r for r < 16, else min(31, 16 + floor(ln(r/16) / ln(8) * 16)).
-int t5_bucket(long long r);
-inline constexpr int kT5Buckets = 32;
-
 // [SECTION] Weights
 template <class S>
 using RowMat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -68,7 +61,7 @@ struct DecoderWeightsT {
   RowMat<S> tok_emb;                   // [vocab, d_model]
   RowMat<S> pos_emb;                   // [max_position, d_model], learned only (else empty)
   std::vector<LayerWeights<S>> layer;  // [layers]
-  RowMat<S> rel_bias;                  // [32, heads], t5 only (else empty)
+  RowMat<S> rel_bias;                  // [kT5Buckets = 32, heads], t5 only (else empty; encodings/biases.hpp)
   RowVec<S> norm_f;                    // [d_model]
   RowMat<S> head;                      // [d_model, vocab]
 };

@@ -30,7 +30,7 @@ void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderW
                         const LayerBuffers<S>& L, const DO& d_o) {
   const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.table_rows;
   const S scale = S(1) / std::sqrt(S(dh));
-  const bool t5 = c.position == PositionMethod::T5;
+  const bool trains_bias = score_bias_trains(c);  // t5
   grow(ws.dqkv, b.rows(), ld).setZero();
   grow(ws.dp, 1, stride);
   S* dS = ws.dp.data();  // one row of dP, then dS
@@ -50,7 +50,7 @@ void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderW
         }
         for (Eigen::Index j = 0; j <= i; ++j) {  // softmax backward: dS = P * (dP - sum_j dP P)
           dS[j] = p[j] * (dS[j] - row_dot);
-          if (t5) ws.d_bias(n, i - j) += dS[j];                  // bias(n, i - j)
+          if (trains_bias) ws.d_bias(n, i - j) += dS[j];         // bias(n, i - j)
           axpy(p[j], dOi, dx + j * ld + 2 * d, dh);              // dv_j += P dO_i
           axpy(dS[j] * scale, x + j * ld + d, dx + i * ld, dh);  // dq_i += dS k_j / sqrt(d_head)
           axpy(dS[j] * scale, x + i * ld, dx + j * ld + d, dh);  // dk_j += dS q_i / sqrt(d_head)
@@ -83,12 +83,8 @@ void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowM
   matmul_tn(L.o.topRows(M), dy, G.wo);
   matmul_nt(dy, W.wo, dd.topRows(M), ws.wt);  // d o
   attention_backward(c, b, ws, q, L, dd);
+  rotate_qk(c, ws.pos, b, ws.dqkv, 2 * d, -1);  // back to q and k before rope (the rotation's transpose)
   auto dqkv = ws.dqkv.topRows(N);
-  if (c.position == PositionMethod::Rope)  // the rotation is orthogonal: its transpose rotates back
-    for (int s = 0; s < b.sequences(); ++s)
-      for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t)
-        rotate_row(dqkv.row(b.start[static_cast<std::size_t>(s)] + t).data(), 2 * d, ws.cos.row(t).data(),
-                   ws.sin.row(t).data(), c.d_head(), c.pairing, -1);
   matmul_tn(L.a.topRows(N), dqkv, g_qkv);
   matmul_nt(dqkv, wqkv, dd, ws.wt);  // d a
   if (&dstream != &ws.dh) {  // the residual path carries d h_mid to the query rows only
@@ -117,10 +113,10 @@ void zero_grads(const DecoderConfig& c, DecoderWorkspace<S>& ws) {
   ws.g_qkv.resize(static_cast<std::size_t>(c.layers));
   for (RowMat<S>& m : ws.g_qkv)
     if (m.rows() != c.d_model || m.cols() != 3 * c.d_model) m.resize(c.d_model, 3 * c.d_model);
-  if (c.position == PositionMethod::T5) ws.d_bias.setZero(c.heads, ws.table_rows);
+  if (score_bias_trains(c)) ws.d_bias.setZero(c.heads, ws.table_rows);
 }
 
-// Gradients that only gather: the embedding rows, t5's buckets, the packed q, k, v matrices.
+// Gradients that only gather: the embedding rows (learned: its positions' too), t5's buckets, the packed q, k, v.
 template <class S>
 void scatter_grads(const DecoderConfig& c, const SequenceBatch& b, DecoderWorkspace<S>& ws) {
   DecoderWeightsT<S>& G = ws.grad;
@@ -128,11 +124,9 @@ void scatter_grads(const DecoderConfig& c, const SequenceBatch& b, DecoderWorksp
     for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t) {
       const int r = b.start[static_cast<std::size_t>(s)] + t;
       G.tok_emb.row(b.tokens[static_cast<std::size_t>(r)]) += ws.dh.row(r);
-      if (c.position == PositionMethod::Learned) G.pos_emb.row(t) += ws.dh.row(r);
+      add_input_position_grad(c, t, ws.dh.row(r).data(), G);
     }
-  if (c.position == PositionMethod::T5)
-    for (int n = 0; n < c.heads; ++n)
-      for (int r = 0; r < ws.table_rows; ++r) G.rel_bias(ws.bucket[static_cast<std::size_t>(r)], n) += ws.d_bias(n, r);
+  score_bias_grad(c, ws.pos, ws.d_bias, G);
   const Eigen::Index d = c.d_model;
   for (std::size_t j = 0; j < G.layer.size(); ++j) {
     G.layer[j].wq = ws.g_qkv[j].leftCols(d);

@@ -7,8 +7,6 @@
 
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
-#include "core/rope/rope.hpp"
-#include "core/encodings/sinusoidal.hpp"
 
 namespace rv {
 namespace {
@@ -19,30 +17,6 @@ using detail::PositionTables;
 template <class S>
 S gelu(S x) {
   return S(0.5) * x * (S(1) + std::erf(x / std::sqrt(S(2))));  // exact (erf) GELU, as decoder_forward
-}
-
-// What position p needs: rope cos/sin in row 0, alibi slopes, t5 buckets of the distances 0..p.
-template <class S>
-PositionTables<S> step_tables(const DecoderConfig& c, long long p) {
-  PositionTables<S> pos;
-  if (c.position == PositionMethod::Rope) {
-    const Eigen::VectorXd angle = rope_angles(static_cast<double>(p), decoder_inv_freq(c));
-    pos.cos = (angle.array().cos() * c.attention_factor).matrix().transpose().cast<S>();  // [1, d_head/2]
-    pos.sin = (angle.array().sin() * c.attention_factor).matrix().transpose().cast<S>();
-  }
-  if (c.position == PositionMethod::Alibi) pos.slopes = alibi_slopes(c.heads);
-  if (c.position == PositionMethod::T5)
-    for (long long r = 0; r <= p; ++r) pos.bucket.push_back(t5_bucket(r));
-  return pos;
-}
-
-// h = tok_emb[token] (+ pos_emb[p] or PE(p))  # [1, d_model]
-template <class S>
-RowMat<S> embed(const DecoderConfig& c, const DecoderWeightsT<S>& w, long long token, long long p) {
-  RowMat<S> h = w.tok_emb.row(token);
-  if (c.position == PositionMethod::Learned) h += w.pos_emb.row(p);
-  if (c.position == PositionMethod::Sinusoidal) h += sinusoidal(c.d_model, {static_cast<double>(p)}).cast<S>();
-  return h;
 }
 
 // a @ b with the decoder's own loops (core/lab/matmul.hpp), as the full forward pass multiplies: Eigen's product kernels
@@ -91,10 +65,8 @@ RowMat<S> layer_step(const DecoderConfig& c, const DecoderWeightsT<S>& w, const 
   const RowMat<S> a = detail::rms_rows(h, r) * W.norm1.asDiagonal();  // a = rms(h) * norm1
   RowMat<S> q = times<S>(a, W.wq), k = times<S>(a, W.wk);
   key_before_rope = k;
-  if (c.position == PositionMethod::Rope) {
-    detail::rotate_heads(q, pos, c.d_head(), c.pairing, +1);
-    detail::rotate_heads(k, pos, c.d_head(), c.pairing, +1);  // the only rotation this key ever gets
-  }
+  detail::rotate_qk(c, pos, p, q.data(), q.cols(), +1);
+  detail::rotate_qk(c, pos, p, k.data(), k.cols(), +1);  // the only rotation this key ever gets
   append_row(kv.k, k);
   append_row(kv.v, times<S>(a, W.wv));
   const RowMat<S> h_mid = h + times<S>(attend(c, w, pos, q, kv, p, attention_rows), W.wo);
@@ -114,8 +86,9 @@ DecodeStep<S> decode_unchecked(const DecoderConfig& c, const DecoderWeightsT<S>&
   step.token = token;
   step.attention.resize(w.layer.size());
   step.key_before_rope.resize(w.layer.size());
-  const PositionTables<S> pos = step_tables<S>(c, step.position);
-  RowMat<S> h = embed(c, w, token, step.position);
+  const PositionTables<S> pos = detail::position_tables<S>(c, step.position, 1);  // position p: row 0
+  RowMat<S> h = w.tok_emb.row(token);  // + pos_emb[p] or PE(p)  # [1, d_model]
+  detail::add_input_position(c, w, pos, step.position, h.data());
   for (std::size_t j = 0; j < w.layer.size(); ++j)
     h = layer_step(c, w, pos, w.layer[j], h, cache.layer[j], step.position, step.attention[j], step.key_before_rope[j]);
   ColVec<S> r;

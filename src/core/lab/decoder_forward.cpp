@@ -7,7 +7,6 @@
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
-#include "core/encodings/sinusoidal.hpp"
 
 namespace rv {
 
@@ -84,43 +83,7 @@ RowMat<S> rms_rows(const RowMat<S>& x, ColVec<S>& r) {
   return r.asDiagonal() * x;
 }
 
-template <class S>
-void rotate_heads(RowMat<S>& x, const PositionTables<S>& pos, int d_head, Pairing p, int sign) {
-  for (Eigen::Index t = 0; t < x.rows(); ++t)
-    rotate_row(x.row(t).data(), x.cols(), pos.cos.row(t).data(), pos.sin.row(t).data(), d_head, p, sign);
-}
-
-template <class S>
-S score_bias(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos, int n, long long i,
-             long long j) {
-  if (c.position == PositionMethod::Alibi) return static_cast<S>(-pos.slopes[static_cast<std::size_t>(n)] * (i - j));
-  if (c.position == PositionMethod::T5) return w.rel_bias(pos.bucket[static_cast<std::size_t>(i - j)], n);
-  return S(0);
-}
-
 namespace {
-
-template <class S>
-PositionTables<S> position_tables(const DecoderConfig& c, const DecoderWeightsT<S>& w, int T) {
-  PositionTables<S> pos;
-  if (c.position == PositionMethod::Learned) pos.added = w.pos_emb.topRows(T);
-  if (c.position == PositionMethod::Sinusoidal) {
-    std::vector<double> t(static_cast<std::size_t>(T));
-    for (int i = 0; i < T; ++i) t[static_cast<std::size_t>(i)] = i;
-    pos.added = sinusoidal(c.d_model, t).cast<S>();  // PE(t, 2i) = sin(t / 10000^(2i/d_model))
-  }
-  if (c.position == PositionMethod::Rope) {
-    const Eigen::MatrixXd angle =
-        rope_angle_table(Eigen::VectorXd::LinSpaced(T, 0, T - 1), decoder_inv_freq(c));  // [T, d_head/2]
-    const double af = c.attention_factor;  // 1, or YaRN's: multiplies cos and sin as transformers does
-    pos.cos = (angle.array().cos() * af).matrix().cast<S>();
-    pos.sin = (angle.array().sin() * af).matrix().cast<S>();
-  }
-  if (c.position == PositionMethod::Alibi) pos.slopes = alibi_slopes(c.heads);
-  if (c.position == PositionMethod::T5)
-    for (int r = 0; r < T; ++r) pos.bucket.push_back(t5_bucket(r));
-  return pos;
-}
 
 bool same_config(const DecoderConfig& a, const DecoderConfig& b) {
   return a.vocab == b.vocab && a.d_model == b.d_model && a.heads == b.heads && a.layers == b.layers &&
@@ -128,23 +91,15 @@ bool same_config(const DecoderConfig& a, const DecoderConfig& b) {
          a.pairing == b.pairing && a.inv_freq == b.inv_freq && a.attention_factor == b.attention_factor;
 }
 
-// Position tables for at least T positions (computed once, then only grown); t5's bias follows rel_bias every call.
+// Position tables for at least T positions (computed once, then only grown), and the score bias by distance (every
+// call: t5's follows rel_bias).
 template <class S>
 void ensure_tables(const DecoderConfig& c, const DecoderWeightsT<S>& w, int T, DecoderWorkspace<S>& ws) {
   if (T > ws.table_rows) {
-    const PositionTables<S> pos = position_tables(c, w, T);
+    ws.pos = position_tables<S>(c, 0, T);
     ws.table_rows = T;
-    ws.pe = pos.added;
-    ws.cos = pos.cos;
-    ws.sin = pos.sin;
-    ws.bucket = pos.bucket;
-    if (c.position == PositionMethod::Alibi || c.position == PositionMethod::T5) ws.bias.setZero(c.heads, T);
-    for (int n = 0; n < c.heads && c.position == PositionMethod::Alibi; ++n)
-      for (int r = 0; r < T; ++r) ws.bias(n, r) = score_bias(c, w, pos, n, r, 0);  // -slope_n * r
   }
-  if (c.position == PositionMethod::T5)
-    for (int n = 0; n < c.heads; ++n)
-      for (int r = 0; r < ws.table_rows; ++r) ws.bias(n, r) = w.rel_bias(ws.bucket[static_cast<std::size_t>(r)], n);
+  score_bias_by_distance(c, w, ws.pos, ws.table_rows, ws.bias);
 }
 
 // n = x / sqrt(mean(x^2) + 1e-5) row by row, r = the 1/rms factors, y = n * g.
@@ -163,8 +118,7 @@ void embed(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBa
     for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t) {
       const int r = b.start[static_cast<std::size_t>(s)] + t;
       h.row(r) = w.tok_emb.row(b.tokens[static_cast<std::size_t>(r)]);
-      if (c.position == PositionMethod::Learned) h.row(r) += w.pos_emb.row(t);
-      if (c.position == PositionMethod::Sinusoidal) h.row(r) += ws.pe.row(t);
+      add_input_position(c, w, ws.pos, t, h.row(r).data());
     }
 }
 
@@ -208,11 +162,7 @@ void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMa
   if (keep) grow(L.h_in, N, d) = h;
   rms_norm(h, grow(L.n1, N, d), grow(L.r1, N), W.norm1, grow(L.a, N, d));  // a = rms(h) * norm1
   matmul(L.a.topRows(N), wqkv, grow(L.qkv, N, 3 * d));                     // q, k, v = a@wq, a@wk, a@wv
-  if (c.position == PositionMethod::Rope)
-    for (int s = 0; s < b.sequences(); ++s)
-      for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t)
-        rotate_row(L.qkv.row(b.start[static_cast<std::size_t>(s)] + t).data(), 2 * d, ws.cos.row(t).data(),
-                   ws.sin.row(t).data(), c.d_head(), c.pairing, +1);  // q and k, side by side
+  rotate_qk(c, ws.pos, b, L.qkv, 2 * d, +1);                               // q and k, side by side
   attention(c, b, ws, q, L);
   if (&stream != &ws.h) {  // gather the query rows of the residual stream
     grow(stream, M, d);
@@ -372,7 +322,7 @@ ForwardPass<S> run_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, 
   ForwardPass<S> fp;
   fp.loss = batch_forward(c, w, b, ws, true, true);  // every row: out_start = start
   fp.counted = ws.counted;
-  fp.pos = position_tables(c, w, b.max_length);
+  fp.pos = ws.pos;  // for positions 0 .. max_length - 1
   for (int s = 0; s < b.sequences(); ++s) {
     SequenceCache<S> sc;
     for (const LayerBuffers<S>& L : ws.layer) sc.layer.push_back(layer_cache(c, ws, L, b, s));
@@ -421,10 +371,7 @@ Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const Decoder
                                                                      const TokenRows&);                           \
   template detail::ForwardPass<S> detail::run_forward(const DecoderConfig&, const DecoderWeightsT<S>&,            \
                                                       const TokenRows&, const TokenRows&);                         \
-  template RowMat<S> detail::rms_rows(const RowMat<S>&, detail::ColVec<S>&);                                      \
-  template void detail::rotate_heads(RowMat<S>&, const detail::PositionTables<S>&, int, Pairing, int);            \
-  template S detail::score_bias(const DecoderConfig&, const DecoderWeightsT<S>&, const detail::PositionTables<S>&, \
-                                int, long long, long long);
+  template RowMat<S> detail::rms_rows(const RowMat<S>&, detail::ColVec<S>&);
 RV_DECODER_FORWARD(double)
 RV_DECODER_FORWARD(float)
 #undef RV_DECODER_FORWARD

@@ -5,21 +5,13 @@
 #include <vector>
 
 #include "core/lab/decoder.hpp"
+#include "core/lab/decoder_positions.hpp"
 #include "core/lab/decoder_workspace.hpp"
 
 namespace rv::detail {
 
 template <class S>
 using ColVec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
-
-// Everything that depends on positions only, for sequences of length T.
-template <class S>
-struct PositionTables {
-  RowMat<S> added;            // [T, d_model]: pos_emb rows or PE(t) (learned, sinusoidal), else empty
-  RowMat<S> cos, sin;         // [T, d_head/2]: cos/sin(t * theta_i) (rope), else empty
-  std::vector<double> slopes;  // [heads] (alibi)
-  std::vector<int> bucket;     // bucket[r] = t5_bucket(r), r = 0..T-1 (t5)
-};
 
 template <class S>
 struct LayerCache {
@@ -39,7 +31,7 @@ template <class S>
 struct ForwardPass {
   S loss = 0;
   long long counted = 0;  // targets >= 0
-  PositionTables<S> pos;
+  PositionTables<S> pos;  // positions 0 .. T - 1 of the longest sequence
   std::vector<SequenceCache<S>> seq;  // [B]
 };
 
@@ -54,13 +46,6 @@ ForwardPass<S> run_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, 
 // Row-wise x / sqrt(mean(x^2) + 1e-5); r receives the 1/rms factors  # [T, d] -> [T, d]
 template <class S>
 RowMat<S> rms_rows(const RowMat<S>& x, ColVec<S>& r);
-// Rotate every head's pairs of x's rows by sign * t * theta_i (sign -1 undoes the rotation)  # [T, d_model]
-template <class S>
-void rotate_heads(RowMat<S>& x, const PositionTables<S>& pos, int d_head, Pairing p, int sign);
-// Additive score bias of head n (alibi, t5), before the causal mask  # [T, T]
-template <class S>
-S score_bias(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos, int n, long long i,
-             long long j);
 // First bad field of a batch, or nothing.
 std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens, const TokenRows& targets);
 // First bad input of a call with weights (the config, the weights against it, then the batch), or nothing.
@@ -108,19 +93,6 @@ template <class S>
 S dot(const S* x, const S* y, Eigen::Index n) {
   using Row = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>;
   return Row(x, n).dot(Row(y, n));
-}
-
-// Rotates every head of one row of `cols` values by sign * angle, with cos/sin of the row's angles  # [d_head/2]
-template <class S>
-void rotate_row(S* x, Eigen::Index cols, const S* cos, const S* sin, int d_head, Pairing p, int sign) {
-  for (Eigen::Index h0 = 0; h0 < cols; h0 += d_head)
-    for (int i = 0; i < d_head / 2; ++i) {
-      const auto [ia, ib] = pair_indices(i, d_head, p);
-      const S cs = cos[i], sn = S(sign) * sin[i];
-      const S a = x[h0 + ia], b = x[h0 + ib];
-      x[h0 + ia] = a * cs - b * sn;  // x' = x cos - y sin
-      x[h0 + ib] = a * sn + b * cs;  // y' = x sin + y cos
-    }
 }
 
 // f(data of w0, data of each w..., size) for every weight of the config, in weight_refs' order, allocating nothing.

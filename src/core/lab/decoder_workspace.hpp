@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/lab/decoder.hpp"
+#include "core/lab/decoder_positions.hpp"
 
 namespace rv {
 
@@ -57,9 +58,8 @@ struct DecoderWorkspace {
   // Position tables for positions 0..table_rows-1 (grown to the longest sequence seen); table_rows is also the
   // column stride of each head's probabilities in LayerBuffers::p.
   int table_rows = 0;
-  RowMat<S> pe, cos, sin;   // sinusoidal PE(t) [T, d_model]; rope cos/sin(t * theta_i) [T, d_head/2]
-  RowMat<S> bias;           // score bias by distance r = i - j, [heads, T] (alibi: -slope * r; t5: rel_bias)
-  std::vector<int> bucket;  // t5_bucket(r)
+  detail::PositionTables<S> pos;  // positions 0 .. table_rows - 1 (decoder_positions.hpp)
+  RowMat<S> bias;                 // score bias by distance r = i - j, [heads, T] (alibi: -slope * r; t5: rel_bias)
   std::vector<RowMat<S>> wqkv;  // [wq | wk | wv] per layer  # [d_model, 3*d_model]
   // backward
   RowMat<S> dh, dout, dff, dd, dqkv, dp, d_bias;  // [rows, d_model], [out_rows, d_model], [rows, d_ff],

@@ -114,10 +114,10 @@ PrecisionReport rope_precision(int d_head, double base, double position, FloatFo
       s = R(std::sin(pp.angle_ref));
     }
     const double c64 = std::cos(pp.angle_ref), s64 = std::sin(pp.angle_ref);
-    pp.angle_err = std::abs(wrap(std::atan2(s, c) - std::atan2(s64, c64)));     // effective angle error
-    const double ra = R(R(xa * c) - R(xb * s)), rb = R(R(xa * s) + R(xb * c));  // rotation in fmt
-    const double ea = xa * c64 - xb * s64, eb = xa * s64 + xb * c64;
-    pp.rotation_err = std::hypot(ra - ea, rb - eb) / std::hypot(xa, xb);
+    pp.angle_err = std::abs(wrap(std::atan2(s, c) - std::atan2(s64, c64)));  // effective angle error
+    // The rotation in fmt (every product and sum rounded to it) against float64's
+    const RotatedPair<double> got = rotate_pair(xa, xb, c, s, R), exact = rotate_pair(xa, xb, c64, s64);
+    pp.rotation_err = std::hypot(got.a - exact.a, got.b - exact.b) / std::hypot(xa, xb);
     rep.max_angle_err = std::max(rep.max_angle_err, pp.angle_err);
     rep.max_rotation_err = std::max(rep.max_rotation_err, pp.rotation_err);
     rep.pairs.push_back(pp);

@@ -57,9 +57,9 @@ Eigen::VectorXd apply_rope(const Eigen::VectorXd& x, double position, const Eige
     const double angle = position * inv_freq[i];
     const double c = std::cos(angle), s = std::sin(angle);
     const auto ab = pair_indices(i, d, p);
-    const double a = x[ab.first], b = x[ab.second];
-    out[ab.first] = a * c - b * s;   // x' = x cos - y sin
-    out[ab.second] = a * s + b * c;  // y' = x sin + y cos
+    const RotatedPair<double> r = rotate_pair(x[ab.first], x[ab.second], c, s);
+    out[ab.first] = r.a;
+    out[ab.second] = r.b;
   }
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "core/base/constants.hpp"
 #include "core/base/error.hpp"
+#include "core/rope/rotate_pair.hpp"
 
 namespace rv {
 
@@ -38,7 +39,7 @@ inline std::pair<int, int> pair_indices(int i, int d_head, Pairing p) {
 // Pair i of v as (a, b).
 Eigen::Vector2d rope_pair(const Eigen::VectorXd& v, int i, Pairing p);
 
-// (a, b) -> (a cos - b sin, a sin + b cos) with angle position*theta_i, per pair  # [d_head]
+// (a, b) -> (a cos - b sin, a sin + b cos) with angle position*theta_i, per pair (rotate_pair)  # [d_head]
 Eigen::VectorXd apply_rope(const Eigen::VectorXd& x, double position, const Eigen::VectorXd& inv_freq, Pairing p);
 // Row t of X rotated at positions[t]                                         # [T, d_head] -> [T, d_head]
 Eigen::MatrixXd apply_rope_rows(const Eigen::MatrixXd& X, const Eigen::VectorXd& positions,

@@ -41,10 +41,10 @@ std::optional<long long> rope_first_negative_m(int d_head, double base, long lon
       for (int i = 0; i < half; ++i) sum += c[i];
       if (sum < margin && exact(m) < 0.0) return m;
       if (m == end) break;
-      for (int i = 0; i < half; ++i) {
-        const double cn = c[i] * cs[i] - s[i] * sn[i];
-        s[i] = s[i] * cs[i] + c[i] * sn[i];
-        c[i] = cn;
+      for (int i = 0; i < half; ++i) {  // e^{i(m+1)theta_i} = e^{i m theta_i} e^{i theta_i}
+        const RotatedPair<double> next = rotate_pair(c[i], s[i], cs[i], sn[i]);
+        c[i] = next.a;
+        s[i] = next.b;
       }
     }
   }

@@ -33,9 +33,8 @@ void rope_score_curve(const Eigen::VectorXd& q, const Eigen::VectorXd& k, const 
       const auto ab = pair_indices(i, d, p);
       const double qa = q[ab.first], qb = q[ab.second];
       const double ang = anchor * inv_freq[i];
-      const double ca = std::cos(ang), sa = std::sin(ang);
-      const double ka = k[ab.first] * ca - k[ab.second] * sa;  // RoPE(k, anchor)
-      const double kb = k[ab.first] * sa + k[ab.second] * ca;
+      const RotatedPair<double> kr = rotate_pair(k[ab.first], k[ab.second], std::cos(ang), std::sin(ang));
+      const double ka = kr.a, kb = kr.b;  // RoPE(k, anchor)
       A[u] = qa * ka + qb * kb;  // <(qa,qb) rotated by phi, (ka,kb)> = A cos(phi) + B sin(phi)
       Bc[u] = qa * kb - qb * ka;
       cs[u] = std::cos(inv_freq[i]);  // one-step rotation e^{i theta}
@@ -53,9 +52,10 @@ void rope_score_curve(const Eigen::VectorXd& q, const Eigen::VectorXd& k, const 
         double acc = 0.0;
         for (int u = 0; u < m; ++u) {
           acc += A[u] * c[u] + Bc[u] * s[u];
-          const double cn = c[u] * cs[u] - s[u] * sn[u];  // e^{i(P+1)theta} = e^{iP theta} e^{i theta}
-          s[u] = s[u] * cs[u] + c[u] * sn[u];
-          c[u] = cn;
+          // e^{i(P+1)theta} = e^{iP theta} e^{i theta}: (cos, sin) turned by theta
+          const RotatedPair<double> next = rotate_pair(c[u], s[u], cs[u], sn[u]);
+          c[u] = next.a;
+          s[u] = next.b;
         }
         out[j] += acc;
       }
@@ -147,9 +147,9 @@ void bound_run(const std::vector<double>& w, double wmax, const Eigen::VectorXd&
       const double mag = std::sqrt(re * re + im * im);
       a += w[i] * mag;
       sum_s += mag;
-      const double cn = c[i] * cs[i] - s[i] * sn[i];
-      s[i] = s[i] * cs[i] + c[i] * sn[i];
-      c[i] = cn;
+      const RotatedPair<double> next = rotate_pair(c[i], s[i], cs[i], sn[i]);  // e^{i(r+1)theta_i}
+      c[i] = next.a;
+      s[i] = next.b;
     }
     abel[r - r0] = a;
     roformer[r - r0] = wmax * sum_s;

@@ -18,34 +18,34 @@ constexpr long long kTableReanchor = 32;  // rows between exact sin/cos in the e
 inline void rotate_row_interleaved(float* RV_RESTRICT x, const float* RV_RESTRICT c, const float* RV_RESTRICT s,
                                    int half) {
   for (int i = 0; i < half; ++i) {
-    const float a = x[2 * i], b = x[2 * i + 1];
-    x[2 * i] = a * c[i] - b * s[i];      // x' = x cos - y sin
-    x[2 * i + 1] = a * s[i] + b * c[i];  // y' = x sin + y cos
+    const RotatedPair<float> r = rotate_pair(x[2 * i], x[2 * i + 1], c[i], s[i]);
+    x[2 * i] = r.a;
+    x[2 * i + 1] = r.b;
   }
 }
 inline void rotate_row_half_split(float* RV_RESTRICT x, const float* RV_RESTRICT c, const float* RV_RESTRICT s,
                                   int half) {
   float* RV_RESTRICT xb = x + half;
   for (int i = 0; i < half; ++i) {
-    const float a = x[i], b = xb[i];
-    x[i] = a * c[i] - b * s[i];
-    xb[i] = a * s[i] + b * c[i];
+    const RotatedPair<float> r = rotate_pair(x[i], xb[i], c[i], s[i]);
+    x[i] = r.a;
+    xb[i] = r.b;
   }
 }
 inline void rotate_row_interleaved(const float* RV_RESTRICT in, float* RV_RESTRICT out, const float* RV_RESTRICT c,
                                    const float* RV_RESTRICT s, int half) {
   for (int i = 0; i < half; ++i) {
-    const float a = in[2 * i], b = in[2 * i + 1];
-    out[2 * i] = a * c[i] - b * s[i];
-    out[2 * i + 1] = a * s[i] + b * c[i];
+    const RotatedPair<float> r = rotate_pair(in[2 * i], in[2 * i + 1], c[i], s[i]);
+    out[2 * i] = r.a;
+    out[2 * i + 1] = r.b;
   }
 }
 inline void rotate_row_half_split(const float* RV_RESTRICT in, float* RV_RESTRICT out, const float* RV_RESTRICT c,
                                   const float* RV_RESTRICT s, int half) {
   for (int i = 0; i < half; ++i) {
-    const float a = in[i], b = in[i + half];
-    out[i] = a * c[i] - b * s[i];
-    out[i + half] = a * s[i] + b * c[i];
+    const RotatedPair<float> r = rotate_pair(in[i], in[i + half], c[i], s[i]);
+    out[i] = r.a;
+    out[i + half] = r.b;
   }
 }
 }  // namespace
@@ -97,10 +97,10 @@ void fill_rope_table_f32(RopeTableF32& table, double pos0, long long T, const Ei
         s[i] = std::sin(angle);
       }
     } else {
-      for (std::size_t i = 0; i < half; ++i) {
-        const double cn = c[i] * step_c[i] - s[i] * step_s[i];  // e^{i(m+1)theta} = e^{i m theta} e^{i theta}
-        s[i] = s[i] * step_c[i] + c[i] * step_s[i];
-        c[i] = cn;
+      for (std::size_t i = 0; i < half; ++i) {  // e^{i(m+1)theta} = e^{i m theta} e^{i theta}: (cos, sin) turned
+        const RotatedPair<double> next = rotate_pair(c[i], s[i], step_c[i], step_s[i]);
+        c[i] = next.a;
+        s[i] = next.b;
       }
     }
     for (std::size_t i = 0; i < half; ++i) {
@@ -160,9 +160,10 @@ void apply_rope_tensor_impl(Tensor<S, 4>& x, const std::vector<double>& position
         S* row = &x(b, t, head, 0);
         for (int i = 0; i < half; ++i) {
           const auto ab = pair_indices(i, d, p);
-          const double a = row[ab.first], bb = row[ab.second];  // rotate in double, round once
-          row[ab.first] = static_cast<S>(a * c[static_cast<std::size_t>(i)] - bb * s[static_cast<std::size_t>(i)]);
-          row[ab.second] = static_cast<S>(a * s[static_cast<std::size_t>(i)] + bb * c[static_cast<std::size_t>(i)]);
+          const std::size_t u = static_cast<std::size_t>(i);  // rotated in double, rounded once
+          const RotatedPair<double> r = rotate_pair<double>(row[ab.first], row[ab.second], c[u], s[u]);
+          row[ab.first] = static_cast<S>(r.a);
+          row[ab.second] = static_cast<S>(r.b);
         }
       }
   }
