@@ -5,7 +5,10 @@ its evaluation (learned's IndexError and null accuracy included); without the da
 (its port of the init) and still train; rope evaluated with PI, NTK and YaRN must use core's frequencies (computed
 by the script's own port of the scaling) and give the C++'s accuracies; its batch generator must equal the data file's batches for every task, and a
 data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method and
-both RoPE pairings. Also the CLI's errors. Exit 77 (skip) without torch."""
+both RoPE pairings. The script's one marked DEFAULTS line must read (in Python) as the data file's options, and
+lab-export of the flags its --print-command prints must write the same script. Also the CLI's errors. Exit 77 (skip)
+without torch."""
+import ast
 import importlib.util
 import json
 import os
@@ -50,6 +53,29 @@ def load_module(script):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+MARK = "  # ropeviz-cli lab-export writes this line"
+
+
+def marked_defaults(script):
+    """The script's marked DEFAULTS line read as Python reads it (None unless there is exactly one)."""
+    with open(script) as f:
+        lines = [line.rstrip("\n") for line in f if line.startswith("DEFAULTS")]
+    if len(lines) != 1 or not lines[0].startswith("DEFAULTS = ") or not lines[0].endswith(MARK):
+        return None
+    return ast.literal_eval(lines[0][len("DEFAULTS = "):-len(MARK)])
+
+
+def check_print_command(script, tag):
+    """--print-command's `ropeviz-cli lab ...` is the exported run: lab-export of its flags writes the same script."""
+    p = run([sys.executable, script, "--print-command"])
+    words = p.stdout.split()
+    check(p.returncode == 0 and words[:2] == ["ropeviz-cli", "lab"], "%s: --print-command: %r" % (tag, p.stdout))
+    again = os.path.join(os.path.dirname(script) + "-again")
+    _, again_script, _ = export(again, *words[2:])
+    with open(script) as f, open(again_script) as g:
+        check(f.read() == g.read(), "%s: lab-export of --print-command's flags writes another script" % tag)
 
 
 def export(directory, *flags):
@@ -100,6 +126,13 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # ---- without --data: the ported init draws the same weights; torch's init trains too -----------------------------
     mod = load_module(script)
+    defaults = marked_defaults(script)
+    check(defaults == mod.DEFAULTS, "the marked line is DEFAULTS: %r" % defaults)
+    check(defaults is not None and defaults == {k: data["options"].get(k) for k in defaults} and
+          len(data["options"]) == len(defaults) + 2, "the data file's options are DEFAULTS and vocab, sep")
+    check(defaults is not None and (defaults["steps"], defaults["check_every"], defaults["table_len"]) == (50, 0, 12),
+          "the flags baked in: %r" % defaults)
+    check_print_command(script, "run")
     o = mod.parse_args([])
     for m in METHODS:
         model = mod.make_model(o, m)
@@ -133,6 +166,7 @@ with tempfile.TemporaryDirectory() as tmp:
         want = json.loads(run([CLI, "lab", *flags]).stdout)
         sline, sscript, _ = export(os.path.join(tmp, "scaled-" + scaling), *flags)
         got, _ = script_run(sscript, "--data", sline["data"])
+        check_print_command(sscript, scaling)
         if not got:
             continue
         check((got.get("rope_scaling"), got.get("rope_factor")) == (scaling, 3.0), "%s: the scaling baked in" % scaling)

@@ -169,7 +169,8 @@ TEST_CASE("lab: the PyTorch button exports the script and its data file for the 
   const rv::ExportFile script = ui.app.ui.pending_exports[0], data = ui.app.ui.pending_exports[1];
   CHECK(script.name == "ropeviz_lab.py");
   CHECK(data.name == "ropeviz_lab_data.json");
-  CHECK(script.content.find("--train-len 5 --steps 30 --seed 7") != std::string::npos);
+  CHECK(script.content.find("\"train_len\": 5, \"table_len\": 0, \"steps\": 30, \"seed\": 7, ") !=
+        std::string::npos);  // on the DEFAULTS line
   CHECK(script.content.find("import torch") != std::string::npos);
   const rv::Expected<rv::JsonValue> doc = rv::parse_json(data.content);
   REQUIRE(doc);
@@ -182,7 +183,8 @@ TEST_CASE("lab: the PyTorch button exports the script and its data file for the 
   while (ui.app.lab.running) ui.frames(1);
   ui.click("lab_torch");
   REQUIRE(ui.app.ui.pending_exports.size() == 2);
-  CHECK(ui.app.ui.pending_exports[0].content.find("--train-len 2 --steps 3") != std::string::npos);
+  CHECK(ui.app.ui.pending_exports[0].content.find("\"methods\": \"none\", \"train_len\": 2, \"table_len\": 0, "
+                                                  "\"steps\": 3, ") != std::string::npos);
 }
 
 TEST_CASE("lab: the options object of window.ropeviz.lab becomes the CLI flags, and bad shapes are refused by name") {

@@ -1,6 +1,7 @@
 // The lab's PyTorch export: the script with a run's options baked in, and its data file (init weights, first batches).
 #include "core/lab/lab_torch.hpp"
 #include "core/base/format.hpp"
+#include "core/base/json_writer.hpp"
 
 #include <cstdio>
 #include <string>
@@ -27,8 +28,8 @@ std::string float_text(double x) {
   return s;
 }
 
-// The run's options as "key": value pairs, one per line with `indent`, or on one line when indent is empty.
-std::string option_items(const LabOptions& o, const std::string& indent) {
+// The run's options as "key": value pairs on one line (the data file's "options").
+std::string option_items(const LabOptions& o) {
   const DecoderConfig rope = lab_decoder_config(o, PositionMethod::Rope);  // base and pairing as the lab uses them
   const std::pair<const char*, std::string> items[] = {
       {"task", quoted(lab_task_name(o.task))},
@@ -53,47 +54,33 @@ std::string option_items(const LabOptions& o, const std::string& indent) {
       {"rope_factor", float_text(o.rope_factor)}};
   std::string out;
   for (const auto& [key, value] : items) {
-    if (!out.empty()) out += indent.empty() ? ", " : "\n";
-    out += indent + quoted(key) + ": " + value + (indent.empty() ? "" : ",");
+    out += (out.empty() ? "" : ", ") + quoted(key) + ": " + value;
   }
   return out;
 }
 
-// The lab flags that repeat this run (lab_option_flags), as shell text continued over lines of about 90 characters.
-std::string flags_text(const LabOptions& o) {
-  const std::vector<std::string> flags = lab_option_flags(o);
-  std::string out;
-  std::size_t line = 0;
-  for (std::size_t i = 0; i + 1 < flags.size(); i += 2) {  // flag and value pairs
-    const std::string pair = flags[i] + " " + flags[i + 1];
-    if (line > 0 && line + pair.size() > 90) {
-      out += " \\\n       ";
-      line = 0;
-    }
-    out += " " + pair;
-    line += pair.size() + 1;
-  }
-  return out;
-}
+// The marked line of ropeviz_lab.py (lab_torch.hpp): DEFAULTS, the run's options as a Python dict on one line.
+constexpr const char* kDefaultsStart = "DEFAULTS = ";
+constexpr const char* kDefaultsMark = "  # ropeviz-cli lab-export writes this line";
 
-// Replaces the text between the first `after` and the next `until` with `with` (a file without them is left alone:
-// the byte-for-byte test fails).
-void fill(std::string& text, const std::string& after, const std::string& until, const std::string& with) {
-  const std::size_t at = text.find(after);
-  if (at == std::string::npos) return;
-  const std::size_t begin = at + after.size(), end = text.find(until, begin);
-  if (end != std::string::npos) text.replace(begin, end - begin, with);
-}
-
-// Replaces the flags of the line `command` and a space begin, up to the end of the command: the first line break not
-// preceded by a backslash.
-void fill_command(std::string& text, const std::string& command, const std::string& flags) {
-  const std::size_t at = text.find("\n" + command + " ");
-  if (at == std::string::npos) return;
-  const std::size_t begin = at + 1 + command.size();
-  std::size_t end = text.find('\n', begin);
-  while (end != std::string::npos && text[end - 1] == '\\') end = text.find('\n', end + 1);
-  if (end != std::string::npos) text.replace(begin, end - begin, flags);
+// The run's options as a Python dict literal, in JsonWriter's spaced layout: JSON's strings and integers are
+// Python's (the options have no true, false or null), and the real-valued options are written as floats.
+std::string python_defaults(const LabOptions& o) {
+  const DecoderConfig rope = lab_decoder_config(o, PositionMethod::Rope);  // base and pairing as the lab uses them
+  JsonWriter w(true);
+  const auto real = [&w](const char* name, double x) { w.key(name).raw(float_text(x)); };
+  w.begin_object().field("task", lab_task_name(o.task)).field("methods", method_list(o));
+  w.field("train_len", o.train_len).field("table_len", o.table_len).field("steps", o.steps);
+  w.field("seed", static_cast<long long>(o.seed));
+  w.field("d_model", o.d_model).field("heads", o.heads).field("layers", o.layers).field("d_ff", o.d_ff);
+  w.field("batch", o.batch);
+  real("lr", o.lr);
+  real("weight_decay", o.weight_decay);
+  w.field("warmup", o.warmup).field("eval_count", o.eval_count).field("check_every", o.check_every);
+  real("base", rope.base);
+  w.field("pairing", pairing_name(rope.pairing)).field("rope_scaling", lab_scaling_name(o.rope_scaling));
+  real("rope_factor", o.rope_factor);
+  return w.end_object().str();
 }
 
 template <class T>
@@ -134,18 +121,22 @@ std::string config_json(const DecoderConfig& c) {
 }
 }  // namespace
 
-// ropeviz_lab.py with the run in its three places (lab_torch.hpp).
+// ropeviz_lab.py with the run on its marked line (lab_torch.hpp): the line that starts with kDefaultsStart and ends
+// with kDefaultsMark is written again whole (a file without it is left alone: the byte-for-byte test fails).
 std::string lab_torch_script(const LabOptions& o) {
   std::string text(detail::lab_torch_script_file());
-  fill(text, "\nDEFAULTS = {\n", "\n}\n", option_items(o, "    "));
-  const std::string flags = flags_text(o);
-  fill_command(text, "    ropeviz-cli lab-export DIR", flags);
-  fill_command(text, "    ropeviz-cli lab", flags);
+  const std::string start = std::string("\n") + kDefaultsStart, mark = kDefaultsMark;
+  const std::size_t at = text.find(start);
+  if (at == std::string::npos) return text;
+  const std::size_t begin = at + 1, end = text.find('\n', begin);
+  if (end == std::string::npos || end - begin < mark.size() || text.compare(end - mark.size(), mark.size(), mark) != 0)
+    return text;
+  text.replace(begin, end - begin, kDefaultsStart + python_defaults(o) + mark);
   return text;
 }
 
 std::string lab_torch_data(const LabOptions& o, int batches) {
-  std::string out = "{\"format\": \"ropeviz-lab-data\", \"version\": 1, \"options\": {" + option_items(o, "") +
+  std::string out = "{\"format\": \"ropeviz-lab-data\", \"version\": 1, \"options\": {" + option_items(o) +
                     ", \"vocab\": " + std::to_string(kLabVocab) + ", \"sep\": " + std::to_string(kLabSep) +
                     "},\n\"batches\": [";
   SequenceBatch b;

@@ -13,12 +13,13 @@ namespace rv {
 // an nn.Module, LabRun's init (the same float32 weights), adamw_step's update, lab_learning_rate, the bar checks and
 // the evaluation, writing a document shaped like lab_json's. These options are the defaults of its flags.
 // The script is src/core/lab/ropeviz_lab.py, exactly as written for LabOptions() (so it runs as it is, and the tests
-// hold the two to each other byte for byte); for other options three places in it change, and nothing else:
-//   - DEFAULTS' body, the lines between the line "DEFAULTS = {" and the next line "}" (a line `    "key": value,`
-//     per option);
-//   - the flags (lab_option_flags) after "    ropeviz-cli lab-export DIR" and after "    ropeviz-cli lab" in the
-//     docstring, each to the end of its command (a line ending in a backslash continues it).
-// Whatever stands there in the file is replaced, so the file's defaults must be LabOptions()'s.
+// hold the two to each other byte for byte); for other options one line of it changes, and nothing else: the marked
+// line
+//   DEFAULTS = {"task": "copy", ..., "rope_factor": 4.0}  # ropeviz-cli lab-export writes this line
+// (the one that starts with "DEFAULTS = " and ends with that comment), the options as a Python dict, floats written
+// as floats. Whatever stands there in the file is replaced, so the file's defaults must be LabOptions()'s. Nothing
+// else in the script depends on the options: its docstring names no flags (--print-command prints the run's
+// `ropeviz-cli lab` command from them).
 std::string lab_torch_script(const LabOptions& o);
 
 // The data file the script's --data reads, one JSON document:
