@@ -132,9 +132,10 @@ lab: flags (defaults in brackets)
 
 lab-export: the lab's flags become the script's defaults, its one DEFAULTS line (python3 DIR/ropeviz_lab.py --help
   lists its flags: --device cuda|cpu, --dtype float32|float64, --data FILE, --out FILE, --print-command, ...). The
-  script ports the random stream, so it trains on exactly these batches from exactly these weights (float32 values
-  written with 9 digits); with --data DIR/ropeviz_lab_data.json it starts from the written weights and checks the
-  written batches. A directory that cannot be created or a file that cannot be written: message on stderr, exit 1.
+  script ports the random stream, so it trains on exactly these batches from exactly these weights (each float32
+  written as the shortest decimal that reads it back); with --data DIR/ropeviz_lab_data.json it starts from the
+  written weights and checks the written batches. A directory that cannot be created or a file that cannot be
+  written: message on stderr, exit 1.
 
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
 malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions, a line over 8 MiB,

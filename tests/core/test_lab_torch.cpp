@@ -243,6 +243,24 @@ TEST_CASE("lab torch data: LabRun's initial weights and first batches, in the co
   CHECK(opts.find("batch")->number == 17);
   CHECK(opts.find("d_ff")->number == 40);
   CHECK(opts.find("lr")->number == 0.0025);
+  CHECK(opts.find("vocab")->number == kLabVocab);
+  CHECK(opts.find("sep")->number == kLabSep);
+  {  // the options are the script's DEFAULTS, the same values, then vocab and sep
+    const std::vector<std::string> lines = lines_of(lab_torch_script(o));
+    const int at = marked_line(lines);
+    REQUIRE(at >= 0);
+    const Expected<JsonValue> defaults = defaults_dict(lines[static_cast<std::size_t>(at)]);
+    REQUIRE(defaults);
+    REQUIRE(opts.object.size() == defaults->object.size() + 2);
+    for (std::size_t i = 0; i < defaults->object.size(); ++i) {
+      const auto& [key, value] = defaults->object[i];
+      INFO(key);
+      CHECK(opts.object[i].first == key);
+      CHECK(opts.object[i].second.kind == value.kind);
+      CHECK(opts.object[i].second.number == value.number);
+      CHECK(opts.object[i].second.string == value.string);
+    }
+  }
 
   const JsonValue& batches = *doc->find("batches");
   REQUIRE(batches.array.size() == 4);
@@ -289,7 +307,7 @@ TEST_CASE("lab torch data: LabRun's initial weights and first batches, in the co
       long long size = 1;
       for (long long n : specs[i].shape) size *= n;
       REQUIRE(static_cast<long long>(values.size()) == size);
-      bool exact = true;  // 9 digits read back to the same float
+      bool exact = true;  // each the shortest decimal that reads back as the same float
       for (long long k = 0; k < size; ++k) exact = exact && static_cast<float>(values[k].number) == refs[i].data[k];
       CHECK(exact);
     }

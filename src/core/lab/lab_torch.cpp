@@ -3,73 +3,39 @@
 #include "core/base/format.hpp"
 #include "core/base/json_writer.hpp"
 
-#include <cstdio>
 #include <string>
-#include <type_traits>
-#include <vector>
 
 namespace rv {
 
 namespace {
-std::string quoted(const std::string& s) {  // options' strings are names and flags: no escapes needed
-  return "\"" + s + "\"";
-}
-
 std::string method_list(const LabOptions& o) {
   std::string out;
   for (PositionMethod m : o.methods) out += (out.empty() ? "" : ",") + std::string(position_method_name(m));
   return out;
 }
 
-// A double as a Python/JSON number that reads back as a float (10000 -> 10000.0).
-std::string float_text(double x) {
+// A double as a Python float literal (10000 -> 10000.0).
+std::string python_float(double x) {
   std::string s = format_number(x);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
   return s;
 }
 
-// The run's options as "key": value pairs on one line (the data file's "options").
-std::string option_items(const LabOptions& o) {
-  const DecoderConfig rope = lab_decoder_config(o, PositionMethod::Rope);  // base and pairing as the lab uses them
-  const std::pair<const char*, std::string> items[] = {
-      {"task", quoted(lab_task_name(o.task))},
-      {"methods", quoted(method_list(o))},
-      {"train_len", std::to_string(o.train_len)},
-      {"table_len", std::to_string(o.table_len)},
-      {"steps", std::to_string(o.steps)},
-      {"seed", std::to_string(o.seed)},
-      {"d_model", std::to_string(o.d_model)},
-      {"heads", std::to_string(o.heads)},
-      {"layers", std::to_string(o.layers)},
-      {"d_ff", std::to_string(o.d_ff)},
-      {"batch", std::to_string(o.batch)},
-      {"lr", float_text(o.lr)},
-      {"weight_decay", float_text(o.weight_decay)},
-      {"warmup", std::to_string(o.warmup)},
-      {"eval_count", std::to_string(o.eval_count)},
-      {"check_every", std::to_string(o.check_every)},
-      {"base", float_text(rope.base)},
-      {"pairing", quoted(pairing_name(rope.pairing))},
-      {"rope_scaling", quoted(lab_scaling_name(o.rope_scaling))},
-      {"rope_factor", float_text(o.rope_factor)}};
-  std::string out;
-  for (const auto& [key, value] : items) {
-    out += (out.empty() ? "" : ", ") + quoted(key) + ": " + value;
-  }
-  return out;
-}
+// The two renderings of the options: the script's DEFAULTS is a Python dict, the data file's "options" JSON. They
+// differ only in the real-valued options, which Python must read as floats (argparse keeps a default's type); JSON's
+// strings and integers are Python's, and the options have no true, false or null.
+enum class Literal { Python, Json };
 
-// The marked line of ropeviz_lab.py (lab_torch.hpp): DEFAULTS, the run's options as a Python dict on one line.
-constexpr const char* kDefaultsStart = "DEFAULTS = ";
-constexpr const char* kDefaultsMark = "  # ropeviz-cli lab-export writes this line";
-
-// The run's options as a Python dict literal, in JsonWriter's spaced layout: JSON's strings and integers are
-// Python's (the options have no true, false or null), and the real-valued options are written as floats.
-std::string python_defaults(const LabOptions& o) {
+// The run's options as members of the object w has open, in the order of the script's DEFAULTS.
+void option_fields(JsonWriter& w, const LabOptions& o, Literal as) {
   const DecoderConfig rope = lab_decoder_config(o, PositionMethod::Rope);  // base and pairing as the lab uses them
-  JsonWriter w(true);
-  const auto real = [&w](const char* name, double x) { w.key(name).raw(float_text(x)); };
-  w.begin_object().field("task", lab_task_name(o.task)).field("methods", method_list(o));
+  const auto real = [&w, as](const char* name, double x) {
+    if (as == Literal::Python)
+      w.key(name).raw(python_float(x));
+    else
+      w.field(name, x);
+  };
+  w.field("task", lab_task_name(o.task)).field("methods", method_list(o));
   w.field("train_len", o.train_len).field("table_len", o.table_len).field("steps", o.steps);
   w.field("seed", static_cast<long long>(o.seed));
   w.field("d_model", o.d_model).field("heads", o.heads).field("layers", o.layers).field("d_ff", o.d_ff);
@@ -80,44 +46,34 @@ std::string python_defaults(const LabOptions& o) {
   real("base", rope.base);
   w.field("pairing", pairing_name(rope.pairing)).field("rope_scaling", lab_scaling_name(o.rope_scaling));
   real("rope_factor", o.rope_factor);
+}
+
+// The marked line of ropeviz_lab.py (lab_torch.hpp): DEFAULTS, the run's options as a Python dict on one line.
+constexpr const char* kDefaultsStart = "DEFAULTS = ";
+constexpr const char* kDefaultsMark = "  # ropeviz-cli lab-export writes this line";
+
+std::string python_defaults(const LabOptions& o) {
+  JsonWriter w(true);
+  w.begin_object();
+  option_fields(w, o, Literal::Python);
   return w.end_object().str();
 }
 
+// n values from `data`, as a range for JsonWriter::list.
 template <class T>
-void append_list(std::string& out, const T* xs, long long n) {
-  char buf[32];
-  out += '[';
-  for (long long i = 0; i < n; ++i) {
-    if constexpr (std::is_same_v<T, float>)
-      std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(xs[i]));  // 9 digits: any float reads back exactly
-    else
-      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(xs[i]));
-    if (i) out += ", ";
-    out += buf;
-  }
-  out += ']';
-}
+struct Span {
+  const T* data;
+  long long n;
+  const T* begin() const { return data; }
+  const T* end() const { return data + n; }
+};
 
-// One batch's sequences as ragged rows of tokens and targets.
-void append_batch(std::string& out, const SequenceBatch& b, int step) {
-  out += "{\"step\": " + std::to_string(step);
-  for (const auto* field : {&b.tokens, &b.targets}) {
-    out += field == &b.tokens ? ", \"tokens\": [" : ", \"targets\": [";
-    for (int s = 0; s < b.sequences(); ++s) {
-      if (s) out += ", ";
-      append_list(out, field->data() + b.start[static_cast<std::size_t>(s)], b.length[static_cast<std::size_t>(s)]);
-    }
-    out += ']';
-  }
-  out += '}';
-}
-
-std::string config_json(const DecoderConfig& c) {
-  return "{\"vocab\": " + std::to_string(c.vocab) + ", \"d_model\": " + std::to_string(c.d_model) +
-         ", \"heads\": " + std::to_string(c.heads) + ", \"layers\": " + std::to_string(c.layers) +
-         ", \"d_ff\": " + std::to_string(c.d_ff) + ", \"position\": " + quoted(position_method_name(c.position)) +
-         ", \"max_position\": " + std::to_string(c.max_position) + ", \"base\": " + float_text(c.base) +
-         ", \"pairing\": " + quoted(pairing_name(c.pairing)) + "}";
+// decoder_grad's config.
+void write_config(JsonWriter& w, const DecoderConfig& c) {
+  w.begin_object().field("vocab", c.vocab).field("d_model", c.d_model).field("heads", c.heads);
+  w.field("layers", c.layers).field("d_ff", c.d_ff).field("position", position_method_name(c.position));
+  w.field("max_position", c.max_position).field("base", c.base).field("pairing", pairing_name(c.pairing));
+  w.end_object();
 }
 }  // namespace
 
@@ -136,30 +92,37 @@ std::string lab_torch_script(const LabOptions& o) {
 }
 
 std::string lab_torch_data(const LabOptions& o, int batches) {
-  std::string out = "{\"format\": \"ropeviz-lab-data\", \"version\": 1, \"options\": {" + option_items(o) +
-                    ", \"vocab\": " + std::to_string(kLabVocab) + ", \"sep\": " + std::to_string(kLabSep) +
-                    "},\n\"batches\": [";
+  JsonWriter w(true);
+  w.begin_object().field("format", "ropeviz-lab-data").field("version", 1);
+  w.key("options").begin_object();
+  option_fields(w, o, Literal::Json);
+  w.field("vocab", kLabVocab).field("sep", kLabSep).end_object();
+  w.key("batches").begin_array();
   SequenceBatch b;
-  for (int s = 0; s < batches; ++s) {
-    lab_train_batch(o, s, b);
-    out += s ? ",\n  " : "\n  ";
-    append_batch(out, b, s);
-  }
-  out += "],\n\"methods\": {";
-  for (std::size_t i = 0; i < o.methods.size(); ++i) {
-    const DecoderConfig c = lab_decoder_config(o, o.methods[i]);
-    const DecoderWeightsT<float> w = lab_init_weights(o, o.methods[i]);
-    out += std::string(i ? ",\n" : "\n") + quoted(position_method_name(c.position)) +
-           ": {\"config\": " + config_json(c) + ", \"weights\": {";
-    bool first = true;
-    for (const WeightRef<const float>& r : weight_refs(c, w)) {
-      out += std::string(first ? "\n  " : ",\n  ") + quoted(r.name) + ": ";
-      append_list(out, r.data, r.size);
-      first = false;
+  for (int step = 0; step < batches; ++step) {
+    lab_train_batch(o, step, b);
+    w.begin_object().field("step", step);
+    for (const auto& [name, rows] : {std::pair{"tokens", &b.tokens}, std::pair{"targets", &b.targets}}) {
+      w.key(name).begin_array();  // one sequence a row, ragged
+      for (int s = 0; s < b.sequences(); ++s)
+        w.list(Span<long long>{rows->data() + b.start[static_cast<std::size_t>(s)],
+                               b.length[static_cast<std::size_t>(s)]});
+      w.end_array();
     }
-    out += "}}";
+    w.end_object();
   }
-  return out + "}}\n";
+  w.end_array().key("methods").begin_object();
+  for (PositionMethod m : o.methods) {
+    const DecoderConfig c = lab_decoder_config(o, m);
+    const DecoderWeightsT<float> init = lab_init_weights(o, m);
+    w.key(position_method_name(m)).begin_object().key("config");
+    write_config(w, c);
+    w.key("weights").begin_object();
+    for (const WeightRef<const float>& r : weight_refs(c, init))
+      w.key(r.name.c_str()).list(Span<float>{r.data, r.size});
+    w.end_object().end_object();
+  }
+  return w.end_object().end_object().str() + "\n";
 }
 
 }  // namespace rv

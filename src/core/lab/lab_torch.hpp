@@ -22,13 +22,12 @@ namespace rv {
 // `ropeviz-cli lab` command from them).
 std::string lab_torch_script(const LabOptions& o);
 
-// The data file the script's --data reads, one JSON document:
-//   {"format": "ropeviz-lab-data", "version": 1, "options": {task, methods, train_len, steps, seed, sizes, batch, lr,
-//    weight_decay, warmup, eval_count, check_every, vocab, sep, base, pairing},
+// The data file the script's --data reads, one JSON document on one line (JsonWriter's ", " and ": "):
+//   {"format": "ropeviz-lab-data", "version": 1, "options": {the script's DEFAULTS as JSON, then "vocab", "sep"},
 //    "batches": [{"step": s, "tokens": [[...], ...], "targets": [[...], ...]}, ...],   steps 0..batches-1, ragged
 //    "methods": {"rope": {"config": {...decoder_grad's config...}, "weights": {"tok_emb": [...], ...}}, ...}}
 // Batches are lab_train_batch's rows in order (the same for every method); weights are lab_init_weights', flattened
-// row-major in weight_refs' order, each float written with 9 significant digits (reads back to the same float).
+// row-major in weight_refs' order, each float the shortest decimal that reads back as the same float.
 std::string lab_torch_data(const LabOptions& o, int batches);
 inline constexpr int kLabTorchBatches = 50;  // what `ropeviz-cli lab-export` writes unless told otherwise
 
