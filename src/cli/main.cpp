@@ -112,10 +112,11 @@ lab: flags (defaults in brackets)
   steps/2, then cosine to 0; weight decay 0.01) --eval-count 100 (fresh sequences per evaluation length)
   --check-every K    every K steps check the training lengths (longest first) on the evaluation sequences and stop
                      the method once all are at 0.95 exact match; 0 never stops early  [50; 0..100000]
-  --rope-scaling none|pi|ntk|yarn  [none] evaluate rope's final weights again with context extension (core's
-                     rope_scaled_inv_freq, transformers' semantics): pi = linear (theta_i / F), ntk = dynamic NTK at
-                     the longest evaluation input, yarn = YaRN with original length = the longest training input
-                     (beta_fast 32, beta_slow 1, attention factor 0.1 ln F + 1)
+  --rope-scaling none|linear|dynamic|yarn  [none] evaluate rope's final weights again with context extension
+                     (core's rope_scaled_inv_freq, Hugging Face's rope_type names and semantics): linear = position
+                     interpolation (theta_i / F), dynamic = dynamic NTK at the longest evaluation input, yarn = YaRN
+                     with original length = the longest training input (beta_fast 32, beta_slow 1, attention factor
+                     0.1 ln F + 1); the old names pi and ntk read as linear and dynamic
   --rope-factor F    the scaling factor  [4 = the evaluation range 4N over the training range N; (1, 64]]
   The defaults bring all six methods to the bar in about 9 s of one core (2000 steps is only the cap).
   Training is float32; each method starts from the same seed (same init, same batches); tok_emb and pos_emb start

@@ -2,14 +2,17 @@
 """`ropeviz-cli lab-export` against `ropeviz-cli lab`: the exported PyTorch script, run on the CPU in float32 from the
 data file's weights, must train all six position methods with the C++'s losses (within 1e-4 over 50 steps) and reach
 its evaluation (learned's IndexError and null accuracy included); without the data file it must draw the same weights
-(its port of the init) and still train; rope evaluated with PI, NTK and YaRN must use core's frequencies (computed
-by the script's own port of the scaling) and give the C++'s accuracies; its batch generator must equal the data file's batches for every task, and a
-data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method and
-both RoPE pairings. The script's one marked DEFAULTS line must read (in Python) as the data file's options, and
+(its port of the init) and still train; rope evaluated with linear (PI), dynamic (NTK) and YaRN must use core's
+frequencies (computed by the script's own port of the scaling) and give the C++'s accuracies, and the old names pi
+and ntk must read as linear and dynamic; its batch generator must equal the data file's batches for every task, and
+a data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method
+and both RoPE pairings. The script's one marked DEFAULTS line must read (in Python) as the data file's options, and
 lab-export of the flags its --print-command prints must write the same script. Also the CLI's errors. Exit 77 (skip)
 without torch."""
 import ast
+import contextlib
 import importlib.util
+import io
 import json
 import os
 import subprocess
@@ -159,8 +162,9 @@ with tempfile.TemporaryDirectory() as tmp:
         print("rope in float64 vs the C++'s float32: worst loss difference %.3g" % gap)
         check(gap < 1e-3, "float64 rope differs from float32 by %.3g" % gap)
 
-    # ---- rope evaluated with PI, NTK and YaRN: the script's own scaling math against core's, the same accuracies ----
-    for scaling in ("pi", "ntk", "yarn"):
+    # ---- rope evaluated with linear, dynamic and YaRN: the script's own scaling math against core's, the same
+    # accuracies; the old names pi and ntk read as linear and dynamic, in the CLI and in the script ----------------
+    for scaling in ("linear", "dynamic", "yarn"):
         flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3",
                  "--rope-scaling", scaling, "--rope-factor", "3"]
         want = json.loads(run([CLI, "lab", *flags]).stdout)
@@ -173,7 +177,7 @@ with tempfile.TemporaryDirectory() as tmp:
         a, b = want["rope_inv_freq_scaled"], got.get("rope_inv_freq_scaled", [])
         gap = max([abs(x - y) / x for x, y in zip(a, b)] or [1])
         af = abs(want["rope_attention_factor"] - got.get("rope_attention_factor", 0))
-        print("%-4s scaled theta: worst relative difference torch script vs core %.3g; attention factor %.3g; "
+        print("%-7s scaled theta: worst relative difference torch script vs core %.3g; attention factor %.3g; "
               "exact match C++ %s, torch %s" % (scaling, gap, af, want["methods"]["rope"]["accuracy_scaled"],
                                                 got["methods"]["rope"].get("accuracy_scaled")))
         check(len(a) == len(b) == 4 and gap < 1e-12 and af < 1e-12, "%s: scaled theta %r, core %r" % (scaling, b, a))
@@ -183,6 +187,20 @@ with tempfile.TemporaryDirectory() as tmp:
             x, y = want["methods"]["rope"][key], got["methods"]["rope"].get(key, [])
             worst = max([abs(p - q) for p, q in zip(x, y)] or [1])
             check(len(x) == len(y) == 12 and worst <= 0.05, "%s: %s differs by %.3g" % (scaling, key, worst))
+
+    for old, new in (("pi", "linear"), ("ntk", "dynamic")):
+        flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3",
+                 "--rope-scaling", old, "--rope-factor", "3"]
+        _, old_script, _ = export(os.path.join(tmp, "old-" + old), *flags)
+        with open(old_script) as f, open(os.path.join(tmp, "scaled-" + new, "ropeviz_lab.py")) as g:
+            check(f.read() == g.read(), "lab-export --rope-scaling %s writes --rope-scaling %s's script" % (old, new))
+        check(mod.parse_args(["--rope-scaling", old]).rope_scaling == new, "the script reads %s as %s" % (old, new))
+    with contextlib.redirect_stderr(io.StringIO()):
+        try:
+            mod.parse_args(["--rope-scaling", "llama3"])
+            check(False, "the script refuses --rope-scaling llama3")
+        except SystemExit as e:
+            check(e.code == 2, "the script refuses --rope-scaling llama3: exit %r" % e.code)
 
     # ---- the script's nn.Module against decoder_grad in float64, both pairings, 3 heads (ALiBi), T5's log buckets --
     g = torch.Generator().manual_seed(7)

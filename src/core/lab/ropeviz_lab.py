@@ -36,6 +36,8 @@ import torch.nn.functional as F
 DEFAULTS = {"task": "copy", "methods": "learned,sinusoidal,rope,alibi,t5,none", "train_len": 3, "table_len": 0, "steps": 2000, "seed": 0, "d_model": 32, "heads": 4, "layers": 3, "d_ff": 64, "batch": 128, "lr": 0.006, "weight_decay": 0.01, "warmup": 100, "eval_count": 100, "check_every": 50, "base": 10000.0, "pairing": "interleaved", "rope_scaling": "none", "rope_factor": 4.0}  # ropeviz-cli lab-export writes this line
 METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
 TASKS = ["copy", "reverse", "repeat"]
+SCALINGS = ["none", "linear", "dynamic", "yarn"]  # Hugging Face's rope_type names, as the C++'s
+SCALING_ALIASES = {"pi": "linear", "ntk": "dynamic"}  # the lab's old names, still read
 SYMBOLS, SEP, VOCAB = 10, 10, 11  # symbols 0..9 and the separator
 REPEAT_PERIOD = 3
 BAR = 0.95            # exact match a method must reach at every training size to stop early
@@ -176,15 +178,15 @@ def rope_theta(d_head, base):
 
 def scaled_rope(o):
     """The frequencies and the cos/sin factor rope is evaluated with under --rope-scaling (transformers' semantics, as
-    the C++'s rope_scaled_inv_freq): pi divides theta by the factor; ntk (dynamic) raises the base for the longest
+    the C++'s rope_scaled_inv_freq): linear divides theta by the factor; dynamic (NTK) raises the base for the longest
     evaluation input over the longest training input; yarn ramps between theta and theta / factor over the pairs
     that turn between 1 and 32 times in the training length and multiplies cos and sin by 0.1 ln(factor) + 1."""
     d_head, base, factor = o.d_model // o.heads, o.base, o.rope_factor
     trained, longest = input_len(o.task, o.train_len), input_len(o.task, 4 * o.train_len)
     theta = rope_theta(d_head, base)
-    if o.rope_scaling == "pi":
+    if o.rope_scaling == "linear":
         return [t / factor for t in theta], 1.0
-    if o.rope_scaling == "ntk":
+    if o.rope_scaling == "dynamic":
         L = max(longest, trained)
         return rope_theta(d_head, base * ((factor * L / trained) - (factor - 1.0)) ** (d_head / (d_head - 2))), 1.0
     # yarn, beta_fast 32 and beta_slow 1, the correction range floored and ceiled
@@ -581,8 +583,9 @@ def parse_args(argv=None):
                     help="stop a method once every training size is at %.2f exact match (0: never)" % BAR)
     ap.add_argument("--base", type=float, default=D["base"], help="RoPE base")
     ap.add_argument("--pairing", choices=["interleaved", "half_split"], default=D["pairing"], help="RoPE pairs")
-    ap.add_argument("--rope-scaling", choices=["none", "pi", "ntk", "yarn"], default=D["rope_scaling"],
-                    help="also evaluate rope's trained weights with position interpolation, NTK or YaRN frequencies")
+    ap.add_argument("--rope-scaling", type=lambda name: SCALING_ALIASES.get(name, name), choices=SCALINGS,
+                    default=D["rope_scaling"], help="also evaluate rope's trained weights with position interpolation "
+                    "(linear), dynamic NTK or YaRN frequencies (pi and ntk: linear and dynamic)")
     ap.add_argument("--rope-factor", type=float, default=D["rope_factor"], help="the scaling's factor, in (1, 64]")
     ap.add_argument("--init", choices=["lab", "torch"], default="lab",
                     help="lab: the app's weights, ported (default); torch: torch's generator (fast for big models)")
@@ -605,8 +608,8 @@ def parse_args(argv=None):
         ap.error("--d-model must be a multiple of --heads (rope: an even d_head)")
     if not 1.0 < o.rope_factor <= 64.0:
         ap.error("--rope-factor must be in (1, 64]")
-    if o.rope_scaling == "ntk" and "rope" in o.methods and o.d_model // o.heads < 4:
-        ap.error("--rope-scaling ntk needs d_head >= 4")
+    if o.rope_scaling == "dynamic" and "rope" in o.methods and o.d_model // o.heads < 4:
+        ap.error("--rope-scaling dynamic needs d_head >= 4")
     return o
 
 
