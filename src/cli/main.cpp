@@ -112,10 +112,11 @@ lab: flags (defaults in brackets)
   steps/2, then cosine to 0; weight decay 0.01) --eval-count 100 (fresh sequences per evaluation length)
   --check-every K    every K steps check the training lengths (longest first) on the evaluation sequences and stop
                      the method once all are at 0.95 exact match; 0 never stops early  [50; 0..100000]
-  --rope-scaling none|pi|ntk|yarn  [none] evaluate rope's final weights again with context extension (core's
-                     rope_scaled_inv_freq, transformers' semantics): pi = linear (theta_i / F), ntk = dynamic NTK at
-                     the longest evaluation input, yarn = YaRN with original length = the longest training input
-                     (beta_fast 32, beta_slow 1, attention factor 0.1 ln F + 1)
+  --rope-scaling none|linear|dynamic|yarn  [none] evaluate rope's final weights again with context extension
+                     (core's rope_scaled_inv_freq, Hugging Face's rope_type names and semantics): linear = position
+                     interpolation (theta_i / F), dynamic = dynamic NTK at the longest evaluation input, yarn = YaRN
+                     with original length = the longest training input (beta_fast 32, beta_slow 1, attention factor
+                     0.1 ln F + 1); the old names pi and ntk read as linear and dynamic
   --rope-factor F    the scaling factor  [4 = the evaluation range 4N over the training range N; (1, 64]]
   The defaults bring all six methods to the bar in about 9 s of one core (2000 steps is only the cap).
   Training is float32; each method starts from the same seed (same init, same batches); tok_emb and pos_emb start
@@ -130,11 +131,12 @@ lab: flags (defaults in brackets)
   "rope_inv_freq_scaled" and "rope_attention_factor" too, and rope's "accuracy_scaled" and "token_accuracy_scaled"
   (the same sequences, scaled frequencies). A bad flag: message on stderr, exit 2.
 
-lab-export: the lab's flags become the script's defaults (python3 DIR/ropeviz_lab.py --help lists its flags:
-  --device cuda|cpu, --dtype float32|float64, --data FILE, --out FILE, ...). The script ports the random stream, so it
-  trains on exactly these batches from exactly these weights (float32 values written with 9 digits); with
-  --data DIR/ropeviz_lab_data.json it starts from the written weights and checks the written batches. A directory
-  that cannot be created or a file that cannot be written: message on stderr, exit 1.
+lab-export: the lab's flags become the script's defaults, its one DEFAULTS line (python3 DIR/ropeviz_lab.py --help
+  lists its flags: --device cuda|cpu, --dtype float32|float64, --data FILE, --out FILE, --print-command, ...). The
+  script ports the random stream, so it trains on exactly these batches from exactly these weights (each float32
+  written as the shortest decimal that reads it back); with --data DIR/ropeviz_lab_data.json it starts from the
+  written weights and checks the written batches. A directory that cannot be created or a file that cannot be
+  written: message on stderr, exit 1.
 
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
 malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions, a line over 8 MiB,

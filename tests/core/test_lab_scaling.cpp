@@ -178,7 +178,7 @@ TEST_CASE("rope override: check_decoder_config refuses a wrong length, non-finit
   CHECK(out.error().type == "BadRequest");
 }
 
-TEST_CASE("lab --rope-scaling: the frequencies of pi, ntk and yarn") {
+TEST_CASE("lab --rope-scaling: the frequencies of linear, dynamic and yarn") {
   LabOptions o;
   o.rope_scaling = ScalingType::Linear;
   const Eigen::VectorXd theta = rope_inv_freq(8, 10000.0);
@@ -199,7 +199,7 @@ TEST_CASE("lab --rope-scaling: the frequencies of pi, ntk and yarn") {
   for (int i = 1; i < 4; ++i) CHECK(c->inv_freq[i] == doctest::Approx(theta[i] / 4).epsilon(1e-12));
 }
 
-TEST_CASE("lab --rope-scaling pi: rope's final weights evaluated again at every length, deterministic") {
+TEST_CASE("lab --rope-scaling linear: rope's final weights evaluated again at every length, deterministic") {
   LabOptions o;
   o.methods = {PositionMethod::Alibi, PositionMethod::Rope};
   o.steps = 60;
@@ -247,7 +247,7 @@ TEST_CASE("lab --rope-scaling pi: rope's final weights evaluated again at every 
   CHECK(strip(doc) == strip(lab_json(run_lab(o))));
   CHECK(count_of(doc, "\"accuracy_scaled\": [") == 1);
   CHECK(count_of(doc, "\"token_accuracy_scaled\": [") == 1);
-  CHECK(contains(doc, "\"rope_scaling\": \"pi\", \"rope_factor\": 4, \"rope_inv_freq_scaled\": [0.25, "));
+  CHECK(contains(doc, "\"rope_scaling\": \"linear\", \"rope_factor\": 4, \"rope_inv_freq_scaled\": [0.25, "));
 }
 
 TEST_CASE("lab --rope-scaling / --rope-factor: parsed, refused by name, written back") {
@@ -255,13 +255,15 @@ TEST_CASE("lab --rope-scaling / --rope-factor: parsed, refused by name, written 
   REQUIRE(o);
   CHECK(o->rope_scaling == ScalingType::Yarn);
   CHECK(o->rope_factor == 2.5);
-  CHECK(parse_lab_options({"--rope-scaling", "ntk"})->rope_scaling == ScalingType::Dynamic);
-  CHECK(parse_lab_options({"--rope-scaling", "pi"})->rope_scaling == ScalingType::Linear);
+  CHECK(parse_lab_options({"--rope-scaling", "dynamic"})->rope_scaling == ScalingType::Dynamic);
+  CHECK(parse_lab_options({"--rope-scaling", "linear"})->rope_scaling == ScalingType::Linear);
+  CHECK(parse_lab_options({"--rope-scaling", "none"})->rope_scaling == ScalingType::None);
   CHECK(parse_lab_options({})->rope_scaling == ScalingType::None);
   CHECK(parse_lab_options({})->rope_factor == 4.0);
   CHECK(parse_lab_options({"--rope-factor", "64"}));
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--rope-scaling", "linear"}, "--rope-scaling"}, {{"--rope-scaling", "dynamic"}, "--rope-scaling"},
+      {{"--rope-scaling", "llama3"}, "--rope-scaling"}, {{"--rope-scaling", "longrope"}, "--rope-scaling"},
+      {{"--rope-scaling", "PI"}, "--rope-scaling"},     {{"--rope-scaling", "ntk-by-parts"}, "--rope-scaling"},
       {{"--rope-scaling", ""}, "--rope-scaling"},       {{"--rope-scaling"}, "--rope-scaling"},
       {{"--rope-factor", "1"}, "--rope-factor"},        {{"--rope-factor", "0.5"}, "--rope-factor"},
       {{"--rope-factor", "64.5"}, "--rope-factor"},     {{"--rope-factor", "nan"}, "--rope-factor"},
@@ -286,4 +288,34 @@ TEST_CASE("lab --rope-scaling / --rope-factor: parsed, refused by name, written 
   CHECK(back->rope_factor == 3.25);
   d.rope_scaling = ScalingType::None;  // a factor without scaling still reads back
   CHECK(parse_lab_options(lab_option_flags(d))->rope_factor == 3.25);
+}
+
+TEST_CASE("lab --rope-scaling: Hugging Face's rope_type names, the old pi and ntk still read") {
+  for (ScalingType t : {ScalingType::None, ScalingType::Linear, ScalingType::Dynamic, ScalingType::Yarn}) {
+    INFO(scaling_name(t));
+    CHECK(std::string(lab_scaling_name(t)) == scaling_name(t));  // one vocabulary: the Extension panel's, the link's
+    CHECK(parse_lab_scaling(scaling_name(t)) == t);
+  }
+  CHECK(std::string(lab_scaling_name(ScalingType::Linear)) == "linear");
+  CHECK(std::string(lab_scaling_name(ScalingType::Dynamic)) == "dynamic");
+  CHECK(!parse_lab_scaling("llama3"));  // types the lab does not offer
+  CHECK(!parse_lab_scaling("longrope"));
+  CHECK(!parse_lab_scaling("default"));
+  // Old flags, links and scripts: pi and ntk read as linear and dynamic, and are written back under the new names.
+  CHECK(parse_lab_scaling("pi") == ScalingType::Linear);
+  CHECK(parse_lab_scaling("ntk") == ScalingType::Dynamic);
+  const auto pi = parse_lab_options({"--rope-scaling", "pi", "--rope-factor", "2"});
+  REQUIRE(pi);
+  CHECK(pi->rope_scaling == ScalingType::Linear);
+  const std::vector<std::string> flags = lab_option_flags(*pi);
+  CHECK(std::vector<std::string>(flags.end() - 4, flags.end()) ==
+        std::vector<std::string>{"--rope-scaling", "linear", "--rope-factor", "2"});
+  const auto ntk = parse_lab_options({"--rope-scaling=ntk"});
+  REQUIRE(ntk);
+  CHECK(ntk->rope_scaling == ScalingType::Dynamic);
+  CHECK(lab_scaled_config(*ntk)->inv_freq ==
+        lab_scaled_config(*parse_lab_options({"--rope-scaling", "dynamic"}))->inv_freq);
+  const auto bad = parse_lab_options({"--rope-scaling", "llama3"});
+  REQUIRE(!bad);
+  CHECK(contains(bad.error().message, "(none, linear, dynamic, yarn; pi and ntk"));
 }

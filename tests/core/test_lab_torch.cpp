@@ -1,10 +1,11 @@
 // The lab's PyTorch export: the script carries the run's options, and the data file holds LabRun's initial weights
 // and first batches in the right shapes (read back with rv's JSON reader). The script is src/core/lab/ropeviz_lab.py
-// with the run's options in three places: the file itself for the default options.
+// with the run's options on its one marked line, DEFAULTS: the file itself for the default options.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -41,6 +42,15 @@ LabOptions unusual() {
   return o;
 }
 
+// Options away from every default on the scaling flags too.
+LabOptions scaled() {
+  LabOptions o = unusual();
+  o.rope_scaling = ScalingType::Yarn;
+  o.rope_factor = 8;
+  o.table_len = 30;
+  return o;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -50,39 +60,82 @@ std::string read_file(const std::string& path) {
 
 const std::string kScriptFile = RV_SOURCE_DIR "/src/core/lab/ropeviz_lab.py";
 
-// A script cut where lab_torch.hpp says lab_torch_script writes the run: DEFAULTS' body (the lines between
-// "DEFAULTS = {" and "}") and the flags of the docstring's two commands (with the lines a backslash continues).
-struct ScriptPlaces {
-  std::string rest;                 // the text without them
-  std::vector<std::string> places;  // what stood there, in order: the two commands' flags, DEFAULTS' body
-};
-ScriptPlaces split_places(const std::string& text) {
-  const std::string commands[] = {"    ropeviz-cli lab-export DIR ", "    ropeviz-cli lab "};
-  ScriptPlaces out;
+const std::string kDefaultsStart = "DEFAULTS = ";
+const std::string kDefaultsMark = "  # ropeviz-cli lab-export writes this line";
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
   std::istringstream in(text);
-  bool defaults = false, command = false;  // inside DEFAULTS' body, inside a command's continuation lines
-  for (std::string line; std::getline(in, line);) {
-    const bool continued = !line.empty() && line.back() == '\\';
-    if (defaults && line != "}") {
-      out.places.back() += line + "\n";
-    } else if (command) {
-      out.places.back() += "\n" + line;
-      command = continued;
-    } else {
-      defaults = line == "DEFAULTS = {";
-      if (defaults) out.places.emplace_back();
-      std::string kept = line;
-      for (const std::string& c : commands)
-        if (line.rfind(c, 0) == 0) {
-          out.places.push_back(line.substr(c.size()));
-          kept = c;
-          command = continued;
-          break;
-        }
-      out.rest += kept + "\n";
-    }
-  }
+  for (std::string line; std::getline(in, line);) out.push_back(line);
   return out;
+}
+
+bool is_marked(const std::string& line) {
+  return line.rfind(kDefaultsStart, 0) == 0 && line.size() >= kDefaultsStart.size() + kDefaultsMark.size() &&
+         line.compare(line.size() - kDefaultsMark.size(), kDefaultsMark.size(), kDefaultsMark) == 0;
+}
+
+// Where lab_torch.hpp says lab_torch_script writes the run: the one line starting "DEFAULTS = " and ending with the
+// mark; -1 unless there is exactly one (and no other line starts "DEFAULTS").
+int marked_line(const std::vector<std::string>& lines) {
+  int at = -1, defaults = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("DEFAULTS", 0) == 0) ++defaults;
+    if (is_marked(lines[i])) at = at == -1 ? static_cast<int>(i) : -2;
+  }
+  return defaults == 1 && at >= 0 ? at : -1;
+}
+
+// The marked line's dict. A Python dict literal of strings, integers and floats is JSON text as well (true, false
+// and null are the only spellings apart, and the options have none), so rv's reader reads it as Python would.
+Expected<JsonValue> defaults_dict(const std::string& line) {
+  return parse_json(line.substr(kDefaultsStart.size(), line.size() - kDefaultsStart.size() - kDefaultsMark.size()));
+}
+
+// The dict holds exactly the options, in lab_torch_script's order, integers as Python ints and the real-valued
+// options as Python floats (argparse keeps a default's type).
+void check_defaults(const JsonValue& d, const LabOptions& o) {
+  std::string methods;
+  for (PositionMethod m : o.methods) methods += (methods.empty() ? "" : ",") + std::string(position_method_name(m));
+  const std::pair<const char*, std::string> strings[] = {{"task", lab_task_name(o.task)},
+                                                         {"methods", methods},
+                                                         {"pairing", "interleaved"},
+                                                         {"rope_scaling", lab_scaling_name(o.rope_scaling)}};
+  const std::pair<const char*, double> integers[] = {
+      {"train_len", o.train_len},   {"table_len", o.table_len},
+      {"steps", o.steps},           {"seed", static_cast<double>(o.seed)},
+      {"d_model", o.d_model},       {"heads", o.heads},
+      {"layers", o.layers},         {"d_ff", o.d_ff},
+      {"batch", o.batch},           {"warmup", o.warmup},
+      {"eval_count", o.eval_count}, {"check_every", o.check_every}};
+  const std::pair<const char*, double> reals[] = {
+      {"lr", o.lr}, {"weight_decay", o.weight_decay}, {"base", 10000.0}, {"rope_factor", o.rope_factor}};
+  const char* order[] = {"task",        "methods", "train_len",    "table_len",    "steps",
+                         "seed",        "d_model", "heads",        "layers",       "d_ff",
+                         "batch",       "lr",      "weight_decay", "warmup",       "eval_count",
+                         "check_every", "base",    "pairing",      "rope_scaling", "rope_factor"};
+  REQUIRE(d.kind == JsonValue::Kind::Object);
+  REQUIRE(d.object.size() == std::size(order));
+  for (std::size_t i = 0; i < std::size(order); ++i) CHECK(d.object[i].first == order[i]);
+  for (const auto& [key, value] : strings) {
+    INFO(key);
+    REQUIRE(d.find(key));
+    CHECK(d.find(key)->kind == JsonValue::Kind::String);
+    CHECK(d.find(key)->string == value);
+  }
+  for (const auto& [key, value] : integers) {
+    INFO(key);
+    REQUIRE(d.find(key));
+    CHECK(d.find(key)->integer);
+    CHECK(d.find(key)->number == value);
+  }
+  for (const auto& [key, value] : reals) {
+    INFO(key);
+    REQUIRE(d.find(key));
+    CHECK(d.find(key)->kind == JsonValue::Kind::Number);
+    CHECK(!d.find(key)->integer);  // 10000.0, not 10000
+    CHECK(d.find(key)->number == value);
+  }
 }
 
 std::vector<long long> ints(const JsonValue& row) {
@@ -110,27 +163,30 @@ LabBatch batch_from_make_lab_batch(const LabOptions& o, int s) {
 
 }  // namespace
 
-TEST_CASE("lab torch script: the run's options are the flags' defaults") {
-  const LabOptions o = unusual();
-  const std::string py = lab_torch_script(o);
-  for (const char* line :
-       {"\"task\": \"reverse\",", "\"methods\": \"t5,learned,rope\",", "\"train_len\": 5,", "\"steps\": 123,",
-        "\"seed\": 42,", "\"d_model\": 24,", "\"heads\": 3,", "\"layers\": 2,", "\"d_ff\": 40,", "\"batch\": 17,",
-        "\"lr\": 0.0025,", "\"weight_decay\": 0.02,", "\"warmup\": 7,", "\"eval_count\": 33,", "\"check_every\": 11,",
-        "\"base\": 10000.0,", "\"pairing\": \"interleaved\","}) {
+TEST_CASE("lab torch script: the run's options are the flags' defaults, on the marked DEFAULTS line") {
+  for (const LabOptions& o : {unusual(), scaled()}) {
+    const std::string py = lab_torch_script(o);
+    const std::vector<std::string> lines = lines_of(py);
+    const int at = marked_line(lines);
+    REQUIRE(at >= 0);
+    const std::string& line = lines[static_cast<std::size_t>(at)];
     INFO(line);
-    CHECK(contains(py, std::string("    ") + line + "\n"));
+    const Expected<JsonValue> d = defaults_dict(line);
+    REQUIRE(d);
+    check_defaults(*d, o);
+    CHECK(contains(line, "\"lr\": 0.0025, \"weight_decay\": 0.02, "));  // as Python writes them
+    CHECK(contains(line, "\"base\": 10000.0, "));
+    CHECK(contains(py, "import torch\n"));
   }
-  CHECK(contains(py, "ropeviz-cli lab --task reverse --methods t5,learned,rope --train-len 5 --steps 123 --seed 42"));
-  CHECK(contains(py, "--check-every 11"));
-  CHECK(!contains(py, "%DEFAULTS%"));
-  CHECK(!contains(py, "%FLAGS%"));
+  const std::string py = lab_torch_script(unusual());
+  CHECK(contains(py, "DEFAULTS = {\"task\": \"reverse\", \"methods\": \"t5,learned,rope\", \"train_len\": 5, "));
+  CHECK(
+      contains(lab_torch_script(scaled()), "\"rope_scaling\": \"yarn\", \"rope_factor\": 8.0}" + kDefaultsMark + "\n"));
   CHECK(py.rfind("#!/usr/bin/env python3\n", 0) == 0);
-  CHECK(contains(py, "import torch\n"));
   CHECK(!contains(py, "numpy"));       // PyTorch and the standard library only
   CHECK(contains(py, "BAR = 0.95 "));  // kLabBar
   CHECK(lab_torch_script(LabOptions()) != py);
-  CHECK(contains(lab_torch_script(LabOptions()), "    \"steps\": 2000,\n"));
+  CHECK(contains(lab_torch_script(LabOptions()), ", \"steps\": 2000, "));
 }
 
 TEST_CASE("lab torch script: the default options write src/core/lab/ropeviz_lab.py byte for byte") {
@@ -138,31 +194,40 @@ TEST_CASE("lab torch script: the default options write src/core/lab/ropeviz_lab.
   REQUIRE(!file.empty());
   CHECK(std::string(detail::lab_torch_script_file()) == file);  // the build embeds the file as it is
   CHECK(lab_torch_script(LabOptions()) == file);  // the file's defaults are LabOptions()'s, in lab_torch_script's form
-  const ScriptPlaces in_file = split_places(file);
-  REQUIRE(in_file.places.size() == 3);
-  CHECK(in_file.places[0] == in_file.places[1]);
-  CHECK(std::count(in_file.places[2].begin(), in_file.places[2].end(), '\n') == 20);  // an option a line
+  const std::vector<std::string> lines = lines_of(file);
+  const int at = marked_line(lines);
+  REQUIRE(at >= 0);
+  const Expected<JsonValue> d = defaults_dict(lines[static_cast<std::size_t>(at)]);
+  REQUIRE(d);
+  check_defaults(*d, LabOptions());
+  // Nothing else carries the run: the docstring's commands name no flags (--print-command prints them).
+  for (const char* flag : {"--task copy", "--train-len 3", "--steps 2000", "--seed 0", "--check-every 50"}) {
+    INFO(flag);
+    CHECK(!contains(file, flag));
+  }
+  CHECK(contains(file, "--print-command"));
 }
 
-TEST_CASE("lab torch script: other options change DEFAULTS' body and the docstring's two commands, nothing else") {
-  const ScriptPlaces in_file = split_places(read_file(kScriptFile));
-  REQUIRE(in_file.places.size() == 3);
-  LabOptions scaled = unusual();  // the two scaling flags too: a longer command
-  scaled.rope_scaling = ScalingType::Yarn;
-  scaled.rope_factor = 8;
-  scaled.table_len = 30;
-  LabOptions short_run;  // a shorter command
+TEST_CASE("lab torch script: other options change the marked DEFAULTS line, nothing else") {
+  const std::vector<std::string> in_file = lines_of(read_file(kScriptFile));
+  const int at = marked_line(in_file);
+  REQUIRE(at >= 0);
+  LabOptions short_run;  // a shorter line
   short_run.methods = {PositionMethod::Rope};
   short_run.steps = 5;
-  for (const LabOptions& o : {unusual(), scaled, short_run}) {
-    const ScriptPlaces filled = split_places(lab_torch_script(o));
-    CHECK(filled.rest == in_file.rest);
-    REQUIRE(filled.places.size() == 3);
-    INFO(filled.places[0]);
-    CHECK(filled.places[0] != in_file.places[0]);
-    CHECK(filled.places[0] == filled.places[1]);  // `lab-export DIR` and `lab` with the same flags
-    CHECK(filled.places[2] != in_file.places[2]);
-    CHECK(std::count(filled.places[2].begin(), filled.places[2].end(), '\n') == 20);
+  LabOptions factor_only;  // only the factor, without scaling
+  factor_only.rope_factor = 2.5;
+  for (const LabOptions& o : {unusual(), scaled(), short_run, factor_only}) {
+    const std::vector<std::string> filled = lines_of(lab_torch_script(o));
+    REQUIRE(filled.size() == in_file.size());
+    REQUIRE(marked_line(filled) == at);
+    for (std::size_t i = 0; i < filled.size(); ++i) {
+      INFO("line ", i + 1, ": ", filled[i]);
+      CHECK((filled[i] == in_file[i]) == (static_cast<int>(i) != at));  // the marked line differs, no other
+    }
+    const Expected<JsonValue> d = defaults_dict(filled[static_cast<std::size_t>(at)]);
+    REQUIRE(d);
+    check_defaults(*d, o);
   }
 }
 
@@ -178,6 +243,24 @@ TEST_CASE("lab torch data: LabRun's initial weights and first batches, in the co
   CHECK(opts.find("batch")->number == 17);
   CHECK(opts.find("d_ff")->number == 40);
   CHECK(opts.find("lr")->number == 0.0025);
+  CHECK(opts.find("vocab")->number == kLabVocab);
+  CHECK(opts.find("sep")->number == kLabSep);
+  {  // the options are the script's DEFAULTS, the same values, then vocab and sep
+    const std::vector<std::string> lines = lines_of(lab_torch_script(o));
+    const int at = marked_line(lines);
+    REQUIRE(at >= 0);
+    const Expected<JsonValue> defaults = defaults_dict(lines[static_cast<std::size_t>(at)]);
+    REQUIRE(defaults);
+    REQUIRE(opts.object.size() == defaults->object.size() + 2);
+    for (std::size_t i = 0; i < defaults->object.size(); ++i) {
+      const auto& [key, value] = defaults->object[i];
+      INFO(key);
+      CHECK(opts.object[i].first == key);
+      CHECK(opts.object[i].second.kind == value.kind);
+      CHECK(opts.object[i].second.number == value.number);
+      CHECK(opts.object[i].second.string == value.string);
+    }
+  }
 
   const JsonValue& batches = *doc->find("batches");
   REQUIRE(batches.array.size() == 4);
@@ -224,7 +307,7 @@ TEST_CASE("lab torch data: LabRun's initial weights and first batches, in the co
       long long size = 1;
       for (long long n : specs[i].shape) size *= n;
       REQUIRE(static_cast<long long>(values.size()) == size);
-      bool exact = true;  // 9 digits read back to the same float
+      bool exact = true;  // each the shortest decimal that reads back as the same float
       for (long long k = 0; k < size; ++k) exact = exact && static_cast<float>(values[k].number) == refs[i].data[k];
       CHECK(exact);
     }

@@ -2,11 +2,17 @@
 """`ropeviz-cli lab-export` against `ropeviz-cli lab`: the exported PyTorch script, run on the CPU in float32 from the
 data file's weights, must train all six position methods with the C++'s losses (within 1e-4 over 50 steps) and reach
 its evaluation (learned's IndexError and null accuracy included); without the data file it must draw the same weights
-(its port of the init) and still train; rope evaluated with PI, NTK and YaRN must use core's frequencies (computed
-by the script's own port of the scaling) and give the C++'s accuracies; its batch generator must equal the data file's batches for every task, and a
-data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method and
-both RoPE pairings. Also the CLI's errors. Exit 77 (skip) without torch."""
+(its port of the init) and still train; rope evaluated with linear (PI), dynamic (NTK) and YaRN must use core's
+frequencies (computed by the script's own port of the scaling) and give the C++'s accuracies, and the old names pi
+and ntk must read as linear and dynamic; its batch generator must equal the data file's batches for every task, and
+a data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method
+and both RoPE pairings. The script's one marked DEFAULTS line must read (in Python) as the data file's options, and
+lab-export of the flags its --print-command prints must write the same script. Also the CLI's errors. Exit 77 (skip)
+without torch."""
+import ast
+import contextlib
 import importlib.util
+import io
 import json
 import os
 import subprocess
@@ -50,6 +56,29 @@ def load_module(script):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+MARK = "  # ropeviz-cli lab-export writes this line"
+
+
+def marked_defaults(script):
+    """The script's marked DEFAULTS line read as Python reads it (None unless there is exactly one)."""
+    with open(script) as f:
+        lines = [line.rstrip("\n") for line in f if line.startswith("DEFAULTS")]
+    if len(lines) != 1 or not lines[0].startswith("DEFAULTS = ") or not lines[0].endswith(MARK):
+        return None
+    return ast.literal_eval(lines[0][len("DEFAULTS = "):-len(MARK)])
+
+
+def check_print_command(script, tag):
+    """--print-command's `ropeviz-cli lab ...` is the exported run: lab-export of its flags writes the same script."""
+    p = run([sys.executable, script, "--print-command"])
+    words = p.stdout.split()
+    check(p.returncode == 0 and words[:2] == ["ropeviz-cli", "lab"], "%s: --print-command: %r" % (tag, p.stdout))
+    again = os.path.join(os.path.dirname(script) + "-again")
+    _, again_script, _ = export(again, *words[2:])
+    with open(script) as f, open(again_script) as g:
+        check(f.read() == g.read(), "%s: lab-export of --print-command's flags writes another script" % tag)
 
 
 def export(directory, *flags):
@@ -100,6 +129,13 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # ---- without --data: the ported init draws the same weights; torch's init trains too -----------------------------
     mod = load_module(script)
+    defaults = marked_defaults(script)
+    check(defaults == mod.DEFAULTS, "the marked line is DEFAULTS: %r" % defaults)
+    check(defaults is not None and defaults == {k: data["options"].get(k) for k in defaults} and
+          len(data["options"]) == len(defaults) + 2, "the data file's options are DEFAULTS and vocab, sep")
+    check(defaults is not None and (defaults["steps"], defaults["check_every"], defaults["table_len"]) == (50, 0, 12),
+          "the flags baked in: %r" % defaults)
+    check_print_command(script, "run")
     o = mod.parse_args([])
     for m in METHODS:
         model = mod.make_model(o, m)
@@ -126,20 +162,22 @@ with tempfile.TemporaryDirectory() as tmp:
         print("rope in float64 vs the C++'s float32: worst loss difference %.3g" % gap)
         check(gap < 1e-3, "float64 rope differs from float32 by %.3g" % gap)
 
-    # ---- rope evaluated with PI, NTK and YaRN: the script's own scaling math against core's, the same accuracies ----
-    for scaling in ("pi", "ntk", "yarn"):
+    # ---- rope evaluated with linear, dynamic and YaRN: the script's own scaling math against core's, the same
+    # accuracies; the old names pi and ntk read as linear and dynamic, in the CLI and in the script ----------------
+    for scaling in ("linear", "dynamic", "yarn"):
         flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3",
                  "--rope-scaling", scaling, "--rope-factor", "3"]
         want = json.loads(run([CLI, "lab", *flags]).stdout)
         sline, sscript, _ = export(os.path.join(tmp, "scaled-" + scaling), *flags)
         got, _ = script_run(sscript, "--data", sline["data"])
+        check_print_command(sscript, scaling)
         if not got:
             continue
         check((got.get("rope_scaling"), got.get("rope_factor")) == (scaling, 3.0), "%s: the scaling baked in" % scaling)
         a, b = want["rope_inv_freq_scaled"], got.get("rope_inv_freq_scaled", [])
         gap = max([abs(x - y) / x for x, y in zip(a, b)] or [1])
         af = abs(want["rope_attention_factor"] - got.get("rope_attention_factor", 0))
-        print("%-4s scaled theta: worst relative difference torch script vs core %.3g; attention factor %.3g; "
+        print("%-7s scaled theta: worst relative difference torch script vs core %.3g; attention factor %.3g; "
               "exact match C++ %s, torch %s" % (scaling, gap, af, want["methods"]["rope"]["accuracy_scaled"],
                                                 got["methods"]["rope"].get("accuracy_scaled")))
         check(len(a) == len(b) == 4 and gap < 1e-12 and af < 1e-12, "%s: scaled theta %r, core %r" % (scaling, b, a))
@@ -149,6 +187,20 @@ with tempfile.TemporaryDirectory() as tmp:
             x, y = want["methods"]["rope"][key], got["methods"]["rope"].get(key, [])
             worst = max([abs(p - q) for p, q in zip(x, y)] or [1])
             check(len(x) == len(y) == 12 and worst <= 0.05, "%s: %s differs by %.3g" % (scaling, key, worst))
+
+    for old, new in (("pi", "linear"), ("ntk", "dynamic")):
+        flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3",
+                 "--rope-scaling", old, "--rope-factor", "3"]
+        _, old_script, _ = export(os.path.join(tmp, "old-" + old), *flags)
+        with open(old_script) as f, open(os.path.join(tmp, "scaled-" + new, "ropeviz_lab.py")) as g:
+            check(f.read() == g.read(), "lab-export --rope-scaling %s writes --rope-scaling %s's script" % (old, new))
+        check(mod.parse_args(["--rope-scaling", old]).rope_scaling == new, "the script reads %s as %s" % (old, new))
+    with contextlib.redirect_stderr(io.StringIO()):
+        try:
+            mod.parse_args(["--rope-scaling", "llama3"])
+            check(False, "the script refuses --rope-scaling llama3")
+        except SystemExit as e:
+            check(e.code == 2, "the script refuses --rope-scaling llama3: exit %r" % e.code)
 
     # ---- the script's nn.Module against decoder_grad in float64, both pairings, 3 heads (ALiBi), T5's log buckets --
     g = torch.Generator().manual_seed(7)

@@ -169,7 +169,8 @@ TEST_CASE("lab: the PyTorch button exports the script and its data file for the 
   const rv::ExportFile script = ui.app.ui.pending_exports[0], data = ui.app.ui.pending_exports[1];
   CHECK(script.name == "ropeviz_lab.py");
   CHECK(data.name == "ropeviz_lab_data.json");
-  CHECK(script.content.find("--train-len 5 --steps 30 --seed 7") != std::string::npos);
+  CHECK(script.content.find("\"train_len\": 5, \"table_len\": 0, \"steps\": 30, \"seed\": 7, ") !=
+        std::string::npos);  // on the DEFAULTS line
   CHECK(script.content.find("import torch") != std::string::npos);
   const rv::Expected<rv::JsonValue> doc = rv::parse_json(data.content);
   REQUIRE(doc);
@@ -182,7 +183,8 @@ TEST_CASE("lab: the PyTorch button exports the script and its data file for the 
   while (ui.app.lab.running) ui.frames(1);
   ui.click("lab_torch");
   REQUIRE(ui.app.ui.pending_exports.size() == 2);
-  CHECK(ui.app.ui.pending_exports[0].content.find("--train-len 2 --steps 3") != std::string::npos);
+  CHECK(ui.app.ui.pending_exports[0].content.find("\"methods\": \"none\", \"train_len\": 2, \"table_len\": 0, "
+                                                  "\"steps\": 3, ") != std::string::npos);
 }
 
 TEST_CASE("lab: the options object of window.ropeviz.lab becomes the CLI flags, and bad shapes are refused by name") {
@@ -299,7 +301,7 @@ TEST_CASE(
   CHECK(ui.rect("lab_factor").w > 0);
   const std::vector<std::string> flags = rv::lab_flags(ui.app);
   CHECK(std::vector<std::string>(flags.end() - 4, flags.end()) ==
-        std::vector<std::string>{"--rope-scaling", "pi", "--rope-factor", "2.5"});
+        std::vector<std::string>{"--rope-scaling", "linear", "--rope-factor", "2.5"});
   ui.click("lab_run");
   REQUIRE(ui.app.lab.running);
   CHECK(ui.app.lab.run->result().options.rope_scaling == rv::ScalingType::Linear);
@@ -311,10 +313,10 @@ TEST_CASE(
   CHECK(r.methods[1].accuracy_scaled.empty());      // alibi
   ui.frames(2);                                     // the scaled curve, its row and readout draw
   const rv::ExportFile csv = rv::export_lab_csv(ui.app);
-  CHECK(csv.content.find("--rope-scaling pi --rope-factor 2.5") != std::string::npos);
+  CHECK(csv.content.find("--rope-scaling linear --rope-factor 2.5") != std::string::npos);
   CHECK(csv.content.find("\nrope,accuracy_scaled,8,") != std::string::npos);
   CHECK(csv.content.find("alibi,accuracy_scaled") == std::string::npos);
-  CHECK(rv::describe_lab(ui.app).find("rope + pi x2.5") != std::string::npos);
+  CHECK(rv::describe_lab(ui.app).find("rope + linear x2.5") != std::string::npos);
   // window.ropeviz.lab({...}) with scaling: the panel shows the run's choice
   const auto js =
       rv::lab_flags_from_json(R"({"methods": ["rope"], "steps": 5, "rope_scaling": "yarn", "rope_factor": 8})");
@@ -324,9 +326,15 @@ TEST_CASE(
   CHECK(ui.app.lab.rope_factor == 8.0);
   frames_until_done(ui);
   CHECK(ui.app.lab.result_json.find("\"accuracy_scaled\": [") != std::string::npos);
-  CHECK(!rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"rope_scaling": "linear"})")));
+  CHECK(!rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"rope_scaling": "llama3"})")));  // not the lab's
   CHECK(ui.app.lab.error.find("--rope-scaling") != std::string::npos);
   CHECK(ui.app.lab.rope_scaling == rv::ScalingType::Yarn);  // a refused run changes nothing
+  // an old script's name: pi is linear
+  REQUIRE(
+      rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"methods": ["rope"], "steps": 2, "rope_scaling": "pi"})")));
+  CHECK(ui.app.lab.rope_scaling == rv::ScalingType::Linear);
+  frames_until_done(ui);
+  CHECK(ui.app.lab.result_json.find("\"rope_scaling\": \"linear\"") != std::string::npos);
 }
 
 TEST_CASE("lab: a run with rope scaling draws on every display") {

@@ -61,9 +61,10 @@ void scaling_settings(App& app) {
   }
   record_rect(app.ui, "lab_scaling");
   hover_tip(
-      "After training, evaluate rope's weights again with context extension (the Extension panel's code): pi = "
-      "position interpolation (theta / factor), ntk = dynamic NTK at the longest test input, yarn = YaRN "
-      "(original length = the longest training input). A second, dashed rope curve.");
+      "After training, evaluate rope's weights again with context extension (the Extension panel's code, Hugging "
+      "Face's rope_type names): linear = position interpolation (theta / factor), dynamic = dynamic NTK at the "
+      "longest test input, yarn = YaRN (original length = the longest training input). A second, dashed rope "
+      "curve.");
   if (lab.rope_scaling == ScalingType::None) return;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
   if (ImGui::InputDouble("factor", &lab.rope_factor, 0.5, 2.0, "%g"))

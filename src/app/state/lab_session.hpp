@@ -14,7 +14,7 @@ constexpr double lab_slice_ms = 15.0;
 
 // The flags of the panel's Run: the link's settings and the session's scaling.
 std::vector<std::string> lab_flags(const App& app);
-// "rope + pi x4": the legend and table name of rope's scaled curve (written into buf, no allocation).
+// "rope + linear x4": the legend and table name of rope's scaled curve (written into buf, no allocation).
 const char* lab_scaled_label(const LabOptions& o, char* buf, std::size_t size);
 
 // Starts a run of these CLI flags (parse_lab_options: a refused flag sets LabSession::error and returns false,

@@ -69,14 +69,15 @@ struct LabOptions {
   int eval_count = 100;  // fresh sequences per evaluation length
   int check_every = 50;  // every K steps, stop a method once every training length is at the bar (0: never)
   // Context extension at evaluation: rope's final weights are evaluated again with these frequencies (None: not).
-  // Linear (pi), Dynamic (ntk) or Yarn (yarn), built by lab_scaled_rope.
+  // Linear, Dynamic or Yarn (the flag's linear, dynamic, yarn), built by lab_scaled_config.
   ScalingType rope_scaling = ScalingType::None;
   double rope_factor = 4.0;  // 1 < factor <= 64; 4 = the evaluation range 4L over the training range L
 };
 // Exact match a method must reach at every training length (n = 1..train_len) on the evaluation sequences.
 inline constexpr double kLabBar = 0.95;
 // Tokens after "lab": --task, --methods a,b, --train-len, --table-len, --steps, --seed, --d-model, --heads, --layers,
-// --d-ff, --batch, --lr, --warmup, --eval-count, --check-every, --rope-scaling none|pi|ntk|yarn, --rope-factor F.
+// --d-ff, --batch, --lr, --warmup, --eval-count, --check-every, --rope-scaling none|linear|dynamic|yarn (pi and ntk
+// read as linear and dynamic), --rope-factor F.
 // BadRequest naming the flag for anything else or out of range (--table-len: 0, or at least the longest training
 // input).
 Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args);
@@ -86,15 +87,17 @@ int lab_trained_positions(const LabOptions& o);
 int lab_table_len(const LabOptions& o);
 // The decoder the lab trains for this method: vocab 11, max_position = lab_table_len (learned).
 DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m);
-// The flag's names for the scalings the lab offers: none, pi (Linear), ntk (Dynamic), yarn (Yarn); nullopt for others.
+// The flag's names for the scalings the lab offers, Hugging Face's rope_type names as scaling_name's: none, linear,
+// dynamic, yarn ("?" for the others). parse_lab_scaling reads those and the lab's old names, pi (Linear) and ntk
+// (Dynamic); nullopt for anything else (llama3 and longrope too).
 const char* lab_scaling_name(ScalingType t);
 std::optional<ScalingType> parse_lab_scaling(std::string_view name);
 // The rope_scaling the lab evaluates with, for core's rope_scaled_inv_freq (transformers' semantics), with
 // Lt = lab_input_len(task, train_len) (the longest training input) and Le = lab_input_len(task, 4 * train_len):
-//   pi:   Linear, factor F: theta_i / F
-//   ntk:  Dynamic, factor F, max_position_embeddings Lt, seq_len Le (dynamic NTK at the longest evaluation input:
-//         base' = base * (F * Le / Lt - (F - 1))^(d/(d-2)))
-//   yarn: Yarn, factor F, original_max_position_embeddings Lt, beta_fast 32, beta_slow 1, attention 0.1 ln F + 1
+//   linear:  Linear, factor F: theta_i / F
+//   dynamic: Dynamic, factor F, max_position_embeddings Lt, seq_len Le (dynamic NTK at the longest evaluation input:
+//            base' = base * (F * Le / Lt - (F - 1))^(d/(d-2)))
+//   yarn:    Yarn, factor F, original_max_position_embeddings Lt, beta_fast 32, beta_slow 1, attention 0.1 ln F + 1
 RopeScaling lab_rope_scaling(const LabOptions& o);
 // The rope config of these options with the scaled frequencies (inv_freq, attention_factor) as its override.
 Expected<DecoderConfig> lab_scaled_config(const LabOptions& o);

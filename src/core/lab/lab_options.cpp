@@ -161,7 +161,9 @@ std::optional<Error> apply_flag(const std::string& flag, const std::string& valu
   if (flag == "--rope-factor") return parse_factor(value, o.rope_factor);
   if (flag == "--rope-scaling") {
     const auto t = parse_lab_scaling(value);
-    if (!t) return bad_request("--rope-scaling: unknown scaling \"" + value + "\" (none, pi, ntk, yarn)");
+    if (!t)
+      return bad_request("--rope-scaling: unknown scaling \"" + value +
+                         "\" (none, linear, dynamic, yarn; pi and ntk are linear's and dynamic's old names)");
     o.rope_scaling = *t;
     return std::nullopt;
   }
@@ -232,25 +234,20 @@ DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m) {
   return c;
 }
 
+namespace {
+// The scalings the lab offers under Hugging Face's rope_type names (scaling.cpp's), then the names the lab used
+// before, still read: pi (position interpolation) and ntk (dynamic NTK).
+constexpr Named<ScalingType> lab_scaling_names[] = {{ScalingType::None, "none"},       {ScalingType::Linear, "linear"},
+                                                    {ScalingType::Dynamic, "dynamic"}, {ScalingType::Yarn, "yarn"},
+                                                    {ScalingType::Linear, "pi"},       {ScalingType::Dynamic, "ntk"}};
+}  // namespace
+
 const char* lab_scaling_name(ScalingType t) {
-  switch (t) {
-    case ScalingType::None:
-      return "none";
-    case ScalingType::Linear:
-      return "pi";
-    case ScalingType::Dynamic:
-      return "ntk";
-    case ScalingType::Yarn:
-      return "yarn";
-    default:
-      return "?";
-  }
+  return name_of(lab_scaling_names, t);
 }
 
 std::optional<ScalingType> parse_lab_scaling(std::string_view name) {
-  for (ScalingType t : {ScalingType::None, ScalingType::Linear, ScalingType::Dynamic, ScalingType::Yarn})
-    if (name == lab_scaling_name(t)) return t;
-  return std::nullopt;
+  return parse_name(lab_scaling_names, name);
 }
 
 RopeScaling lab_rope_scaling(const LabOptions& o) {

@@ -2,14 +2,10 @@
 """ropeviz's extrapolation lab in PyTorch: train a tiny decoder with each position method (learned, sinusoidal, rope,
 alibi, t5, none) on a synthetic task at sizes 1..train_len, then measure it at sizes 1..4*train_len.
 
-Written by
-    ropeviz-cli lab-export DIR --task copy --methods learned,sinusoidal,rope,alibi,t5,none --train-len 3 --steps 2000 \
-        --seed 0 --d-model 32 --heads 4 --layers 3 --d-ff 64 --batch 128 --lr 0.006 --warmup 100 \
-        --eval-count 100 --check-every 50 --table-len 0
-The same run in C++ (and in the app's Lab panel):
-    ropeviz-cli lab --task copy --methods learned,sinusoidal,rope,alibi,t5,none --train-len 3 --steps 2000 \
-        --seed 0 --d-model 32 --heads 4 --layers 3 --d-ff 64 --batch 128 --lr 0.006 --warmup 100 \
-        --eval-count 100 --check-every 50 --table-len 0
+Written by `ropeviz-cli lab-export DIR [lab flags]` (or the PyTorch button of the app's Lab panel). The run it was
+given is the DEFAULTS line below, the one line the export writes: the defaults of this script's flags.
+`python3 ropeviz_lab.py --print-command` prints the same run as a `ropeviz-cli lab` command (the C++ run, as the app's
+Lab panel trains it).
 
 Everything is ported from the C++ (the README's lab section has the model): the random stream and so every batch, the
 initial weights, AdamW and the learning-rate schedule. On the CPU in float32 the training losses agree with the C++
@@ -23,6 +19,7 @@ batches it holds are the ones generated here.
     python3 ropeviz_lab.py                        # this run, on a GPU when torch.cuda.is_available()
     python3 ropeviz_lab.py --device cpu --data ropeviz_lab_data.json --out result.json
     python3 ropeviz_lab.py --methods rope,alibi --train-len 16 --d-model 128 --layers 4 --steps 5000 --init torch
+    python3 ropeviz_lab.py --print-command        # this run as `ropeviz-cli lab ...`, then exit
 
 Needs only Python 3 and PyTorch. Every flag's default is this run's setting (--help lists them).
 """
@@ -35,31 +32,12 @@ import time
 import torch
 import torch.nn.functional as F
 
-# The run `ropeviz-cli lab-export` was given: the flags' defaults.
-DEFAULTS = {
-    "task": "copy",
-    "methods": "learned,sinusoidal,rope,alibi,t5,none",
-    "train_len": 3,
-    "table_len": 0,
-    "steps": 2000,
-    "seed": 0,
-    "d_model": 32,
-    "heads": 4,
-    "layers": 3,
-    "d_ff": 64,
-    "batch": 128,
-    "lr": 0.006,
-    "weight_decay": 0.01,
-    "warmup": 100,
-    "eval_count": 100,
-    "check_every": 50,
-    "base": 10000.0,
-    "pairing": "interleaved",
-    "rope_scaling": "none",
-    "rope_factor": 4.0,
-}
+# The run `ropeviz-cli lab-export` was given, the flags' defaults: the only line that depends on it.
+DEFAULTS = {"task": "copy", "methods": "learned,sinusoidal,rope,alibi,t5,none", "train_len": 3, "table_len": 0, "steps": 2000, "seed": 0, "d_model": 32, "heads": 4, "layers": 3, "d_ff": 64, "batch": 128, "lr": 0.006, "weight_decay": 0.01, "warmup": 100, "eval_count": 100, "check_every": 50, "base": 10000.0, "pairing": "interleaved", "rope_scaling": "none", "rope_factor": 4.0}  # ropeviz-cli lab-export writes this line
 METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
 TASKS = ["copy", "reverse", "repeat"]
+SCALINGS = ["none", "linear", "dynamic", "yarn"]  # Hugging Face's rope_type names, as the C++'s
+SCALING_ALIASES = {"pi": "linear", "ntk": "dynamic"}  # the lab's old names, still read
 SYMBOLS, SEP, VOCAB = 10, 10, 11  # symbols 0..9 and the separator
 REPEAT_PERIOD = 3
 BAR = 0.95            # exact match a method must reach at every training size to stop early
@@ -200,15 +178,15 @@ def rope_theta(d_head, base):
 
 def scaled_rope(o):
     """The frequencies and the cos/sin factor rope is evaluated with under --rope-scaling (transformers' semantics, as
-    the C++'s rope_scaled_inv_freq): pi divides theta by the factor; ntk (dynamic) raises the base for the longest
+    the C++'s rope_scaled_inv_freq): linear divides theta by the factor; dynamic (NTK) raises the base for the longest
     evaluation input over the longest training input; yarn ramps between theta and theta / factor over the pairs
     that turn between 1 and 32 times in the training length and multiplies cos and sin by 0.1 ln(factor) + 1."""
     d_head, base, factor = o.d_model // o.heads, o.base, o.rope_factor
     trained, longest = input_len(o.task, o.train_len), input_len(o.task, 4 * o.train_len)
     theta = rope_theta(d_head, base)
-    if o.rope_scaling == "pi":
+    if o.rope_scaling == "linear":
         return [t / factor for t in theta], 1.0
-    if o.rope_scaling == "ntk":
+    if o.rope_scaling == "dynamic":
         L = max(longest, trained)
         return rope_theta(d_head, base * ((factor * L / trained) - (factor - 1.0)) ** (d_head / (d_head - 2))), 1.0
     # yarn, beta_fast 32 and beta_slow 1, the correction range floored and ceiled
@@ -560,6 +538,28 @@ def load_data(path, o):
     return data
 
 
+def lab_command(o):
+    """The `ropeviz-cli lab` command of the run o, its flags as rv::lab_option_flags writes them (the C++ run of the
+    same experiment); a note on stderr for settings that command cannot carry."""
+    def num(x):
+        return "%d" % x if x == int(x) else repr(x)
+    flags = ["--task", o.task, "--methods", ",".join(o.methods), "--train-len", o.train_len, "--steps", o.steps,
+             "--seed", o.seed, "--d-model", o.d_model, "--heads", o.heads, "--layers", o.layers, "--d-ff", o.d_ff,
+             "--batch", o.batch, "--lr", num(o.lr), "--warmup", o.warmup, "--eval-count", o.eval_count,
+             "--check-every", o.check_every, "--table-len", o.table_len]
+    if o.rope_scaling != "none":
+        flags += ["--rope-scaling", o.rope_scaling]
+    if o.rope_scaling != "none" or o.rope_factor != 4.0:  # 4: the C++'s default
+        flags += ["--rope-factor", num(o.rope_factor)]
+    fixed = {"weight_decay": 0.01, "base": 10000.0, "pairing": "interleaved"}  # what the C++'s lab always uses
+    other = [k for k, v in fixed.items() if getattr(o, k) != v]
+    if other:
+        print("note: ropeviz-cli lab has no flag for %s (it uses %s)" % (
+            ", ".join("--" + k.replace("_", "-") for k in other), ", ".join("%s %r" % (k, fixed[k]) for k in other)),
+            file=sys.stderr)
+    return " ".join(["ropeviz-cli", "lab"] + [str(f) for f in flags])
+
+
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description="ropeviz's extrapolation lab in PyTorch (defaults: the exported run)")
     D = DEFAULTS
@@ -583,8 +583,9 @@ def parse_args(argv=None):
                     help="stop a method once every training size is at %.2f exact match (0: never)" % BAR)
     ap.add_argument("--base", type=float, default=D["base"], help="RoPE base")
     ap.add_argument("--pairing", choices=["interleaved", "half_split"], default=D["pairing"], help="RoPE pairs")
-    ap.add_argument("--rope-scaling", choices=["none", "pi", "ntk", "yarn"], default=D["rope_scaling"],
-                    help="also evaluate rope's trained weights with position interpolation, NTK or YaRN frequencies")
+    ap.add_argument("--rope-scaling", type=lambda name: SCALING_ALIASES.get(name, name), choices=SCALINGS,
+                    default=D["rope_scaling"], help="also evaluate rope's trained weights with position interpolation "
+                    "(linear), dynamic NTK or YaRN frequencies (pi and ntk: linear and dynamic)")
     ap.add_argument("--rope-factor", type=float, default=D["rope_factor"], help="the scaling's factor, in (1, 64]")
     ap.add_argument("--init", choices=["lab", "torch"], default="lab",
                     help="lab: the app's weights, ported (default); torch: torch's generator (fast for big models)")
@@ -594,6 +595,8 @@ def parse_args(argv=None):
     ap.add_argument("--out", default="ropeviz_lab_result.json", help="the result document ('-': stdout)")
     ap.add_argument("--print-every", type=int, default=1, help="print the loss every N steps (0: never)")
     ap.add_argument("--losses-only", action="store_true", help="train only: no bar checks, no evaluation")
+    ap.add_argument("--print-command", action="store_true",
+                    help="print this run as a `ropeviz-cli lab` command (the C++ run) and exit")
     o = ap.parse_args(argv)
     o.methods = o.methods.split(",")
     for m in o.methods:
@@ -605,13 +608,16 @@ def parse_args(argv=None):
         ap.error("--d-model must be a multiple of --heads (rope: an even d_head)")
     if not 1.0 < o.rope_factor <= 64.0:
         ap.error("--rope-factor must be in (1, 64]")
-    if o.rope_scaling == "ntk" and "rope" in o.methods and o.d_model // o.heads < 4:
-        ap.error("--rope-scaling ntk needs d_head >= 4")
+    if o.rope_scaling == "dynamic" and "rope" in o.methods and o.d_model // o.heads < 4:
+        ap.error("--rope-scaling dynamic needs d_head >= 4")
     return o
 
 
 def main(argv=None):
     o = parse_args(argv)
+    if o.print_command:
+        print(lab_command(o))
+        return
     log = sys.stderr if o.out == "-" else sys.stdout
     device, dtype = torch.device(o.device), getattr(torch, o.dtype)
     data = load_data(o.data, o) if o.data else None
