@@ -189,14 +189,7 @@ void build_field(const Params& p, Model& m) {
 }
 
 Dims dims_of(const Params& p) {
-  Dims d;
-  d.B = p.batch;
-  d.T = p.seq_len;
-  d.h = p.heads;
-  d.d_head = p.d_head;
-  d.V = p.vocab;
-  d.max_position = p.max_position;
-  return d;
+  return {p.batch, p.seq_len, p.heads, p.d_head, p.vocab, p.max_position};  // B, T, h, d_head, V, max_position
 }
 
 void build_checks(const Params& p, Model& m) {
