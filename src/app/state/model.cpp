@@ -1,10 +1,12 @@
 // Model from Params: frequencies, angles, the learned table and its lookup, the seeded Q/K/V, and
 // the data each panel plots (score curves, decay bound, heatmap grids, shape trace, checks).
-// [SECTION] helpers  [SECTION] per-panel builders  [SECTION] beyond the lesson  [SECTION] update_model
+// [SECTION] helpers  [SECTION] per-panel builders  [SECTION] beyond the lesson  [SECTION] update_model (the pieces)
 #include "app/state/model.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <tuple>
 
 #include "core/base/format.hpp"
 #include "app/state/downsample.hpp"
@@ -89,6 +91,20 @@ void build_table_image(const Params& p, Model& m) {
   m.table_img.version = ++m.versions;
 }
 
+// P [max_position, d], built whole when it holds at most Limits::table_entries_max entries, and its image.
+void build_table(const Params& p, Model& m) {
+  m.table_built = (long long)p.max_position * p.d_model() <= Limits::table_entries_max;
+  m.table = m.table_built ? learned_table(p.max_position, p.d_model(), p.seed) : LearnedTable{};
+  build_table_image(p, m);
+}
+
+// The seeded head vectors q, k, v  # [d_head]
+void build_vectors(const Params& p, Model& m) {
+  m.q = seeded_normal(p.seed * 3 + 1, p.d_head);
+  m.k = seeded_normal(p.seed * 3 + 2, p.d_head);
+  m.v = seeded_normal(p.seed * 3 + 3, p.d_head);
+}
+
 // The frame's RoPE frequencies: base^(-2i/d_head), or the chosen model's as core derives them from its config.json
 // (rope_scaling at sequence length m + 1), with 0 for the pairs a partial-rotary model leaves alone.
 void build_freq(const Params& p, Model& m) {
@@ -129,9 +145,27 @@ void build_token(const Params& p, Model& m) {
   for (int j = 0; j < p.d_model(); ++j) m.e_row[j] = 0.02 * rng.normal();
 }
 
+// The angle field's and the sinusoidal heatmap's windows (position_window): derived inputs, so a drag inside a
+// window rebuilds nothing. Both reach the slowest pair that rotates.
+double slowest_rotating(const Model& m) {
+  return m.inv_freq.head(m.rotary_pairs).minCoeff();
+}
+PositionWindow field_window(const Params& p, const Model& m) {
+  return position_window(p.position, p.max_position, field_columns, slowest_rotating(m));
+}
+PositionWindow sinus_window(const Params& p, const Model& m) {
+  const int rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
+  return position_window(p.position, p.max_position, rows, slowest_rotating(m));
+}
+// What a window's pieces key on: where it starts and ends and its step.
+std::tuple<double, double, double> span(const PositionWindow& w) {
+  return {w.x0, w.x_end, w.step};
+}
+
 // cos(x * theta_i) for x on the window's field_columns positions, one row per pair; rows of pairs
 // the window's step cannot resolve hold 0 and are flagged.
-void build_field(Model& m, const PositionWindow& w) {
+void build_field(const Params& p, Model& m) {
+  const PositionWindow w = field_window(p, m);
   const int pairs = int(m.inv_freq.size());
   Eigen::VectorXd xs(w.count);
   for (int c = 0; c < w.count; ++c) xs[c] = w.at(c);
@@ -155,14 +189,7 @@ void build_field(Model& m, const PositionWindow& w) {
 }
 
 Dims dims_of(const Params& p) {
-  Dims d;
-  d.B = p.batch;
-  d.T = p.seq_len;
-  d.h = p.heads;
-  d.d_head = p.d_head;
-  d.V = p.vocab;
-  d.max_position = p.max_position;
-  return d;
+  return {p.batch, p.seq_len, p.heads, p.d_head, p.vocab, p.max_position};  // B, T, h, d_head, V, max_position
 }
 
 void build_checks(const Params& p, Model& m) {
@@ -178,6 +205,13 @@ void build_checks(const Params& p, Model& m) {
     cfg.dims.h = 4;
   }
   m.checks = lesson_checks(cfg);
+}
+
+// The shape trace, parameter counts and the lesson's checks for B, T, h, d_head, V, max_position.
+void build_shapes(const Params& p, Model& m) {
+  m.shapes = shape_trace(dims_of(p));
+  m.counts = param_counts(dims_of(p));
+  build_checks(p, m);
 }
 
 void build_probe(const Params& p, Model& m, Probe& probe, long long position) {
@@ -217,10 +251,20 @@ void build_precision(const Params& p, double position, PrecisionReport (&out)[2]
     for (int f = 0; f < 3; ++f)
       out[r][f] = rope_precision(p.d_head, p.base, position, precision_formats[f], precision_recipes[r]);
 }
+// The reports at m (with PE(m), for the sinusoidal panel) and at max_position (a model's context length).
+void build_precision_at_m(const Params& p, Model& m) {
+  build_precision(p, double(p.position), m.precision);
+  m.precision_version = ++m.versions;
+  m.sinus_at_m = sinusoidal(p.d_head, {double(p.position)}, p.base).row(0);  // [d_head]
+}
+void build_precision_context(const Params& p, Model& m) {
+  build_precision(p, double(p.max_position), m.precision_context);
+}
 
 // PE at the window's positions rounded to integers (every position when there are few), width
 // d_head; dims of pairs the spacing cannot resolve hold 0 and are flagged.
-void build_sinusoidal(const Params& p, Model& m, const PositionWindow& w) {
+void build_sinusoidal(const Params& p, Model& m) {
+  const PositionWindow w = sinus_window(p, m);
   const int rows = w.count;
   m.sinus_positions.resize(size_t(rows));
   m.sinus_step = 1.0;
@@ -352,16 +396,16 @@ void build_exercises(const Params& p, Model& m) {
   for (Exercise& e : settings_exercises(m.inv_freq, p.max_position, freqs)) m.exercises.push_back(std::move(e));
 }
 
-// The angle field and sinusoidal heatmaps. Their windows (position_window) are derived inputs:
-// a drag inside a window rebuilds nothing.
-void update_heatmaps(const Params& p, Model& m) {
-  ModelCaches& c = m.caches;
-  const double slowest = m.inv_freq.head(m.rotary_pairs).minCoeff();  // of the pairs that rotate
-  const PositionWindow field = position_window(p.position, p.max_position, field_columns, slowest);
-  if (c.field.stale(m.freq_version, field.x0, field.x_end, field.step)) build_field(m, field);
-  const int sinus_rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
-  const PositionWindow sinus = position_window(p.position, p.max_position, sinus_rows, slowest);
-  if (c.sinusoidal.stale(p.d_head, p.base, sinus.x0, sinus.x_end, sinus.step)) build_sinusoidal(p, m, sinus);
+// Where the probes look (probe_positions), each probed.
+void build_probes(const Params& p, Model& m) {
+  long long at[Model::probe_count];
+  probe_positions(p, at);
+  for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
+}
+
+// ALiBi's slope per head, for the biases panel.
+void build_alibi(const Params& p, Model& m) {
+  m.alibi_slopes = alibi_slopes(p.heads);
 }
 
 // The chosen RoPE model's budget as configured (length-dependent scaling at its own context, not at m: the
@@ -386,59 +430,63 @@ void build_budget(const Params& p, Model& m) {
 
 }  // namespace
 
-// [SECTION] update_model
+// [SECTION] update_model: the pieces
 
-// Each piece rebuilds when the inputs named in its key (ModelCaches, state.hpp) change, in
-// dependency order: freq, table and vectors first, then what reads them. A key lists raw Params
-// (and derived values like the field's x range), so two pieces never share a hidden flag.
+namespace {
+
+std::uint64_t loaded_serial(const Params& p) {
+  return p.loaded ? p.loaded->serial : 0;
+}
+
+// One cached piece of the Model: its cache, whether its inputs changed (a call of the cache's stale with them, which
+// records them) and its builder.
+struct Piece {
+  const char* name;
+  Cached ModelCaches::*cache;
+  bool (*stale)(Cached& c, const Params& p, const Model& m);
+  void (*build)(const Params& p, Model& m);
+};
+// RV_PIECE(name, builder, inputs...): the piece ModelCaches::name, rebuilt by builder when its inputs (expressions of
+// the Params p and of the Model m as built so far) differ from the last build's.
+#define RV_PIECE(name, build, ...) \
+  Piece{#name, &ModelCaches::name, \
+        [](Cached& c, const Params& p, [[maybe_unused]] const Model& m) { return c.stale(__VA_ARGS__); }, build}
+
+// Each piece's inputs, written once, in dependency order: freq, table and vectors first, then what reads them. The
+// inputs are raw Params and derived values (the field's window), so two pieces never share a hidden flag.
+const Piece kPieces[] = {
+    // The frequencies read m only when the model's rope_scaling depends on the length (dynamic, longrope).
+    RV_PIECE(freq, build_freq, p.model, loaded_serial(p), p.d_head, p.base, m.freq_reads_position ? p.position : -1),
+    RV_PIECE(table, build_table, p.max_position, p.d_model(), p.seed),
+    RV_PIECE(vectors, build_vectors, p.d_head, p.seed),
+    RV_PIECE(lookup, build_lookup, p.max_position, p.d_model(), p.seed, p.position),
+    RV_PIECE(rotate, build_rotation, m.freq_version, p.seed, p.pairing, p.position, p.key_position),
+    RV_PIECE(curves, build_curves, m.freq_version, p.seed, p.pairing, p.key_position, p.offsets),
+    RV_PIECE(decay, build_decay, m.freq_version, p.seed, p.pairing, p.offsets),
+    RV_PIECE(token, build_token, p.seed, p.position, p.vocab, p.d_model()),
+    RV_PIECE(field, build_field, m.freq_version, span(field_window(p, m))),
+    RV_PIECE(sinusoidal, build_sinusoidal, p.d_head, p.base, span(sinus_window(p, m))),
+    // Only dynamic NTK reads the sequence length (m + 1): other methods do not rebuild as m moves.
+    RV_PIECE(scaling, build_scaling, p.d_head, p.base, p.scaling, p.factor, p.original_max, p.low_freq, p.high_freq,
+             p.beta_fast, p.beta_slow, p.scaling == ScalingType::Dynamic ? p.position : -1),
+    RV_PIECE(precision_context, build_precision_context, p.d_head, p.base, p.max_position),
+    RV_PIECE(precision, build_precision_at_m, p.d_head, p.base, p.position),
+    RV_PIECE(shapes, build_shapes, p.batch, p.seq_len, p.heads, p.d_head, p.vocab, p.max_position, p.base, p.seed),
+    RV_PIECE(probes, build_probes, p.max_position, p.d_model(), p.seed, m.freq_version, p.position),
+    // Not m: a model's budget is as configured.
+    RV_PIECE(budget, build_budget, p.model, loaded_serial(p), p.d_head, p.base, p.max_position, p.d_model()),
+    RV_PIECE(alibi, build_alibi, p.heads),
+    RV_PIECE(exercises, build_exercises, m.freq_version, p.max_position),
+};
+#undef RV_PIECE
+static_assert(sizeof(ModelCaches) == std::size(kPieces) * sizeof(Cached), "every ModelCaches member has a piece");
+
+}  // namespace
+
 void update_model(const Params& p, Model& m) {
-  ModelCaches& c = m.caches;
   m.updates += 1;
-  const int d = p.d_model();
-  const std::uint64_t serial = p.loaded ? p.loaded->serial : 0;
-  if (c.freq.stale(p.model, serial, p.d_head, p.base, m.freq_reads_position ? p.position : -1)) build_freq(p, m);
-  if (c.table.stale(p.max_position, d, p.seed)) {
-    m.table_built = (long long)p.max_position * d <= Limits::table_entries_max;
-    m.table = m.table_built ? learned_table(p.max_position, d, p.seed) : LearnedTable{};  // [max_position, d]
-    build_table_image(p, m);
-  }
-  if (c.vectors.stale(p.d_head, p.seed)) {
-    m.q = seeded_normal(p.seed * 3 + 1, p.d_head);  // [d_head]
-    m.k = seeded_normal(p.seed * 3 + 2, p.d_head);
-    m.v = seeded_normal(p.seed * 3 + 3, p.d_head);
-  }
-  if (c.lookup.stale(p.max_position, d, p.seed, p.position)) build_lookup(p, m);
-  const std::uint64_t freq = m.freq_version;
-  if (c.rotate.stale(freq, p.seed, p.pairing, p.position, p.key_position)) build_rotation(p, m);
-  if (c.curves.stale(freq, p.seed, p.pairing, p.key_position, p.offsets)) build_curves(p, m);
-  if (c.decay.stale(freq, p.seed, p.pairing, p.offsets)) build_decay(p, m);
-  if (c.token.stale(p.seed, p.position, p.vocab, d)) build_token(p, m);
-  update_heatmaps(p, m);
-  // Only dynamic NTK reads the sequence length (m + 1): other methods do not rebuild as m moves.
-  const long long scaling_m = p.scaling == ScalingType::Dynamic ? p.position : -1;
-  if (c.scaling.stale(p.d_head, p.base, p.scaling, p.factor, p.original_max, p.low_freq, p.high_freq, p.beta_fast,
-                      p.beta_slow, scaling_m))
-    build_scaling(p, m);
-  if (c.precision_context.stale(p.d_head, p.base, p.max_position))
-    build_precision(p, double(p.max_position), m.precision_context);
-  if (c.precision.stale(p.d_head, p.base, p.position)) {
-    build_precision(p, double(p.position), m.precision);
-    m.precision_version = ++m.versions;
-    m.sinus_at_m = sinusoidal(p.d_head, {double(p.position)}, p.base).row(0);  // [d_head]
-  }
-  if (c.shapes.stale(p.batch, p.seq_len, p.heads, p.d_head, p.vocab, p.max_position, p.base, p.seed)) {
-    m.shapes = shape_trace(dims_of(p));
-    m.counts = param_counts(dims_of(p));
-    build_checks(p, m);
-  }
-  if (c.probes.stale(p.max_position, d, p.seed, freq, p.position)) {
-    long long at[Model::probe_count];
-    probe_positions(p, at);
-    for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
-  }
-  if (c.budget.stale(p.model, serial, p.d_head, p.base, p.max_position, d)) build_budget(p, m);
-  if (c.alibi.stale(p.heads)) m.alibi_slopes = alibi_slopes(p.heads);
-  if (c.exercises.stale(freq, p.max_position)) build_exercises(p, m);
+  for (const Piece& piece : kPieces)
+    if (piece.stale(m.caches.*piece.cache, p, m)) piece.build(p, m);
 }
 
 const std::vector<CatalogRow>& model_catalog(Model& m) {
@@ -466,17 +514,9 @@ const std::vector<CatalogRow>& model_catalog(Model& m) {
 }
 
 std::vector<std::pair<const char*, int>> cache_builds(const Model& m) {
-  const ModelCaches& c = m.caches;
-  return {{"freq", c.freq.builds},       {"table", c.table.builds},
-          {"vectors", c.vectors.builds}, {"lookup", c.lookup.builds},
-          {"rotate", c.rotate.builds},   {"curves", c.curves.builds},
-          {"decay", c.decay.builds},     {"token", c.token.builds},
-          {"field", c.field.builds},     {"sinusoidal", c.sinusoidal.builds},
-          {"scaling", c.scaling.builds}, {"precision", c.precision.builds},
-          {"shapes", c.shapes.builds},   {"probes", c.probes.builds},
-          {"budget", c.budget.builds},   {"precision_context", c.precision_context.builds},
-          {"alibi", c.alibi.builds},
-          {"exercises", c.exercises.builds}};
+  std::vector<std::pair<const char*, int>> out;
+  for (const Piece& piece : kPieces) out.emplace_back(piece.name, (m.caches.*piece.cache).builds);
+  return out;
 }
 
 }  // namespace rv

@@ -113,45 +113,34 @@ struct Probe {
 
 // One derived piece of the Model and the exact inputs it was last built from: stale(inputs...) is
 // true (and records them) when they differ from the last build's, so a piece rebuilds only when
-// its own inputs change. builds counts the rebuilds, for tests.
-template <class... Inputs>
+// its own inputs change. builds counts the rebuilds, for tests. The inputs' types are the call's:
+// each piece passes its own (model.cpp's piece table), every time the same.
 struct Cached {
-  std::optional<std::tuple<Inputs...>> built_from;  // nullopt until the first build
   int builds = 0;
+  template <class... Inputs>
   bool stale(const Inputs&... now) {
-    std::tuple<Inputs...> key(now...);
-    if (built_from && *built_from == key) return false;
-    built_from = std::move(key);
+    using Key = std::tuple<Inputs...>;
+    if (built_from_ && key_type_ == &key_tag<Key> && *static_cast<const Key*>(built_from_.get()) == std::tie(now...))
+      return false;
+    built_from_ = std::make_shared<const Key>(now...);
+    key_type_ = &key_tag<Key>;
     ++builds;
     return true;
   }
+
+ private:
+  template <class Key>
+  static constexpr char key_tag = 0;        // its address names a key type (the web build has no RTTI)
+  std::shared_ptr<const void> built_from_;  // a Key; null until the first build
+  const void* key_type_ = nullptr;
 };
 
-// The Model's pieces, each keyed on the Params (and derived values) it reads; update_model
-// (model.cpp) is the only writer. Order of declaration = order of building.
-// The RoPE frequencies' inputs are (model, d_head, base, m for length-dependent scaling); the pieces that read
-// them key on Model::freq_version, which changes with each rebuild.
+// The Model's pieces by name. What each is built from and by, in building order, is its row of the piece
+// table in model.cpp (update_model, the only writer). The pieces that read the RoPE frequencies key on
+// Model::freq_version, which changes with each rebuild of freq.
 struct ModelCaches {
-  Cached<std::string, std::uint64_t, int, double, long long> freq;  // model, loaded serial, d_head, base, m (dynamic)
-  Cached<int, int, std::uint64_t> table;                            // max_position, d, seed
-  Cached<int, std::uint64_t> vectors;                               // d_head, seed
-  Cached<int, int, std::uint64_t, long long> lookup;                // max_position, d, seed, m
-  Cached<std::uint64_t, std::uint64_t, Pairing, long long, long long> rotate;  // freq, seed, pairing, m, n
-  Cached<std::uint64_t, std::uint64_t, Pairing, long long, int> curves;        // freq, seed, pairing, n, offsets
-  Cached<std::uint64_t, std::uint64_t, Pairing, int> decay;                    // freq, seed, pairing, offsets
-  Cached<std::uint64_t, long long, int, int> token;                            // seed, m, vocab, d
-  Cached<std::uint64_t, double, double, double> field;                         // freq, window x0, x_end, step
-  Cached<int, double, double, double, double> sinusoidal;                      // d_head, base, window x0, x_end, step
-  // d_head, base, scaling, factor, original_max, low_freq, high_freq, beta_fast, beta_slow, m (dynamic only)
-  Cached<int, double, ScalingType, double, double, double, double, double, double, long long> scaling;
-  Cached<int, double, long long> precision;                            // d_head, base, m
-  Cached<int, double, int> precision_context;                          // d_head, base, max_position
-  Cached<int, int, int, int, int, int, double, std::uint64_t> shapes;  // B, T, h, d_head, V, max_position, base, seed
-  Cached<int, int, std::uint64_t, std::uint64_t, long long> probes;    // max_position, d, seed, freq, m
-  // model, loaded serial, d_head, base, max_position, d (not m: a model's budget is as configured)
-  Cached<std::string, std::uint64_t, int, double, int, int> budget;
-  Cached<int> alibi;  // heads
-  Cached<std::uint64_t, int> exercises;  // freq, max_position
+  Cached freq, table, vectors, lookup, rotate, curves, decay, token, field, sinusoidal, scaling, precision,
+      precision_context, shapes, probes, budget, alibi, exercises;
 };
 
 // The model Params::model names, as core derived it from the preset's config.json.

@@ -164,13 +164,11 @@ void batch_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const S
 template <class S>
 Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                                const TokenRows& tokens, const TokenRows& targets) {
-  if (auto e = detail::check_inputs(c, w, tokens, targets)) return *e;
-  const SequenceBatch b = sequence_batch(tokens, targets);
   DecoderWorkspace<S> ws;
-  const S loss = batch_forward(c, w, b, ws, true);
-  if (ws.counted == 0) return detail::no_counted_targets();
-  batch_backward(c, w, b, ws);
-  return DecoderGrad<S>{loss, std::move(ws.grad)};
+  const Expected<SequenceBatch> b = detail::checked_batch_forward(c, w, tokens, targets, ws, true, false);
+  if (!b) return b.error();
+  batch_backward(c, w, *b, ws);
+  return DecoderGrad<S>{ws.loss, std::move(ws.grad)};
 }
 
 #define RV_DECODER_BACKWARD(S)                                                                                   \

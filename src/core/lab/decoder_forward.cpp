@@ -350,14 +350,24 @@ Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig& c,
 }
 
 template <class S>
+Expected<SequenceBatch> detail::checked_batch_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
+                                                      const TokenRows& tokens, const TokenRows& targets,
+                                                      DecoderWorkspace<S>& ws, bool for_backward, bool all_rows) {
+  if (auto e = detail::check_inputs(c, w, tokens, targets)) return *e;
+  SequenceBatch b = sequence_batch(tokens, targets);
+  batch_forward(c, w, b, ws, for_backward, all_rows);
+  if (ws.counted == 0) return detail::no_counted_targets();
+  return b;
+}
+
+template <class S>
 Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                            const TokenRows& tokens, const TokenRows& targets) {
-  if (auto e = detail::check_inputs(c, w, tokens, targets)) return *e;
-  const SequenceBatch b = sequence_batch(tokens, targets);
   DecoderWorkspace<S> ws;
-  DecoderOutput<S> out{batch_forward(c, w, b, ws, false, true), {}};
-  if (ws.counted == 0) return detail::no_counted_targets();
-  for (int s = 0; s < b.sequences(); ++s) out.logits.push_back(detail::rows_of(ws.logits, b, s, 0, c.vocab));
+  const Expected<SequenceBatch> b = detail::checked_batch_forward(c, w, tokens, targets, ws, false, true);
+  if (!b) return b.error();
+  DecoderOutput<S> out{ws.loss, {}};
+  for (int s = 0; s < b->sequences(); ++s) out.logits.push_back(detail::rows_of(ws.logits, *b, s, 0, c.vocab));
   return out;
 }
 
@@ -371,6 +381,9 @@ Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const Decoder
                                                                      const TokenRows&);                           \
   template detail::ForwardPass<S> detail::run_forward(const DecoderConfig&, const DecoderWeightsT<S>&,            \
                                                       const TokenRows&, const TokenRows&);                         \
+  template Expected<SequenceBatch> detail::checked_batch_forward(const DecoderConfig&, const DecoderWeightsT<S>&, \
+                                                                 const TokenRows&, const TokenRows&,              \
+                                                                 DecoderWorkspace<S>&, bool, bool);               \
   template RowMat<S> detail::rms_rows(const RowMat<S>&, detail::ColVec<S>&);
 RV_DECODER_FORWARD(double)
 RV_DECODER_FORWARD(float)

@@ -58,6 +58,12 @@ std::optional<Error> check_inputs(const DecoderConfig& c, const DecoderWeightsT<
 }
 // The error of a batch whose targets are all ignored (< 0): its mean cross-entropy is undefined.
 Error no_counted_targets();
+// The checked entry points' forward pass: the inputs checked (check_inputs), then batch_forward into ws; the batch,
+// or the first error (no_counted_targets when no target is >= 0).
+template <class S>
+Expected<SequenceBatch> checked_batch_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
+                                              const TokenRows& tokens, const TokenRows& targets,
+                                              DecoderWorkspace<S>& ws, bool for_backward, bool all_rows);
 
 // [SECTION] The batched engine's helpers (decoder_workspace.hpp)
 inline constexpr double kRmsEps = 1e-5;
