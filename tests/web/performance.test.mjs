@@ -46,7 +46,9 @@ for (const [name, settings] of [['default', {}], ['heavy', heavy], ...models]) {
     const s = await page.evaluate((p) => window.ropeviz.set(p), settings);
     for (const [k, v] of Object.entries(settings)) assert.equal(s[k], v, k);
     await frames(page, 10);  // let the one-off recomputation and texture upload pass
-    const samples = await sampleFrameTimes(page, 90);
+    // 30 frames (a software GPU draws one every ~135 ms): their median was within 0.4 ms of 90's here (0.7-1.0 ms;
+    // the first frames after a change run a little longer), far inside the bound
+    const samples = await sampleFrameTimes(page, 30);
     const ms = median(samples);
     const line = `web frame_ms median at ${name} settings (${JSON.stringify(settings)}): ${ms.toFixed(3)} ms over ${samples.length} frames`;
     console.log(line);
