@@ -45,9 +45,11 @@ bench: setup
 	@cmake --build --preset native -j $(JOBS) --target rv_bench
 	@build/native/tests/bench/rv_bench
 
-# The lab in headless Chromium: the default experiment's wall time (median of RUNS=3) and page vs native tokens/s.
+# The lab in headless Chromium: the default experiment's wall time (median of RUNS=3) and page vs native tokens/s;
+# then start-up, idle CPU and input latency (medians of STARTUP_RUNS=5 fresh browsers) into build/bench-web/startup.txt.
 bench-web: native web
 	@node tests/bench/lab_browser.mjs
+	@node tests/bench/startup_browser.mjs
 
 clean:
 	rm -rf build/native build/web build/asan build/fuzz

@@ -1,7 +1,9 @@
 // Measurements for the performance artefact: the start-up timeline of a fresh browser, the CPU an idle
 // tab costs the browser's processes, and the latency from an input event to the next drawn frame.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { launch, openPage } from './lib.mjs';
+import os from 'node:os';
+import { launch, openPage, median } from './lib.mjs';
 
 const clockTicks = 100;  // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on Linux
 
@@ -212,3 +214,42 @@ export const freshRun = (url, { allowed, idleSeconds = 0, inputs = 0, warm = tru
     await page.closeAll();
     return run;
   }, warm);
+
+const ms = (x) => (x === undefined || x === null ? '-' : `${Math.round(x)}`);
+
+// One line of the artefact: per-field medians of the runs' start-up timelines (freshRun's), in the order the events
+// happen, and ready in each run.
+export function timelineLine(label, timelines) {
+  const keys = [...new Set(timelines.flatMap((t) => Object.keys(t)))]
+    .map((k) => [k, median(timelines.map((t) => t[k]).filter(Number.isFinite))])
+    .sort((a, b) => a[1] - b[1]);
+  const ready = timelines.map((t) => t.ready);
+  const fields = keys.map(([k, v]) => `${k} ${ms(v)}`).join(', ');
+  if (timelines.length === 1) return `${label} start-up, one fresh browser (ms since navigation): ${fields}`;
+  return `${label} start-up, median of ${timelines.length} fresh browsers (ms since navigation): ${fields}; ` +
+    `ready in each run: ${ready.map(ms).join(', ')}`;
+}
+
+// The machine's load while measuring: other builds on its cores slow every figure here.
+export const loadLine = () => `load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`;
+
+// The artefact's lines for the idle CPU (seconds of the browser's processes per `seconds` idle, freshRun's idleCpu)
+// and the input latencies (freshRun's latencies, flattened over the runs).
+export function idleLine(label, cpu, seconds) {
+  const runs = cpu.length === 1 ? 'one run' : `median; runs: ${cpu.map((c) => c.toFixed(2)).join(', ')}`;
+  return `${label} idle: browser processes used ${median(cpu).toFixed(2)} s CPU per ${seconds} s (${runs})`;
+}
+export function latencyLine(label, latencies) {
+  const total = latencies.map((l) => l.total), own = latencies.map((l) => l.page);
+  return `${label} input latency, mouse move to the end of the next drawn frame: ${ms(median(total))} ms ` +
+    `median of ${total.length} moves (max ${ms(Math.max(...total))}); from the page's handler to the end of ` +
+    `that frame: ${ms(median(own))} ms median (max ${ms(Math.max(...own))}), the rest is the browser's delivery`;
+}
+
+// What every start-up timeline must show, whatever the protocol and page (both pages share the shell's marks): ready
+// within 20 s, each field a finite time, the context made before ready.
+export function assertTimelines(timelines) {
+  assert.ok(timelines.every((t) => t.ready > 0 && t.ready < 20000), 'ready within 20 s');
+  assert.ok(timelines.every((t) => Object.values(t).every(Number.isFinite)), 'every timeline field a finite time');
+  assert.ok(timelines.every((t) => t.context > 0 && t.context < t.ready), 'the context comes first');
+}
