@@ -118,19 +118,22 @@ void check_defaults(const JsonValue& d, const LabOptions& o) {
   REQUIRE(d.object.size() == std::size(order));
   for (std::size_t i = 0; i < std::size(order); ++i) CHECK(d.object[i].first == order[i]);
   for (const auto& [key, value] : strings) {
-    INFO(key);
+    const auto& name = key;  // clang cannot capture a structured binding in INFO's lambda
+    INFO(name);
     REQUIRE(d.find(key));
     CHECK(d.find(key)->kind == JsonValue::Kind::String);
     CHECK(d.find(key)->string == value);
   }
   for (const auto& [key, value] : integers) {
-    INFO(key);
+    const auto& name = key;
+    INFO(name);
     REQUIRE(d.find(key));
     CHECK(d.find(key)->integer);
     CHECK(d.find(key)->number == value);
   }
   for (const auto& [key, value] : reals) {
-    INFO(key);
+    const auto& name = key;
+    INFO(name);
     REQUIRE(d.find(key));
     CHECK(d.find(key)->kind == JsonValue::Kind::Number);
     CHECK(!d.find(key)->integer);  // 10000.0, not 10000
@@ -254,7 +257,8 @@ TEST_CASE("lab torch data: LabRun's initial weights and first batches, in the co
     REQUIRE(opts.object.size() == defaults->object.size() + 2);
     for (std::size_t i = 0; i < defaults->object.size(); ++i) {
       const auto& [key, value] = defaults->object[i];
-      INFO(key);
+      const auto& name = key;
+      INFO(name);
       CHECK(opts.object[i].first == key);
       CHECK(opts.object[i].second.kind == value.kind);
       CHECK(opts.object[i].second.number == value.number);
