@@ -5,25 +5,25 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <sys/types.h>
 #include <functional>
 #include <map>
+#include <sys/types.h>
 
 #include "cli/eval_decoder.hpp"
 #include "cli/json_text.hpp"
 #include "cli/request.hpp"
+#include "core/base/format.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/encodings/sinusoidal.hpp"
+#include "core/lesson/shape_trace.hpp"
 #include "core/models/hf_config.hpp"
 #include "core/models/json_config.hpp"
-#include "core/encodings/learned.hpp"
-#include "core/rope/precision.hpp"
 #include "core/models/presets.hpp"
+#include "core/rope/precision.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_analysis.hpp"
 #include "core/rope/rope_tensor.hpp"
 #include "core/rope/scaling.hpp"
-#include "core/lesson/shape_trace.hpp"
-#include "core/encodings/sinusoidal.hpp"
-#include "core/base/format.hpp"
 
 namespace rv::cli {
 namespace {

@@ -1,8 +1,8 @@
 // Prints rv::lesson_checks() with the shape trace and parameter counts; the exit status says whether all held.
 #include "cli/verify.hpp"
 
-#include "core/lesson/shape_trace.hpp"
 #include "core/lesson/verify.hpp"
+#include "core/lesson/shape_trace.hpp"
 
 namespace rv::cli {
 

@@ -36,7 +36,7 @@ TEST_CASE("context_budget of Llama 2 at 4096: the issue's 92 of 128 dims and the
   CHECK(b.divided + b.blended == 0);
   // pairs without a turn: wavelength > 4096, counted directly
   int longer = 0;
-  for (int i = 0; i < 64; ++i) longer += two_pi * std::pow(10000.0, 2.0 * i / 128) > 4096.0;
+  for (int i = 0; i < 64; ++i) longer += kTwoPi * std::pow(10000.0, 2.0 * i / 128) > 4096.0;
   CHECK(b.pairs_without_turn == longer);
   CHECK(b.pairs_without_turn == 64 - b.critical_dim / 2);
   CHECK(b.learned_parameters == 4096LL * 4096);
@@ -52,7 +52,7 @@ TEST_CASE("context_budget of Llama 3.1 8B: kept / blended / divided pairs by the
   // low_freq_factor = 8192, blends between (transformers' _compute_llama3_parameters)
   int kept = 0, divided = 0;
   for (int i = 0; i < 64; ++i) {
-    const double wavelength = two_pi * std::pow(500000.0, 2.0 * i / 128);
+    const double wavelength = kTwoPi * std::pow(500000.0, 2.0 * i / 128);
     kept += wavelength < 2048.0;
     divided += wavelength > 8192.0;
   }

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <utility>
 
+#include "core/encodings/biases.hpp"
+#include "core/encodings/learned.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/decoder_workspace.hpp"
-#include "core/encodings/biases.hpp"
-#include "core/encodings/learned.hpp"
 
 using namespace rv;
 
@@ -321,6 +321,7 @@ TEST_CASE("validation: clear errors naming the field, never a crash") {
   CHECK(config_error(c) == "BadRequest: unknown \"position\" method");
   CHECK(!parse_position_method("nope"));
   CHECK(parse_position_method("t5") == PositionMethod::T5);
+  for (PositionMethod m : kAllPositionMethods) CHECK(parse_position_method(position_method_name(m)) == m);
 
   c = tiny(PositionMethod::Rope);
   DecoderWeights w = random_weights(c, 2);

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
+#include "core/encodings/learned.hpp"
 #include "core/lab/decoder_cache.hpp"
 #include "core/lab/decoder_internal.hpp"
-#include "core/encodings/learned.hpp"
 
 using namespace rv;
 

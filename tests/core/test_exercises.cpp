@@ -197,7 +197,7 @@ TEST_CASE("settings exercises follow the frequencies: a partial-rotary model, no
   REQUIRE(none.size() == 2);
   CHECK(none[1].parts[0].expected == std::vector<double>{1e9});
   CHECK(first_turn_position(1.0) == 7);
-  CHECK(first_turn_position(two_pi) == 1);
+  CHECK(first_turn_position(kTwoPi) == 1);
   CHECK(first_turn_position(0.001) == 6284);
   CHECK(pairs_without_turn(rope_inv_freq(8, 10000.0), 6283.0) == 1);
 }

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
+#include "core/base/format.hpp"
 #include "core/encodings/learned.hpp"
 #include "core/encodings/sinusoidal.hpp"
-#include "core/base/format.hpp"
 
 using namespace rv;
 

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "core/encodings/learned.hpp"
-#include "core/rope/rope.hpp"
-#include "core/rope/rope_tensor.hpp"
 #include "core/lesson/shape_trace.hpp"
 #include "core/lesson/verify.hpp"
+#include "core/rope/rope.hpp"
+#include "core/rope/rope_tensor.hpp"
 
 using namespace rv;
 

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <string>
 
+#include "core/base/json_value.hpp"
 #include "core/models/hf_config.hpp"
 #include "core/models/json_config.hpp"
-#include "core/base/json_value.hpp"
 #include "core/models/presets.hpp"
 #include "core/rope/rope_analysis.hpp"
 

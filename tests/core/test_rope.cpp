@@ -33,6 +33,9 @@ TEST_CASE("pairing names round-trip") {
   CHECK(parse_pairing("interleaved") == Pairing::Interleaved);
   CHECK(parse_pairing("half_split") == Pairing::HalfSplit);
   CHECK_FALSE(parse_pairing("sideways"));
+  // The other frameworks' names for the same two layouts read too, and are written back canonically.
+  for (const char* alias : {"llama", "gptj"}) CHECK(parse_pairing(alias) == Pairing::Interleaved);
+  for (const char* alias : {"half-split", "neox", "rotate_half"}) CHECK(parse_pairing(alias) == Pairing::HalfSplit);
 }
 
 TEST_CASE("inv_freq matches base^(-2i/d) for many shapes and is strictly decreasing") {

@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/base/json_value.hpp"
 #include "core/models/hf_config.hpp"
 #include "core/models/json_config.hpp"
-#include "core/base/json_value.hpp"
 #include "fuzz_check.hpp"
 
 namespace {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/base/format.hpp"
 #include "core/lab/lab.hpp"
 #include "fuzz_check.hpp"
-#include "core/base/format.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 
 #include "app/state/lab_params.hpp"
 #include "app/state/params.hpp"
-#include "core/models/presets.hpp"
 #include "app/state/registry.hpp"
+#include "core/models/presets.hpp"
 #include "fuzz_check.hpp"
 
 namespace {
@@ -53,7 +53,7 @@ void check_limits(const rv::Params& p) {
       }
     }
   }
-  RV_FUZZ_CHECK(p.max_position >= 1 && p.max_position <= rv::Limits::max_position_max);
+  RV_FUZZ_CHECK(p.max_position >= 1 && p.max_position <= rv::Limits::kMaxPositionMax);
   // a chosen model is a preset (a link cannot load a file: model=config needs one loaded on the page)
   RV_FUZZ_CHECK(p.model.empty() || rv::find_preset(p.model) != nullptr);
   RV_FUZZ_CHECK(p.low_freq < p.high_freq);

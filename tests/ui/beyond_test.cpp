@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "app/state/model.hpp"
 #include "app/panels/panel_views.hpp"
+#include "app/state/model.hpp"
 #include "app/state/params.hpp"
+#include "app/state/registry.hpp"
 #include "app/text/report.hpp"
+#include "core/encodings/sinusoidal.hpp"
 #include "core/rope/precision.hpp"
 #include "core/rope/scaling.hpp"
-#include "core/encodings/sinusoidal.hpp"
-#include "app/state/registry.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 
@@ -23,12 +23,12 @@ using rv::test::Headless;
 
 namespace {
 
-constexpr int extension_tab = 3, precision_tab = 4, sinusoidal_tab = 5;
+constexpr int kExtensionTab = 3, precision_tab = 4, sinusoidal_tab = 5;
 
 // Shows the three new tabs for a few frames each; returns the ImGui assertions raised.
 int run_new_tabs(Headless& ui) {
   const int before = rv::imgui_assert_count();
-  for (int tab = extension_tab; tab <= sinusoidal_tab; ++tab) {
+  for (int tab = kExtensionTab; tab <= sinusoidal_tab; ++tab) {
     ui.app.params.tab_top = tab;
     ui.frames(3);
     CHECK(ui.app.ui.shown_tab[0] == tab);
@@ -54,7 +54,7 @@ TEST_CASE("new tabs come after the first three in the top bar, old tab indices a
   }
   CHECK(run_new_tabs(ui) == 0);
   const auto& top = rv::bar_panels(rv::Bar::Top);
-  CHECK(std::string(top[extension_tab]->title) == "Context extension");
+  CHECK(std::string(top[kExtensionTab]->title) == "Context extension");
   CHECK(std::string(top[precision_tab]->title) == "Precision");
   CHECK(std::string(top[sinusoidal_tab]->title) == "Sinusoidal");
   std::vector<std::string> notes;
@@ -89,7 +89,7 @@ TEST_CASE("the new panels draw at defaults and extremes, every method and displa
           CHECK((m.scaled_inv_freq.array() > 0).all());
         }
         for (float v : m.sinus.values) REQUIRE(std::isfinite(v));
-        CHECK(m.sinus.rows <= rv::sinus_rows_max);
+        CHECK(m.sinus.rows <= rv::kSinusRowsMax);
         CHECK(m.sinus.cols == ui.app.params.d_head);
         CHECK(std::isfinite(m.precision[1][0].max_angle_err));
         const std::string text = rv::describe(ui.app);  // the visible panel's sentence (sinusoidal, last shown)
@@ -204,7 +204,7 @@ TEST_CASE("context extension: bad values via links become notes, the last good v
     const rv::Params& p = fresh.app.params;
     CHECK(std::isfinite(p.factor));
     CHECK(p.factor > 0);
-    CHECK(p.factor <= rv::Limits::factor_max);
+    CHECK(p.factor <= rv::Limits::kFactorMax);
     CHECK(p.original_max >= 1);
     CHECK(p.low_freq < p.high_freq);
     CHECK(p.beta_slow < p.beta_fast);
@@ -219,7 +219,7 @@ TEST_CASE("context extension: bad values via links become notes, the last good v
   CHECK(run_new_tabs(ui) == 0);
   CHECK(ui.app.model.scaling_error.find("d_head >= 4") != std::string::npos);
   CHECK(ui.app.model.scaled_inv_freq.size() == 0);
-  ui.app.params.tab_top = extension_tab;
+  ui.app.params.tab_top = kExtensionTab;
   CHECK(rv::describe(ui.app).find("Context extension panel: BadRequest") != std::string::npos);
 }
 
@@ -262,7 +262,7 @@ TEST_CASE("precision: the panel's numbers are core's, naive float32 loses about 
   for (int r = 0; r < 2; ++r)
     for (int f = 0; f < 3; ++f) {
       const rv::PrecisionReport want =
-          rv::rope_precision(128, 10000.0, 1e6, rv::precision_formats[f], rv::precision_recipes[r]);
+          rv::rope_precision(128, 10000.0, 1e6, rv::kPrecisionFormats[f], rv::kPrecisionRecipes[r]);
       const rv::PrecisionReport& got = m.precision[r][f];
       CHECK(got.format == want.format);
       CHECK(got.recipe == want.recipe);
@@ -304,10 +304,10 @@ TEST_CASE("sinusoidal: the heatmap grid holds core's PE at integer positions, m 
   const rv::Model& m = ui.app.model;
   CHECK(m.sinus_x_end == rv::field_extent(3000, 10));
   CHECK(m.sinus_x_end >= 3000);
-  REQUIRE(m.sinus.rows == rv::sinus_rows_max);
+  REQUIRE(m.sinus.rows == rv::kSinusRowsMax);
   REQUIRE(m.sinus.cols == 16);
   const rv::RowMatrixXd pe = rv::sinusoidal(16, m.sinus_positions, 10000.0);
-  for (int r : {0, 1, 255, rv::sinus_rows_max - 1}) {
+  for (int r : {0, 1, 255, rv::kSinusRowsMax - 1}) {
     CHECK(m.sinus_positions[size_t(r)] == std::round(m.sinus_positions[size_t(r)]));
     for (int c = 0; c < 16; ++c)  // dims of aliased pairs (theta_i * step > pi) hold 0
       CHECK(m.sinus.values[size_t(r) * 16 + c] == (m.sinus_aliased[size_t(c / 2)] ? 0.0f : float(pe(r, c))));
@@ -333,7 +333,7 @@ TEST_CASE("the new panels recompute only when their inputs change") {
   ui.set_state("d_head=256&position=100000&scaling=llama3&tab_top=3");
   ui.frames(3);
   rv::Model& m = ui.app.model;
-  for (int tab = extension_tab; tab <= sinusoidal_tab; ++tab) {
+  for (int tab = kExtensionTab; tab <= sinusoidal_tab; ++tab) {
     ui.app.params.tab_top = tab;
     ui.frames(3);
     const std::uint64_t s = m.scaling_version, pr = m.precision_version, si = m.sinus.version;

@@ -98,7 +98,7 @@ void Headless::drag(const std::string& name, double u_from, double u_to, int ste
 void for_each_setting(std::initializer_list<const char*> states, const std::function<void(Headless&)>& body) {
   INFO("first ImGui assertion: " << rv::imgui_first_assert());
   for (const char* state : states) {
-    for (const Display& d : every_display) {
+    for (const Display& d : kEveryDisplay) {
       CAPTURE(state);
       CAPTURE(d.w);
       CAPTURE(d.h);

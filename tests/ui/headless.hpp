@@ -17,7 +17,7 @@ struct Display {
   float w, h, scale;
 };
 // The displays layout tests cover: laptop, small, full HD, and high-DPI (scale 2).
-constexpr Display every_display[] = {{1280, 800, 1}, {800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}};
+constexpr Display kEveryDisplay[] = {{1280, 800, 1}, {800, 600, 1}, {1920, 1080, 1}, {1280, 800, 2}};
 
 class Headless {
  public:

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "app/ui/heatmap.hpp"
 #include "app/state/model.hpp"
+#include "app/ui/heatmap.hpp"
 #include "core/encodings/sinusoidal.hpp"
 #include "headless.hpp"
 
@@ -16,14 +16,13 @@ using rv::test::Headless;
 
 namespace {
 
-constexpr double pi = 0.5 * rv::two_pi;
 
 // Every pair drawn as resolved turns at most pi per sample and holds cos(x theta_i); every other
 // pair is flagged and drawn as 0 (hatched by the panel), never as stripes.
 void check_field(const rv::Model& m, long long position) {
   const rv::Grid& g = m.field;
   REQUIRE(g.rows == int(m.inv_freq.size()));
-  REQUIRE(g.cols == rv::field_columns);
+  REQUIRE(g.cols == rv::kFieldColumns);
   REQUIRE(m.field_aliased.size() == size_t(g.rows));
   const double step = (m.field_x_end - m.field_x0) / (g.cols - 1);  // positions per column
   CHECK(step == doctest::Approx(m.field_step));
@@ -31,7 +30,7 @@ void check_field(const rv::Model& m, long long position) {
   CHECK(double(position) <= m.field_x_end);
   for (int i = 0; i < g.rows; ++i) {
     CAPTURE(i);
-    const bool resolved = m.inv_freq[i] * step <= pi;
+    const bool resolved = m.inv_freq[i] * step <= rv::kPi;
     CHECK(m.field_aliased[size_t(i)] == !resolved);
     for (int c : {0, 1, g.cols / 2, g.cols - 1}) {
       const double x = m.field_x0 + c * step;
@@ -54,7 +53,7 @@ void check_sinus(const rv::Model& m, long long position, int d_head) {
   REQUIRE(m.sinus_aliased.size() == size_t(d_head / 2));
   for (int i = 0; i < d_head / 2; ++i) {
     CAPTURE(i);
-    const bool resolved = m.inv_freq[i] * spacing <= pi;
+    const bool resolved = m.inv_freq[i] * spacing <= rv::kPi;
     CHECK(m.sinus_aliased[size_t(i)] == !resolved);
     if (!resolved)
       for (int r : {0, g.rows - 1}) CHECK(g.values[size_t(r) * g.cols + 2 * i] == 0.0f);

@@ -8,11 +8,11 @@
 
 #include "app/panels/panel_views.hpp"
 #include "app/state/export.hpp"
-#include "core/base/format.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
 #include "app/text/report.hpp"
+#include "core/base/format.hpp"
 #include "core/base/json_value.hpp"
 #include "core/lab/lab_torch.hpp"
 #include "headless.hpp"
@@ -26,7 +26,7 @@ std::string describe_lab(const App& app);  // the panel's text layer (registry)
 
 namespace {
 
-constexpr const char* small_run = "tab=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5";
+constexpr const char* kSmallRun = "tab=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5";
 
 void check_same_curves(const rv::LabResult& a, const rv::LabResult& b) {
   REQUIRE(a.methods.size() == b.methods.size());
@@ -52,7 +52,7 @@ int frames_until_done(Headless& ui) {
 
 TEST_CASE("lab: a link selects the panel and its settings, and the canonical hash carries them") {
   Headless ui;
-  CHECK(ui.set_state(small_run).empty());
+  CHECK(ui.set_state(kSmallRun).empty());
   const rv::Params& p = ui.app.params;
   CHECK(std::string(rv::selected_panel(p, rv::Bar::Bottom).key) == "lab");
   CHECK(p.task == rv::LabTask::Reverse);
@@ -105,7 +105,7 @@ TEST_CASE("lab: bad link values leave the settings and say why") {
 
 TEST_CASE("lab: Run trains across frames and gives exactly core's run_lab curves, and the state holds the document") {
   Headless ui;
-  ui.set_state(small_run);
+  ui.set_state(kSmallRun);
   ui.frames(2);
   ui.click("lab_run");
   CHECK(ui.app.lab.running);
@@ -238,7 +238,7 @@ TEST_CASE("lab: a run's flags read back to the same options (Re-run and the CSV 
 }
 
 TEST_CASE("lab: the panel draws before, during and after a run on every display") {
-  rv::test::for_each_setting({small_run, "tab=lab&methods=none&train_len=1&steps=2"}, [](Headless& ui) {
+  rv::test::for_each_setting({kSmallRun, "tab=lab&methods=none&train_len=1&steps=2"}, [](Headless& ui) {
     ui.frames(2);
     rv::lab_start(ui.app, rv::lab_flags(ui.app.params));
     ui.frames(1);

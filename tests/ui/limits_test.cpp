@@ -22,7 +22,7 @@ TEST_CASE("a link over the size limit changes nothing and raises exactly one not
   p.position = 42;
   const rv::Params before = p;
   std::string huge = "#position=7&";
-  while (huge.size() <= rv::Limits::query_bytes_max) huge += "d_head=16&";
+  while (huge.size() <= rv::Limits::kQueryBytesMax) huge += "d_head=16&";
   const auto notes = run_query(p, huge);
   CHECK(p == before);
   REQUIRE(notes.size() == 1);
@@ -34,8 +34,8 @@ TEST_CASE("a link over the size limit changes nothing and raises exactly one not
 TEST_CASE("a link just under the size limit is still parsed") {
   rv::Params p;
   std::string query = "position=9";
-  query += std::string(rv::Limits::query_bytes_max - query.size() - 1, '&');
-  REQUIRE(query.size() < rv::Limits::query_bytes_max);
+  query += std::string(rv::Limits::kQueryBytesMax - query.size() - 1, '&');
+  REQUIRE(query.size() < rv::Limits::kQueryBytesMax);
   CHECK(run_query(p, "#" + query).empty());
   CHECK(p.position == 9);
 }
@@ -44,10 +44,10 @@ TEST_CASE("a link with thousands of bad keys raises a bounded number of notes") 
   rv::Params p;
   const rv::Params before = p;
   std::string query;
-  for (int i = 0; query.size() < rv::Limits::query_bytes_max - 20; ++i) query += "position=x" + std::to_string(i) + "&";
+  for (int i = 0; query.size() < rv::Limits::kQueryBytesMax - 20; ++i) query += "position=x" + std::to_string(i) + "&";
   const auto notes = run_query(p, query);
   CHECK(p == before);
-  REQUIRE(notes.size() == rv::Limits::query_notes_max + 1);
+  REQUIRE(notes.size() == rv::Limits::kQueryNotesMax + 1);
   CHECK(notes.back().find("more notes") != std::string::npos);
 }
 
@@ -55,9 +55,9 @@ TEST_CASE("10,000 unknown keys are ignored within the limit") {
   rv::Params p;
   std::string query;
   for (int i = 0; i < 10000; ++i) query += "k=&";
-  query.resize(rv::Limits::query_bytes_max - 12);
+  query.resize(rv::Limits::kQueryBytesMax - 12);
   query += "&position=8";
-  CHECK(run_query(p, query).size() <= rv::Limits::query_notes_max + 1);
+  CHECK(run_query(p, query).size() <= rv::Limits::kQueryNotesMax + 1);
   CHECK(p.position == 8);
 }
 

@@ -8,14 +8,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "app/state/model.hpp"
-#include "core/models/presets.hpp"
+#include "alloc_counter.hpp"
 #include "app/panels/panel_views.hpp"
+#include "app/state/model.hpp"
 #include "app/state/params.hpp"
-#include "app/ui/decimate.hpp"
 #include "app/state/registry.hpp"
 #include "app/text/report.hpp"
-#include "alloc_counter.hpp"
+#include "app/ui/decimate.hpp"
+#include "core/models/presets.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 #include "imgui_internal.h"
@@ -80,8 +80,8 @@ TEST_CASE("extreme settings: every panel, every display, no assertion, finite va
       [](Headless& ui) {
         CHECK(run_all_tabs(ui) == 0);
         check_model_finite(ui.app.model);
-        CHECK(ui.app.model.table_img.rows <= rv::heatmap_side_max);
-        CHECK(ui.app.model.table_img.cols <= rv::heatmap_side_max);
+        CHECK(ui.app.model.table_img.rows <= rv::kHeatmapSideMax);
+        CHECK(ui.app.model.table_img.cols <= rv::kHeatmapSideMax);
       });
 }
 
@@ -92,8 +92,8 @@ TEST_CASE("every preset model: every panel draws with no assertion, finite value
     CHECK(ui.set_state(std::string("model=") + preset.name + "&position=100000").empty());
     CHECK(run_all_tabs(ui) == 0);
     check_model_finite(ui.app.model);
-    CHECK(ui.app.model.table_img.rows <= rv::heatmap_side_max);
-    CHECK(ui.app.model.table_img.cols <= rv::heatmap_side_max);
+    CHECK(ui.app.model.table_img.rows <= rv::kHeatmapSideMax);
+    CHECK(ui.app.model.table_img.cols <= rv::kHeatmapSideMax);
   }
 }
 
@@ -108,15 +108,15 @@ TEST_CASE("rotations panel: arcs are fmod(m theta_i, 2 pi) and the pairs are cor
   for (int i = 0; i < 8; ++i) {
     const rv::PairView v = rv::pair_view(ui.app, i);
     CHECK(v.theta == theta[i]);
-    CHECK(v.angle_mod == std::fmod(1e9 * theta[i], rv::two_pi));
+    CHECK(v.angle_mod == std::fmod(1e9 * theta[i], rv::kTwoPi));
     CHECK(v.angle_mod >= 0.0);
-    CHECK(v.angle_mod < rv::two_pi);
-    CHECK(v.wavelength == doctest::Approx(rv::two_pi / theta[i]));
+    CHECK(v.angle_mod < rv::kTwoPi);
+    CHECK(v.wavelength == doctest::Approx(rv::kTwoPi / theta[i]));
     CHECK(v.q_rot.x() == q_rot[i]);  // half-split: pair (x[i], x[i + d/2])
     CHECK(v.q_rot.y() == q_rot[i + 8]);
     CHECK(v.k_rot.x() == k_rot[i]);
     CHECK(v.q.norm() == doctest::Approx(v.q_rot.norm()).epsilon(1e-12));
-    CHECK(v.beyond_table == (rv::two_pi / theta[i] > 10.0));
+    CHECK(v.beyond_table == (rv::kTwoPi / theta[i] > 10.0));
   }
   // The lesson's numbers at d_head 8, m = 3: theta = [1, 0.1, 0.01, 0.001], angle 3 rad for pair 0.
   ui.set_state("position=3&d_head=8&pairing=interleaved");
@@ -193,9 +193,9 @@ TEST_CASE("learned table and angle field grids hold core's values") {
   const double x_end = m.field_x_end;
   CHECK(x_end >= 1.1 * 2000);
   for (int i : {0, 5, 31}) {
-    for (int c : {0, 1, 200, rv::field_columns - 1}) {
-      const double x = x_end * c / (rv::field_columns - 1);
-      CHECK(m.field.values[size_t(i) * rv::field_columns + c] ==
+    for (int c : {0, 1, 200, rv::kFieldColumns - 1}) {
+      const double x = x_end * c / (rv::kFieldColumns - 1);
+      CHECK(m.field.values[size_t(i) * rv::kFieldColumns + c] ==
             doctest::Approx(m.field_aliased[size_t(i)] ? 0.0 : std::cos(x * m.inv_freq[i])).epsilon(1e-6));
     }
   }

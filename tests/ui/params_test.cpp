@@ -146,7 +146,7 @@ TEST_CASE("params: each kind keeps its notes and clamping") {
   const rv::ParamField* d = rv::find_field("d_head");
   REQUIRE(d);
   CHECK(d->kind == rv::FieldKind::EvenInteger);
-  CHECK(d->hi == rv::Limits::d_head_max);
+  CHECK(d->hi == rv::Limits::kDHeadMax);
 }
 
 TEST_CASE("model: steady frames rebuild nothing, a change rebuilds exactly its dependents once") {
@@ -202,7 +202,7 @@ TEST_CASE("model: a link applied outside a frame is in the state once update_mod
   const rv::Model& m = ui.app.model;
   CHECK(m.precision[0][0].position == 42.0);
   CHECK(m.inv_freq.size() == 8);
-  CHECK(m.probes[rv::Model::probe_count - 1].position == 42);  // the last probe is m
+  CHECK(m.probes[rv::Model::kProbeCount - 1].position == 42);  // the last probe is m
   CHECK(rv::state_json(ui.app).find("\"position\":42") != std::string::npos);
 }
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/state/params.hpp"
 #include "app/panels/panel_calls.hpp"
+#include "app/state/params.hpp"
 #include "app/state/registry.hpp"
 #include "app/text/report.hpp"
 #include "headless.hpp"
@@ -30,7 +30,7 @@ TEST_CASE("registry: keys are unique, every panel sits in one bar, old tab numbe
 
 TEST_CASE("registry: a link names its tab, old numeric links still open the right panel") {
   Headless ui;
-  for (Bar bar : rv::bars) {
+  for (Bar bar : rv::kBars) {
     const char* name = bar == Bar::Top ? "tab_top" : "tab_bottom";
     const auto& list = rv::bar_panels(bar);
     for (size_t t = 0; t < list.size(); ++t) {

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "core/base/format.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/text/text_view.hpp"
+#include "core/base/format.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;

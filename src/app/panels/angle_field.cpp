@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
-#include "app/ui/heatmap.hpp"
 #include "app/state/model.hpp"
+#include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -18,7 +18,7 @@ namespace {
 // First pair whose wavelength 2 pi / theta_i exceeds `length` (pairs at and below it are longer).
 int first_pair_longer_than(const Eigen::VectorXd& inv_freq, double length) {
   for (int i = 0; i < inv_freq.size(); ++i)
-    if (two_pi / inv_freq[i] > length) return i;
+    if (kTwoPi / inv_freq[i] > length) return i;
   return int(inv_freq.size());
 }
 
@@ -42,10 +42,10 @@ void field_marks(const Params& p, const Model& m, const HeatFrame& f) {
   if (hatched < pairs) drawn.a.y += (f.b.y - f.a.y) * float(hatched) / float(pairs);
   const int slow = first_pair_longer_than(m.inv_freq, double(p.max_position));
   if (slow > hatched && slow < pairs)
-    frame_marker(dl, f, Marker::Horizontal, double(slow) / pairs, theme::learned, "λ > max_position below",
+    frame_marker(dl, f, Marker::Horizontal, double(slow) / pairs, theme::kLearned, "λ > max_position below",
                  LabelAt::End, true);
   std::snprintf(buf, sizeof buf, "max_position %s", format_count(p.max_position).c_str());
-  frame_marker(dl, drawn, Marker::Vertical, field_u(m, double(p.max_position)), theme::learned, buf, LabelAt::Start,
+  frame_marker(dl, drawn, Marker::Vertical, field_u(m, double(p.max_position)), theme::kLearned, buf, LabelAt::Start,
                false);
   std::snprintf(buf, sizeof buf, "m = %s", format_count(p.position).c_str());
   frame_marker(dl, drawn, Marker::Vertical, field_u(m, double(p.position)), IM_COL32_WHITE, buf, LabelAt::End, false);
@@ -71,7 +71,7 @@ void field_tooltip(const Model& m, const HeatFrame& f) {
     std::snprintf(last, sizeof last, "x·θᵢ = %s rad, cos = %s", format_sig(angle, 10).c_str(),
                   format_sig(std::cos(angle), 8).c_str());
   ImGui::SetTooltip("x = %s, pair i = %d\nθᵢ = %s, wavelength %s positions\n%s", format_sig(x, 10).c_str(), i,
-                    format_sig(m.inv_freq[i]).c_str(), format_sig(two_pi / m.inv_freq[i]).c_str(), last);
+                    format_sig(m.inv_freq[i]).c_str(), format_sig(kTwoPi / m.inv_freq[i]).c_str(), last);
 }
 
 }  // namespace
@@ -79,7 +79,7 @@ void field_tooltip(const Model& m, const HeatFrame& f) {
 void show_angle_field(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  ImGui::TextColored(theme::vec(theme::rope), "cos(x·θᵢ): pairs i = 0..%d down, positions x across",
+  ImGui::TextColored(theme::vec(theme::kRope), "cos(x·θᵢ): pairs i = 0..%d down, positions x across",
                      int(m.inv_freq.size()) - 1);
   formula_tip(
       "Each row is one pair i, each column a position x; colour = cos(x·θᵢ), the real part of freqs_cis. "

@@ -4,18 +4,18 @@
 #include <cmath>
 #include <string>
 
-#include "core/base/format.hpp"
+#include "core/encodings/biases.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
-#include "core/encodings/biases.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
 namespace {
 
-constexpr int t5_reach = 300;  // distances the bucket plot spans
+constexpr int kT5Reach = 300;  // distances the bucket plot spans
 
 // Tokens shown in the bias matrix: the link's T (seq_len), at least 2 and at most 32 so cells stay readable.
 int matrix_tokens(const Params& p) {
@@ -30,7 +30,7 @@ void slopes_plot(const App& app, ImVec2 size) {
   spec.y = {"slope (log)", plot::Scale::Log10};
   if (!plot::begin_plot("alibi_slopes", size, spec)) return;
   plot::plot_line_g(
-      "ALiBi slope", n, [&slopes](int i) { return slopes[size_t(i)]; }, {theme::ok, 1.5f, plot::dots_for(n)}, 1.0, 1.0);
+      "ALiBi slope", n, [&slopes](int i) { return slopes[size_t(i)]; }, {theme::kOk, 1.5f, plot::dots_for(n)}, 1.0, 1.0);
   plot::end_plot([&](double x) {
     const int h = std::clamp(int(std::lround(x)), 1, n);
     ImGui::Text("head %d of %d: slope %s", h, n, format_sig(slopes[size_t(h - 1)], 6).c_str());
@@ -66,12 +66,12 @@ void bias_matrix(App& app, ImVec2 size) {
 
 void buckets_plot(ImVec2 size) {
   plot::Spec spec;
-  spec.x = {"distance i - j", plot::Scale::Linear, 0, t5_reach, true};
+  spec.x = {"distance i - j", plot::Scale::Linear, 0, kT5Reach, true};
   spec.y = {"T5 bucket", plot::Scale::Linear, 0, kT5Buckets};
   if (!plot::begin_plot("t5_buckets", size, spec)) return;
-  plot::plot_vline(16, theme::muted, "16");
-  plot::plot_vline(128, theme::muted, "128");
-  plot::plot_line_g("bucket(r)", t5_reach + 1, [](int r) { return double(t5_bucket(r)); }, {theme::key, 1.5f});
+  plot::plot_vline(16, theme::kMuted, "16");
+  plot::plot_vline(128, theme::kMuted, "128");
+  plot::plot_line_g("bucket(r)", kT5Reach + 1, [](int r) { return double(t5_bucket(r)); }, {theme::kKey, 1.5f});
   plot::end_plot([](double x) {
     const long long r = std::max(0LL, (long long)std::llround(x));
     ImGui::Text("distance %lld: bucket %d", r, t5_bucket(r));

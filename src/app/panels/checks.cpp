@@ -3,17 +3,17 @@
 // and every check of core's lesson_checks.
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/state/model.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
 namespace {
 
 void verdict(bool ok) {
-  ImGui::TextColored(theme::vec(ok ? theme::ok : theme::error), ok ? "holds" : "fails");
+  ImGui::TextColored(theme::vec(ok ? theme::kOk : theme::kError), ok ? "holds" : "fails");
 }
 
 void live_checks(const App& app) {
@@ -38,35 +38,35 @@ void live_checks(const App& app) {
   ImGui::TableNextColumn();
   verdict(m.relative_spread < 1e-9);
   ImGui::TableNextColumn();
-  ImGui::Text("anchors n = %.0f and n + %.0f, r in ±%d: max spread %.3g", m.anchor_a, anchor_shift, app.params.offsets,
+  ImGui::Text("anchors n = %.0f and n + %.0f, r in ±%d: max spread %.3g", m.anchor_a, kAnchorShift, app.params.offsets,
               m.relative_spread);
   ImGui::EndTable();
 }
 
 void section3_table(const App& app) {
   const Model& m = app.model;
-  ImGui::TextColored(theme::vec(theme::muted), "Section 3: position-offset test on the app's table [%d, d = %d]",
+  ImGui::TextColored(theme::vec(theme::kMuted), "Section 3: position-offset test on the app's table [%d, d = %d]",
                      app.params.max_position, app.params.d_model());
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchSame;
-  if (!ImGui::BeginTable("section3", 1 + Model::probe_count, flags)) return;
-  char head[Model::probe_count][64];
+  if (!ImGui::BeginTable("section3", 1 + Model::kProbeCount, flags)) return;
+  char head[Model::kProbeCount][64];
   ImGui::TableSetupColumn("method");
-  for (int c = 0; c < Model::probe_count; ++c) {
+  for (int c = 0; c < Model::kProbeCount; ++c) {
     // probes: a row inside, the last row, the first past the end (see probe_positions), then m
-    std::snprintf(head[c], sizeof head[c], c + 1 == Model::probe_count ? "m = %lld" : "P[%lld]", m.probes[c].position);
+    std::snprintf(head[c], sizeof head[c], c + 1 == Model::kProbeCount ? "m = %lld" : "P[%lld]", m.probes[c].position);
     ImGui::TableSetupColumn(head[c]);
   }
   ImGui::TableHeadersRow();
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::learned));
+  ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::kLearned));
   ImGui::TextWrapped("Learned absolute");
   ImGui::PopStyleColor();
   for (const Probe& probe : m.probes) {
     ImGui::TableNextColumn();
     // A row that exists is served; past the table the IndexError is the expected answer (the lesson's point),
     // shown in the learned colour. Red only if the table behaved otherwise: a real defect.
-    const ImU32 colour = !probe.holds() ? theme::error : probe.learned_ok ? theme::ok : theme::learned;
+    const ImU32 colour = !probe.holds() ? theme::kError : probe.learned_ok ? theme::kOk : theme::kLearned;
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(colour));
     if (probe.holds() && !probe.learned_ok)
       ImGui::TextWrapped("fails, as expected: %s", probe.learned.c_str());
@@ -76,10 +76,10 @@ void section3_table(const App& app) {
   }
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  ImGui::TextColored(theme::vec(theme::rope), "RoPE");
+  ImGui::TextColored(theme::vec(theme::kRope), "RoPE");
   for (const Probe& probe : m.probes) {
     ImGui::TableNextColumn();
-    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::ok));
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::kOk));
     // angle0 = position * theta_0 (theta_0 is 1): written out as a person would, 1,000,000 not 1e+06
     ImGui::TextWrapped("works: angle %lld·θ₀ = %s rad", probe.position, format_sig(probe.angle0, 15).c_str());
     ImGui::PopStyleColor();
@@ -89,7 +89,7 @@ void section3_table(const App& app) {
 
 void core_checks(const App& app) {
   const Model& m = app.model;
-  ImGui::TextColored(theme::vec(theme::muted), "The lesson's claims, computed by core (lesson_checks)%s",
+  ImGui::TextColored(theme::vec(theme::kMuted), "The lesson's claims, computed by core (lesson_checks)%s",
                      m.checks_lesson_dims ? " with the lesson's B=2, T=5, h=4 (current tensor too large)" : "");
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;

@@ -2,9 +2,9 @@
 // depend on the settings (parameter counts, whether position m is served) filled in live.
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/state/state.hpp"
 #include "app/ui/theme.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -70,29 +70,29 @@ void show_comparison(App& app) {
   const Model& m = app.model;
   const float avail = ImGui::GetContentRegionAvail().y;
   const float lh = ImGui::GetTextLineHeightWithSpacing();
-  ImGui::TextColored(theme::vec(theme::muted), "Section 4: learned absolute vs RoPE (live rows first)");
+  ImGui::TextColored(theme::vec(theme::kMuted), "Section 4: learned absolute vs RoPE (live rows first)");
   if (begin_table("section4", "", "Learned absolute", "RoPE", std::max(6 * lh, avail * 0.58f - lh))) {
     char learned[96], rope[96], served[160], at[48], rows[28], width[28], count[28];
     std::snprintf(learned, sizeof learned, "max_position × d = %s × %s = %s (learned)",
                   format_count(p.max_position, rows, sizeof rows), format_count(p.d_model(), width, sizeof width),
                   format_count(learned_param_count(p.max_position, p.d_model()), count, sizeof count));
     std::snprintf(rope, sizeof rope, "0 (fixed formula, θᵢ = %.6g^(-2i/%d))", p.base, p.d_head);
-    row("Parameters", learned, rope, theme::learned, theme::rope);
+    row("Parameters", learned, rope, theme::kLearned, theme::kRope);
     std::snprintf(at, sizeof at, "At m = %s", format_count(p.position, count, sizeof count));
     if (m.lookup_error)
       std::snprintf(served, sizeof served, "%s", m.lookup_message.c_str());
     else
       std::snprintf(served, sizeof served, "served: row P[m], width d = %d", p.d_model());
-    row(at, served, "works: rotates every pair by m·θᵢ", m.lookup_error ? theme::error : theme::ok, theme::ok);
+    row(at, served, "works: rotates every pair by m·θᵢ", m.lookup_error ? theme::kError : theme::kOk, theme::kOk);
     std::snprintf(learned, sizeof learned, "Fails beyond max_position - 1 = %s",
                   format_count(p.max_position - 1, rows, sizeof rows));
-    row("Extrapolation", learned, "Works at any position", theme::learned, theme::rope);
+    row("Extrapolation", learned, "Works at any position", theme::kLearned, theme::kRope);
     for (const Row3& r : section4) row(r.a, r.b, r.c);
     ImGui::EndTable();
   }
-  ImGui::TextColored(theme::vec(theme::muted), "Section 5: engineering judgment");
+  ImGui::TextColored(theme::vec(theme::kMuted), "Section 5: engineering judgment");
   if (begin_table("section5", "Question", "Recommendation", "Rationale", ImGui::GetContentRegionAvail().y)) {
-    for (const Row3& r : section5) row(r.a, r.b, r.c, theme::rope);
+    for (const Row3& r : section5) row(r.a, r.b, r.c, theme::kRope);
     ImGui::EndTable();
   }
 }

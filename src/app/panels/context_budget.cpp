@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/base/format.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -50,12 +50,12 @@ void turns(const ContextBudget& b) {
   std::snprintf(meaning, sizeof meaning, "wavelength 2π/θᵢ > the training length %s: never a full period in training",
                 format_count(b.trained, n.c, sizeof n.c));
   figure("pairs without a turn", value, meaning,
-         "Count of pairs i with 2π / θᵢ > L_train, θᵢ as the model uses them (after rope_scaling).", theme::rope);
+         "Count of pairs i with 2π / θᵢ > L_train, θᵢ as the model uses them (after rope_scaling).", theme::kRope);
   std::snprintf(value, sizeof value, "%s of %s dims", format_count(b.critical_dim, n.a, sizeof n.a),
                 format_count(b.rotary_dims, n.b, sizeof n.b));
   std::snprintf(meaning, sizeof meaning, "dims whose period fits in %s positions (Liu et al. 2023)", n.c);
   figure("critical dimension", value, meaning,
-         "d_crit = 2 · ceil((d/2) · ln(L_train / 2π) / ln(base)), clamped to [0, d]; d = rotated dims.", theme::rope);
+         "d_crit = 2 · ceil((d/2) · ln(L_train / 2π) / ln(base)), clamped to [0, d]; d = rotated dims.", theme::kRope);
   const bool inside = b.first_negative_m && *b.first_negative_m <= b.context;
   format_count(b.context, n.a, sizeof n.a);
   if (!b.first_negative_m)
@@ -68,7 +68,7 @@ void turns(const ContextBudget& b) {
   figure("B(m) first negative", first_negative_words(b, value, sizeof value), meaning,
          "B(m) = Σᵢ cos(m θᵢ), θᵢ = base^(−2i/d) (Men et al. 2024, \"Base of RoPE Bounds Context Length\"): the first "
          "m ≥ 1 where it turns negative, searched to twice the context.",
-         inside ? theme::learned : theme::ok);
+         inside ? theme::kLearned : theme::kOk);
 }
 
 void scaling_and_precision(const ContextBudget& b) {
@@ -94,7 +94,7 @@ void scaling_and_precision(const ContextBudget& b) {
   figure(
       "bf16 positions", value, meaning,
       "bfloat16 keeps 8 significant bits: integers are exact to 2⁸ = 256; at x the spacing is 2^(floor(log2 x) − 7).",
-      bf16_rounds ? theme::learned : theme::ok);
+      bf16_rounds ? theme::kLearned : theme::kOk);
   const bool overflows = double(b.context) >= b.fp16_overflow;
   std::snprintf(value, sizeof value, "exact to %s; ∞ from %s", format_count((long long)b.fp16_exact, n.a, sizeof n.a),
                 format_count((long long)b.fp16_overflow, n.b, sizeof n.b));
@@ -105,12 +105,12 @@ void scaling_and_precision(const ContextBudget& b) {
                   format_count((long long)b.fp16_spacing, n.c, sizeof n.c));
   figure("fp16 positions", value, meaning,
          "float16 keeps 11 significant bits (exact to 2048) and its largest value is 65504; 65520 rounds to infinity.",
-         overflows ? theme::error : theme::muted);
+         overflows ? theme::kError : theme::kMuted);
   std::snprintf(meaning, sizeof meaning, "a learned table of the context: %s",
                 format_count(b.learned_parameters, n.a, sizeof n.a));
   figure("parameters", "RoPE: 0", meaning,
          "RoPE is a fixed formula. A learned table (GPT-2's wpe) holds max_position_embeddings × hidden_size.",
-         theme::ok);
+         theme::kOk);
 }
 
 void figures(const App& app) {
@@ -127,7 +127,7 @@ void figures(const App& app) {
 }
 
 double wavelength_of(double theta) {
-  return two_pi / theta;
+  return kTwoPi / theta;
 }
 
 // The wavelength of each rotated pair against the training length and the context.
@@ -142,10 +142,10 @@ void wavelength_plot(const App& app, float height) {
   spec.x = {"pair i", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"wavelength 2π/θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo))), hi * 2.0};
   if (!plot::begin_plot("budget_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
-  plot::plot_hline(double(b.context), theme::learned, "context");
-  if (b.trained != b.context) plot::plot_hline(double(b.trained), theme::key, "trained", true);
+  plot::plot_hline(double(b.context), theme::kLearned, "context");
+  if (b.trained != b.context) plot::plot_hline(double(b.trained), theme::kKey, "trained", true);
   plot::plot_line_g("wavelength", pairs, [&](int i) { return wavelength_of(m.inv_freq[i]); },
-                    {theme::rope, 2.0f, plot::dots_for(pairs)});
+                    {theme::kRope, 2.0f, plot::dots_for(pairs)});
   plot::end_plot([&](double x) {
     const int i = std::clamp(int(std::lround(x)), 0, pairs - 1);
     ImGui::Text("pair %d: θ = %s, wavelength %s positions", i, format_sig(m.inv_freq[i]).c_str(),
@@ -162,7 +162,7 @@ void show_context_budget(App& app) {
     ImGui::TextWrapped("%s has a learned table and no RoPE; the figures are for RoPE at its head size, base %.6g.",
                        m.real->name.c_str(), app.params.base);
   } else if (m.real) {
-    ImGui::TextColored(theme::vec(theme::rope), "%s", m.real->name.c_str());
+    ImGui::TextColored(theme::vec(theme::kRope), "%s", m.real->name.c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("%s, context %s, trained %s", m.real->info.rope->rope_type.c_str(),
                         format_count(m.budget.context, context, sizeof context),

@@ -10,9 +10,9 @@
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "core/lesson/verify.hpp"
 #include "imgui.h"
-#include "core/base/format.hpp"
 
 namespace rv {
 namespace {
@@ -31,7 +31,7 @@ const char* view_panel(ExerciseId id) {
 }
 
 ImU32 verdict_colour(Verdict v) {
-  return v == Verdict::Right ? theme::ok : v == Verdict::Wrong ? theme::learned : theme::muted;
+  return v == Verdict::Right ? theme::kOk : v == Verdict::Wrong ? theme::kLearned : theme::kMuted;
 }
 
 // One button per exercise, coloured by its last verdict; the lesson's four, then the generated ones.
@@ -145,7 +145,7 @@ void show_exercises(App& app) {
   picker(app);
   const Exercise& e = all[size_t(index)];
   ExerciseEntry& entry = exercise_entry(app.ui, e);
-  ImGui::TextColored(theme::vec(theme::rope), "%s", e.title.c_str());
+  ImGui::TextColored(theme::vec(theme::kRope), "%s", e.title.c_str());
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(e.prompt.c_str());
   ImGui::PopTextWrapPos();

@@ -9,20 +9,20 @@
 #include <cstdio>
 #include <iterator>
 
-#include "core/base/format.hpp"
-#include "app/state/model.hpp"
 #include "app/panels/panel_views.hpp"
+#include "app/state/model.hpp"
 #include "app/state/params.hpp"
-#include "core/base/format.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
 
 namespace {
-constexpr double same = 1e-12;  // relative tolerance for "left alone" / "divided by factor"
+constexpr double kSame = 1e-12;  // relative tolerance for "left alone" / "divided by factor"
 constexpr ImU32 kept_tint = IM_COL32(77, 208, 225, 26);
 constexpr ImU32 interp_tint = IM_COL32(255, 183, 77, 34);
 constexpr ImU32 blend_tint = IM_COL32(186, 140, 255, 40);
@@ -45,13 +45,13 @@ ExtensionPair extension_pair(const App& app, int i) {
   ExtensionPair e;
   e.theta = m.base_inv_freq[i];
   e.scaled = m.scaled_inv_freq[i];
-  e.wavelength = two_pi / e.theta;
-  e.scaled_wavelength = two_pi / e.scaled;
+  e.wavelength = kTwoPi / e.theta;
+  e.scaled_wavelength = kTwoPi / e.scaled;
   const double ratio = e.scaled / e.theta, factor = m.scaling.factor;
   e.interpolated = factor != 1.0 ? (1.0 - ratio) / (1.0 - 1.0 / factor) : 0.0;
-  if (std::abs(ratio - 1.0) <= same)
+  if (std::abs(ratio - 1.0) <= kSame)
     e.band = Band::Kept;
-  else if (std::abs(ratio * factor - 1.0) <= same)
+  else if (std::abs(ratio * factor - 1.0) <= kSame)
     e.band = Band::Interpolated;
   else
     e.band = Band::Blended;
@@ -122,7 +122,7 @@ void method_controls(App& app) {
 }
 
 // The formula behind each method, by ScalingType.
-const char* const method_tips[] = {
+const char* const kMethodTips[] = {
     "θᵢ = base^(−2i/d_head).",
     "θ'ᵢ = θᵢ / factor  (equivalently m → m / factor).",
     "base' = base · (factor · L / L_orig − (factor − 1))^(d/(d−2)), L = max(m + 1, L_orig); θ'ᵢ = base'^(−2i/d). "
@@ -143,7 +143,7 @@ void method_sentence(const App& app) {
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(method_tips[std::min<size_t>(size_t(p.scaling), std::size(method_tips) - 1)]);
+    ImGui::TextUnformatted(kMethodTips[std::min<size_t>(size_t(p.scaling), std::size(kMethodTips) - 1)]);
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
@@ -199,7 +199,7 @@ ImU32 tint(Band b) {
 }
 
 double wavelength_of(double theta) {
-  return two_pi / theta;  // and theta of a wavelength: its own inverse
+  return kTwoPi / theta;  // and theta of a wavelength: its own inverse
 }
 
 // Dashed lines at the wavelengths where the method changes behaviour.
@@ -207,12 +207,12 @@ void thresholds(const Params& p) {
   char buf[80];
   if (p.scaling == ScalingType::Llama3) {
     std::snprintf(buf, sizeof buf, "λ = original/high = %s", format_sig(p.original_max / p.high_freq).c_str());
-    plot::plot_hline(two_pi * p.high_freq / p.original_max, theme::rope, buf, false);
+    plot::plot_hline(kTwoPi * p.high_freq / p.original_max, theme::kRope, buf, false);
     std::snprintf(buf, sizeof buf, "λ = original/low = %s", format_sig(p.original_max / p.low_freq).c_str());
-    plot::plot_hline(two_pi * p.low_freq / p.original_max, theme::learned, buf, true);
+    plot::plot_hline(kTwoPi * p.low_freq / p.original_max, theme::kLearned, buf, true);
   } else {
     std::snprintf(buf, sizeof buf, "λ = original_max = %s", format_sig(p.original_max).c_str());
-    plot::plot_hline(two_pi / p.original_max, theme::muted, buf, false);
+    plot::plot_hline(kTwoPi / p.original_max, theme::kMuted, buf, false);
   }
 }
 
@@ -224,7 +224,7 @@ void readout(const App& app, int i) {
   }
   const ExtensionPair e = extension_pair(app, i);
   ImGui::Text("θᵢ = %s  (λ = %s positions)", format_sig(e.theta, 10).c_str(), format_sig(e.wavelength).c_str());
-  ImGui::TextColored(theme::vec(theme::learned), "scaled θᵢ = %s  (λ = %s)", format_sig(e.scaled, 10).c_str(),
+  ImGui::TextColored(theme::vec(theme::kLearned), "scaled θᵢ = %s  (λ = %s)", format_sig(e.scaled, 10).c_str(),
                      format_sig(e.scaled_wavelength).c_str());
   ImGui::Text("%s; ratio %s, %s of the way to θᵢ / factor", band_name(e.band), format_sig(e.scaled / e.theta).c_str(),
               format_sig(e.interpolated, 3).c_str());
@@ -239,13 +239,13 @@ void draw_plot(const App& app, float height) {
   plot::Spec spec;
   spec.x = {"pair i", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo) - 0.05)), 2.0};
-  spec.right = {"λ = 2π/θᵢ", wavelength_of, wavelength_of, theme::key};
+  spec.right = {"λ = 2π/θᵢ", wavelength_of, wavelength_of, theme::kKey};
   if (!plot::begin_plot("extension_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   for (int i = 0; scaled && i < pairs; ++i) plot::plot_vspan(i - 0.5, i + 0.5, tint(extension_pair(app, i).band));
   thresholds(app.params);
   const float dot = plot::dots_for(pairs);
-  plot::plot_line("original θᵢ", m.base_inv_freq.data(), pairs, {theme::rope, 2.0f, dot});
-  if (scaled) plot::plot_line("scaled θᵢ", m.scaled_inv_freq.data(), pairs, {theme::learned, 1.5f, dot});
+  plot::plot_line("original θᵢ", m.base_inv_freq.data(), pairs, {theme::kRope, 2.0f, dot});
+  if (scaled) plot::plot_line("scaled θᵢ", m.scaled_inv_freq.data(), pairs, {theme::kLearned, 1.5f, dot});
   plot::end_plot([&](double x) { readout(app, int(x)); });
 }
 

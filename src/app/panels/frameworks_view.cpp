@@ -5,10 +5,10 @@
 #include <cstring>
 #include <vector>
 
-#include "core/base/format.hpp"
 #include "app/panels/panel_views.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "core/encodings/frameworks.hpp"
 #include "imgui.h"
 
@@ -17,8 +17,8 @@ namespace {
 
 // Raising is loud and safe; a wrong row, zeros or NaN come back silently: those are the dangerous ones.
 ImU32 outcome_colour(const FrameworkLookup& f, long long position) {
-  if (f.outcome == LookupOutcome::Error) return theme::error;
-  return f.outcome == LookupOutcome::Row && f.row == position && position >= 0 ? theme::ok : theme::learned;
+  if (f.outcome == LookupOutcome::Error) return theme::kError;
+  return f.outcome == LookupOutcome::Row && f.row == position && position >= 0 ? theme::kOk : theme::kLearned;
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ void frameworks_table(long long position, int max_position) {
     }
   }
   ImGui::EndTable();
-  ImGui::TextColored(theme::vec(theme::muted),
+  ImGui::TextColored(theme::vec(theme::kMuted),
                      "Table of %s. ropeviz raises IndexError for every index outside "
                      "[0, max_position), as nn.Embedding does, in tensor indexing's message format.",
                      plural(max_position, "row", "rows").c_str());
@@ -67,7 +67,7 @@ void frameworks_tooltip(long long position, int max_position) {
 
 void frameworks_summary(App& app) {
   const long long position = app.params.position;
-  ImGui::TextColored(theme::vec(theme::muted), "P[m] elsewhere:");
+  ImGui::TextColored(theme::vec(theme::kMuted), "P[m] elsewhere:");
   bool first = true;
   for (const FrameworkLookup& f : app.model.elsewhere) {
     char item[96];

@@ -4,23 +4,23 @@
 #include <cmath>
 #include <string>
 
-#include "app/state/export.hpp"
-#include "core/base/format.hpp"
-#include "app/state/lab_session.hpp"
 #include "app/panels/panel_views.hpp"
+#include "app/state/export.hpp"
+#include "app/state/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
 namespace {
 
-constexpr LabTask tasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
-constexpr const char* lab_view_rects[] = {"lab_exact", "lab_per_answer", "lab_loss",
+constexpr LabTask kTasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
+constexpr const char* kLabViewRects[] = {"lab_exact", "lab_per_answer", "lab_loss",
                                           "lab_attention", "lab_kv", "lab_table"};
-constexpr const char* lab_views[] = {"exact match", "per answer", "training loss",
+constexpr const char* kLabViews[] = {"exact match", "per answer", "training loss",
                                      "attention", "KV cache", "learned rows"};
 constexpr int kViewAttention = 3, kViewKv = 4, kViewTable = 5;
 constexpr ImU32 kUntrainedTint = IM_COL32(160, 160, 160, 34), kIndexErrorTint = IM_COL32(255, 82, 82, 30);
@@ -38,7 +38,7 @@ const char* task_words(LabTask t) {
 }
 
 ImU32 colour_of(PositionMethod m) {
-  return theme::methods[int(m)];
+  return theme::kMethods[int(m)];
 }
 
 // The method's colour, lighter: a scaled curve next to its own.
@@ -47,7 +47,7 @@ ImU32 scaled_colour(PositionMethod m) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(0.5f * (c.x + 1), 0.5f * (c.y + 1), 0.5f * (c.z + 1), c.w));
 }
 
-constexpr ScalingType lab_scalings[] = {ScalingType::None, ScalingType::Linear, ScalingType::Dynamic,
+constexpr ScalingType kLabScalings[] = {ScalingType::None, ScalingType::Linear, ScalingType::Dynamic,
                                         ScalingType::Yarn};
 
 // RoPE's context extension at evaluation (--rope-scaling, --rope-factor): the session's, not link keys.
@@ -55,7 +55,7 @@ void scaling_settings(App& app) {
   LabSession& lab = app.lab;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
   if (ImGui::BeginCombo("rope scaling", lab_scaling_name(lab.rope_scaling))) {
-    for (ScalingType t : lab_scalings)
+    for (ScalingType t : kLabScalings)
       if (ImGui::Selectable(lab_scaling_name(t), lab.rope_scaling == t)) lab.rope_scaling = t;
     ImGui::EndCombo();
   }
@@ -78,7 +78,7 @@ void settings(App& app) {
   Params& p = app.params;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
   if (ImGui::BeginCombo("task", lab_task_name(p.task))) {
-    for (LabTask t : tasks)
+    for (LabTask t : kTasks)
       if (ImGui::Selectable(lab_task_name(t), p.task == t)) set_param(p, "task", lab_task_name(t), app.ui.notes);
     ImGui::EndCombo();
   }
@@ -137,7 +137,7 @@ void run_controls(App& app) {
   ImGui::ProgressBar(progress, ImVec2(-1, 0));
   ImGui::PushTextWrapPos(0);
   ImGui::TextDisabled("%s", lab_status(app).c_str());
-  if (!lab.error.empty()) ImGui::TextColored(theme::vec(theme::error), "%s", lab.error.c_str());
+  if (!lab.error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", lab.error.c_str());
   ImGui::PopTextWrapPos();
 }
 
@@ -204,7 +204,7 @@ void accuracy_readout(const LabResult& r, int n) {
       ImGui::TextColored(theme::vec(colour_of(m.method)), "%s: exact %s%%, tokens %s%%", position_method_name(m.method),
                          format_sig(100 * *a, 3).c_str(), format_sig(100 * t.value_or(0), 3).c_str());
     else
-      ImGui::TextColored(theme::vec(theme::error), "%s: %s", position_method_name(m.method),
+      ImGui::TextColored(theme::vec(theme::kError), "%s: %s", position_method_name(m.method),
                          m.error.value_or("no number").c_str());
     if (n > int(m.accuracy_scaled.size()) || !m.accuracy_scaled[size_t(n - 1)]) continue;
     char label[48];
@@ -225,17 +225,17 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
             1.0};
   if (!plot::begin_plot("lab_accuracy", size, spec)) return;
   plot::plot_vspan(0.5, L + 0.5, IM_COL32(255, 255, 255, 14));
-  plot::plot_vline(L + 0.5, theme::muted, "trained up to here");
+  plot::plot_vline(L + 0.5, theme::kMuted, "trained up to here");
   for (const LabMethodResult& m : r.methods) {
     const int failing = first_failing(m);
     const int n = failing ? failing - 1 : int(m.accuracy.size());
     if (m.method == PositionMethod::Learned && n > L) {  // sizes that read rows no training input reached
       plot::plot_vspan(L + 0.5, n + 0.5, kUntrainedTint);
-      plot::plot_vline(L + 0.5, theme::muted, "learned: never-trained rows");
+      plot::plot_vline(L + 0.5, theme::kMuted, "learned: never-trained rows");
     }
     if (failing) {
       plot::plot_vspan(failing - 0.5, 4.0 * L + 0.5, kIndexErrorTint);
-      plot::plot_vline(failing - 0.5, theme::error, "learned: IndexError");
+      plot::plot_vline(failing - 0.5, theme::kError, "learned: IndexError");
     }
     const auto& values = per_token ? m.token_accuracy : m.accuracy;
     plot::plot_line_g(
@@ -267,21 +267,21 @@ void table_rows_plot(const LabResult& r, const LabMethodResult& m, ImVec2 size) 
   spec.y = {"|P[p] - P_init[p]| / |P_init[p]|  (log)", plot::Scale::Log10};
   if (!plot::begin_plot("lab_table_rows", size, spec)) return;
   plot::plot_vspan(-0.5, trained - 0.5, IM_COL32(255, 255, 255, 14));
-  plot::plot_vline(trained - 0.5, theme::muted, "trained up to here");
+  plot::plot_vline(trained - 0.5, theme::kMuted, "trained up to here");
   if (rows > trained) plot::plot_vspan(trained - 0.5, rows - 0.5, kUntrainedTint);
   if (longest > rows) {
     plot::plot_vspan(rows - 0.5, longest - 0.5, kIndexErrorTint);
-    plot::plot_vline(rows - 0.5, theme::error, "IndexError");
+    plot::plot_vline(rows - 0.5, theme::kError, "IndexError");
   }
   const double decay = lab_decay_only_change(o, m.steps_run);
-  plot::plot_hline(decay, theme::muted, "weight decay alone");
+  plot::plot_hline(decay, theme::kMuted, "weight decay alone");
   plot::plot_line_g(
       "learned", rows, [&m](int i) { return std::max(m.table_row_change[size_t(i)], 1e-9); },
       {colour_of(PositionMethod::Learned), 2.0f, plot::dots_for(rows)});
   plot::end_plot([&](double x) {
     const int p = int(std::lround(x));  // snapped inside the axis: 0 .. the last eval position
     if (p >= rows) {
-      ImGui::TextColored(theme::vec(theme::error), "position %d: past the %d-row table, %s", p, rows,
+      ImGui::TextColored(theme::vec(theme::kError), "position %d: past the %d-row table, %s", p, rows,
                          m.error.value_or("IndexError").c_str());
       return;
     }
@@ -350,13 +350,13 @@ void show_lab(App& app) {
     const LabMethodResult* learned = learned_of(r);
     const bool rows = learned && !learned->table_row_change.empty();  // learned has finished training
     bool first = true;
-    for (int v = 0; v < int(std::size(lab_views)); ++v) {
+    for (int v = 0; v < int(std::size(kLabViews)); ++v) {
       if ((v == kViewAttention || v == kViewKv) && !inside) continue;
       if (v == kViewTable && !rows) continue;
-      if (!first) same_line_if_fits(ImGui::CalcTextSize(lab_views[v]).x + ImGui::GetFrameHeight() * 2);
+      if (!first) same_line_if_fits(ImGui::CalcTextSize(kLabViews[v]).x + ImGui::GetFrameHeight() * 2);
       first = false;
-      if (ImGui::RadioButton(lab_views[v], view == v)) view = v;
-      record_rect(app.ui, lab_view_rects[v]);
+      if (ImGui::RadioButton(kLabViews[v], view == v)) view = v;
+      record_rect(app.ui, kLabViewRects[v]);
     }
     if ((!inside && (view == kViewAttention || view == kViewKv)) || (!rows && view == kViewTable)) view = 0;
     const ImVec2 size = ImGui::GetContentRegionAvail();

@@ -5,12 +5,12 @@
 #include <cstdio>
 #include <string>
 
-#include "core/base/format.hpp"
-#include "app/ui/heatmap.hpp"
-#include "app/state/lab_session.hpp"
 #include "app/panels/panel_views.hpp"
+#include "app/state/lab_session.hpp"
+#include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -104,7 +104,7 @@ void decoded_line(const KvCheck& kv, const std::vector<long long>& expected) {
     ImGui::SameLine();
     const bool prompt = (long long)p < kv.prompt_length;
     const bool right = p < expected.size() && kv.tokens[p] == expected[p];
-    ImGui::TextColored(theme::vec(prompt ? theme::muted : right ? theme::ok : theme::error), "%s",
+    ImGui::TextColored(theme::vec(prompt ? theme::kMuted : right ? theme::kOk : theme::kError), "%s",
                        token_text(kv.tokens[p]));
   }
 }
@@ -157,7 +157,7 @@ void lab_kv_view(App& app) {
                              "rotates only itself. Rotating cached keys again would be off by the last column."
                            : "Only RoPE rotates keys; this method's keys carry no position (ALiBi and T5 add it to "
                              "the score, learned and sinusoidal to the input).");
-  if (kv.error) ImGui::TextColored(theme::vec(theme::error), "%s", kv.error->full().c_str());
+  if (kv.error) ImGui::TextColored(theme::vec(theme::kError), "%s", kv.error->full().c_str());
   ImGui::PopTextWrapPos();
   decoded_line(kv, in.sequence);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
@@ -176,7 +176,7 @@ void lab_kv_view(App& app) {
     ImGui::Text("%lld", s.position);
     ImGui::TableNextColumn();
     const bool right = !s.generated || s.token == in.sequence[size_t(s.position)];
-    ImGui::TextColored(theme::vec(!s.generated ? theme::muted : right ? theme::ok : theme::error), "%s%s",
+    ImGui::TextColored(theme::vec(!s.generated ? theme::kMuted : right ? theme::kOk : theme::kError), "%s%s",
                        token_text(s.token), s.generated ? (right ? " (right)" : " (wrong)") : " (prompt)");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(format_sig(s.logit_diff, 2).c_str());
@@ -184,7 +184,7 @@ void lab_kv_view(App& app) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(format_sig(s.key_diff, 2).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextColored(theme::vec(s.rotated_twice > 1e-3 ? theme::error : theme::muted), "%s",
+    ImGui::TextColored(theme::vec(s.rotated_twice > 1e-3 ? theme::kError : theme::kMuted), "%s",
                        format_sig(s.rotated_twice, 2).c_str());
   }
   ImGui::EndTable();

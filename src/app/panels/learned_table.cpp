@@ -5,12 +5,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
-#include "app/ui/heatmap.hpp"
-#include "app/state/model.hpp"
 #include "app/panels/panel_views.hpp"
+#include "app/state/model.hpp"
+#include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -47,8 +47,8 @@ void value_strip(const char* label, const double* v, int n, double absmax, float
   ImGui::Dummy(ImVec2(w, h));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   if (!v) {
-    dl->AddRect(p, ImVec2(p.x + w, p.y + h), theme::error);
-    dl->AddText(ImVec2(p.x + 4, p.y), theme::error, "no row: IndexError");
+    dl->AddRect(p, ImVec2(p.x + w, p.y + h), theme::kError);
+    dl->AddText(ImVec2(p.x + 4, p.y), theme::kError, "no row: IndexError");
     return;
   }
   draw_strip(dl, p, w, h, n, absmax, [&](int j) { return v[j]; });
@@ -69,7 +69,7 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
   const ImVec2 a(p0.x, p0.y), b(p0.x + size.x, p0.y + size.y - ghost_h);
   const float absmax = float(std::max(1e-12, m.table_absmax));
   heatmap(app.ui.gpu.get(), HeatSlot::Table, m.table_img, a, b, -absmax, absmax);
-  dl->AddRect(a, b, theme::learned & 0x90FFFFFF);
+  dl->AddRect(a, b, theme::kLearned & 0x90FFFFFF);
   const float row_h = (b.y - a.y) / float(p.max_position);
   if (!missing) {
     const float y = a.y + row_h * float(p.position);
@@ -80,17 +80,17 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
     char buf[160], count[28], row[28];
     std::snprintf(buf, sizeof buf, "≈ %s %s", format_count(gap, count, sizeof count),
                   gap == 1 ? "row that does not exist" : "rows that do not exist");
-    if (gap > 0) dl->AddText(ImVec2(a.x + 6, b.y + 1), theme::muted, buf);
+    if (gap > 0) dl->AddText(ImVec2(a.x + 6, b.y + 1), theme::kMuted, buf);
     const ImVec2 ga(a.x, gy + lh * 0.7f), gb(b.x, p0.y + size.y - 2);
     for (float x = ga.x; x < gb.x; x += 12.0f) {  // dashed outline of the missing row
-      dl->AddLine(ImVec2(x, ga.y), ImVec2(std::min(x + 6.0f, gb.x), ga.y), theme::error, 2.0f);
-      dl->AddLine(ImVec2(x, gb.y), ImVec2(std::min(x + 6.0f, gb.x), gb.y), theme::error, 2.0f);
+      dl->AddLine(ImVec2(x, ga.y), ImVec2(std::min(x + 6.0f, gb.x), ga.y), theme::kError, 2.0f);
+      dl->AddLine(ImVec2(x, gb.y), ImVec2(std::min(x + 6.0f, gb.x), gb.y), theme::kError, 2.0f);
     }
-    dl->AddLine(ga, ImVec2(ga.x, gb.y), theme::error, 2.0f);
-    dl->AddLine(ImVec2(gb.x, ga.y), gb, theme::error, 2.0f);
+    dl->AddLine(ga, ImVec2(ga.x, gb.y), theme::kError, 2.0f);
+    dl->AddLine(ImVec2(gb.x, ga.y), gb, theme::kError, 2.0f);
     std::snprintf(buf, sizeof buf, "P[%lld] would be here: row %s of a %s-row table", p.position,
                   format_count(p.position, row, sizeof row), format_count(p.max_position, count, sizeof count));
-    dl->AddText(ImVec2(ga.x + 8, 0.5f * (ga.y + gb.y) - lh * 0.5f), theme::error, buf);
+    dl->AddText(ImVec2(ga.x + 8, 0.5f * (ga.y + gb.y) - lh * 0.5f), theme::kError, buf);
   }
   if (ImGui::IsMouseHoveringRect(a, b) && ImGui::IsWindowHovered()) {
     const ImVec2 mp = ImGui::GetIO().MousePos;
@@ -117,7 +117,7 @@ void model_table_line(const App& app) {
     second = "A learned table for its " + format_count(context) + " positions × hidden size " + format_count(r.hidden) +
              " would hold " + format_count(context * r.hidden) + ".";
   }
-  ImGui::TextColored(theme::vec(theme::rope), "%s", first.c_str());
+  ImGui::TextColored(theme::vec(theme::kRope), "%s", first.c_str());
   same_line_if_fits(ImGui::CalcTextSize(second.c_str()).x);
   ImGui::TextUnformatted(second.c_str());
 }
@@ -127,7 +127,7 @@ void table_header(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   char rows[28], width[28], count[28], params[96];
-  ImGui::TextColored(theme::vec(theme::learned), "P [max_position, d] = [%s, %s]",
+  ImGui::TextColored(theme::vec(theme::kLearned), "P [max_position, d] = [%s, %s]",
                      format_count(p.max_position, rows, sizeof rows), format_count(p.d_model(), width, sizeof width));
   std::snprintf(params, sizeof params, "d = h × d_head, %s learned parameters",
                 format_count(learned_param_count(p.max_position, p.d_model()), count, sizeof count));
@@ -160,8 +160,8 @@ void table_area(App& app, float below) {
   const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(min_h, avail.y - below));
   ImGui::Dummy(ImVec2(avail.x, size.y));
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddText(ImVec2(p0.x, p0.y), theme::muted, "t=0");
-  dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::muted, last);
+  dl->AddText(ImVec2(p0.x, p0.y), theme::kMuted, "t=0");
+  dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::kMuted, last);
   draw_table(app, ImVec2(p0.x + margin + 4.0f, p0.y), size);
   char label[128];
   if (m.table_sampled_rows > 0) {
@@ -189,12 +189,12 @@ void embedding_sum(const App& app) {
   ImGui::TextDisabled("shape [B, T, d] = [%d, %d, %d]", p.batch, p.seq_len, p.d_model());
   const double absmax = std::max(1e-12, 2.0 * m.table_absmax);
   const int d = p.d_model();
-  value_strip("E[token]", m.e_row.data(), d, absmax, width, theme::muted);
-  value_strip("P[t]", m.row ? m.row->data() : nullptr, d, absmax, width, theme::learned);
+  value_strip("E[token]", m.e_row.data(), d, absmax, width, theme::kMuted);
+  value_strip("P[t]", m.row ? m.row->data() : nullptr, d, absmax, width, theme::kLearned);
   if (m.row) {
     // The sum, element by element: drawn from the two rows above without a per-frame allocation.
     const float h = ImGui::GetTextLineHeight();
-    ImGui::TextColored(theme::vec(theme::ok), "E + P");
+    ImGui::TextColored(theme::vec(theme::kOk), "E + P");
     ImGui::SameLine(strip_x());
     const ImVec2 sp = ImGui::GetCursorScreenPos();
     const float w = std::max(20.0f, width - (sp.x - ImGui::GetWindowPos().x));
@@ -202,7 +202,7 @@ void embedding_sum(const App& app) {
     draw_strip(ImGui::GetWindowDrawList(), sp, w, h, d, absmax, [&](int j) { return m.e_row[j] + (*m.row)[j]; });
     return;
   }
-  ImGui::TextColored(theme::vec(theme::error), "E + P: cannot be formed, P[%lld] does not exist", p.position);
+  ImGui::TextColored(theme::vec(theme::kError), "E + P: cannot be formed, P[%lld] does not exist", p.position);
 }
 
 }  // namespace

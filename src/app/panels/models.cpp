@@ -3,17 +3,17 @@
 #include <string>
 
 #include "app/state/export.hpp"
-#include "core/base/format.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
 namespace {
 
-constexpr const char* columns[] = {"model",   "base",    "head dim",     "rotated",     "pairing",
+constexpr const char* kColumns[] = {"model",   "base",    "head dim",     "rotated",     "pairing",
                                    "scaling", "context", "critical dim", "B(m) < 0 at", "learned table"};
 
 void cell(const std::string& text, ImU32 colour = 0) {
@@ -30,29 +30,29 @@ void row(App& app, const CatalogRow& r) {
     set_param(app.params, "model", r.name, app.ui.notes);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nclick: open this model", r.source.c_str());
   if (!r.info) {
-    cell(r.error, theme::error);
+    cell(r.error, theme::kError);
     return;
   }
   if (const auto& table = r.info->absolute) {
-    for (const char* text : {"—", "—", "—", "—", "learned"}) cell(text, theme::muted);
-    cell(format_count(table->max_position), theme::learned);
-    cell("—", theme::muted);
-    cell("—", theme::muted);
-    cell(format_count(table->parameters), theme::learned);
+    for (const char* text : {"—", "—", "—", "—", "learned"}) cell(text, theme::kMuted);
+    cell(format_count(table->max_position), theme::kLearned);
+    cell("—", theme::kMuted);
+    cell("—", theme::kMuted);
+    cell(format_count(table->parameters), theme::kLearned);
     return;
   }
   const RopeModel& rope = *r.info->rope;
   const ContextBudget& b = r.budget;
   cell(format_sig(rope.base));
   cell(format_count(rope.head_dim));
-  cell(format_count(rope.rotary_dims), rope.rotary_dims < rope.head_dim ? theme::key : 0);
+  cell(format_count(rope.rotary_dims), rope.rotary_dims < rope.head_dim ? theme::kKey : 0);
   cell(pairing_name(rope.pairing));
-  cell(r.scaling, r.scaling == "none" ? theme::muted : theme::learned);
+  cell(r.scaling, r.scaling == "none" ? theme::kMuted : theme::kLearned);
   cell(format_count(b.context));
   cell(format_count(b.critical_dim));
   cell(b.first_negative_m ? format_count(*b.first_negative_m) : "> " + format_count(b.search_limit),
-       b.first_negative_m && *b.first_negative_m <= b.context ? theme::learned : theme::ok);
-  cell("0 (" + format_count(b.learned_parameters) + ")", theme::ok);
+       b.first_negative_m && *b.first_negative_m <= b.context ? theme::kLearned : theme::kOk);
+  cell("0 (" + format_count(b.learned_parameters) + ")", theme::kOk);
 }
 
 }  // namespace
@@ -71,9 +71,9 @@ void show_models(App& app) {
       "rotated in violet: only part of each head rotates.");
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("models", int(std::size(columns)), flags, ImGui::GetContentRegionAvail())) return;
+  if (!ImGui::BeginTable("models", int(std::size(kColumns)), flags, ImGui::GetContentRegionAvail())) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  for (const char* name : columns) ImGui::TableSetupColumn(name);
+  for (const char* name : kColumns) ImGui::TableSetupColumn(name);
   ImGui::TableHeadersRow();
   for (const CatalogRow& r : rows) row(app, r);
   ImGui::EndTable();

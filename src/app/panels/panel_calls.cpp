@@ -17,12 +17,12 @@ struct PanelCalls {
   std::string (*describe)(const App&);
 };
 #define RV_PANEL_CALLS(key, title, short_title, bar) {show_##key, describe_##key},
-constexpr PanelCalls calls[] = {RV_PANELS(RV_PANEL_CALLS)};
+constexpr PanelCalls kCalls[] = {RV_PANELS(RV_PANEL_CALLS)};
 #undef RV_PANEL_CALLS
 
 // all_panels() holds the rows in the same order as calls[].
 const PanelCalls& calls_of(const Panel& panel) {
-  return calls[&panel - all_panels().data()];
+  return kCalls[&panel - all_panels().data()];
 }
 }  // namespace
 

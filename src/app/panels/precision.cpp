@@ -6,19 +6,19 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/state/model.hpp"
-#include "core/base/format.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
 namespace {
 
-constexpr double err_floor = 1e-10;  // the plot's bottom: smaller errors (and exact zeros) sit on it
-constexpr double err_top = 10.0;
+constexpr double kErrFloor = 1e-10;  // the plot's bottom: smaller errors (and exact zeros) sit on it
+constexpr double kErrTop = 10.0;
 
 // The plotted series: recipe row, format column, colour, label.
 struct Series {
@@ -26,11 +26,11 @@ struct Series {
   ImU32 colour;
   const char* label;
 };
-constexpr Series series[] = {
-    {0, 0, theme::error, "naive float32"},
-    {1, 0, theme::rope, "ours float32"},
-    {1, 1, theme::key, "ours float16"},
-    {1, 2, theme::learned, "ours bfloat16"},
+constexpr Series kSeries[] = {
+    {0, 0, theme::kError, "naive float32"},
+    {1, 0, theme::kRope, "ours float32"},
+    {1, 1, theme::kKey, "ours float16"},
+    {1, 2, theme::kLearned, "ours bfloat16"},
 };
 
 // "1.5e-07", "0 (exact)" or "m overflows" (naive recipe: m itself is rounded) for a report's largest angle error.
@@ -59,18 +59,18 @@ void summary_table(const App& app) {
     const PrecisionReport& ours = m.precision[1][f];
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(float_format_name(precision_formats[f]));
+    ImGui::TextUnformatted(float_format_name(kPrecisionFormats[f]));
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_sig(exact_integer_limit(precision_formats[f]), 10).c_str());
+    ImGui::TextUnformatted(format_sig(exact_integer_limit(kPrecisionFormats[f]), 10).c_str());
     ImGui::TableNextColumn();
     const bool moved = naive.position_in_format != naive.position;
     if (moved)
-      ImGui::TextColored(theme::vec(theme::error), "%s", format_sig(naive.position_in_format, 10).c_str());
+      ImGui::TextColored(theme::vec(theme::kError), "%s", format_sig(naive.position_in_format, 10).c_str());
     else
       ImGui::TextUnformatted(format_sig(naive.position_in_format, 10).c_str());
     ImGui::TableNextColumn();
     error_text(buf, sizeof buf, naive);
-    ImGui::TextColored(theme::vec(naive.max_angle_err > 1e-3 || moved ? theme::error : theme::muted), "%s", buf);
+    ImGui::TextColored(theme::vec(naive.max_angle_err > 1e-3 || moved ? theme::kError : theme::kMuted), "%s", buf);
     ImGui::TableNextColumn();
     error_text(buf, sizeof buf, ours);
     ImGui::TextUnformatted(buf);
@@ -86,7 +86,7 @@ void readout(const App& app, int i) {
   for (int r = 0; r < 2; ++r)
     for (int fm = 0; fm < 3; ++fm) {
       const PairPrecision& pp = m.precision[r][fm].pairs[size_t(i)];
-      const char *recipe = angle_recipe_name(precision_recipes[r]), *format = float_format_name(precision_formats[fm]);
+      const char *recipe = angle_recipe_name(kPrecisionRecipes[r]), *format = float_format_name(kPrecisionFormats[fm]);
       if (std::isnan(pp.angle_err))
         ImGui::Text("%s %s: m overflows the format", recipe, format);
       else
@@ -97,7 +97,7 @@ void readout(const App& app, int i) {
 
 // Where an error sits on the plot: exact zeros (and tiny errors) on the floor, overflow at the top.
 double shown_error(double e) {
-  return std::isfinite(e) ? std::max(e, err_floor) : err_top;
+  return std::isfinite(e) ? std::max(e, kErrFloor) : kErrTop;
 }
 
 void draw_plot(const App& app, float height) {
@@ -105,10 +105,10 @@ void draw_plot(const App& app, float height) {
   const int pairs = int(m.base_inv_freq.size());
   plot::Spec spec;
   spec.x = {"pair i (0 fast … slow)", plot::Scale::Linear, -0.5, pairs - 0.5, true};
-  spec.y = {"|angle error| (rad, log) vs float64", plot::Scale::Log10, err_floor, err_top};
+  spec.y = {"|angle error| (rad, log) vs float64", plot::Scale::Log10, kErrFloor, kErrTop};
   if (!plot::begin_plot("precision_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   const float dot = plot::dots_for(pairs);
-  for (const Series& s : series) {
+  for (const Series& s : kSeries) {
     const std::vector<PairPrecision>& pp = m.precision[s.recipe][s.format].pairs;
     plot::plot_line_g(s.label, pairs, [&pp](int i) { return shown_error(pp[size_t(i)].angle_err); },
                       {s.colour, 1.5f, dot});
@@ -125,7 +125,7 @@ void context_line(const App& app) {
   error_text(naive, sizeof naive, c[0][0]);
   error_text(ours, sizeof ours, c[1][0]);
   const double f16 = c[0][1].position_in_format;
-  ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::learned));
+  ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::kLearned));
   ImGui::TextWrapped(
       "At %s's context %s: float32 angles lose up to %s (naive), %s (ours); the position is %s "
       "in bfloat16 and %s in float16.",
@@ -159,7 +159,7 @@ void show_precision(App& app) {
                      format_sig(bf.position_in_format, 10).c_str());
   const PrecisionReport& h = m.precision[0][1];
   if (!std::isfinite(h.position_in_format))
-    ImGui::TextColored(theme::vec(theme::error), "float16 tops out at 65,504: position m overflows to ∞");
+    ImGui::TextColored(theme::vec(theme::kError), "float16 tops out at 65,504: position m overflows to ∞");
   context_line(app);
   summary_table(app);
   const float lh = ImGui::GetTextLineHeightWithSpacing();

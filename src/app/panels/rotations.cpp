@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/panels/panel_views.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -26,34 +26,34 @@ void draw_pair_cell(const App& app, int i, ImVec2 p0, float size) {
   const float r = std::max(8.0f, std::min(size * 0.5f - 6.0f, (size - 2.2f * lh) * 0.5f - 4.0f));
   const ImVec2 c(p0.x + size * 0.5f, p0.y + 4.0f + r);
   if (v.beyond_table && !v.passes)
-    dl->AddRect(p0, ImVec2(p0.x + size - 4, p0.y + size - 4), theme::learned & 0x90FFFFFF, 4.0f);
-  dl->AddCircle(c, r, theme::grid, 48, 1.0f);
-  dl->AddLine(ImVec2(c.x - r, c.y), ImVec2(c.x + r, c.y), theme::grid & 0x60FFFFFF);
+    dl->AddRect(p0, ImVec2(p0.x + size - 4, p0.y + size - 4), theme::kLearned & 0x90FFFFFF, 4.0f);
+  dl->AddCircle(c, r, theme::kGrid, 48, 1.0f);
+  dl->AddLine(ImVec2(c.x - r, c.y), ImVec2(c.x + r, c.y), theme::kGrid & 0x60FFFFFF);
 
   const double q_phi = std::atan2(v.q.y(), v.q.x());
   const double k_phi = std::atan2(v.k_rot.y(), v.k_rot.x());
   // Arc from q's direction by m theta_i (mod 2 pi), counter-clockwise (screen y points down).
-  const int segments = std::max(4, int(24 * v.angle_mod / two_pi) + 2);
+  const int segments = std::max(4, int(24 * v.angle_mod / kTwoPi) + 2);
   dl->PathArcTo(c, r * 0.42f, float(-q_phi), float(-(q_phi + v.angle_mod)), segments);
-  dl->PathStroke(theme::rope, 0, 2.0f);
-  dl->AddLine(c, on_circle(c, r, q_phi), theme::rope & 0x70FFFFFF, 1.5f);
-  dl->AddLine(c, on_circle(c, r, k_phi), theme::key, 1.5f);
-  dl->AddCircleFilled(on_circle(c, r, k_phi), 3.0f, theme::key);
-  dl->AddLine(c, on_circle(c, r, q_phi + v.angle_mod), theme::rope, 2.5f);
-  dl->AddCircleFilled(on_circle(c, r, q_phi + v.angle_mod), 4.0f, theme::rope);
+  dl->PathStroke(theme::kRope, 0, 2.0f);
+  dl->AddLine(c, on_circle(c, r, q_phi), theme::kRope & 0x70FFFFFF, 1.5f);
+  dl->AddLine(c, on_circle(c, r, k_phi), theme::kKey, 1.5f);
+  dl->AddCircleFilled(on_circle(c, r, k_phi), 3.0f, theme::kKey);
+  dl->AddLine(c, on_circle(c, r, q_phi + v.angle_mod), theme::kRope, 2.5f);
+  dl->AddCircleFilled(on_circle(c, r, q_phi + v.angle_mod), 4.0f, theme::kRope);
 
   char buf[96];
   float y = c.y + r + 3.0f;
   if (v.passes) {  // a partial-rotary model leaves this pair as it is
     std::snprintf(buf, sizeof buf, "i=%d  θ=0", i);
-    dl->AddText(ImVec2(p0.x + 4, y), theme::muted, buf);
-    dl->AddText(ImVec2(p0.x + 4, y + lh), theme::muted, "passes through");
+    dl->AddText(ImVec2(p0.x + 4, y), theme::kMuted, buf);
+    dl->AddText(ImVec2(p0.x + 4, y + lh), theme::kMuted, "passes through");
     return;
   }
   std::snprintf(buf, sizeof buf, "i=%d  θ=%s", i, format_sig(v.theta, 3).c_str());
   dl->AddText(ImVec2(p0.x + 4, y), ImGui::GetColorU32(ImGuiCol_Text), buf);
   std::snprintf(buf, sizeof buf, "∠%.3f  λ=%s", v.angle_mod, format_sig(v.wavelength, 4).c_str());
-  dl->AddText(ImVec2(p0.x + 4, y + lh), v.beyond_table ? theme::learned : theme::muted, buf);
+  dl->AddText(ImVec2(p0.x + 4, y + lh), v.beyond_table ? theme::kLearned : theme::kMuted, buf);
 }
 
 void cell_tooltip(const App& app, int i) {
@@ -75,12 +75,12 @@ void cell_tooltip(const App& app, int i) {
   ImGui::Text("m·θᵢ mod 2π = %s rad (the arc)", format_sig(v.angle_mod, 17).c_str());
   ImGui::Text("wavelength 2π/θᵢ = %s positions", format_sig(v.wavelength, 17).c_str());
   if (v.beyond_table)
-    ImGui::TextColored(theme::vec(theme::learned),
+    ImGui::TextColored(theme::vec(theme::kLearned),
                        "wavelength > max_position = %s: never completes a turn in the table",
                        format_count(app.params.max_position).c_str());
-  ImGui::TextColored(theme::vec(theme::rope), "q pair (%.4f, %.4f) -> RoPE(q, m) (%.4f, %.4f)", v.q.x(), v.q.y(),
+  ImGui::TextColored(theme::vec(theme::kRope), "q pair (%.4f, %.4f) -> RoPE(q, m) (%.4f, %.4f)", v.q.x(), v.q.y(),
                      v.q_rot.x(), v.q_rot.y());
-  ImGui::TextColored(theme::vec(theme::key), "RoPE(k, n = %s) pair (%.4f, %.4f)",
+  ImGui::TextColored(theme::vec(theme::kKey), "RoPE(k, n = %s) pair (%.4f, %.4f)",
                      format_count(app.params.key_position).c_str(), v.k_rot.x(), v.k_rot.y());
   ImGui::TextDisabled("x' = x cos φ − y sin φ,  y' = x sin φ + y cos φ,  φ = m·θᵢ.  ‖pair‖ = %.6f kept", v.q.norm());
   ImGui::EndTooltip();
@@ -99,7 +99,7 @@ void show_v(const App& app, float width, float height) {
   const int bars = std::max(1, std::min(n, int(h / 2.0f)));
   const double vmax = std::max(1e-12, v.cwiseAbs().maxCoeff());
   const float cx = p0.x + width * 0.5f, bh = h / bars;
-  dl->AddLine(ImVec2(cx, p0.y), ImVec2(cx, p0.y + h), theme::grid);
+  dl->AddLine(ImVec2(cx, p0.y), ImVec2(cx, p0.y + h), theme::kGrid);
   for (int b = 0; b < bars; ++b) {
     const int j0 = b * n / bars, j1 = std::max(j0 + 1, (b + 1) * n / bars);
     double x = 0;
@@ -107,7 +107,7 @@ void show_v(const App& app, float width, float height) {
       if (std::abs(v[j]) > std::abs(x)) x = v[j];
     const float w = float(x / vmax) * width * 0.45f;
     dl->AddRectFilled(ImVec2(std::min(cx, cx + w), p0.y + b * bh + 0.5f),
-                      ImVec2(std::max(cx, cx + w), p0.y + (b + 1) * bh - (bh > 3 ? 1.0f : 0.0f)), theme::muted);
+                      ImVec2(std::max(cx, cx + w), p0.y + (b + 1) * bh - (bh > 3 ? 1.0f : 0.0f)), theme::kMuted);
   }
   if (ImGui::IsItemHovered() && ImGui::IsMousePosValid()) {  // not a keyboard focus: a mouse over it
     const int j = std::clamp(int((ImGui::GetIO().MousePos.y - p0.y) / h * n), 0, n - 1);
@@ -123,8 +123,8 @@ PairView pair_view(const App& app, int i) {
   PairView v;
   v.theta = m.inv_freq[i];
   v.angle = m.angles[i];
-  v.angle_mod = std::fmod(v.angle, two_pi);
-  v.wavelength = two_pi / v.theta;
+  v.angle_mod = std::fmod(v.angle, kTwoPi);
+  v.wavelength = kTwoPi / v.theta;
   v.q = rope_pair(m.q, i, p);
   v.q_rot = rope_pair(m.q_rot, i, p);
   v.k_rot = rope_pair(m.k_rot, i, p);
@@ -135,7 +135,7 @@ PairView pair_view(const App& app, int i) {
 
 void show_rotations(App& app) {
   const int pairs = int(app.model.inv_freq.size());
-  ImGui::TextColored(theme::vec(theme::rope), "%s rotated by m·θᵢ at m = %s", plural(pairs, "pair", "pairs").c_str(),
+  ImGui::TextColored(theme::vec(theme::kRope), "%s rotated by m·θᵢ at m = %s", plural(pairs, "pair", "pairs").c_str(),
                      format_count(app.params.position).c_str());
   formula_tip(
       "Pair i of q (faint line) is rotated by φ = m·θᵢ (the arc, shown mod 2π) into RoPE(q, m) (solid). "
@@ -184,7 +184,7 @@ std::string describe_rotations(const App& app) {
   const Model& m = app.model;
   const int pairs = int(m.inv_freq.size());
   int long_pairs = 0;
-  for (int i = 0; i < m.rotary_pairs; ++i) long_pairs += two_pi / m.inv_freq[i] > double(app.params.max_position);
+  for (int i = 0; i < m.rotary_pairs; ++i) long_pairs += kTwoPi / m.inv_freq[i] > double(app.params.max_position);
   return "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
          format_count(long_pairs) + " of " + plural(pairs, "pair", "pairs") + (long_pairs == 1 ? " has" : " have") +
          " a wavelength longer than max_position, so " +

@@ -8,14 +8,14 @@
 #include <utility>
 #include <vector>
 
-#include "core/base/format.hpp"
-#include "app/state/model.hpp"
 #include "app/panels/panel_views.hpp"
+#include "app/state/model.hpp"
 #include "app/state/params.hpp"
-#include "app/ui/plot_kit.hpp"
 #include "app/ui/decimate.hpp"
+#include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -29,10 +29,10 @@ ScoreAt score_at(const App& app, long long r) {
 namespace {
 
 // Short legend names; the read-out and the (?) tip give the formulas.
-constexpr const char* abel_label = "true bound";
-constexpr const char* roformer_label = "RoFormer bound";
-constexpr const char* abel_formula = "true bound Σᵢ|hᵢ − hᵢ₊₁|·|Sᵢ₊₁|";
-constexpr const char* roformer_formula = "RoFormer bound max|Δh|·Σ|S_j|";
+constexpr const char* kAbelLabel = "true bound";
+constexpr const char* kRoformerLabel = "RoFormer bound";
+constexpr const char* kAbelFormula = "true bound Σᵢ|hᵢ − hᵢ₊₁|·|Sᵢ₊₁|";
+constexpr const char* kRoformerFormula = "RoFormer bound max|Δh|·Σ|S_j|";
 
 void offsets_control(App& app) {
   int r = app.params.offsets;
@@ -59,14 +59,14 @@ void readout(const App& app, long long r) {
   const Model& m = app.model;
   const ScoreAt s = score_at(app, r);
   ImGui::Text("offset r = m − n = %s  (the score depends on r only)", format_count(r).c_str());
-  ImGui::TextColored(theme::vec(theme::rope), "score(r) at n = %s: %s", format_count((long long)m.anchor_a).c_str(),
+  ImGui::TextColored(theme::vec(theme::kRope), "score(r) at n = %s: %s", format_count((long long)m.anchor_a).c_str(),
                      format_sig(s.a, 10).c_str());
-  ImGui::TextColored(theme::vec(theme::key), "score(r) at n = %s: %s", format_count((long long)m.anchor_b).c_str(),
+  ImGui::TextColored(theme::vec(theme::kKey), "score(r) at n = %s: %s", format_count((long long)m.anchor_b).c_str(),
                      format_sig(s.b, 10).c_str());
   ImGui::Text("difference: %s", format_sig(s.a - s.b, 3).c_str());
   if (!app.ui.show_decay) return;
-  ImGui::TextColored(theme::vec(theme::ok), "%s = %s", abel_formula, format_sig(s.bound, 6).c_str());
-  ImGui::TextColored(theme::vec(theme::learned), "%s = %s", roformer_formula, format_sig(s.roformer, 6).c_str());
+  ImGui::TextColored(theme::vec(theme::kOk), "%s = %s", kAbelFormula, format_sig(s.bound, 6).c_str());
+  ImGui::TextColored(theme::vec(theme::kLearned), "%s = %s", kRoformerFormula, format_sig(s.roformer, 6).c_str());
   if (m.curve_a.size() > std::size_t(app.ui.dec_a.columns))
     ImGui::TextDisabled("lines: min/max of each pixel column's %s offsets",
                         format_count((long long)(m.curve_a.size() / std::max(1, app.ui.dec_a.columns))).c_str());
@@ -87,20 +87,20 @@ void score_plot(App& app, ImVec2 size) {
                                                                       {&m.roformer_bound, &ui.dec_roformer}};
   for (const auto& [y, dec] : curves) decimate(y->data(), y->size(), cols, m.curve_version, *dec);
   if (ui.show_decay) {
-    plot::plot_envelope(roformer_label, ui.dec_roformer, r0, r1, {theme::learned & 0xC0FFFFFF, 1.0f, 0, false, false});
-    plot::plot_envelope(abel_label, ui.dec_bound, r0, r1, {theme::ok, 1.0f});
+    plot::plot_envelope(kRoformerLabel, ui.dec_roformer, r0, r1, {theme::kLearned & 0xC0FFFFFF, 1.0f, 0, false, false});
+    plot::plot_envelope(kAbelLabel, ui.dec_bound, r0, r1, {theme::kOk, 1.0f});
   }
   char a[48], b[48];
   std::snprintf(a, sizeof a, "n = %s", format_count((long long)m.anchor_a).c_str());
   std::snprintf(b, sizeof b, "n = %s (on top)", format_count((long long)m.anchor_b).c_str());
-  plot::plot_line(a, ui.dec_a, r0, r1, {theme::rope, 2.0f});
-  plot::plot_line(b, ui.dec_b, r0, r1, {theme::key, 1.0f});
+  plot::plot_line(a, ui.dec_a, r0, r1, {theme::kRope, 2.0f});
+  plot::plot_line(b, ui.dec_b, r0, r1, {theme::kKey, 1.0f});
   const long long now = app.params.position - app.params.key_position;
   char marker[64];
   std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(),
                 format_sig(m.score, 4).c_str());
-  plot::plot_vline(double(now), theme::rope & 0xA0FFFFFF);  // the current offset, when in range
-  plot::plot_marker(marker, double(now), m.score, theme::rope);
+  plot::plot_vline(double(now), theme::kRope & 0xA0FFFFFF);  // the current offset, when in range
+  plot::plot_marker(marker, double(now), m.score, theme::kRope);
   if (m.curve_a.empty()) return plot::end_plot();
   plot::end_plot([&](double x) { readout(app, std::llround(x)); });
 }

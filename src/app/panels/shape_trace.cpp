@@ -3,9 +3,9 @@
 // untouched; and the parameter counts of each method.
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -21,9 +21,9 @@ const char* shape_text(const std::vector<long long>& shape, char* buf, size_t si
 }
 
 ImU32 step_colour(const std::string& name) {
-  if (name.rfind("V", 0) == 0) return theme::muted;
-  if (name.find('P') != std::string::npos || name.rfind("E", 0) == 0 || name == "token_ids") return theme::learned;
-  return theme::rope;
+  if (name.rfind("V", 0) == 0) return theme::kMuted;
+  if (name.find('P') != std::string::npos || name.rfind("E", 0) == 0 || name == "token_ids") return theme::kLearned;
+  return theme::kRope;
 }
 
 void dims_table(const Params& p) {
@@ -49,10 +49,10 @@ void show_shape_trace(App& app) {
   ImGui::Text("Parameters:");
   ImGui::SameLine();
   char count[28];
-  ImGui::TextColored(theme::vec(theme::learned), "P = max_position × d = %s",
+  ImGui::TextColored(theme::vec(theme::kLearned), "P = max_position × d = %s",
                      format_count(m.counts.learned_position, count, sizeof count));
   ImGui::SameLine();
-  ImGui::TextColored(theme::vec(theme::rope), "  RoPE = %s", format_count(m.counts.rope, count, sizeof count));
+  ImGui::TextColored(theme::vec(theme::kRope), "  RoPE = %s", format_count(m.counts.rope, count, sizeof count));
   ImGui::SameLine();
   ImGui::TextDisabled("  (E = V × d = %s, both)", format_count(m.counts.token_embedding, count, sizeof count));
   formula_tip(
@@ -76,7 +76,7 @@ void show_shape_trace(App& app) {
     ImGui::TableNextColumn();
     const bool overflow = s.name == "P[positions]" && p.seq_len > p.max_position;
     if (overflow)
-      ImGui::TextColored(theme::vec(theme::error), "IndexError: T = %d > max_position = %d (index %d is out of bounds)",
+      ImGui::TextColored(theme::vec(theme::kError), "IndexError: T = %d > max_position = %d (index %d is out of bounds)",
                          p.seq_len, p.max_position, p.max_position);
     else
       ImGui::TextWrapped("%s", s.note.c_str());

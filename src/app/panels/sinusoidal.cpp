@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
-#include "app/ui/heatmap.hpp"
 #include "app/state/model.hpp"
+#include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -49,7 +49,7 @@ void sinus_tooltip(const Model& m, const HeatFrame& f) {
 void show_sinusoidal(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  ImGui::TextColored(theme::vec(theme::rope), "PE[pos, 2i] = sin(pos·θᵢ), PE[pos, 2i+1] = cos(pos·θᵢ)");
+  ImGui::TextColored(theme::vec(theme::kRope), "PE[pos, 2i] = sin(pos·θᵢ), PE[pos, 2i+1] = cos(pos·θᵢ)");
   formula_tip(
       "Vaswani et al. 2017, 3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = "
       "cos(pos / 10000^(2i/d_model)), added to the token embeddings before the first layer. Drawn at width "

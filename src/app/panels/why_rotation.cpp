@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -25,14 +25,14 @@ void pair_picture(const AddVsRotate& w, float size) {
   const auto tip = [&](const Eigen::Vector2d& v) {
     return ImVec2(c.x + scale * float(v.x()), c.y - scale * float(v.y()));
   };
-  dl->AddCircle(c, scale * float(w.q_pair.norm()), theme::grid, 64, 1.0f);
-  dl->AddLine(ImVec2(p0.x, c.y), ImVec2(p0.x + size, c.y), theme::grid & 0x60FFFFFF);
-  dl->AddLine(ImVec2(c.x, p0.y), ImVec2(c.x, p0.y + size), theme::grid & 0x60FFFFFF);
-  dl->AddLine(c, tip(w.q_pair), theme::muted, 1.5f);
-  dl->AddLine(c, tip(w.added_pair), theme::learned, 2.5f);
-  dl->AddCircleFilled(tip(w.added_pair), 4.0f, theme::learned);
-  dl->AddLine(c, tip(w.rotated_pair), theme::rope, 2.5f);
-  dl->AddCircleFilled(tip(w.rotated_pair), 4.0f, theme::rope);
+  dl->AddCircle(c, scale * float(w.q_pair.norm()), theme::kGrid, 64, 1.0f);
+  dl->AddLine(ImVec2(p0.x, c.y), ImVec2(p0.x + size, c.y), theme::kGrid & 0x60FFFFFF);
+  dl->AddLine(ImVec2(c.x, p0.y), ImVec2(c.x, p0.y + size), theme::kGrid & 0x60FFFFFF);
+  dl->AddLine(c, tip(w.q_pair), theme::kMuted, 1.5f);
+  dl->AddLine(c, tip(w.added_pair), theme::kLearned, 2.5f);
+  dl->AddCircleFilled(tip(w.added_pair), 4.0f, theme::kLearned);
+  dl->AddLine(c, tip(w.rotated_pair), theme::kRope, 2.5f);
+  dl->AddCircleFilled(tip(w.rotated_pair), 4.0f, theme::kRope);
 }
 
 void row(const char* what, double added, double rotated, const char* note) {
@@ -40,9 +40,9 @@ void row(const char* what, double added, double rotated, const char* note) {
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(what);
   ImGui::TableNextColumn();
-  ImGui::TextColored(theme::vec(theme::learned), "%.6g", added);
+  ImGui::TextColored(theme::vec(theme::kLearned), "%.6g", added);
   ImGui::TableNextColumn();
-  ImGui::TextColored(theme::vec(theme::rope), "%.6g", rotated);
+  ImGui::TextColored(theme::vec(theme::kRope), "%.6g", rotated);
   ImGui::TableNextColumn();
   ImGui::TextDisabled("%s", note);
 }

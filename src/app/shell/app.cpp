@@ -4,22 +4,22 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
 #include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
-#include <cstdio>
 
-#include "app/ui/keyboard.hpp"
+#include "app/panels/panel_calls.hpp"
+#include "app/shell/shell.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/state/lesson.hpp"
-#include "app/ui/lesson_box.hpp"
 #include "app/state/model.hpp"
-#include "app/shell/shell.hpp"
 #include "app/state/params.hpp"
-#include "app/ui/play.hpp"
-#include "app/panels/panel_calls.hpp"
 #include "app/state/registry.hpp"
+#include "app/ui/keyboard.hpp"
+#include "app/ui/lesson_box.hpp"
+#include "app/ui/play.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
 #include "imgui.h"
@@ -28,9 +28,9 @@
 namespace rv {
 namespace {
 
-constexpr size_t notes_kept = 6;
-constexpr float controls_width = 300.0f;
-constexpr float narrow_width = 700.0f;  // logical pixels: below this the layout is one column
+constexpr size_t kNotesKept = 6;
+constexpr float kControlsWidth = 300.0f;
+constexpr float kNarrowWidth = 700.0f;  // logical pixels: below this the layout is one column
 
 // The notes' one bookkeeping pass, after everything that raises them this frame: a note raised
 // again is kept once, where it first appeared, and counted; past notes_kept the oldest go; counts
@@ -49,12 +49,12 @@ void tidy_notes(Ui& ui) {
       }
     }
   }
-  if (notes.size() > notes_kept) notes.erase(notes.begin(), notes.end() - notes_kept);
+  if (notes.size() > kNotesKept) notes.erase(notes.begin(), notes.end() - kNotesKept);
   for (auto it = ui.note_repeats.begin(); it != ui.note_repeats.end();)
     it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? ui.note_repeats.erase(it) : std::next(it);
 }
 
-constexpr const char* png_label = "PNG";  // each bar's trailing button: a picture of the panel it shows
+constexpr const char* kPngLabel = "PNG";  // each bar's trailing button: a picture of the panel it shows
 
 // True when every panel of the bar fits with its full (or short) title in the available width, beside the PNG button.
 bool titles_fit(const std::vector<const Panel*>& list, bool full) {
@@ -62,7 +62,7 @@ bool titles_fit(const std::vector<const Panel*>& list, bool full) {
   const auto tab_width = [&](const char* label) {
     return ImGui::CalcTextSize(label).x + 2 * style.FramePadding.x + style.ItemInnerSpacing.x;
   };
-  float width = tab_width(png_label);
+  float width = tab_width(kPngLabel);
   for (const Panel* p : list) width += tab_width(full ? p->title : p->short_title);
   return width <= ImGui::GetContentRegionAvail().x;
 }
@@ -91,7 +91,7 @@ void tab_bar(App& app, Bar bar, float height) {
       shown = t;
       const char* look = lesson_highlight(app.params);  // the lesson's step frames the panel it talks about
       const bool highlight = look && std::string_view(look) == list[size_t(t)]->key;
-      if (highlight) ImGui::PushStyleColor(ImGuiCol_Border, theme::rope);
+      if (highlight) ImGui::PushStyleColor(ImGuiCol_Border, theme::kRope);
       if (highlight) ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, 2.0f);
       ImGui::BeginChild("panel", ImVec2(0, 0), true, kChildFlags);
       if (highlight) ImGui::PopStyleVar();
@@ -101,7 +101,7 @@ void tab_bar(App& app, Bar bar, float height) {
       record_rect(app.ui, bar == Bar::Top ? "panel_top" : "panel_bottom");  // the picture's region
       ImGui::EndTabItem();
     }
-    if (shown >= 0 && ImGui::TabItemButton(png_label, ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) {
+    if (shown >= 0 && ImGui::TabItemButton(kPngLabel, ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) {
       app.ui.pending_picture = true;
       app.ui.picture_panel = list[size_t(shown)]->key;
     }
@@ -131,7 +131,7 @@ void panel_picker(App& app) {
   const Bar shown_bar = Bar(app.ui.single_bar);
   const std::vector<const Panel*>& shown_list = bar_panels(shown_bar);
   const Panel* shown = shown_list[size_t(std::clamp(tab_of(app.params, shown_bar), 0, int(shown_list.size()) - 1))];
-  const float png = ImGui::CalcTextSize(png_label).x + 2 * ImGui::GetStyle().FramePadding.x;
+  const float png = ImGui::CalcTextSize(kPngLabel).x + 2 * ImGui::GetStyle().FramePadding.x;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - png - ImGui::GetStyle().ItemSpacing.x);
   if (ImGui::BeginCombo("##panel", shown->title, ImGuiComboFlags_HeightLarge)) {
     for (Bar bar : {Bar::Top, Bar::Bottom}) {
@@ -146,7 +146,7 @@ void panel_picker(App& app) {
   }
   record_rect(app.ui, "panel_picker");
   ImGui::SameLine();
-  if (ImGui::Button(png_label)) {
+  if (ImGui::Button(kPngLabel)) {
     app.ui.pending_picture = true;
     app.ui.picture_panel = shown->key;
   }
@@ -188,7 +188,7 @@ void narrow_layout(App& app) {
 // Controls on the left, the status strip and two tab bars on the right.
 void wide_layout(App& app) {
   if (app.ui.controls_open) {
-    const float left = std::min(controls_width * app.ui.scale, ImGui::GetIO().DisplaySize.x * 0.36f);
+    const float left = std::min(kControlsWidth * app.ui.scale, ImGui::GetIO().DisplaySize.x * 0.36f);
     ImGui::BeginChild("controls", ImVec2(left, 0), true, kChildFlags);
     show_controls(app);
     show_notes(app);
@@ -219,7 +219,7 @@ bool app_animating(const App& app) {
 
 void frame(App& app) {
   keyboard_focus();
-  lab_tick(app, lab_slice_ms);          // a training run advances a slice per frame (app/state/lab_session.hpp)
+  lab_tick(app, kLabSliceMs);          // a training run advances a slice per frame (app/state/lab_session.hpp)
   play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/ui/play.hpp)
   update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
   const ImGuiIO& io = ImGui::GetIO();
@@ -228,7 +228,7 @@ void frame(App& app) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("ropeviz", nullptr, flags);
-  app.ui.narrow = io.DisplaySize.x < narrow_width * app.ui.scale;
+  app.ui.narrow = io.DisplaySize.x < kNarrowWidth * app.ui.scale;
   app.ui.typing_words = false;  // an answer field being typed into sets it
   if (app.ui.narrow)
     narrow_layout(app);

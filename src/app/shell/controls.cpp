@@ -5,14 +5,14 @@
 #include <map>
 #include <string>
 
-#include "app/state/export.hpp"
-#include "app/text/report.hpp"
-#include "app/ui/keyboard.hpp"
-#include "app/state/lesson.hpp"
-#include "app/ui/lesson_box.hpp"
 #include "app/shell/shell.hpp"
+#include "app/state/export.hpp"
+#include "app/state/lesson.hpp"
 #include "app/state/notes.hpp"
 #include "app/state/params.hpp"
+#include "app/text/report.hpp"
+#include "app/ui/keyboard.hpp"
+#include "app/ui/lesson_box.hpp"
 #include "app/ui/play.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
@@ -22,19 +22,19 @@
 namespace rv {
 namespace {
 
-constexpr const char* free_parameters = "none (free parameters)";
+constexpr const char* kFreeParameters = "none (free parameters)";
 
 // The model picker: a preset's config.json sets the fields it decides; its source shows on hover.
 void model_control(App& app) {
   Params& p = app.params;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
-  const char* shown = p.model.empty()                       ? free_parameters
-                      : p.model == loaded_model && p.loaded ? p.loaded->label.c_str()
+  const char* shown = p.model.empty()                       ? kFreeParameters
+                      : p.model == kLoadedModel && p.loaded ? p.loaded->label.c_str()
                                                             : p.model.c_str();
   if (ImGui::BeginCombo("model", shown)) {
-    if (ImGui::Selectable(free_parameters, p.model.empty())) set_param(p, "model", "none", app.ui.notes);
-    if (p.loaded && ImGui::Selectable(p.loaded->label.c_str(), p.model == loaded_model))
-      set_param(p, "model", loaded_model, app.ui.notes);
+    if (ImGui::Selectable(kFreeParameters, p.model.empty())) set_param(p, "model", "none", app.ui.notes);
+    if (p.loaded && ImGui::Selectable(p.loaded->label.c_str(), p.model == kLoadedModel))
+      set_param(p, "model", kLoadedModel, app.ui.notes);
     for (const Preset& preset : presets()) {
       if (ImGui::Selectable(preset.name, p.model == preset.name)) set_param(p, "model", preset.name, app.ui.notes);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.source);
@@ -57,7 +57,7 @@ void model_control(App& app) {
   }
   const Model& m = app.model;
   if (m.real) ImGui::TextDisabled("from %s", m.real->source.c_str());
-  if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::error), "%s", m.model_error.c_str());
+  if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", m.model_error.c_str());
 }
 
 // A link key's number field: its label (the key unless named otherwise) and, on hover, its table row's help text
@@ -174,7 +174,7 @@ void position_control(App& app) {
   Params& p = app.params;
   long long m = p.position;
   if (position_slider("position", &m, p.max_position, trained_length(app), ImGui::GetContentRegionAvail().x,
-                      theme::rope))
+                      theme::kRope))
     set_param(p, "position", std::to_string(m), app.ui.notes);
   record_rect(app.ui, "position");
 }
@@ -184,7 +184,7 @@ void show_controls(App& app) {
   learn_row(app);
   model_control(app);
   ImGui::Spacing();
-  ImGui::TextColored(theme::vec(theme::rope), "Position");
+  ImGui::TextColored(theme::vec(theme::kRope), "Position");
   if (!app.ui.narrow) position_control(app);  // a phone shows it above the sheet, always
   show_play_controls(app);
   position_keys(app);
@@ -192,11 +192,11 @@ void show_controls(App& app) {
   int_control(app, "key_position", p.key_position, 1, "n (key)");
 
   ImGui::Spacing();
-  ImGui::TextColored(theme::vec(theme::learned), "Learned table");
+  ImGui::TextColored(theme::vec(theme::kLearned), "Learned table");
   int_control(app, "max_position", p.max_position, 1);
 
   ImGui::Spacing();
-  ImGui::TextColored(theme::vec(theme::rope), "RoPE");
+  ImGui::TextColored(theme::vec(theme::kRope), "RoPE");
   int_control(app, "d_head", p.d_head, 2);
   base_control(app);
   pairing_control(app);
@@ -217,7 +217,7 @@ void show_notes(App& app) {
   if (ui.notes.empty()) return;
   for (const std::string& note : ui.notes) {
     const bool info = note_kind(note) == NoteKind::Info;
-    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(info ? theme::ok : theme::learned));
+    ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(info ? theme::kOk : theme::kLearned));
     const auto repeats = ui.note_repeats.find(note);
     const int count = repeats == ui.note_repeats.end() ? 1 : repeats->second;
     if (count > 1)

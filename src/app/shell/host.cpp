@@ -6,7 +6,7 @@
 namespace rv {
 
 namespace {
-constexpr int picture_wait_frames = 10;  // frames a picture of a panel waits for it to show (then: the whole window)
+constexpr int kPictureWaitFrames = 10;  // frames a picture of a panel waits for it to show (then: the whole window)
 }
 
 bool serve_requests(App& app, Host& host) {
@@ -15,7 +15,7 @@ bool serve_requests(App& app, Host& host) {
   ui.pending_exports.clear();
   if (ui.pending_picture) {
     const std::optional<Rect> region = picture_region(app);
-    if (!region && !ui.picture_panel.empty() && ++ui.picture_waits < picture_wait_frames) return true;
+    if (!region && !ui.picture_panel.empty() && ++ui.picture_waits < kPictureWaitFrames) return true;
     ui.pending_picture = false;
     ui.picture_waits = 0;
     host.save_picture(app, picture_name(app, region ? ui.picture_panel : ""), region);

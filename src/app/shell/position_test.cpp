@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <string>
 
-#include "core/base/format.hpp"
 #include "app/panels/panel_views.hpp"
 #include "app/shell/shell.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -29,7 +29,7 @@ void show_position_test(App& app) {
   std::snprintf(rope, sizeof rope, "RoPE: works, %d pairs, θ₀·m = %s rad", int(m.inv_freq.size()),
                 format_sig(m.angles.size() ? m.angles[0] : 0.0).c_str());
   same_line_if_fits(ImGui::CalcTextSize(rope).x + 16.0f);
-  ImGui::TextColored(theme::vec(theme::rope), "%s", rope);
+  ImGui::TextColored(theme::vec(theme::kRope), "%s", rope);
   // The learned table's line, wrapped to the width: in a red box when the lookup fails (other frameworks on hover).
   char text[320];
   if (m.lookup_error)
@@ -44,13 +44,13 @@ void show_position_test(App& app) {
   if (m.lookup_error) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + h), IM_COL32(90, 22, 26, 255), 3.0f);
-    dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), theme::error, 3.0f, 0, 2.0f);
+    dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), theme::kError, 3.0f, 0, 2.0f);
     if (ImGui::IsMouseHoveringRect(p0, ImVec2(p0.x + w, p0.y + h)) && ImGui::IsWindowHovered())
       frameworks_tooltip(p.position, p.max_position);
   }
   ImGui::SetCursorScreenPos(ImVec2(p0.x + pad, p0.y + 2));
   ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + w - 2 * pad);
-  ImGui::TextColored(theme::vec(m.lookup_error ? theme::error : theme::learned), "%s", text);
+  ImGui::TextColored(theme::vec(m.lookup_error ? theme::kError : theme::kLearned), "%s", text);
   ImGui::PopTextWrapPos();
   app.ui.rects["lookup"] = Rect{p0.x, p0.y, w, h};  // the line's box (tests: it fits the window)
   ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));

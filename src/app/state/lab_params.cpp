@@ -3,9 +3,9 @@
 
 #include <cmath>
 
+#include "app/state/params.hpp"
 #include "core/base/format.hpp"
 #include "core/base/json_value.hpp"
-#include "app/state/params.hpp"
 
 namespace rv {
 
@@ -16,14 +16,14 @@ struct IntKey {
   const char* flag;
   int LabOptions::*option;
 };
-constexpr IntKey int_keys[] = {{&Params::train_len, "--train-len", &LabOptions::train_len},
+constexpr IntKey kIntKeys[] = {{&Params::train_len, "--train-len", &LabOptions::train_len},
                                {&Params::table_len, "--table-len", &LabOptions::table_len},
                                {&Params::steps, "--steps", &LabOptions::steps}};
 }  // namespace
 
 std::vector<std::string> lab_flags(const Params& p, ScalingType scaling, double factor) {
   std::vector<std::string> flags = {"--task", lab_task_name(p.task), "--methods", find_field("methods")->encode(p)};
-  for (const IntKey& k : int_keys) {
+  for (const IntKey& k : kIntKeys) {
     flags.push_back(k.flag);
     flags.push_back(std::to_string(p.*k.param));
   }
@@ -45,7 +45,7 @@ void set_lab_params(Params& p, const LabOptions& o) {
   p.task = o.task;
   p.methods = 0;
   for (PositionMethod m : o.methods) p.methods |= 1 << int(m);
-  for (const IntKey& k : int_keys) p.*k.param = o.*k.option;
+  for (const IntKey& k : kIntKeys) p.*k.param = o.*k.option;
   p.lab_seed = o.seed;
 }
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/state/params.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 

@@ -10,7 +10,7 @@
 namespace rv {
 
 // Training time per frame while a run is in progress (the page also trains slices between frames: web/page.js).
-constexpr double lab_slice_ms = 15.0;
+constexpr double kLabSliceMs = 15.0;
 
 // The flags of the panel's Run: the link's settings and the session's scaling.
 std::vector<std::string> lab_flags(const App& app);

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/state/params.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 namespace {
@@ -84,10 +84,10 @@ void live_judgment(const App& app, char* out, std::size_t size) {
 
 // [SECTION] the steps
 
-constexpr const char* lesson_dims =
+constexpr const char* kLessonDims =
     "model=none&max_position=10&d_head=8&heads=4&batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";
 
-const LessonStep steps[kLessonSteps] = {
+const LessonStep kSteps[kLessonSteps] = {
     {"1", "Learned absolute positions (GPT-2)",
      "&position=5&key_position=3&tab_top=shape_trace&tab_bottom=learned_table", "learned_table",
      "Each position t owns a learned row P[t] of the table P [max_position, d], added to the token's embedding: "
@@ -132,14 +132,14 @@ const LessonStep steps[kLessonSteps] = {
 }  // namespace
 
 const LessonStep& lesson_step(int step) {
-  return steps[std::clamp(step, 1, kLessonSteps) - 1];
+  return kSteps[std::clamp(step, 1, kLessonSteps) - 1];
 }
 
 void apply_lesson_view(Params& p, int step, std::vector<std::string>& notes) {
   if (step < 1 || step > kLessonSteps) return;
   const LessonStep& s = lesson_step(step);
   // Steps at the lesson's toy start from its dims; the last one opens a real model instead.
-  const std::string view = s.view[0] == '&' ? lesson_dims + std::string(s.view) : std::string(s.view);
+  const std::string view = s.view[0] == '&' ? kLessonDims + std::string(s.view) : std::string(s.view);
   apply_query(p, view, notes);
 }
 

@@ -8,12 +8,12 @@
 #include <iterator>
 #include <tuple>
 
-#include "core/base/format.hpp"
 #include "app/state/downsample.hpp"
 #include "app/state/params.hpp"
+#include "core/base/format.hpp"
 #include "core/encodings/biases.hpp"
-#include "core/models/presets.hpp"
 #include "core/encodings/sinusoidal.hpp"
+#include "core/models/presets.hpp"
 
 namespace rv {
 namespace {
@@ -47,7 +47,7 @@ void build_decay(const Params& p, Model& m) {
 // score(anchor + r, anchor) at two anchors, and their spread.
 void build_curves(const Params& p, Model& m) {
   m.anchor_a = double(p.key_position);
-  m.anchor_b = double(p.key_position) + anchor_shift;
+  m.anchor_b = double(p.key_position) + kAnchorShift;
   const long long r = p.offsets;
   m.curve_a.reserve(size_t(2 * r + 1));
   m.curve_b.reserve(size_t(2 * r + 1));
@@ -66,13 +66,13 @@ void build_table_image(const Params& p, Model& m) {
   const int d = p.d_model();
   if (m.table_built) {
     const auto& P = m.table.P;  // row-major [max_position, d]: no copy
-    m.table_img = downsample_signed_maxabs(P.data(), int(P.rows()), d, heatmap_side_max, heatmap_side_max);
+    m.table_img = downsample_signed_maxabs(P.data(), int(P.rows()), d, kHeatmapSideMax, kHeatmapSideMax);
     m.table_absmax = P.size() ? P.cwiseAbs().maxCoeff() : 0.0;
     m.table_sampled_rows = 0;
   } else {  // as many rows as a built table holds entries (at most a texture's height), each reduced as drawn
     const int rows =
-        int(std::clamp<long long>(Limits::table_entries_max / d, 1, std::min(p.max_position, heatmap_side_max)));
-    const BlockSteps steps{1, block_steps(1, d, 1, heatmap_side_max).cols};
+        int(std::clamp<long long>(Limits::kTableEntriesMax / d, 1, std::min(p.max_position, kHeatmapSideMax)));
+    const BlockSteps steps{1, block_steps(1, d, 1, kHeatmapSideMax).cols};
     Grid& g = m.table_img;
     g = Grid{};
     g.rows = rows;
@@ -93,7 +93,7 @@ void build_table_image(const Params& p, Model& m) {
 
 // P [max_position, d], built whole when it holds at most Limits::table_entries_max entries, and its image.
 void build_table(const Params& p, Model& m) {
-  m.table_built = (long long)p.max_position * p.d_model() <= Limits::table_entries_max;
+  m.table_built = (long long)p.max_position * p.d_model() <= Limits::kTableEntriesMax;
   m.table = m.table_built ? learned_table(p.max_position, p.d_model(), p.seed) : LearnedTable{};
   build_table_image(p, m);
 }
@@ -151,10 +151,10 @@ double slowest_rotating(const Model& m) {
   return m.inv_freq.head(m.rotary_pairs).minCoeff();
 }
 PositionWindow field_window(const Params& p, const Model& m) {
-  return position_window(p.position, p.max_position, field_columns, slowest_rotating(m));
+  return position_window(p.position, p.max_position, kFieldColumns, slowest_rotating(m));
 }
 PositionWindow sinus_window(const Params& p, const Model& m) {
-  const int rows = int(std::min<double>(sinus_rows_max, field_extent(p.position, p.max_position) + 1));
+  const int rows = int(std::min<double>(kSinusRowsMax, field_extent(p.position, p.max_position) + 1));
   return position_window(p.position, p.max_position, rows, slowest_rotating(m));
 }
 // What a window's pieces key on: where it starts and ends and its step.
@@ -249,7 +249,7 @@ void build_scaling(const Params& p, Model& m) {
 void build_precision(const Params& p, double position, PrecisionReport (&out)[2][3]) {
   for (int r = 0; r < 2; ++r)
     for (int f = 0; f < 3; ++f)
-      out[r][f] = rope_precision(p.d_head, p.base, position, precision_formats[f], precision_recipes[r]);
+      out[r][f] = rope_precision(p.d_head, p.base, position, kPrecisionFormats[f], kPrecisionRecipes[r]);
 }
 // The reports at m (with PE(m), for the sinusoidal panel) and at max_position (a model's context length).
 void build_precision_at_m(const Params& p, Model& m) {
@@ -305,7 +305,7 @@ int table_sample_row(int max_position, int rows, int r) {
   return int((long long)r * max_position / rows);
 }
 
-void probe_positions(const Params& p, long long (&out)[Model::probe_count]) {
+void probe_positions(const Params& p, long long (&out)[Model::kProbeCount]) {
   VerifyConfig cfg;
   cfg.dims.max_position = p.max_position;
   const OffsetProbes probe = offset_probes(cfg);
@@ -342,7 +342,7 @@ PositionWindow position_window(long long position, int max_position, int count, 
   w.count = std::max(2, count);
   const double extent = field_extent(position, max_position);
   const double step = extent / (w.count - 1);
-  if (step <= overview_step_max && theta_slowest * step <= 0.5 * two_pi) {
+  if (step <= kOverviewStepMax && theta_slowest * step <= 0.5 * kTwoPi) {
     w.x_end = extent;
     w.step = step;
     return w;
@@ -356,7 +356,7 @@ PositionWindow position_window(long long position, int max_position, int count, 
 
 std::vector<bool> aliased_pairs(const Eigen::VectorXd& inv_freq, double step) {
   std::vector<bool> aliased(size_t(inv_freq.size()));
-  for (int i = 0; i < inv_freq.size(); ++i) aliased[size_t(i)] = inv_freq[i] * step > 0.5 * two_pi;
+  for (int i = 0; i < inv_freq.size(); ++i) aliased[size_t(i)] = inv_freq[i] * step > 0.5 * kTwoPi;
   return aliased;
 }
 
@@ -383,7 +383,7 @@ void build_rotation(const Params& p, Model& m) {
   m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
   m.score = score_scale(m) * m.q_rot.dot(m.k_rot);
   m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
-  m.why = add_vs_rotate(m.q, m.k, double(p.position), double(p.key_position), anchor_shift, m.inv_freq, p.pairing,
+  m.why = add_vs_rotate(m.q, m.k, double(p.position), double(p.key_position), kAnchorShift, m.inv_freq, p.pairing,
                         p.base);
 }
 
@@ -398,9 +398,9 @@ void build_exercises(const Params& p, Model& m) {
 
 // Where the probes look (probe_positions), each probed.
 void build_probes(const Params& p, Model& m) {
-  long long at[Model::probe_count];
+  long long at[Model::kProbeCount];
   probe_positions(p, at);
-  for (int i = 0; i < Model::probe_count; ++i) build_probe(p, m, m.probes[i], at[i]);
+  for (int i = 0; i < Model::kProbeCount; ++i) build_probe(p, m, m.probes[i], at[i]);
 }
 
 // ALiBi's slope per head, for the biases panel.

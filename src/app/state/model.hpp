@@ -7,15 +7,15 @@
 
 namespace rv {
 
-constexpr double anchor_shift = 1000.0;   // the score curve's second anchor is n + 1000
-constexpr int heatmap_side_max = 1024;    // texture cap per side; larger tables are downsampled
-constexpr int field_columns = 512;        // positions sampled by the angle field
-constexpr double overview_step_max = 10;  // widest step (positions per sample) of the 0..extent overview
-constexpr int sinus_rows_max = 512;       // positions sampled by the sinusoidal heatmap
+constexpr double kAnchorShift = 1000.0;   // the score curve's second anchor is n + 1000
+constexpr int kHeatmapSideMax = 1024;    // texture cap per side; larger tables are downsampled
+constexpr int kFieldColumns = 512;        // positions sampled by the angle field
+constexpr double kOverviewStepMax = 10;  // widest step (positions per sample) of the 0..extent overview
+constexpr int kSinusRowsMax = 512;       // positions sampled by the sinusoidal heatmap
 
 // The precision panel's formats, in Model::precision's column order; rows are Naive, Ours.
-constexpr FloatFormat precision_formats[3] = {FloatFormat::F32, FloatFormat::F16, FloatFormat::BF16};
-constexpr AngleRecipe precision_recipes[2] = {AngleRecipe::Naive, AngleRecipe::Ours};
+constexpr FloatFormat kPrecisionFormats[3] = {FloatFormat::F32, FloatFormat::F16, FloatFormat::BF16};
+constexpr AngleRecipe kPrecisionRecipes[2] = {AngleRecipe::Naive, AngleRecipe::Ours};
 
 // The RopeScaling that Params describe (dynamic NTK sees a sequence reaching position m: m + 1).
 RopeScaling scaling_of(const Params& p);
@@ -29,7 +29,7 @@ double table_value(const Params& p, const Model& m, int t, int j);
 int table_sample_row(int max_position, int rows, int r);
 
 // Where Model::probes look: in range, the last row, past the table (core's offset_probes) and m.
-void probe_positions(const Params& p, long long (&out)[Model::probe_count]);
+void probe_positions(const Params& p, long long (&out)[Model::kProbeCount]);
 
 // Brings app.model up to date with app.params, rebuilding only the pieces whose inputs changed
 // (Model::caches). Cheap when nothing changed: a comparison of small tuples. Called at the start

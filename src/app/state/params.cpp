@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/base/format.hpp"
 #include "app/state/lesson.hpp"
 #include "app/state/registry.hpp"
+#include "core/base/format.hpp"
 #include "core/models/json_config.hpp"
 #include "core/models/presets.hpp"
 
@@ -186,10 +186,10 @@ std::string preset_names() {
 void scaling_knobs(Params& next, const RopeModel& rope, const HfConfig& c) {
   next.scaling = parse_link_scaling(rope.rope_type == "default" ? "none" : rope.rope_type).value_or(ScalingType::None);
   if (const auto original = rope.original_max_position_embeddings)
-    next.original_max = double(std::clamp<long long>(*original, 1, (long long)Limits::original_max_max));
+    next.original_max = double(std::clamp<long long>(*original, 1, (long long)Limits::kOriginalMaxMax));
   if (!c.rope_scaling) return;
   const auto knob = [](const std::optional<double>& value, double& into) {
-    if (value) into = std::clamp(*value, 1e-9, Limits::factor_max);
+    if (value) into = std::clamp(*value, 1e-9, Limits::kFactorMax);
   };
   knob(c.rope_scaling->factor, next.factor);
   knob(c.rope_scaling->low_freq_factor, next.low_freq);
@@ -210,22 +210,22 @@ bool apply_model(Params& p, const std::string& name, const HfConfig& c, const st
   if (const auto& rope = info->rope) {
     const int width = int(std::max(rope->head_dim, rope->rotary_dims));  // DeepSeek's MLA rotates a part of its own
     next.d_head = width + width % 2;
-    next.base = std::min(rope->base, Limits::base_max);
+    next.base = std::min(rope->base, Limits::kBaseMax);
     next.pairing = rope->pairing;
-    next.heads = int(std::min<long long>(c.num_attention_heads.value_or(1), Limits::heads_max + 1LL));
+    next.heads = int(std::min<long long>(c.num_attention_heads.value_or(1), Limits::kHeadsMax + 1LL));
     if (rope->max_position_embeddings)
-      next.max_position = int(std::min<long long>(*rope->max_position_embeddings, Limits::max_position_max));
+      next.max_position = int(std::min<long long>(*rope->max_position_embeddings, Limits::kMaxPositionMax));
     scaling_knobs(next, *rope, c);
   } else if (const auto& table = info->absolute) {
-    next.heads = int(std::clamp<long long>(c.num_attention_heads.value_or(1), 1, Limits::heads_max + 1LL));
-    next.d_head = int(std::min<long long>(table->d / next.heads, Limits::d_head_max + 1LL));
-    next.max_position = int(std::min<long long>(table->max_position, Limits::max_position_max));
+    next.heads = int(std::clamp<long long>(c.num_attention_heads.value_or(1), 1, Limits::kHeadsMax + 1LL));
+    next.d_head = int(std::min<long long>(table->d / next.heads, Limits::kDHeadMax + 1LL));
+    next.max_position = int(std::min<long long>(table->max_position, Limits::kMaxPositionMax));
   }
-  if (next.d_head < 2 || next.d_head > Limits::d_head_max || next.heads < 1 || next.heads > Limits::heads_max ||
+  if (next.d_head < 2 || next.d_head > Limits::kDHeadMax || next.heads < 1 || next.heads > Limits::kHeadsMax ||
       next.d_head % 2 != 0) {
     notes.push_back(who + ": d_head " + std::to_string(next.d_head) + " and " + std::to_string(next.heads) +
-                    " heads; this app shows d_head 2.." + std::to_string(Limits::d_head_max) + " (even) and 1.." +
-                    std::to_string(Limits::heads_max) + " heads; kept the current model");
+                    " heads; this app shows d_head 2.." + std::to_string(Limits::kDHeadMax) + " (even) and 1.." +
+                    std::to_string(Limits::kHeadsMax) + " heads; kept the current model");
     return false;
   }
   enforce_limits(next, notes);
@@ -241,8 +241,8 @@ bool parse_model(const ParamField& f, Params& p, std::string_view text, Notes& n
     return true;
   }
   const std::string kept = "; kept " + (p.model.empty() ? std::string("none") : p.model);
-  if (text == loaded_model) {
-    if (p.loaded) return apply_model(p, loaded_model, p.loaded->config, p.loaded->label, notes);
+  if (text == kLoadedModel) {
+    if (p.loaded) return apply_model(p, kLoadedModel, p.loaded->config, p.loaded->label, notes);
     notes.push_back(
         "model=config names a config.json loaded on this page; none is loaded (links do not carry the "
         "file)" +
@@ -310,38 +310,38 @@ bool parse_lesson(const ParamField& f, Params& p, std::string_view text, Notes& 
 // [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
 
 using P = Params;
-constexpr ParamField table[] = {
-    integer<&P::position>("position", 0, Limits::position_max,
+constexpr ParamField kFields[] = {
+    integer<&P::position>("position", 0, Limits::kPositionMax,
                           "The query's position m. The learned table serves 0 <= m < max_position; RoPE any m >= 0."),
-    integer<&P::key_position>("key_position", 0, Limits::position_max,
+    integer<&P::key_position>("key_position", 0, Limits::kPositionMax,
                               "The key's position n; the score depends on m - n."),
-    integer<&P::max_position>("max_position", 1, Limits::max_position_max,
+    integer<&P::max_position>("max_position", 1, Limits::kMaxPositionMax,
                               "Rows of the learned table P[max_position, d]: positions 0 .. max_position - 1 exist; any other index "
                               "raises IndexError."),
-    even_integer<&P::d_head>("d_head", 2, Limits::d_head_max, "Width per head; RoPE rotates d_head / 2 pairs."),
-    integer<&P::heads>("heads", 1, Limits::heads_max, "Heads h; the model width is d = h x d_head."),
-    integer<&P::batch>("batch", 1, Limits::batch_max, "B: sequences processed together."),
-    integer<&P::seq_len>("seq_len", 1, Limits::seq_len_max, "T: tokens per sequence."),
-    integer<&P::vocab>("vocab", 1, Limits::vocab_max, "V: rows of the token table E[V, d]."),
-    real_above<&P::base>("base", 1.0, Limits::base_max, "RoPE's base: theta_i = base^(-2i / d_head)."),
+    even_integer<&P::d_head>("d_head", 2, Limits::kDHeadMax, "Width per head; RoPE rotates d_head / 2 pairs."),
+    integer<&P::heads>("heads", 1, Limits::kHeadsMax, "Heads h; the model width is d = h x d_head."),
+    integer<&P::batch>("batch", 1, Limits::kBatchMax, "B: sequences processed together."),
+    integer<&P::seq_len>("seq_len", 1, Limits::kSeqLenMax, "T: tokens per sequence."),
+    integer<&P::vocab>("vocab", 1, Limits::kVocabMax, "V: rows of the token table E[V, d]."),
+    real_above<&P::base>("base", 1.0, Limits::kBaseMax, "RoPE's base: theta_i = base^(-2i / d_head)."),
     enumeration<&P::pairing, parse_pairing, pairing_name>(
         "pairing", "'interleaved' or 'half_split'",
         "Which dimensions rotate together: (2i, 2i+1) interleaved, or (i, i + d_head/2) half_split."),
-    integer<&P::seed>("seed", 0, Limits::seed_max, "Seeds P, E, and the example q, k, v."),
-    integer<&P::offsets>("offsets", 1, Limits::offsets_max, "The score curve spans m - n in [-offsets, offsets]."),
+    integer<&P::seed>("seed", 0, Limits::kSeedMax, "Seeds P, E, and the example q, k, v."),
+    integer<&P::offsets>("offsets", 1, Limits::kOffsetsMax, "The score curve spans m - n in [-offsets, offsets]."),
     tab<&P::tab_top, Bar::Top>("tab_top", "The panel shown in the top tab bar, by name (or old number)."),
     tab<&P::tab_bottom, Bar::Bottom>("tab_bottom", "The panel shown in the bottom tab bar, by name (or old number)."),
     enumeration<&P::scaling, parse_link_scaling, scaling_name>(
         "scaling", "none, linear, dynamic, yarn or llama3",
         "Context extension: the Hugging Face rope_scaling type (its panel only)."),
-    real_above<&P::factor>("factor", 0.0, Limits::factor_max, "rope_scaling factor: the context grows by this much."),
-    whole_real<&P::original_max>("original_max", 1, Limits::original_max_max,
+    real_above<&P::factor>("factor", 0.0, Limits::kFactorMax, "rope_scaling factor: the context grows by this much."),
+    whole_real<&P::original_max>("original_max", 1, Limits::kOriginalMaxMax,
                                  "original_max_position_embeddings (Llama 2: 4096, Llama 3.1: 8192)."),
-    real_above<&P::low_freq>("low_freq", 0.0, Limits::factor_max, "llama3 low_freq_factor (Llama 3.1: 1)."),
-    real_above<&P::high_freq>("high_freq", 0.0, Limits::factor_max, "llama3 high_freq_factor (Llama 3.1: 4)."),
-    real_above<&P::beta_fast>("beta_fast", 0.0, Limits::factor_max,
+    real_above<&P::low_freq>("low_freq", 0.0, Limits::kFactorMax, "llama3 low_freq_factor (Llama 3.1: 1)."),
+    real_above<&P::high_freq>("high_freq", 0.0, Limits::kFactorMax, "llama3 high_freq_factor (Llama 3.1: 4)."),
+    real_above<&P::beta_fast>("beta_fast", 0.0, Limits::kFactorMax,
                               "yarn beta_fast: rotations at the ramp's fast end."),
-    real_above<&P::beta_slow>("beta_slow", 0.0, Limits::factor_max,
+    real_above<&P::beta_slow>("beta_slow", 0.0, Limits::kFactorMax,
                               "yarn beta_slow: rotations at the ramp's slow end."),
     {"model", FieldKind::Enum, 0, 0,
      "A real model's positional encoding (llama-3.1-8b, gpt2, ...), or none for free parameters.", parse_model,
@@ -356,7 +356,7 @@ constexpr ParamField table[] = {
                            "Rows of the lab's learned table: 0 = the longest training input; more rows are never "
                            "trained."),
     integer<&P::steps>("steps", 1, kLabStepsMax, "AdamW steps per method in the lab."),
-    integer<&P::lab_seed>("lab_seed", 0, Limits::seed_max, "Seeds the lab's init, batches and test sequences."),
+    integer<&P::lab_seed>("lab_seed", 0, Limits::kSeedMax, "Seeds the lab's init, batches and test sequences."),
     {"lesson", FieldKind::Integer, 0, kLessonSteps,
      "The guided lesson's step: 1 opens its first view and text, 0 closes it. A link applies the step's view first.",
      parse_lesson, encode_integer<&P::lesson>, member_equal<&P::lesson>, ""},
@@ -365,17 +365,17 @@ constexpr ParamField table[] = {
 }  // namespace
 
 ParamFields param_fields() {
-  return {table, sizeof table / sizeof table[0]};
+  return {kFields, sizeof kFields / sizeof kFields[0]};
 }
 
 const ParamField* find_field(std::string_view key) {
-  for (const ParamField& f : table)
+  for (const ParamField& f : kFields)
     if (key == f.key) return &f;
   return nullptr;
 }
 
 bool Params::operator==(const Params& o) const {
-  for (const ParamField& f : table)
+  for (const ParamField& f : kFields)
     if (!f.equal(*this, o)) return false;
   return true;
 }
@@ -396,7 +396,7 @@ std::vector<std::string> param_choices(std::string_view key) {
 }
 
 ModelSource model_source(const Params& p) {
-  if (p.model == loaded_model && p.loaded) return {p.loaded->label, "loaded config.json", p.loaded->config};
+  if (p.model == kLoadedModel && p.loaded) return {p.loaded->label, "loaded config.json", p.loaded->config};
   if (const Preset* preset = find_preset(p.model)) return {preset->name, preset->source, preset_config(*preset)};
   return {p.model, "", bad_request("model=" + p.model + " is neither a preset nor a loaded config.json")};
 }
@@ -417,7 +417,7 @@ bool load_config(Params& p, std::string_view text, const std::string& label, std
   Params next = p;
   const std::uint64_t serial = (p.loaded ? p.loaded->serial : 0) + 1;  // differs from the last load's
   next.loaded = std::make_shared<const LoadedConfig>(LoadedConfig{label, *c, serial});
-  if (!apply_model(next, loaded_model, *c, label, notes)) return false;
+  if (!apply_model(next, kLoadedModel, *c, label, notes)) return false;
   p = next;
   notes.push_back("loaded " + label);
   return true;
@@ -443,7 +443,7 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
 }
 
 bool select_panel(Params& p, std::string_view key, std::vector<std::string>& notes) {
-  for (Bar bar : bars) {
+  for (Bar bar : kBars) {
     const auto& list = bar_panels(bar);
     for (std::size_t i = 0; i < list.size(); ++i)
       if (key == list[i]->key) {
@@ -479,8 +479,8 @@ void enforce_limits(Params& p, std::vector<std::string>& notes) {
 
 void apply_query(Params& p, std::string_view query, std::vector<std::string>& notes) {
   if (!query.empty() && query.front() == '#') query.remove_prefix(1);
-  if (query.size() > Limits::query_bytes_max) {
-    notes.push_back("ignored a link longer than " + std::to_string(Limits::query_bytes_max) +
+  if (query.size() > Limits::kQueryBytesMax) {
+    notes.push_back("ignored a link longer than " + std::to_string(Limits::kQueryBytesMax) +
                     " bytes; kept the current view");
     return;
   }
@@ -508,9 +508,9 @@ void apply_query(Params& p, std::string_view query, std::vector<std::string>& no
     if (key != "model" && key != "lesson") set_param(p, key, pair.substr(eq + 1), notes);
   }
   const size_t raised = notes.size() - first_note;
-  if (raised > Limits::query_notes_max) {
-    notes.resize(first_note + Limits::query_notes_max);
-    notes.push_back("and " + std::to_string(raised - Limits::query_notes_max) + " more notes about this link");
+  if (raised > Limits::kQueryNotesMax) {
+    notes.resize(first_note + Limits::kQueryNotesMax);
+    notes.push_back("and " + std::to_string(raised - Limits::kQueryNotesMax) + " more notes about this link");
   }
   enforce_limits(p, notes);
 }

@@ -12,21 +12,21 @@ namespace rv {
 
 // Upper limits that keep memory and frame time bounded; lower limits keep the math defined.
 struct Limits {
-  static constexpr long long position_max = 1000000000;    // 1e9
-  static constexpr int max_position_max = 1000000000;      // = position_max; rows past 2^24 entries are drawn on demand
-  static constexpr long long table_entries_max = 1 << 24;  // max_position * d of a table built whole (~128 MB)
-  static constexpr int d_head_max = 1024;
-  static constexpr int heads_max = 256;
-  static constexpr int batch_max = 64;
-  static constexpr int seq_len_max = 8192;
-  static constexpr int vocab_max = 1000000;
-  static constexpr double base_max = 1e12;
-  static constexpr int offsets_max = 65536;
-  static constexpr long long seed_max = (1LL << 53) - 1;  // exact in JSON and JS numbers
-  static constexpr double factor_max = 1000.0;            // rope_scaling factor, and llama3/yarn tuning factors
-  static constexpr double original_max_max = 1e9;         // original_max_position_embeddings
-  static constexpr std::size_t query_bytes_max = 16384;   // a longer link is rejected whole, unparsed
-  static constexpr std::size_t query_notes_max = 16;      // one query raises at most this many notes (+1 summary)
+  static constexpr long long kPositionMax = 1000000000;    // 1e9
+  static constexpr int kMaxPositionMax = 1000000000;      // = position_max; rows past 2^24 entries are drawn on demand
+  static constexpr long long kTableEntriesMax = 1 << 24;  // max_position * d of a table built whole (~128 MB)
+  static constexpr int kDHeadMax = 1024;
+  static constexpr int kHeadsMax = 256;
+  static constexpr int kBatchMax = 64;
+  static constexpr int kSeqLenMax = 8192;
+  static constexpr int kVocabMax = 1000000;
+  static constexpr double kBaseMax = 1e12;
+  static constexpr int kOffsetsMax = 65536;
+  static constexpr long long kSeedMax = (1LL << 53) - 1;  // exact in JSON and JS numbers
+  static constexpr double kFactorMax = 1000.0;            // rope_scaling factor, and llama3/yarn tuning factors
+  static constexpr double kOriginalMaxMax = 1e9;         // original_max_position_embeddings
+  static constexpr std::size_t kQueryBytesMax = 16384;   // a longer link is rejected whole, unparsed
+  static constexpr std::size_t kQueryNotesMax = 16;      // one query raises at most this many notes (+1 summary)
 };
 
 // [SECTION] The table of link keys: one row per Params member a link carries. The row drives
@@ -73,7 +73,7 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
 // tab=KEY (not a row of the table): shows the panel KEY in whichever bar holds it (tab=lab); a note if none does.
 bool select_panel(Params& p, std::string_view key, std::vector<std::string>& notes);
 // model=config names the config.json the user loaded (Params::loaded).
-constexpr const char* loaded_model = "config";
+constexpr const char* kLoadedModel = "config";
 
 // Where Params::model's config.json comes from: a preset's row, or the loaded file.
 struct ModelSource {

@@ -17,7 +17,7 @@ const std::vector<Panel>& all_panels() {
 
 const std::vector<const Panel*>& bar_panels(Bar bar) {
   static const auto split = [] {
-    std::vector<std::vector<const Panel*>> out(std::size(bars));
+    std::vector<std::vector<const Panel*>> out(std::size(kBars));
     for (const Panel& p : all_panels()) out[size_t(p.bar)].push_back(&p);
     return out;
   }();

@@ -12,7 +12,7 @@
 namespace rv {
 
 enum class Bar { Top = 0, Bottom = 1 };
-constexpr Bar bars[] = {Bar::Top, Bar::Bottom};
+constexpr Bar kBars[] = {Bar::Top, Bar::Bottom};
 
 struct Panel {
   const char* key;    // stable link name: tab_top=precision; also names show_<key> and describe_<key>

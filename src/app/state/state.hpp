@@ -13,20 +13,20 @@
 #include <vector>
 
 #include "app/state/decimated.hpp"
-#include "core/lesson/add_vs_rotate.hpp"
-#include "core/models/context_budget.hpp"
 #include "core/base/error.hpp"
-#include "core/lesson/exercises.hpp"
 #include "core/encodings/frameworks.hpp"
-#include "core/lab/decoder_cache.hpp"
-#include "core/models/hf_config.hpp"
-#include "core/lab/lab.hpp"
 #include "core/encodings/learned.hpp"
+#include "core/lab/decoder_cache.hpp"
+#include "core/lab/lab.hpp"
+#include "core/lesson/add_vs_rotate.hpp"
+#include "core/lesson/exercises.hpp"
+#include "core/lesson/shape_trace.hpp"
+#include "core/lesson/verify.hpp"
+#include "core/models/context_budget.hpp"
+#include "core/models/hf_config.hpp"
 #include "core/rope/precision.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/scaling.hpp"
-#include "core/lesson/shape_trace.hpp"
-#include "core/lesson/verify.hpp"
 
 namespace rv {
 
@@ -120,17 +120,17 @@ struct Cached {
   template <class... Inputs>
   bool stale(const Inputs&... now) {
     using Key = std::tuple<Inputs...>;
-    if (built_from_ && key_type_ == &key_tag<Key> && *static_cast<const Key*>(built_from_.get()) == std::tie(now...))
+    if (built_from_ && key_type_ == &kKeyTag<Key> && *static_cast<const Key*>(built_from_.get()) == std::tie(now...))
       return false;
     built_from_ = std::make_shared<const Key>(now...);
-    key_type_ = &key_tag<Key>;
+    key_type_ = &kKeyTag<Key>;
     ++builds;
     return true;
   }
 
  private:
   template <class Key>
-  static constexpr char key_tag = 0;        // its address names a key type (the web build has no RTTI)
+  static constexpr char kKeyTag = 0;        // its address names a key type (the web build has no RTTI)
   std::shared_ptr<const void> built_from_;  // a Key; null until the first build
   const void* key_type_ = nullptr;
 };
@@ -220,8 +220,8 @@ struct Model {
   bool checks_lesson_dims = false;  // B, T, h were too large: checks ran with the lesson's 2, 5, 4
   // In range min(5, max_position - 1), the last row max_position - 1, past the table max(100,
   // max_position) (core's offset_probes; 5, 9, 100 with the lesson's 10 rows) and m.
-  static constexpr int probe_count = 4;
-  Probe probes[probe_count];
+  static constexpr int kProbeCount = 4;
+  Probe probes[kProbeCount];
 
   // [SECTION] Context extension: core's rope_scaled_inv_freq for Params' scaling (this panel only)
   RopeScaling scaling;              // what core was given (seq_len = m + 1 for dynamic)

@@ -6,18 +6,18 @@
 #include <cstdio>
 
 #include "app/panels/exercises_ui.hpp"
+#include "app/panels/panel_calls.hpp"
 #include "app/state/export.hpp"
-#include "core/base/json_writer.hpp"
 #include "app/state/lesson.hpp"
-#include "app/ui/lesson_picture.hpp"
 #include "app/state/notes.hpp"
 #include "app/state/params.hpp"
-#include "app/panels/panel_calls.hpp"
 #include "app/state/registry.hpp"
+#include "app/ui/lesson_picture.hpp"
+#include "core/base/json_writer.hpp"
 
 namespace rv {
 namespace {
-constexpr int described_pairs_max = 8;
+constexpr int kDescribedPairsMax = 8;
 }  // namespace
 
 std::string describe_model(const App& app) {
@@ -76,7 +76,7 @@ std::string describe(const App& app) {
   const int pairs = int(m.inv_freq.size());
   s += "RoPE works at any position: it rotates " + plural(pairs, "dimension pair", "dimension pairs") +
        " of Q and K by m times theta_i";
-  const int shown = std::min(pairs, described_pairs_max);
+  const int shown = std::min(pairs, kDescribedPairsMax);
   std::string thetas, angles;
   for (int i = 0; i < shown; ++i) {
     thetas += (i ? ", " : "") + format_sig(m.inv_freq[i]);
@@ -89,7 +89,7 @@ std::string describe(const App& app) {
     s += " Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ", section " +
          step.section + ", " + step.title + ": " + lesson_step_sentences(app);
   }
-  for (Bar bar : bars) s += " " + describe_panel(selected_panel(p, bar), app);
+  for (Bar bar : kBars) s += " " + describe_panel(selected_panel(p, bar), app);
   for (const std::string& note : app.ui.notes)
     s += (note_kind(note) == NoteKind::Info ? " Done: " : " Note: ") + note + ".";
   return s;
@@ -164,7 +164,7 @@ std::string state_json(const App& app) {
   j.key("vocab").value(p.vocab).key("base").value(p.base).key("pairing").value(pairing_name(p.pairing));
   j.key("seed").value((long long)p.seed).key("offsets").value(p.offsets);
   j.key("model");  // a preset's name; null for free parameters and for a loaded config.json (model_label names it)
-  if (m.real && p.model != loaded_model)
+  if (m.real && p.model != kLoadedModel)
     j.value(m.real->name);
   else
     j.null();

@@ -2,8 +2,8 @@
 #pragma once
 #include <string>
 
-#include "core/base/format.hpp"
 #include "app/state/state.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 

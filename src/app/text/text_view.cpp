@@ -5,17 +5,17 @@
 #include <cmath>
 #include <initializer_list>
 
-#include "core/base/format.hpp"
-#include "app/state/lesson.hpp"
 #include "app/panels/panel_calls.hpp"
+#include "app/state/lesson.hpp"
 #include "app/state/registry.hpp"
 #include "app/text/report.hpp"
+#include "core/base/constants.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 
 namespace {
 constexpr int kPairRowsMax = 64;  // rows of the RoPE table (d_head up to 128); more are summarised
-constexpr double kTau = 6.283185307179586;
 
 std::string tag(const char* name, std::string_view text) {
   return std::string("<") + name + ">" + html_escape(text) + "</" + name + ">";
@@ -55,7 +55,7 @@ std::string encodings(const App& app) {
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < shown; ++i)
     rows.push_back({std::to_string(i), format_sig(m.inv_freq[i]), format_sig(m.angles[i]),
-                    format_sig(m.angles[i] / kTau, 4), format_sig(kTau / m.inv_freq[i], 4)});
+                    format_sig(m.angles[i] / kTwoPi, 4), format_sig(kTwoPi / m.inv_freq[i], 4)});
   out += table("RoPE's " + plural(pairs, "pair", "pairs") + " at m = " + at +
                    (shown < pairs ? " (the first " + std::to_string(shown) + ")" : ""),
                {"pair i", "theta_i", "angle m * theta_i (rad)", "turns", "wavelength 2 pi / theta_i"}, rows);
@@ -99,7 +99,7 @@ std::string text_view_html(const App& app) {
   if (p.lesson > 0)
     out += "<h2>Lesson step " + std::to_string(p.lesson) + " of " + std::to_string(kLessonSteps) + ": " +
            html_escape(lesson_step(p.lesson).title) + "</h2>" + tag("p", lesson_step_sentences(app));
-  for (Bar bar : bars) {
+  for (Bar bar : kBars) {
     const Panel& panel = selected_panel(p, bar);
     out += "<h2>" + html_escape(panel.title) + "</h2>" + tag("p", describe_panel(panel, app));
     if (std::string_view(panel.key) == "lab") out += lab_table(app);

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <string>
 
-#include "core/base/format.hpp"
 #include "app/ui/theme.hpp"
+#include "core/base/format.hpp"
 
 namespace rv {
 namespace {
 
-constexpr int cpu_preview_side = 48;  // cells per side of the headless preview
+constexpr int kCpuPreviewSide = 48;  // cells per side of the headless preview
 constexpr ImU32 plate = IM_COL32(20, 22, 26, 210);
 
 }  // namespace
@@ -40,7 +40,7 @@ void heatmap(Gpu* gpu, HeatSlot slot, const Grid& grid, ImVec2 a, ImVec2 b, floa
     return;
   }
   // No renderer (headless tests): a coarse preview.
-  const BlockSteps s = block_steps(grid.rows, grid.cols, cpu_preview_side, cpu_preview_side);
+  const BlockSteps s = block_steps(grid.rows, grid.cols, kCpuPreviewSide, kCpuPreviewSide);
   const int rows = (grid.rows + s.rows - 1) / s.rows, cols = (grid.cols + s.cols - 1) / s.cols;
   const float cw = (b.x - a.x) / cols, ch = (b.y - a.y) / rows;
   const float span = vmax > vmin ? vmax - vmin : 1.0f;
@@ -61,11 +61,11 @@ void colour_legend(const char* label, float vmin, float vmax, float width) {
   const float h = ImGui::GetTextLineHeight();
   const float bar = std::max(40.0f, width - ImGui::CalcTextSize(lo.c_str()).x - ImGui::CalcTextSize(hi.c_str()).x -
                                         ImGui::CalcTextSize(label).x - 4 * ImGui::GetStyle().ItemSpacing.x);
-  constexpr int segments = 24;
-  for (int s = 0; s < segments; ++s) {
-    const float t0 = -1.0f + 2.0f * s / segments, t1 = -1.0f + 2.0f * (s + 1) / segments;
+  constexpr int kSegments = 24;
+  for (int s = 0; s < kSegments; ++s) {
+    const float t0 = -1.0f + 2.0f * s / kSegments, t1 = -1.0f + 2.0f * (s + 1) / kSegments;
     const ImU32 c0 = diverging(t0), c1 = diverging(t1);
-    dl->AddRectFilledMultiColor(ImVec2(p.x + bar * s / segments, p.y), ImVec2(p.x + bar * (s + 1) / segments, p.y + h),
+    dl->AddRectFilledMultiColor(ImVec2(p.x + bar * s / kSegments, p.y), ImVec2(p.x + bar * (s + 1) / kSegments, p.y + h),
                                 c0, c1, c1, c0);
   }
   ImGui::Dummy(ImVec2(bar, h));
@@ -128,8 +128,8 @@ void frame_marker(ImDrawList* dl, const HeatFrame& f, Marker kind, double t, ImU
 
 void row_end_labels(ImDrawList* dl, const HeatFrame& f, const char* first, const char* last) {
   const float right = f.a.x - 4.0f;
-  dl->AddText(ImVec2(right - ImGui::CalcTextSize(first).x, f.a.y), theme::muted, first);
-  dl->AddText(ImVec2(right - ImGui::CalcTextSize(last).x, f.b.y - ImGui::GetTextLineHeight()), theme::muted, last);
+  dl->AddText(ImVec2(right - ImGui::CalcTextSize(first).x, f.a.y), theme::kMuted, first);
+  dl->AddText(ImVec2(right - ImGui::CalcTextSize(last).x, f.b.y - ImGui::GetTextLineHeight()), theme::kMuted, last);
 }
 
 void hatch_band(ImDrawList* dl, ImVec2 a, ImVec2 b, const char* label) {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "app/state/downsample.hpp"
-#include "app/ui/gpu.hpp"
 #include "app/state/state.hpp"
+#include "app/ui/gpu.hpp"
 #include "imgui.h"
 
 namespace rv {

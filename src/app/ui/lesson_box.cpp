@@ -1,12 +1,12 @@
 // The guided lesson's box above the panels: the open step's text and live numbers with Back / Next / Close (the
 // steps themselves: app/state/lesson_steps.cpp).
-#include "app/state/lesson.hpp"
 #include "app/ui/lesson_box.hpp"
+#include "app/state/lesson.hpp"
 
 #include <string>
 
-#include "app/ui/lesson_picture.hpp"
 #include "app/state/params.hpp"
+#include "app/ui/lesson_picture.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
 #include "imgui.h"
@@ -48,17 +48,17 @@ void show_lesson_box(App& app) {
   const float height = ImGui::GetFrameHeightWithSpacing() + ImGui::CalcTextSize(s.text, nullptr, false, wrap).y +
                        ImGui::CalcTextSize(live, nullptr, false, wrap).y + 2 * style.ItemSpacing.y +
                        2 * style.WindowPadding.y + (picture ? lesson_picture_height(wrap, app.ui.scale) : 0.0f);
-  ImGui::PushStyleColor(ImGuiCol_Border, theme::rope);
+  ImGui::PushStyleColor(ImGuiCol_Border, theme::kRope);
   ImGui::BeginChild("lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | kChildFlags);
   step_buttons(app);  // first, so they stay in place from step to step
   ImGui::SameLine();
-  ImGui::TextColored(theme::vec(theme::rope), "Lesson %s · %s", s.section, s.title);
+  ImGui::TextColored(theme::vec(theme::kRope), "Lesson %s · %s", s.section, s.title);
   ImGui::SameLine();
   ImGui::TextDisabled("(step %d of %d)", step, kLessonSteps);
   if (picture) draw_lesson_picture(app, wrap);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(s.text);
-  ImGui::TextColored(theme::vec(theme::ok), "%s", live);
+  ImGui::TextColored(theme::vec(theme::kOk), "%s", live);
   ImGui::PopTextWrapPos();
   ImGui::EndChild();
   ImGui::PopStyleColor();

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/ui/theme.hpp"
+#include "core/base/format.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -77,60 +77,60 @@ void panel_a(const Canvas& c, const App& app) {
   const Params& p = app.params;
   const bool past = p.position >= p.max_position;
   char buf[96];
-  title(c, "A  learned absolute (GPT-2): E[token] + P[p]", theme::learned);
+  title(c, "A  learned absolute (GPT-2): E[token] + P[p]", theme::kLearned);
   std::snprintf(buf, sizeof buf, "token id %lld", app.model.token);
-  const ImVec2 h = box(c, 0.17f, 1.5f, 0.3f, buf, theme::muted);
+  const ImVec2 h = box(c, 0.17f, 1.5f, 0.3f, buf, theme::kMuted);
   std::snprintf(buf, sizeof buf, "E[%lld]", app.model.token);
-  box(c, 0.55f, 1.5f, 0.2f, buf, theme::learned);
+  box(c, 0.55f, 1.5f, 0.2f, buf, theme::kLearned);
   arrow(c, ImVec2(c.at(0.17f, 1.5f).x + h.x, c.at(0, 1.5f).y), ImVec2(c.at(0.45f, 1.5f).x, c.at(0, 1.5f).y),
-        theme::muted);
+        theme::kMuted);
   std::snprintf(buf, sizeof buf, "position p = %lld", p.position);
-  box(c, 0.17f, 3.0f, 0.3f, buf, past ? theme::error : theme::muted);
+  box(c, 0.17f, 3.0f, 0.3f, buf, past ? theme::kError : theme::kMuted);
   std::snprintf(buf, sizeof buf, "P[%lld]", p.position);
-  box(c, 0.55f, 3.0f, 0.2f, buf, past ? theme::error : theme::learned, past);
+  box(c, 0.55f, 3.0f, 0.2f, buf, past ? theme::kError : theme::kLearned, past);
   arrow(c, ImVec2(c.at(0.32f, 3.0f).x, c.at(0, 3.0f).y), ImVec2(c.at(0.45f, 3.0f).x, c.at(0, 3.0f).y),
-        past ? theme::error : theme::muted, past);
+        past ? theme::kError : theme::kMuted, past);
   const ImVec2 plus = c.at(0.75f, 2.25f);
-  c.dl->AddCircle(plus, c.row() * 0.3f, theme::learned, 0, 1.5f);
+  c.dl->AddCircle(plus, c.row() * 0.3f, theme::kLearned, 0, 1.5f);
   c.dl->AddText(ImVec2(plus.x - ImGui::CalcTextSize("+").x * 0.5f, plus.y - ImGui::GetTextLineHeight() * 0.5f),
-                theme::learned, "+");
-  arrow(c, ImVec2(c.at(0.65f, 1.5f).x, c.at(0, 1.5f).y), ImVec2(plus.x - c.row() * 0.3f, plus.y), theme::learned);
+                theme::kLearned, "+");
+  arrow(c, ImVec2(c.at(0.65f, 1.5f).x, c.at(0, 1.5f).y), ImVec2(plus.x - c.row() * 0.3f, plus.y), theme::kLearned);
   arrow(c, ImVec2(c.at(0.65f, 3.0f).x, c.at(0, 3.0f).y), ImVec2(plus.x - c.row() * 0.3f, plus.y),
-        past ? theme::error : theme::learned, past);
-  box(c, 0.92f, 2.25f, 0.13f, "blocks", past ? theme::error : theme::ok, past);
+        past ? theme::kError : theme::kLearned, past);
+  box(c, 0.92f, 2.25f, 0.13f, "blocks", past ? theme::kError : theme::kOk, past);
   arrow(c, ImVec2(plus.x + c.row() * 0.3f, plus.y), ImVec2(c.at(0.855f, 2.25f).x, plus.y),
-        past ? theme::error : theme::learned, past);
+        past ? theme::kError : theme::kLearned, past);
   std::snprintf(buf, sizeof buf, past ? "%d-row table: P[%lld] is out of range (IndexError)"
                                       : "%d-row table: row P[%lld] exists",
                 p.max_position, p.position);
-  footer(c, buf, past ? theme::error : theme::muted);
+  footer(c, buf, past ? theme::kError : theme::kMuted);
 }
 
 // B: p -> angle m * theta_0 on a dial -> rotates Q and K pairs; V passes unchanged.
 void panel_b(const Canvas& c, const App& app) {
   const Params& p = app.params;
   char buf[96];
-  title(c, "B  RoPE (Llama 2): rotate Q and K by p * theta_i", theme::rope);
+  title(c, "B  RoPE (Llama 2): rotate Q and K by p * theta_i", theme::kRope);
   std::snprintf(buf, sizeof buf, "position p = %lld", p.position);
-  box(c, 0.17f, 1.5f, 0.3f, buf, theme::muted);
+  box(c, 0.17f, 1.5f, 0.3f, buf, theme::kMuted);
   const double angle = app.model.angles.size() ? app.model.angles[0] : 0.0;
   const ImVec2 dial = c.at(0.5f, 2.0f);
   const float r = c.row() * 0.75f;
-  c.dl->AddCircle(dial, r, theme::grid, 0, 1.0f);
-  c.dl->AddLine(dial, ImVec2(dial.x + r, dial.y), theme::muted, 1.0f);
+  c.dl->AddCircle(dial, r, theme::kGrid, 0, 1.0f);
+  c.dl->AddLine(dial, ImVec2(dial.x + r, dial.y), theme::kMuted, 1.0f);
   const float a = float(std::fmod(angle, 6.283185307179586));
-  c.dl->AddLine(dial, ImVec2(dial.x + r * std::cos(a), dial.y - r * std::sin(a)), theme::rope, 2.0f);
-  arrow(c, ImVec2(c.at(0.32f, 1.5f).x, c.at(0, 1.5f).y), ImVec2(dial.x - r - 2, dial.y), theme::muted);
+  c.dl->AddLine(dial, ImVec2(dial.x + r * std::cos(a), dial.y - r * std::sin(a)), theme::kRope, 2.0f);
+  arrow(c, ImVec2(c.at(0.32f, 1.5f).x, c.at(0, 1.5f).y), ImVec2(dial.x - r - 2, dial.y), theme::kMuted);
   std::snprintf(buf, sizeof buf, "angle p * theta_0 = %s rad", format_sig(angle, 4).c_str());
-  c.dl->AddText(ImVec2(dial.x - ImGui::CalcTextSize(buf).x * 0.5f, dial.y + r + 2), theme::rope, buf);
-  box(c, 0.86f, 1.0f, 0.22f, fit(c, 0.22f, "Q pairs rotated", "Q rotated"), theme::rope);
-  box(c, 0.86f, 2.0f, 0.22f, fit(c, 0.22f, "K pairs rotated", "K rotated"), theme::key);
-  box(c, 0.86f, 3.0f, 0.22f, fit(c, 0.22f, "V unchanged", "V as is"), theme::muted);
-  arrow(c, ImVec2(dial.x + r + 2, dial.y), ImVec2(c.at(0.75f, 1.0f).x, c.at(0, 1.0f).y), theme::rope);
-  arrow(c, ImVec2(dial.x + r + 2, dial.y), ImVec2(c.at(0.75f, 2.0f).x, c.at(0, 2.0f).y), theme::rope);
+  c.dl->AddText(ImVec2(dial.x - ImGui::CalcTextSize(buf).x * 0.5f, dial.y + r + 2), theme::kRope, buf);
+  box(c, 0.86f, 1.0f, 0.22f, fit(c, 0.22f, "Q pairs rotated", "Q rotated"), theme::kRope);
+  box(c, 0.86f, 2.0f, 0.22f, fit(c, 0.22f, "K pairs rotated", "K rotated"), theme::kKey);
+  box(c, 0.86f, 3.0f, 0.22f, fit(c, 0.22f, "V unchanged", "V as is"), theme::kMuted);
+  arrow(c, ImVec2(dial.x + r + 2, dial.y), ImVec2(c.at(0.75f, 1.0f).x, c.at(0, 1.0f).y), theme::kRope);
+  arrow(c, ImVec2(dial.x + r + 2, dial.y), ImVec2(c.at(0.75f, 2.0f).x, c.at(0, 2.0f).y), theme::kRope);
   footer(c, fit(c, 1.0f, "defined at any p, no table; useful past training? the Lab measures it",
                 "any p, no table; useful there? the Lab measures it"),
-         theme::muted);
+         theme::kMuted);
 }
 }  // namespace
 
@@ -155,7 +155,7 @@ void draw_lesson_picture(const App& app, float width) {
   panel_a({dl, o, pw, ph}, app);
   panel_b({dl, one_above_other ? ImVec2(o.x, o.y + ph) : ImVec2(o.x + width * 0.5f + 4, o.y), pw, ph}, app);
   if (!one_above_other)
-    dl->AddLine(ImVec2(o.x + width * 0.5f, o.y), ImVec2(o.x + width * 0.5f, o.y + ph), theme::grid);
+    dl->AddLine(ImVec2(o.x + width * 0.5f, o.y), ImVec2(o.x + width * 0.5f, o.y + ph), theme::kGrid);
   ImGui::Dummy(ImVec2(width, lesson_picture_height(width, app.ui.scale) - ImGui::GetStyle().ItemSpacing.y));
 }
 

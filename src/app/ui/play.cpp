@@ -13,7 +13,7 @@ namespace rv {
 
 long long play_end(const Params& p) {
   const double reach = PositionScale::for_table(p.max_position).reach;
-  return (long long)std::min(reach, double(Limits::position_max));
+  return (long long)std::min(reach, double(Limits::kPositionMax));
 }
 
 void play_toggle(App& app) {

@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/base/format.hpp"
 #include "app/ui/theme.hpp"
+#include "core/base/format.hpp"
 
 namespace rv::plot {
 namespace {
@@ -59,10 +59,10 @@ struct State {
 };
 State g;
 
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 double to_axis(const Axis& ax, double v) {
-  return ax.scale == Scale::Log10 ? (v > 0 ? std::log10(v) : nan) : v;
+  return ax.scale == Scale::Log10 ? (v > 0 ? std::log10(v) : kNan) : v;
 }
 double from_axis(const Axis& ax, double v) {
   return ax.scale == Scale::Log10 ? std::pow(10.0, v) : v;
@@ -212,16 +212,16 @@ void stroke(ImDrawList* dl, const ImVec2* p, int n, ImU32 colour, float thicknes
     for (int i = 0; i < n; ++i) dl->PathLineTo(p[i]);
     return dl->PathStroke(colour, 0, thickness);
   }
-  constexpr float on = 6.0f, period = 10.0f;
+  constexpr float kDashOn = 6.0f, kDashPeriod = 10.0f;
   bool open = false;
   float walked = 0;
   for (int i = 0; i + 1 < n; ++i) {
     const ImVec2 u = p[i], d(p[i + 1].x - u.x, p[i + 1].y - u.y);
     const float len = std::sqrt(d.x * d.x + d.y * d.y);
     for (float s = 0; s < len;) {
-      const float phase = std::fmod(walked + s, period);
-      const bool drawn = phase < on;
-      const float next = std::min(len, s + (drawn ? on : period) - phase);
+      const float phase = std::fmod(walked + s, kDashPeriod);
+      const bool drawn = phase < kDashOn;
+      const float next = std::min(len, s + (drawn ? kDashOn : kDashPeriod) - phase);
       if (drawn) {
         if (!open) dl->PathLineTo(ImVec2(u.x + d.x * s / len, u.y + d.y * s / len));
         dl->PathLineTo(ImVec2(u.x + d.x * next / len, u.y + d.y * next / len));
@@ -342,9 +342,9 @@ void draw_axes(ImDrawList* dl, const Ticks& xt, const Ticks& yt, const Ticks& rt
   for (int i = 0; i < yt.n; ++i) {
     const float y = sy(yt.v[i]);
     dl->AddLine(ImVec2(g.a.x, y), ImVec2(g.b.x, y),
-                yt.v[i] == 0 && g.spec.y.scale == Scale::Linear ? theme::grid : theme::grid & 0x50FFFFFF);
+                yt.v[i] == 0 && g.spec.y.scale == Scale::Linear ? theme::kGrid : theme::kGrid & 0x50FFFFFF);
     tick_label(buf, sizeof buf, g.spec.y, yt.v[i]);
-    dl->AddText(ImVec2(g.a.x - ImGui::CalcTextSize(buf).x - 4, y - lh * 0.5f), theme::muted, buf);
+    dl->AddText(ImVec2(g.a.x - ImGui::CalcTextSize(buf).x - 4, y - lh * 0.5f), theme::kMuted, buf);
   }
   Axis decades;
   decades.scale = Scale::Log10;
@@ -354,17 +354,17 @@ void draw_axes(ImDrawList* dl, const Ticks& xt, const Ticks& yt, const Ticks& rt
   }
   for (int i = 0; i < xt.n; ++i) {
     const float x = sx(xt.v[i]);
-    dl->AddLine(ImVec2(x, g.b.y), ImVec2(x, g.b.y + 3), theme::grid);
+    dl->AddLine(ImVec2(x, g.b.y), ImVec2(x, g.b.y + 3), theme::kGrid);
     tick_label(buf, sizeof buf, g.spec.x, xt.v[i]);
     const float w = ImGui::CalcTextSize(buf).x;
-    dl->AddText(ImVec2(std::clamp(x - w * 0.5f, g.p0.x, g.p0.x + g.size.x - w), g.b.y + 3), theme::muted, buf);
+    dl->AddText(ImVec2(std::clamp(x - w * 0.5f, g.p0.x, g.p0.x + g.size.x - w), g.b.y + 3), theme::kMuted, buf);
   }
-  dl->AddRect(g.a, g.b, theme::grid);
-  if (const char* t = g.spec.y.label) dl->AddText(ImVec2(g.p0.x, g.p0.y), theme::muted, t);
+  dl->AddRect(g.a, g.b, theme::kGrid);
+  if (const char* t = g.spec.y.label) dl->AddText(ImVec2(g.p0.x, g.p0.y), theme::kMuted, t);
   if (const char* t = g.spec.right.to_right ? g.spec.right.label : nullptr)
     dl->AddText(ImVec2(g.p0.x + g.size.x - ImGui::CalcTextSize(t).x, g.p0.y), g.spec.right.colour, t);
   if (const char* t = g.spec.x.label)
-    dl->AddText(ImVec2(0.5f * (g.a.x + g.b.x - ImGui::CalcTextSize(t).x), g.b.y + 3 + lh), theme::muted, t);
+    dl->AddText(ImVec2(0.5f * (g.a.x + g.b.x - ImGui::CalcTextSize(t).x), g.b.y + 3 + lh), theme::kMuted, t);
 }
 
 void swatch(ImDrawList* dl, const Item& it, ImVec2 p, float w, float lh) {
@@ -400,7 +400,7 @@ void hover_cursor(ImDrawList* dl) {
   double x = g.x0 + double(mx - g.a.x) / double(g.b.x - g.a.x) * (g.x1 - g.x0);
   if (g.spec.x.integer) x = std::clamp(std::round(x), std::ceil(g.x0), std::floor(g.x1));
   g.hover_x = from_axis(g.spec.x, x);
-  dl->AddLine(ImVec2(sx(x), g.a.y), ImVec2(sx(x), g.b.y), theme::muted & 0x90FFFFFF);
+  dl->AddLine(ImVec2(sx(x), g.a.y), ImVec2(sx(x), g.b.y), theme::kMuted & 0x90FFFFFF);
 }
 
 }  // namespace

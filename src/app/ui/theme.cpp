@@ -7,7 +7,7 @@
 
 namespace rv::theme {
 
-constexpr float font_size = 15.0f;
+constexpr float kFontSize = 15.0f;
 
 void apply(float scale) {
   ImGuiStyle style;
@@ -21,13 +21,13 @@ void apply(float scale) {
   style.ItemSpacing = ImVec2(8, 6);
   ImVec4* c = style.Colors;
   c[ImGuiCol_WindowBg] = ImVec4(0.086f, 0.094f, 0.11f, 1.0f);
-  c[ImGuiCol_ChildBg] = vec(panel_bg);
+  c[ImGuiCol_ChildBg] = vec(kPanelBg);
   c[ImGuiCol_FrameBg] = ImVec4(0.16f, 0.17f, 0.20f, 1.0f);
   c[ImGuiCol_FrameBgHovered] = ImVec4(0.22f, 0.24f, 0.28f, 1.0f);
   c[ImGuiCol_FrameBgActive] = ImVec4(0.26f, 0.28f, 0.33f, 1.0f);
-  c[ImGuiCol_SliderGrab] = vec(rope);
-  c[ImGuiCol_SliderGrabActive] = vec(rope);
-  c[ImGuiCol_CheckMark] = vec(rope);
+  c[ImGuiCol_SliderGrab] = vec(kRope);
+  c[ImGuiCol_SliderGrabActive] = vec(kRope);
+  c[ImGuiCol_CheckMark] = vec(kRope);
   c[ImGuiCol_Button] = ImVec4(0.20f, 0.22f, 0.26f, 1.0f);
   c[ImGuiCol_ButtonHovered] = ImVec4(0.27f, 0.30f, 0.35f, 1.0f);
   c[ImGuiCol_ButtonActive] = ImVec4(0.30f, 0.45f, 0.50f, 1.0f);
@@ -46,7 +46,7 @@ void apply(float scale) {
   ImFontConfig config;
   config.FontDataOwnedByAtlas = false;  // the TTF lives in the binary
   config.OversampleH = 2;
-  io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(assets::font_ttf), assets::font_ttf_size, font_size * scale,
+  io.Fonts->AddFontFromMemoryTTF(const_cast<unsigned char*>(assets::font_ttf), assets::font_ttf_size, kFontSize * scale,
                                  &config, assets::font_glyph_ranges());
   // The builder directly: ImFontAtlas::Build() (and GetTexDataAs*) would link ImGui's default font, 12 KB of wasm.
   ImFontAtlasGetBuilderForStbTruetype()->FontBuilder_Build(io.Fonts);

@@ -5,17 +5,17 @@
 
 namespace rv::theme {
 
-constexpr ImU32 rope = IM_COL32(77, 208, 225, 255);     // teal: RoPE
-constexpr ImU32 learned = IM_COL32(255, 183, 77, 255);  // amber: learned absolute table
-constexpr ImU32 error = IM_COL32(255, 82, 82, 255);     // red: failures
-constexpr ImU32 key = IM_COL32(186, 140, 255, 255);     // violet: the key K (RoPE panels)
-constexpr ImU32 ok = IM_COL32(129, 199, 132, 255);      // green: checks that hold
-constexpr ImU32 muted = IM_COL32(150, 156, 168, 255);   // secondary text, faint marks
-constexpr ImU32 grid = IM_COL32(70, 74, 84, 255);       // axes and grid lines
-constexpr ImU32 panel_bg = IM_COL32(30, 32, 38, 255);
+constexpr ImU32 kRope = IM_COL32(77, 208, 225, 255);     // teal: RoPE
+constexpr ImU32 kLearned = IM_COL32(255, 183, 77, 255);  // amber: learned absolute table
+constexpr ImU32 kError = IM_COL32(255, 82, 82, 255);     // red: failures
+constexpr ImU32 kKey = IM_COL32(186, 140, 255, 255);     // violet: the key K (RoPE panels)
+constexpr ImU32 kOk = IM_COL32(129, 199, 132, 255);      // green: checks that hold
+constexpr ImU32 kMuted = IM_COL32(150, 156, 168, 255);   // secondary text, faint marks
+constexpr ImU32 kGrid = IM_COL32(70, 74, 84, 255);       // axes and grid lines
+constexpr ImU32 kPanelBg = IM_COL32(30, 32, 38, 255);
 
 // The lab's six position methods, in kAllPositionMethods' order: learned, sinusoidal, rope, alibi, t5, none.
-constexpr ImU32 methods[] = {learned, IM_COL32(240, 98, 146, 255), rope, ok, key, IM_COL32(220, 222, 228, 255)};
+constexpr ImU32 kMethods[] = {kLearned, IM_COL32(240, 98, 146, 255), kRope, kOk, kKey, IM_COL32(220, 222, 228, 255)};
 
 inline ImVec4 vec(ImU32 c) {
   return ImGui::ColorConvertU32ToFloat4(c);

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/base/format.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
+#include "core/base/format.hpp"
 #include "imgui_internal.h"
 
 namespace rv {
@@ -53,14 +53,14 @@ void slider_ticks(ImDrawList* dl, float x0, float x1, float y, const PositionSca
     double position;
     ImU32 colour;
   };
-  const Tick ticks[] = {{0.0, theme::muted},
-                        {double(max_position), theme::learned},
-                        {double(trained), theme::rope},
-                        {scale.lin_end, theme::muted},
-                        {scale.reach, theme::muted}};
+  const Tick ticks[] = {{0.0, theme::kMuted},
+                        {double(max_position), theme::kLearned},
+                        {double(trained), theme::kRope},
+                        {scale.lin_end, theme::kMuted},
+                        {scale.reach, theme::kMuted}};
   float last_right = -1e30f;
   for (const Tick& t : ticks) {
-    if (t.colour == theme::rope && (trained <= 0 || trained == max_position)) continue;
+    if (t.colour == theme::kRope && (trained <= 0 || trained == max_position)) continue;
     char label[32];
     tick_label(t.position, label, sizeof label);
     const float w = ImGui::CalcTextSize(label).x;
@@ -99,17 +99,17 @@ bool position_slider(const char* id, long long* position, int max_position, long
   const float table_x = x0 + float(scale.to_u(max_position)) * (x1 - x0);
   const float mid_x = x0 + 0.5f * (x1 - x0);
   dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(x1, yc + thick), ImGui::GetColorU32(ImGuiCol_FrameBg), thick);
-  dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(table_x, yc + thick), theme::learned & 0x80FFFFFF, thick);
-  dl->AddLine(ImVec2(table_x, p0.y + 2), ImVec2(table_x, p0.y + track_h), theme::learned, 2.0f);
-  dl->AddLine(ImVec2(mid_x, yc + thick), ImVec2(mid_x, yc + 3 * thick), theme::muted);
+  dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(table_x, yc + thick), theme::kLearned & 0x80FFFFFF, thick);
+  dl->AddLine(ImVec2(table_x, p0.y + 2), ImVec2(table_x, p0.y + track_h), theme::kLearned, 2.0f);
+  dl->AddLine(ImVec2(mid_x, yc + thick), ImVec2(mid_x, yc + 3 * thick), theme::kMuted);
   if (trained > 0) {  // a model's original training length
     const float trained_x = x0 + float(scale.to_u(double(trained))) * (x1 - x0);
-    dl->AddLine(ImVec2(trained_x, yc - 3 * thick), ImVec2(trained_x, yc + 3 * thick), theme::rope, 2.0f);
+    dl->AddLine(ImVec2(trained_x, yc - 3 * thick), ImVec2(trained_x, yc + 3 * thick), theme::kRope, 2.0f);
   }
   slider_ticks(dl, x0, x1, p0.y + track_h, scale, max_position, trained);
   const float knob_x = x0 + float(scale.to_u(double(*position))) * (x1 - x0);
   const bool past = *position >= max_position;
-  dl->AddCircleFilled(ImVec2(knob_x, yc), track_h * 0.32f, past ? theme::error : accent);
+  dl->AddCircleFilled(ImVec2(knob_x, yc), track_h * 0.32f, past ? theme::kError : accent);
   if (ImGui::IsItemHovered() || active) {
     char reach[32];
     tick_label(scale.reach, reach, sizeof reach);
@@ -153,11 +153,11 @@ void formula_tip(const char* text, const char* more) {
 
 void error_box(const char* title, const std::string& message) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(70, 20, 24, 255));
-  ImGui::PushStyleColor(ImGuiCol_Border, theme::error);
+  ImGui::PushStyleColor(ImGuiCol_Border, theme::kError);
   ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, 2.0f);
   const float h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
   ImGui::BeginChild(title, ImVec2(0, h), true, ImGuiWindowFlags_NoScrollbar | kChildFlags);
-  ImGui::TextColored(theme::vec(theme::error), "%s", title);
+  ImGui::TextColored(theme::vec(theme::kError), "%s", title);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(message.c_str());
   ImGui::PopTextWrapPos();

@@ -3,7 +3,7 @@
 
 namespace rv {
 
-inline constexpr double pi = 3.14159265358979323846;
-inline constexpr double two_pi = 2 * pi;  // a wavelength is two_pi / theta_i
+inline constexpr double kPi = 3.14159265358979323846;
+inline constexpr double kTwoPi = 2 * kPi;  // a wavelength is two_pi / theta_i
 
 }  // namespace rv

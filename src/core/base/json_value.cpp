@@ -211,9 +211,9 @@ class Parser {
     const std::size_t start = pos_;  // at the backslash
     ++pos_;
     const char e = pos_ < s_.size() ? s_[pos_] : '\0';
-    static constexpr std::string_view plain = "\"\\/bfnrt", meaning = "\"\\/\b\f\n\r\t";
-    if (const std::size_t k = plain.find(e); k != std::string_view::npos) {
-      out += meaning[k];
+    static constexpr std::string_view kPlain = "\"\\/bfnrt", kMeaning = "\"\\/\b\f\n\r\t";
+    if (const std::size_t k = kPlain.find(e); k != std::string_view::npos) {
+      out += kMeaning[k];
       ++pos_;
       return true;
     }

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/base/error.hpp"
-#include "core/base/random.hpp"
 #include "core/base/matrix.hpp"
+#include "core/base/random.hpp"
 #include "core/base/tensor.hpp"
 
 namespace rv {

@@ -3,31 +3,28 @@
 
 #include <cmath>
 
-#include "core/lab/decoder_internal.hpp"
+#include "core/base/format.hpp"
+#include "core/base/names.hpp"
 #include "core/encodings/biases.hpp"
 #include "core/encodings/learned.hpp"
-#include "core/base/format.hpp"
+#include "core/lab/decoder_internal.hpp"
 
 namespace rv {
 
 // [SECTION] Config
 
+namespace {
+constexpr Named<PositionMethod> kPositionMethodNames[] = {
+    {PositionMethod::Learned, "learned"}, {PositionMethod::Sinusoidal, "sinusoidal"}, {PositionMethod::Rope, "rope"},
+    {PositionMethod::Alibi, "alibi"},     {PositionMethod::T5, "t5"},                 {PositionMethod::None, "none"}};
+}  // namespace
+
 const char* position_method_name(PositionMethod m) {
-  switch (m) {
-    case PositionMethod::Learned: return "learned";
-    case PositionMethod::Sinusoidal: return "sinusoidal";
-    case PositionMethod::Rope: return "rope";
-    case PositionMethod::Alibi: return "alibi";
-    case PositionMethod::T5: return "t5";
-    case PositionMethod::None: return "none";
-  }
-  return "?";
+  return name_of(kPositionMethodNames, m);
 }
 
 std::optional<PositionMethod> parse_position_method(std::string_view name) {
-  for (PositionMethod m : kAllPositionMethods)
-    if (name == position_method_name(m)) return m;
-  return std::nullopt;
+  return parse_name(kPositionMethodNames, name);
 }
 
 namespace {

@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/lab/decoder.hpp"
 #include "core/base/error.hpp"
+#include "core/lab/decoder.hpp"
 
 namespace rv {
 

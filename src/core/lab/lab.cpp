@@ -7,10 +7,10 @@
 #include <optional>
 #include <type_traits>
 
-#include "core/encodings/learned.hpp"
 #include "core/base/constants.hpp"
 #include "core/base/format.hpp"
 #include "core/base/json_writer.hpp"
+#include "core/encodings/learned.hpp"
 
 namespace rv {
 
@@ -90,7 +90,7 @@ double lab_learning_rate(const LabOptions& o, int step) {
   const int warm = std::min(o.warmup, o.steps / 2);
   if (step < warm) return o.lr * (step + 1) / warm;
   const double span = std::max(1, o.steps - warm);
-  return o.lr * 0.5 * (1.0 + std::cos(pi * (step - warm) / span));
+  return o.lr * 0.5 * (1.0 + std::cos(kPi * (step - warm) / span));
 }
 
 double lab_decay_only_change(const LabOptions& o, int steps) {

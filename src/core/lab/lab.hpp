@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/lab/decoder.hpp"
-#include "core/lab/decoder_workspace.hpp"
 #include "core/base/error.hpp"
 #include "core/encodings/learned.hpp"
+#include "core/lab/decoder.hpp"
+#include "core/lab/decoder_workspace.hpp"
 #include "core/rope/scaling.hpp"
 
 namespace rv {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/lab/lab.hpp"
-#include "core/encodings/learned.hpp"
 #include "core/base/names.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/lab/lab.hpp"
 
 namespace rv {
 
@@ -36,16 +36,16 @@ void write_sequence(LabTask t, int n, NormalRng& rng, long long* tokens, long lo
 }  // namespace
 
 namespace {
-constexpr Named<LabTask> task_names[] = {{LabTask::Copy, "copy"}, {LabTask::Reverse, "reverse"},
+constexpr Named<LabTask> kTaskNames[] = {{LabTask::Copy, "copy"}, {LabTask::Reverse, "reverse"},
                                          {LabTask::Repeat, "repeat"}};
 }  // namespace
 
 const char* lab_task_name(LabTask t) {
-  return name_of(task_names, t);
+  return name_of(kTaskNames, t);
 }
 
 std::optional<LabTask> parse_lab_task(const std::string& name) {
-  return parse_name(task_names, name);
+  return parse_name(kTaskNames, name);
 }
 
 int lab_input_len(LabTask t, int n) {
@@ -237,17 +237,17 @@ DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m) {
 namespace {
 // The scalings the lab offers under Hugging Face's rope_type names (scaling.cpp's), then the names the lab used
 // before, still read: pi (position interpolation) and ntk (dynamic NTK).
-constexpr Named<ScalingType> lab_scaling_names[] = {{ScalingType::None, "none"},       {ScalingType::Linear, "linear"},
+constexpr Named<ScalingType> kLabScalingNames[] = {{ScalingType::None, "none"},       {ScalingType::Linear, "linear"},
                                                     {ScalingType::Dynamic, "dynamic"}, {ScalingType::Yarn, "yarn"},
                                                     {ScalingType::Linear, "pi"},       {ScalingType::Dynamic, "ntk"}};
 }  // namespace
 
 const char* lab_scaling_name(ScalingType t) {
-  return name_of(lab_scaling_names, t);
+  return name_of(kLabScalingNames, t);
 }
 
 std::optional<ScalingType> parse_lab_scaling(std::string_view name) {
-  return parse_name(lab_scaling_names, name);
+  return parse_name(kLabScalingNames, name);
 }
 
 RopeScaling lab_rope_scaling(const LabOptions& o) {

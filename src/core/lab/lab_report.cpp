@@ -1,7 +1,7 @@
 // What a lab run says and how to run it again: the per-method summary (exact match inside, near and far past the
 // training length), the flags that rerun it, and window.ropeviz.lab's options object read as those flags.
-#include "core/lab/lab.hpp"
 #include "core/base/format.hpp"
+#include "core/lab/lab.hpp"
 
 #include <cmath>
 

@@ -15,8 +15,8 @@ bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 // U+2212 (minus sign) and U+00D7 (multiplication sign), as UTF-8.
-constexpr std::string_view unicode_minus = "\xE2\x88\x92";
-constexpr std::string_view unicode_times = "\xC3\x97";
+constexpr std::string_view kUnicodeMinus = "\xE2\x88\x92";
+constexpr std::string_view kUnicodeTimes = "\xC3\x97";
 
 std::string shown(std::string_view s) {
   return "'" + std::string(s.substr(0, 24)) + (s.size() > 24 ? "...'" : "'");
@@ -47,8 +47,8 @@ struct Reader {
   }
   bool number_starts() const {
     std::size_t k = i;
-    if (at(unicode_minus))
-      k += unicode_minus.size();
+    if (at(kUnicodeMinus))
+      k += kUnicodeMinus.size();
     else if (s[k] == '-' || s[k] == '+')
       k += 1;
     return digit_at(k) || (k < s.size() && s[k] == '.' && digit_at(k + 1));
@@ -56,8 +56,8 @@ struct Reader {
   // A signed decimal with optional thousands commas and exponent; its mantissa goes to `mantissa`.
   double read_decimal(std::string& mantissa) {
     std::string text;
-    if (at(unicode_minus))
-      text += '-', i += unicode_minus.size();
+    if (at(kUnicodeMinus))
+      text += '-', i += kUnicodeMinus.size();
     else if (s[i] == '-' || s[i] == '+')
       text += s[i++];
     const std::size_t group_start = i;
@@ -94,7 +94,7 @@ struct Reader {
 };
 
 bool separator(Reader& r) {
-  for (std::string_view sep : {unicode_times, std::string_view(" "), std::string_view(","), std::string_view(";"),
+  for (std::string_view sep : {kUnicodeTimes, std::string_view(" "), std::string_view(","), std::string_view(";"),
                                std::string_view("["), std::string_view("]"), std::string_view("("),
                                std::string_view(")"), std::string_view("\t"), std::string_view("=")})
     if (r.at(sep)) {

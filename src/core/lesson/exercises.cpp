@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <optional>
 
+#include "core/encodings/learned.hpp"
 #include "core/lesson/answers.hpp"
 #include "core/lesson/exercises_internal.hpp"
-#include "core/encodings/learned.hpp"
 #include "core/rope/rope.hpp"
 
 namespace rv {
@@ -143,14 +143,14 @@ std::optional<Exercise> first_turn(const Eigen::VectorXd& inv_freq, const std::s
              " rad per position. At which position m does it complete its first full turn (m·" + ti +
              " ≥ 2π for the first time)?";
   e.hint = "A full turn is 2π rad and the angle at m is m·" + ti + ": solve m·" + ti + " ≥ 2π and round up.";
-  e.why = "The wavelength 2π/" + ti + " is " + text::sig(two_pi / theta, 8) + " positions, so the first whole one " +
+  e.why = "The wavelength 2π/" + ti + " is " + text::sig(kTwoPi / theta, 8) + " positions, so the first whole one " +
           "past it is m = " + text::count(m) + ": m·" + ti + " = " + text::sig(at, 8) + " rad ≥ 2π; at m − 1 it was " +
-          text::sig(before, 8) + " rad < 2π = " + text::sig(two_pi, 8) + ".";
+          text::sig(before, 8) + " rad < 2π = " + text::sig(kTwoPi, 8) + ".";
   ExercisePart part{"m", AnswerKind::Number, true, {double(m)}, {}, {}, {}, "", ""};
   part.mistakes.push_back(
       {{double(m - 1)},
        "at m = " + text::count(m - 1) + " the angle is " + text::sig(before, 8) + " rad, just short of 2π"});
-  part.low = "at that position the angle m·" + ti + " is still below 2π = " + text::sig(two_pi, 7) + " rad";
+  part.low = "at that position the angle m·" + ti + " is still below 2π = " + text::sig(kTwoPi, 7) + " rad";
   part.high = "the angle had passed 2π before that position";
   e.parts.push_back(part);
   e.view.position = m;
@@ -248,16 +248,16 @@ std::vector<Exercise> settings_exercises(const Eigen::VectorXd& inv_freq, int ma
 
 long long first_turn_position(double theta) {
   if (!(theta > 0.0)) return 0;  // a pair that does not rotate never turns
-  const double guess = std::ceil(two_pi / theta);
+  const double guess = std::ceil(kTwoPi / theta);
   long long m = guess < 9e18 ? std::max(1LL, (long long)guess) : 9000000000000000000LL;
-  while (m > 1 && double(m - 1) * theta >= two_pi) --m;
-  while (m < 9000000000000000000LL && double(m) * theta < two_pi) ++m;
+  while (m > 1 && double(m - 1) * theta >= kTwoPi) --m;
+  while (m < 9000000000000000000LL && double(m) * theta < kTwoPi) ++m;
   return m;
 }
 
 int pairs_without_turn(const Eigen::VectorXd& inv_freq, double length) {
   int n = 0;
-  for (Eigen::Index i = 0; i < inv_freq.size(); ++i) n += !(inv_freq[i] > 0.0) || two_pi / inv_freq[i] > length;
+  for (Eigen::Index i = 0; i < inv_freq.size(); ++i) n += !(inv_freq[i] > 0.0) || kTwoPi / inv_freq[i] > length;
   return n;
 }
 

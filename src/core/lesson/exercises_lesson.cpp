@@ -4,20 +4,20 @@
 #include <string>
 #include <vector>
 
+#include "core/base/format.hpp"
+#include "core/encodings/learned.hpp"
 #include "core/lesson/exercises.hpp"
 #include "core/lesson/exercises_internal.hpp"
-#include "core/encodings/learned.hpp"
+#include "core/lesson/verify.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_tensor.hpp"
-#include "core/lesson/verify.hpp"
-#include "core/base/format.hpp"
 
 namespace rv {
 namespace {
 
 namespace text = exercise_text;
 
-constexpr long long angle_position = 3;  // exercise 3 asks for the angle at m = 3
+constexpr long long kAnglePosition = 3;  // exercise 3 asks for the angle at m = 3
 
 std::string dims_words(const Dims& d) {
   return "B=" + std::to_string(d.B) + ", T=" + std::to_string(d.T) + ", h=" + std::to_string(d.h) +
@@ -110,9 +110,9 @@ Exercise thetas() {
   const int dh = cfg.dims.d_head;
   const Eigen::VectorXd theta = rope_inv_freq(dh, cfg.base);
   const std::vector<double> expected(theta.data(), theta.data() + theta.size());
-  const double angle = rope_angles(double(angle_position), theta)[0];
-  const double slowest = rope_angles(double(angle_position), theta)[theta.size() - 1];
-  const std::string b = format_number(cfg.base), m = std::to_string(angle_position);
+  const double angle = rope_angles(double(kAnglePosition), theta)[0];
+  const double slowest = rope_angles(double(kAnglePosition), theta)[theta.size() - 1];
+  const std::string b = format_number(cfg.base), m = std::to_string(kAnglePosition);
   Exercise e;
   e.id = ExerciseId::Thetas;
   e.title = "Lesson 3: frequencies and an angle";
@@ -133,11 +133,11 @@ Exercise thetas() {
   list.low = "θᵢ = " + b + "^(-2i/d_head), with i counted from 0";
   ExercisePart first{"angle at m = " + m + " (rad)", AnswerKind::Number, false, {angle}, {}, {}, {}, "", ""};
   first.mistakes.push_back({{slowest}, "that is the slowest pair; the first pair is i = 0, with θ₀"});
-  first.mistakes.push_back({{angle * 180.0 / (two_pi / 2)}, "that is in degrees; RoPE's angles are radians"});
+  first.mistakes.push_back({{angle * 180.0 / (kTwoPi / 2)}, "that is in degrees; RoPE's angles are radians"});
   first.low = "too small: the angle is m × θ₀";
   first.high = "too large: the angle is m × θ₀";
   e.parts = {list, first};
-  e.view = {true, 0, angle_position};
+  e.view = {true, 0, kAnglePosition};
   return e;
 }
 

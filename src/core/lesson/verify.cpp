@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/base/format.hpp"
 #include "core/encodings/frameworks.hpp"
 #include "core/encodings/learned.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_tensor.hpp"
-#include "core/base/format.hpp"
 
 namespace rv {
 namespace {

@@ -22,13 +22,13 @@ ContextBudget context_budget(const RopeModel& rope, double factor, long long hid
   b.critical_dim = rope_critical_dim(rope.rotary_dims, rope.base, double(std::max<long long>(b.trained, 1)));
   const Eigen::VectorXd unscaled = rope_inv_freq(rope.rotary_dims, rope.base);  // [r/2]
   const int pairs = int(std::min(unscaled.size(), rope.inv_freq.size()));
-  constexpr double same = 1e-12;  // relative: the scaled theta equals theta, or theta / factor
+  constexpr double kSame = 1e-12;  // relative: the scaled theta equals theta, or theta / factor
   for (int i = 0; i < pairs; ++i) {
-    b.pairs_without_turn += two_pi / rope.inv_freq[i] > double(b.trained);
+    b.pairs_without_turn += kTwoPi / rope.inv_freq[i] > double(b.trained);
     const double ratio = rope.inv_freq[i] / unscaled[i];
-    if (std::abs(ratio - 1.0) <= same)
+    if (std::abs(ratio - 1.0) <= kSame)
       b.kept += 1;
-    else if (std::abs(ratio * factor - 1.0) <= same)
+    else if (std::abs(ratio * factor - 1.0) <= kSame)
       b.divided += 1;
     else
       b.blended += 1;

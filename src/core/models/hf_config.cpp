@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/rope/scaling.hpp"
 #include "core/base/format.hpp"
+#include "core/rope/scaling.hpp"
 
 namespace rv {
 namespace {

@@ -4,8 +4,8 @@
 #include <string_view>
 
 #include "core/base/error.hpp"
-#include "core/models/hf_config.hpp"
 #include "core/base/json_value.hpp"
+#include "core/models/hf_config.hpp"
 
 namespace rv {
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#include "core/base/names.hpp"
 #include "core/base/random.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/rope_tensor.hpp"
-#include "core/base/names.hpp"
 
 namespace rv {
 namespace {
@@ -32,25 +32,25 @@ FormatSpec spec(FloatFormat f) {
   return {53, -1022, std::numeric_limits<double>::max()};
 }
 double wrap(double angle) {
-  return std::remainder(angle, two_pi);
+  return std::remainder(angle, kTwoPi);
 }  // to [-pi, pi]
 }  // namespace
 
 namespace {
-constexpr Named<FloatFormat> float_format_names[] = {
+constexpr Named<FloatFormat> kFloatFormatNames[] = {
     {FloatFormat::F64, "float64"},  {FloatFormat::F32, "float32"}, {FloatFormat::F16, "float16"},
     {FloatFormat::BF16, "bfloat16"}, {FloatFormat::F64, "f64"},     {FloatFormat::F64, "double"},
     {FloatFormat::F32, "f32"},      {FloatFormat::F32, "float"},   {FloatFormat::F16, "f16"},
     {FloatFormat::F16, "half"},     {FloatFormat::BF16, "bf16"}};
-constexpr Named<AngleRecipe> angle_recipe_names[] = {{AngleRecipe::Naive, "naive"}, {AngleRecipe::Ours, "ours"}};
+constexpr Named<AngleRecipe> kAngleRecipeNames[] = {{AngleRecipe::Naive, "naive"}, {AngleRecipe::Ours, "ours"}};
 }  // namespace
 
 const char* float_format_name(FloatFormat f) {
-  return name_of(float_format_names, f);
+  return name_of(kFloatFormatNames, f);
 }
 
 std::optional<FloatFormat> parse_float_format(std::string_view name) {
-  return parse_name(float_format_names, name);
+  return parse_name(kFloatFormatNames, name);
 }
 
 int mantissa_bits(FloatFormat f) {
@@ -84,7 +84,7 @@ double first_overflowing_integer(FloatFormat f) {
 }
 
 const char* angle_recipe_name(AngleRecipe r) {
-  return name_of(angle_recipe_names, r);
+  return name_of(kAngleRecipeNames, r);
 }
 
 PrecisionReport rope_precision(int d_head, double base, double position, FloatFormat fmt, AngleRecipe recipe) {

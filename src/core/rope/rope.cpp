@@ -1,6 +1,7 @@
 // RoPE on single vectors: theta_i = base^(-2i/d), angle = m*theta_i, pair rotation, permutation, norms, decay bound.
 #include "core/rope/rope.hpp"
 #include "core/base/format.hpp"
+#include "core/base/names.hpp"
 
 #include <cmath>
 #include <complex>
@@ -8,15 +9,20 @@
 
 namespace rv {
 
+namespace {
+// The canonical names first; Llama/GPT-J and GPT-NeoX's names for the same layouts read too.
+constexpr Named<Pairing> kPairingNames[] = {
+    {Pairing::Interleaved, "interleaved"}, {Pairing::HalfSplit, "half_split"}, {Pairing::Interleaved, "llama"},
+    {Pairing::Interleaved, "gptj"},        {Pairing::HalfSplit, "half-split"}, {Pairing::HalfSplit, "neox"},
+    {Pairing::HalfSplit, "rotate_half"}};
+}  // namespace
+
 const char* pairing_name(Pairing p) {
-  return p == Pairing::Interleaved ? "interleaved" : "half_split";
+  return name_of(kPairingNames, p);
 }
 
 std::optional<Pairing> parse_pairing(std::string_view name) {
-  if (name == "interleaved" || name == "llama" || name == "gptj") return Pairing::Interleaved;
-  if (name == "half_split" || name == "half-split" || name == "neox" || name == "rotate_half")
-    return Pairing::HalfSplit;
-  return std::nullopt;
+  return parse_name(kPairingNames, name);
 }
 
 std::optional<Error> check_rope_dims(int d_head, double base) {

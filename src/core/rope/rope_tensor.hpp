@@ -4,8 +4,8 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "core/rope/rope.hpp"
 #include "core/base/tensor.hpp"
+#include "core/rope/rope.hpp"
 
 namespace rv {
 

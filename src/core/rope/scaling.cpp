@@ -6,10 +6,10 @@
 #include <cmath>
 #include <string>
 
-#include "core/rope/rope.hpp"
 #include "core/base/constants.hpp"
 #include "core/base/format.hpp"
 #include "core/base/names.hpp"
+#include "core/rope/rope.hpp"
 
 namespace rv {
 namespace {
@@ -28,7 +28,7 @@ double yarn_get_mscale(double scale, double mscale) {
 
 // Dimension (pair index * 2 scale) at which a wavelength completes n rotations over L positions.
 double yarn_correction_dim(double n_rot, int d, double base, double L) {
-  return (d * std::log(L / (n_rot * 2.0 * pi))) / (2.0 * std::log(base));
+  return (d * std::log(L / (n_rot * 2.0 * kPi))) / (2.0 * std::log(base));
 }
 
 double yarn_original_length(const RopeScaling& s) {
@@ -38,18 +38,18 @@ double yarn_original_length(const RopeScaling& s) {
 
 namespace {
 // Hugging Face's rope_type names; "default" and LongRoPE's legacy "su" read too.
-constexpr Named<ScalingType> scaling_names[] = {
+constexpr Named<ScalingType> kScalingNames[] = {
     {ScalingType::None, "none"},        {ScalingType::Linear, "linear"},    {ScalingType::Dynamic, "dynamic"},
     {ScalingType::Yarn, "yarn"},        {ScalingType::Llama3, "llama3"},    {ScalingType::Longrope, "longrope"},
     {ScalingType::None, "default"},     {ScalingType::Longrope, "su"}};
 }  // namespace
 
 const char* scaling_name(ScalingType t) {
-  return name_of(scaling_names, t);
+  return name_of(kScalingNames, t);
 }
 
 std::optional<ScalingType> parse_scaling(std::string_view name) {
-  return parse_name(scaling_names, name);
+  return parse_name(kScalingNames, name);
 }
 
 RopeScaling llama31_scaling() {
@@ -167,7 +167,7 @@ Expected<ScaledFreq> rope_scaled_inv_freq(int d_head, double base, const RopeSca
       const double high_freq_wavelen = old_len / s.high_freq_factor;  // shorter than this: keep
       for (int i = 0; i < half; ++i) {
         const double f = out.inv_freq[i];
-        const double wavelen = 2.0 * pi / f;
+        const double wavelen = 2.0 * kPi / f;
         if (wavelen < high_freq_wavelen) continue;
         if (wavelen > low_freq_wavelen) {
           out.inv_freq[i] = f / s.factor;

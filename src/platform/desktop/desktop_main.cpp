@@ -27,7 +27,7 @@ struct Options {
   int width = 1280, height = 800;
 };
 
-const char* usage =
+const char* kUsage =
     "usage: ropeviz [--frames N] [--screenshot FILE.png] [--state 'position=100&max_position=10&...'] "
     "[--size WxH] [--config FILE]\n"
     "  --frames N        render N frames, then exit 0\n"
@@ -41,13 +41,13 @@ bool parse_options(int argc, char** argv, Options& o) {
     std::string a = argv[i];
     auto next = [&](const char* name) -> const char* {
       if (i + 1 >= argc) {
-        std::fprintf(stderr, "ropeviz: %s needs a value\n%s", name, usage);
+        std::fprintf(stderr, "ropeviz: %s needs a value\n%s", name, kUsage);
         return nullptr;
       }
       return argv[++i];
     };
     if (a == "--help" || a == "-h") {
-      std::fputs(usage, stdout);
+      std::fputs(kUsage, stdout);
       std::exit(0);
     } else if (a == "--frames") {
       const char* v = next("--frames");
@@ -76,7 +76,7 @@ bool parse_options(int argc, char** argv, Options& o) {
         return false;
       }
     } else {
-      std::fprintf(stderr, "ropeviz: unknown option '%s'\n%s", a.c_str(), usage);
+      std::fprintf(stderr, "ropeviz: unknown option '%s'\n%s", a.c_str(), kUsage);
       return false;
     }
   }

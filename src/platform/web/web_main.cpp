@@ -137,7 +137,7 @@ EMSCRIPTEN_KEEPALIVE int rv_web_frame(Web* web) {
 // Returns whether the run goes on; its end wakes the window for the frame that shows the result.
 EMSCRIPTEN_KEEPALIVE int rv_web_lab_slice(Web* web) {
   if (!web->app.lab.running) return 0;
-  rv::lab_tick(web->app, rv::lab_slice_ms);
+  rv::lab_tick(web->app, rv::kLabSliceMs);
   if (web->app.lab.running) return 1;
   rv::wake(web->window);
   return 0;
