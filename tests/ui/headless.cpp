@@ -3,6 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <map>
+#include <utility>
+
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
@@ -38,6 +42,47 @@ void Headless::frame() {
   ImGui::NewFrame();
   rv::frame(app);
   ImGui::Render();
+}
+
+std::string Headless::frame_text() {
+  frame();
+  // Every glyph quad of the font atlas, by its top-left texture coordinate.
+  std::map<std::pair<float, float>, const ImFontGlyph*> glyphs;
+  for (const ImFont* font : ImGui::GetIO().Fonts->Fonts)
+    for (const ImFontGlyph& g : font->Glyphs)
+      if (g.Visible) glyphs[{g.U0, g.V0}] = &g;
+  std::string text;
+  float line_y = -1e9f, next_x = 0, space = 0;
+  const ImDrawData* data = ImGui::GetDrawData();
+  for (int l = 0; l < data->CmdListsCount; ++l) {
+    const ImVector<ImDrawVert>& v = data->CmdLists[l]->VtxBuffer;
+    for (int i = 0; i + 3 < v.Size; ++i) {
+      const auto it = glyphs.find({v[i].uv.x, v[i].uv.y});
+      if (it == glyphs.end()) continue;
+      const ImFontGlyph& g = *it->second;
+      if (v[i + 2].uv.x != g.U1 || v[i + 2].uv.y != g.V1 || g.Y1 <= g.Y0) continue;  // not a whole glyph quad
+      const float scale = (v[i + 2].pos.y - v[i].pos.y) / (g.Y1 - g.Y0);
+      const float origin_x = v[i].pos.x - g.X0 * scale, origin_y = v[i].pos.y - g.Y0 * scale;
+      if (std::abs(origin_y - line_y) > 0.5f || origin_x < next_x - 0.5f * space) {
+        if (!text.empty()) text += '\n';
+      } else if (origin_x > next_x + 0.3f * space) {
+        text += ' ';  // spaces draw no quad: a gap of a third of one is a space
+      }
+      line_y = origin_y;
+      next_x = origin_x + g.AdvanceX * scale;
+      space = 0.5f * g.AdvanceX * scale + 0.5f * space;
+      unsigned int c = g.Codepoint;  // UTF-8
+      if (c < 0x80) {
+        text += char(c);
+      } else if (c < 0x800) {
+        text += char(0xC0 | (c >> 6)), text += char(0x80 | (c & 0x3F));
+      } else {
+        text += char(0xE0 | (c >> 12)), text += char(0x80 | ((c >> 6) & 0x3F)), text += char(0x80 | (c & 0x3F));
+      }
+      i += 3;
+    }
+  }
+  return text + '\n';
 }
 
 void Headless::mouse_move(float x, float y) {
