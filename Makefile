@@ -24,13 +24,13 @@ test: native web
 	@ctest --preset native
 	@cd tests/web && node --test --test-concurrency=1 .
 	@/usr/bin/python3 tests/web/serve_test.py
-	@$(MAKE) --no-print-directory fuzz-build
-	@tests/fuzz/run.sh 5 --seeds-only
 
 test-asan: setup
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 	@ctest --preset asan
+	@$(MAKE) --no-print-directory fuzz-build
+	@tests/fuzz/run.sh 5 --seeds-only
 
 # libFuzzer targets (tests/fuzz), each for FUZZ_S seconds on build/fuzz/corpus/<target>.
 fuzz-build: setup

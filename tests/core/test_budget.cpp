@@ -28,10 +28,12 @@ TEST_CASE("context_budget of Llama 2 at 4096: the issue's 92 of 128 dims and the
   rope.base = 10000.0;
   rope.inv_freq = rope_inv_freq(128, 10000.0);
   rope.max_position_embeddings = 4096;
-  const ContextBudget b = context_budget(rope, 1.0, 4096);
+  const ContextBudget b = context_budget(rope, 4096);
   CHECK(b.critical_dim == 92);
   CHECK(b.first_negative_m == 1707);
-  CHECK(b.trained == 4096);
+  CHECK(b.original == 0);  // no extension: the figures are measured against the context itself
+  CHECK(b.measured == 4096);
+  CHECK(b.scaled_pairs_without_turn == b.pairs_without_turn);
   CHECK(b.kept == 64);
   CHECK(b.divided + b.blended == 0);
   // pairs without a turn: wavelength > 4096, counted directly
@@ -47,7 +49,8 @@ TEST_CASE("context_budget of Llama 2 at 4096: the issue's 92 of 128 dims and the
 TEST_CASE("context_budget of Llama 3.1 8B: kept / blended / divided pairs by the llama3 wavelength bands") {
   auto info = preset_model("llama-3.1-8b");
   REQUIRE(info.ok());
-  const ContextBudget b = context_budget(*info->rope, 8.0, 4096);
+  const ContextBudget b = context_budget(*info->rope, 4096);
+  CHECK(b.factor == 8.0);
   // llama3 keeps wavelengths below original / high_freq_factor = 2048, divides those above original /
   // low_freq_factor = 8192, blends between (transformers' _compute_llama3_parameters)
   int kept = 0, divided = 0;
@@ -60,19 +63,50 @@ TEST_CASE("context_budget of Llama 3.1 8B: kept / blended / divided pairs by the
   CHECK(b.divided == divided);
   CHECK(b.blended == 64 - kept - divided);
   CHECK(b.context == 131072);
-  CHECK(b.trained == 8192);
+  CHECK(b.original == 8192);
+  CHECK(b.measured == 8192);
+  // Both turn figures from the same (unscaled) frequencies at 8,192: 70 dims = 35 pairs fit, the other 29 do not.
   CHECK(b.critical_dim == rope_critical_dim(128, 500000.0, 8192.0));
+  CHECK(b.critical_dim == 70);
+  CHECK(b.pairs_without_turn == 29);
+  CHECK(b.critical_dim / 2 + b.pairs_without_turn == 64);
+  // After llama3 scaling, against the extended context: the divided pairs' wavelengths grew 8x.
+  int scaled_longer = 0;
+  for (int i = 0; i < 64; ++i) scaled_longer += kTwoPi / info->rope->inv_freq[i] > 131072.0;
+  CHECK(b.scaled_pairs_without_turn == scaled_longer);
   CHECK(b.first_negative_m == rope_first_negative_m(128, 500000.0, 2 * 131072));
 }
 
-TEST_CASE("model_width and scaling_factor: hidden_size when given, a learned table's own width, 1 without scaling") {
+TEST_CASE("context_budget: the turn figures add up at every preset and length (both from the unscaled theta)") {
+  for (const Preset& p : presets()) {
+    auto info = preset_model(p.name);
+    REQUIRE(info.ok());
+    if (!info->rope) continue;
+    const ContextBudget b = context_budget(*info->rope, 4096);
+    INFO(p.name);
+    CHECK(b.measured == (b.original ? b.original : b.context));
+    CHECK(b.critical_dim / 2 + b.pairs_without_turn == b.rotary_dims / 2);
+  }
+}
+
+TEST_CASE("context_budget of Phi-3.5: LongRoPE's factor is 131072 / 4096 = 32, its attention factor from it") {
+  auto info = preset_model("phi-3.5-mini");
+  REQUIRE(info.ok());
+  const ContextBudget b = context_budget(*info->rope, 3072);
+  CHECK(b.factor == 32.0);
+  CHECK(b.original == 4096);
+  CHECK(b.attention_factor == doctest::Approx(std::sqrt(1.0 + std::log(32.0) / std::log(4096.0))).epsilon(1e-12));
+  CHECK(b.attention_factor == doctest::Approx(1.19024).epsilon(1e-5));
+}
+
+TEST_CASE("model_width and the rope factor: hidden_size when given, a learned table's own width, 1 without scaling") {
   auto gemma = preset_config(*find_preset("gemma-2-9b"));
   REQUIRE(gemma.ok());
   auto gemma_info = derive_model(*gemma);
   REQUIRE(gemma_info.ok());
   CHECK(model_width(*gemma, *gemma_info) == 3584);  // not 16 heads x 256
-  CHECK(scaling_factor(*gemma) == 1.0);
+  CHECK(gemma_info->rope->factor == 1.0);
   auto gpt2 = preset_config(*find_preset("gpt2"));
   CHECK(model_width(*gpt2, *derive_model(*gpt2)) == 768);
-  CHECK(scaling_factor(*preset_config(*find_preset("llama-3.2-1b"))) == 32.0);
+  CHECK(preset_model("llama-3.2-1b")->rope->factor == 32.0);
 }

@@ -284,7 +284,8 @@ TEST_CASE("precision: the panel's numbers are core's, naive float32 loses about 
   CHECK(std::isinf(m.precision[0][1].position_in_format));  // float16 overflows past 65504
   const std::string text = rv::describe(ui.app);
   CHECK(text.find("Precision panel: at position 1,000,000") != std::string::npos);
-  CHECK(text.find("exactly only up to 256, so position 1,000,000 rounds to 999,424") != std::string::npos);
+  CHECK(text.find("exactly only up to 256, so position 1,000,000 would round to 999,424 if the angles were built in "
+                  "bfloat16") != std::string::npos);
 
   // Small positions are exact in every format; at m = 0 every angle is exact.
   ui.set_state("position=0");

@@ -72,7 +72,7 @@ TEST_CASE("exercises: exercise 1 answered through the canvas, then Show me opens
   CHECK(entry.feedback->verdict == rv::Verdict::Right);
   CHECK(contains(entry.feedback->message, "65,536"));
   const std::string json = rv::state_json(ui.app);  // window.ropeviz.state(): the verdicts, the step, Play
-  CHECK(contains(json, "\"exercises\":[{\"title\":\"Lesson 1: parameters\",\"verdict\":\"right\"}"));
+  CHECK(contains(json, "\"exercises\":[{\"title\":\"Exercise 1: parameters\",\"verdict\":\"right\"}"));
   CHECK(contains(json, "\"lesson\":0,\"playing\":false"));
   ui.click("ex_hint");
   CHECK(entry.hint);

@@ -168,7 +168,7 @@ TEST_CASE("context budget: the panel's figures are core's for the model, against
   ui.frames(2);
   const rv::ContextBudget& b = ui.app.model.budget;
   CHECK(b.context == 131072);
-  CHECK(b.trained == 8192);
+  CHECK(b.original == 8192);
   CHECK(b.critical_dim == rv::rope_critical_dim(128, 500000.0, 8192.0));
   CHECK(b.first_negative_m == rv::rope_first_negative_m(128, 500000.0, 2 * 131072));
   CHECK(b.kept + b.blended + b.divided == 64);

@@ -2,8 +2,12 @@
 // the exercises, the context budget, the presets and the checks say which of the two each claim holds for.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
+#include "app/text/report.hpp"
+#include "core/lesson/exercises.hpp"
 #include "headless.hpp"
 
 using rv::test::Headless;
@@ -18,8 +22,159 @@ TEST_CASE("frame_text returns the text a frame drew, and only what it drew") {
   Headless ui;
   ui.frames(2);
   const std::string text = ui.frame_text();
-  INFO(text.size() << ": " << text.substr(0, 400));
   CHECK(contains(text, "position"));
   CHECK_FALSE(contains(text, "this sentence is drawn nowhere"));
   CHECK(ui.frame_text() == text);  // steady: the same frame twice draws the same text
+}
+
+namespace {
+// What a frame drew, wrapped lines joined (a wrapped sentence reads whole).
+std::string drawn(Headless& ui) {
+  std::string text = ui.frame_text();
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
+Headless& at(Headless& ui, const std::string& state) {
+  ui.set_state(state);
+  ui.frames(3);
+  return ui;
+}
+}  // namespace
+
+TEST_CASE("trained claims 1: Comparison, lesson and exercise say the formula extrapolates, a trained model degrades") {
+  Headless ui(1600, 1000);
+  const std::string text = drawn(at(ui, "tab_bottom=comparison"));
+  CHECK_FALSE(contains(text, "Works at any position"));
+  CHECK_FALSE(contains(text, "Extrapolates to longer sequences"));
+  CHECK_FALSE(contains(text, "RoPE handles it"));
+  CHECK(contains(text, "Formula: defined at any position. A model trained on L positions: degrades past L"));
+  CHECK(contains(text, "A model trained on L positions still degrades past L unless its context is extended"));
+  // Every row of both tables is on screen at 1600 x 1000, the last rationale to its last word.
+  CHECK(contains(text, "A learned table needs more rows and retraining."));
+  CHECK(contains(rv::describe(ui.app), "still degrades past L without context extension"));
+
+  Headless step(1600, 1000);
+  CHECK(contains(drawn(at(step, "lesson=6")), "a model trained on L positions still degrades past L"));
+  Headless judgment(1600, 1000);
+  CHECK(contains(drawn(at(judgment, "lesson=7")), "a RoPE model degrades too unless its context is extended"));
+
+  // Exercise 2: "works" (the formula) and the nuanced "works, but degrades" (a trained model) are both right.
+  const std::vector<rv::Exercise> all = rv::lesson_exercises();
+  const rv::Exercise& past = all[1];
+  REQUIRE(past.id == rv::ExerciseId::PastTable);
+  CHECK(contains(past.title, "Exercise 2"));
+  for (const char* rope : {"works", "it works but degrades past the training length", "degrades past 10"})
+    CHECK(rv::check_exercise(past, {"IndexError", rope}).verdict == rv::Verdict::Right);
+  CHECK(rv::check_exercise(past, {"IndexError", "IndexError"}).verdict == rv::Verdict::Wrong);
+  CHECK(contains(past.why, "\"works but degrades\" are both right"));
+}
+
+TEST_CASE("trained claims 2: lesson step 1 says its table is random at initialisation, not a trained one") {
+  Headless ui(1600, 1000);
+  const std::string text = drawn(at(ui, "lesson=1"));
+  CHECK_FALSE(contains(text, "rows are unrelated to their neighbours, each learned on its own"));
+  CHECK(contains(text, "drawn at its random initialisation: there the rows are unrelated to their neighbours"));
+}
+
+TEST_CASE("trained claims 3: the context budget names each length and computes both turn figures the same way") {
+  Headless ui(1600, 1000);
+  const std::string text = drawn(at(ui, "model=llama-3.1-8b&tab_top=context_budget"));
+  CHECK_FALSE(contains(text, "trained 8,192"));
+  CHECK_FALSE(contains(text, "training length 8,192"));
+  CHECK(contains(text, "context 131,072, 8,192 before extension"));
+  CHECK(contains(text, "70 of 128 dims"));
+  CHECK(contains(text, "29 of 64"));  // 35 + 29 = 64 pairs: the same unscaled theta at the same length
+  CHECK_FALSE(contains(text, "32 of 64"));
+  CHECK(contains(text, "8,192, the length before extension (original_max_position_embeddings)"));
+  CHECK(contains(text, "wavelength after rope_scaling > the context 131,072 (max_position_embeddings)"));
+  const std::string said = rv::describe(ui.app);
+  CHECK(contains(said, "the critical dimension is 70 of 128 dims and 29 of 64 pairs never complete a turn"));
+  CHECK_FALSE(contains(said, "first turns negative at stays"));  // defect 14: the garbled sentence
+
+  Headless step(1600, 1000);
+  const std::string lesson = drawn(at(step, "lesson=7"));
+  CHECK(contains(lesson, "29 of 64 pairs never turn in 8,192 positions (original_max_position_embeddings"));
+  CHECK_FALSE(contains(lesson, "trained positions"));
+}
+
+TEST_CASE("trained claims 3, 14: a search that finds no negative cosine sum reads as one sentence") {
+  Headless ui(1600, 1000);
+  at(ui, "model=none&max_position=10&d_head=8&base=10000&tab_top=context_budget");  // first negative: 91 > 20
+  const std::string said = rv::describe(ui.app);
+  CHECK(contains(said, "the cosine sum stays ≥ 0 up to m = "));
+  CHECK_FALSE(contains(said, "at stays"));
+}
+
+TEST_CASE("trained claims 4: Llama 2's published context 4096, Mistral's 32,768 named as the config's context") {
+  Headless ui(1600, 1000);
+  at(ui, "model=llama-2-7b&tab_top=context_budget");
+  const rv::ContextBudget& b = ui.app.model.budget;
+  CHECK(b.context == 4096);
+  CHECK(b.critical_dim == 92);
+  CHECK(b.pairs_without_turn == 18);
+  Headless mistral(1600, 1000);
+  const std::string text = drawn(at(mistral, "model=mistral-7b-v0.1&tab_top=context_budget"));
+  CHECK(contains(text, "32,768, the config's context (max_position_embeddings)"));
+  CHECK_FALSE(contains(text, "training length 32,768"));
+  CHECK(contains(text, "Lengths from the config, not training lengths"));
+}
+
+TEST_CASE("trained claims 8: with a scaled preset the extension panel says the others use the model's scaled theta") {
+  Headless ui(1600, 1000);
+  CHECK(contains(drawn(at(ui, "model=llama-3.1-8b&tab_top=extension")),
+                 "local to this panel: the other panels use the model's own scaled θᵢ"));
+  CHECK(contains(rv::describe(ui.app), "the other panels use the model's own scaled θᵢ"));
+  Headless plain(1600, 1000);
+  CHECK(contains(drawn(at(plain, "tab_top=extension")), "the other panels use the unscaled θᵢ"));
+}
+
+TEST_CASE("trained claims 9: Phi-3.5's LongRoPE factor is 131072 / 4096 = 32") {
+  Headless ui(1600, 1000);
+  const std::string text = drawn(at(ui, "model=phi-3.5-mini&tab_top=context_budget"));
+  CHECK(contains(text, "factor 32, attention factor 1.19024"));
+  CHECK_FALSE(contains(text, "factor 1, attention factor"));
+}
+
+TEST_CASE("trained claims 10: bf16 rounding of positions is said to happen only where angles are built in bf16") {
+  Headless ui(1600, 1000);
+  const std::string budget = drawn(at(ui, "model=llama-3.1-8b&tab_top=context_budget"));
+  CHECK(contains(budget, "if positions were bf16: at the context 131,072 neighbours are 1,024 apart"));
+  CHECK(contains(budget, "Hugging Face and Meta build them in float32"));
+  Headless precision(1600, 1000);
+  const std::string text = drawn(at(precision, "position=1000000&tab_top=precision"));
+  CHECK(contains(text, "Hugging Face's and Meta's code build positions and angles in float32 whatever the weights' dtype"));
+}
+
+TEST_CASE("trained claims 11: the P[-1] check shows what ropeviz, nn.Embedding and tensor indexing each do") {
+  Headless ui(1600, 1000);
+  at(ui, "tab_bottom=checks");
+  bool found = false;
+  for (const rv::Check& c : ui.app.model.checks) {
+    CHECK_FALSE(contains(c.name, "as nn.Embedding does"));
+    if (!contains(c.name, "P[-1]")) continue;
+    found = true;
+    CHECK(c.ok);
+    CHECK(contains(c.detail, "ropeviz: IndexError: index -1 is out of bounds for dimension 0 with size 10"));
+    CHECK(contains(c.detail, "nn.Embedding (CPU) raises IndexError: index out of range in self"));
+    CHECK(contains(c.detail, "pos_table[-1] returns P[9]"));
+  }
+  CHECK(found);
+}
+
+TEST_CASE("trained claims 14: exercises are numbered apart from the lesson, and their feedback is one sentence a part") {
+  for (const rv::Exercise& e : rv::lesson_exercises()) CHECK_FALSE(contains(e.title, "Lesson"));
+  const std::vector<rv::Exercise> all = rv::lesson_exercises();
+  const rv::Exercise& shapes = all[3];
+  REQUIRE(shapes.parts.size() > 1);
+  const rv::Feedback f = rv::check_exercise(shapes, std::vector<std::string>(shapes.parts.size(), "7"));
+  REQUIRE(f.verdict != rv::Verdict::Right);
+  std::size_t start = 0;  // every line ends a sentence
+  while (start < f.message.size()) {
+    const std::size_t end = std::min(f.message.find('\n', start), f.message.size());
+    INFO(f.message);
+    CHECK(std::string(".?!").find(f.message[end - 1]) != std::string::npos);
+    start = end + 1;
+  }
 }

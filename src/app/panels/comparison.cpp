@@ -30,11 +30,10 @@ void row(const char* a, const char* b, const char* c, ImU32 cb = 0, ImU32 cc = 0
   if (cc) ImGui::PopStyleColor();
 }
 
-bool begin_table(const char* id, const char* a, const char* b, const char* c, float height) {
-  const ImGuiTableFlags flags =
-      ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_ScrollY;
-  if (!ImGui::BeginTable(id, 3, flags, ImVec2(0, height))) return false;
-  ImGui::TableSetupScrollFreeze(0, 1);
+// A table as tall as its rows: the panel scrolls as a whole, so no row is hidden inside a scrolling table.
+bool begin_table(const char* id, const char* a, const char* b, const char* c) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable(id, 3, flags)) return false;
   ImGui::TableSetupColumn(a, ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn(b, ImGuiTableColumnFlags_WidthStretch, 1.6f);
   ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, 1.6f);
@@ -45,22 +44,22 @@ bool begin_table(const char* id, const char* a, const char* b, const char* c, fl
 const Row3 section4[] = {
     {"Mechanism", "Add learned vector P[t] to the token embedding", "Rotate Q/K pairs by m·θᵢ per pair"},
     {"Where applied", "Input embedding layer (before the blocks)", "Inside attention, on Q and K only"},
-    {"Position info", "Absolute: each position has an independent vector", "Relative: the score depends on m − n"},
+    {"Position info", "Absolute: each position has its own vector", "Relative: the score depends on m − n"},
     {"V affected?", "No", "No (Q/K only)"},
     {"Shape change", "None: [B, T, d] -> [B, T, d]", "None: [B, T, h, d_head] -> [B, T, h, d_head]"},
 };
 
 const Row3 section5[] = {
     {"Positional method for a decoder-only generation model?", "RoPE",
-     "Extrapolates to longer sequences at inference; zero parameters; relative-position property matches the causal "
-     "LM objective."},
+     "Zero parameters; relative scores suit the causal LM objective; defined at every position. A model trained on L "
+     "positions still degrades past L unless its context is extended (Press et al. 2022; Chen et al. 2023)."},
     {"When is learned absolute acceptable?", "Fixed max length (classification, fixed-input tasks)",
      "Simple; each position learns its own vector; but fails if the sequence exceeds max_position."},
     {"Does RoPE need KV-cache changes?", "No", "RoPE is applied to Q/K before caching; cached keys carry position."},
     {"Should V be rotated?", "No", "Values carry content, not position."},
-    {"What if context length doubles at inference?", "RoPE handles it; learned absolute does not",
-     "The angle formula works at any position; a learned table needs retraining with more rows. Quality beyond the "
-     "training length still has to be measured."},
+    {"What if context length doubles at inference?", "RoPE computes every angle; a learned table has no rows",
+     "For the formula, RoPE works at any position; a trained RoPE model degrades past its training length without "
+     "scaling (Context extension panel; the Lab measures it). A learned table needs more rows and retraining."},
 };
 
 }  // namespace
@@ -68,10 +67,8 @@ const Row3 section5[] = {
 void show_comparison(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  const float avail = ImGui::GetContentRegionAvail().y;
-  const float lh = ImGui::GetTextLineHeightWithSpacing();
   ImGui::TextColored(theme::vec(theme::kMuted), "Section 4: learned absolute vs RoPE (live rows first)");
-  if (begin_table("section4", "", "Learned absolute", "RoPE", std::max(6 * lh, avail * 0.58f - lh))) {
+  if (begin_table("section4", "", "Learned absolute", "RoPE")) {
     char learned[96], rope[96], served[160], at[48], rows[28], width[28], count[28];
     std::snprintf(learned, sizeof learned, "max_position × d = %s × %s = %s (learned)",
                   format_count(p.max_position, rows, sizeof rows), format_count(p.d_model(), width, sizeof width),
@@ -86,12 +83,14 @@ void show_comparison(App& app) {
     row(at, served, "works: rotates every pair by m·θᵢ", m.lookup_error ? theme::kError : theme::kOk, theme::kOk);
     std::snprintf(learned, sizeof learned, "Fails beyond max_position - 1 = %s",
                   format_count(p.max_position - 1, rows, sizeof rows));
-    row("Extrapolation", learned, "Works at any position", theme::kLearned, theme::kRope);
+    row("Extrapolation", learned,
+        "Formula: defined at any position. A model trained on L positions: degrades past L without scaling (Lab)",
+        theme::kLearned, theme::kRope);
     for (const Row3& r : section4) row(r.a, r.b, r.c);
     ImGui::EndTable();
   }
   ImGui::TextColored(theme::vec(theme::kMuted), "Section 5: engineering judgment");
-  if (begin_table("section5", "Question", "Recommendation", "Rationale", ImGui::GetContentRegionAvail().y)) {
+  if (begin_table("section5", "Question", "Recommendation", "Rationale")) {
     for (const Row3& r : section5) row(r.a, r.b, r.c, theme::kRope);
     ImGui::EndTable();
   }
@@ -102,7 +101,8 @@ std::string describe_comparison(const App& app) {
   return "Comparison panel: learned absolute positions cost " +
          format_count(learned_param_count(p.max_position, p.d_model())) + " parameters and " +
          (app.model.lookup_error ? "cannot serve" : "serve") + " position " + format_count(p.position) +
-         "; RoPE costs 0 parameters, is relative in the dot product and is defined at every position.";
+         "; RoPE costs 0 parameters, is relative in the dot product and is defined at every position (for the formula; a "
+         "model trained on L positions still degrades past L without context extension).";
 }
 
 }  // namespace rv

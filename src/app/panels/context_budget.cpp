@@ -42,20 +42,46 @@ const char* first_negative_words(const ContextBudget& b, char* out, std::size_t 
   return out;
 }
 
+// The length the turn figures are measured against, named as the config names it.
+const char* measured_words(const ContextBudget& b, char* out, std::size_t size) {
+  char n[28];
+  format_count(b.measured, n, sizeof n);
+  if (b.original)
+    std::snprintf(out, size, "%s, the length before extension (original_max_position_embeddings)", n);
+  else
+    std::snprintf(out, size, "%s, the config's context (max_position_embeddings)", n);
+  return out;
+}
+
 void turns(const ContextBudget& b) {
-  char value[96], meaning[160];
+  char value[96], meaning[256], length[112];
   Counts n;
-  std::snprintf(value, sizeof value, "%s of %s", format_count(b.pairs_without_turn, n.a, sizeof n.a),
-                format_count(b.rotary_dims / 2, n.b, sizeof n.b));
-  std::snprintf(meaning, sizeof meaning, "wavelength 2π/θᵢ > the training length %s: never a full period in training",
-                format_count(b.trained, n.c, sizeof n.c));
-  figure("pairs without a turn", value, meaning,
-         "Count of pairs i with 2π / θᵢ > L_train, θᵢ as the model uses them (after rope_scaling).", theme::kRope);
+  measured_words(b, length, sizeof length);
   std::snprintf(value, sizeof value, "%s of %s dims", format_count(b.critical_dim, n.a, sizeof n.a),
                 format_count(b.rotary_dims, n.b, sizeof n.b));
-  std::snprintf(meaning, sizeof meaning, "dims whose period fits in %s positions (Liu et al. 2023)", n.c);
+  std::snprintf(meaning, sizeof meaning, "dims whose period fits in %s; unscaled θᵢ (Liu et al. 2023)", length);
   figure("critical dimension", value, meaning,
-         "d_crit = 2 · ceil((d/2) · ln(L_train / 2π) / ln(base)), clamped to [0, d]; d = rotated dims.", theme::kRope);
+         "d_crit = 2 · ceil((d/2) · ln(L / 2π) / ln(base)), clamped to [0, d]; d = rotated dims, θᵢ = base^(−2i/d) "
+         "unscaled, L = original_max_position_embeddings, else max_position_embeddings.",
+         theme::kRope);
+  std::snprintf(value, sizeof value, "%s of %s", format_count(b.pairs_without_turn, n.a, sizeof n.a),
+                format_count(b.rotary_dims / 2, n.b, sizeof n.b));
+  std::snprintf(meaning, sizeof meaning, "unscaled wavelength 2π/θᵢ > %s: the other %s pairs are the critical dims",
+                length, format_count(b.rotary_dims / 2 - b.pairs_without_turn, n.c, sizeof n.c));
+  figure("pairs without a turn", value, meaning,
+         "Count of pairs i with 2π / θᵢ > L, θᵢ = base^(−2i/d) unscaled: the same frequencies and length as the "
+         "critical dimension, so the two add up to d/2 pairs.",
+         theme::kRope);
+  if (b.original || b.kept != b.rotary_dims / 2) {
+    std::snprintf(value, sizeof value, "%s of %s", format_count(b.scaled_pairs_without_turn, n.a, sizeof n.a),
+                  format_count(b.rotary_dims / 2, n.b, sizeof n.b));
+    std::snprintf(meaning, sizeof meaning,
+                  "wavelength after rope_scaling > the context %s (max_position_embeddings)",
+                  format_count(b.context, n.c, sizeof n.c));
+    figure("scaled, without a turn", value, meaning,
+           "Count of pairs i with 2π / θᵢ' > max_position_embeddings, θᵢ' the model's frequencies after rope_scaling.",
+           theme::kRope);
+  }
   const bool inside = b.first_negative_m && *b.first_negative_m <= b.context;
   format_count(b.context, n.a, sizeof n.a);
   if (!b.first_negative_m)
@@ -72,7 +98,7 @@ void turns(const ContextBudget& b) {
 }
 
 void scaling_and_precision(const ContextBudget& b) {
-  char value[96], meaning[160], af[32] = "";
+  char value[96], meaning[256], af[32] = "";
   Counts n;
   std::snprintf(value, sizeof value, "%s kept, %s blended, %s divided", format_count(b.kept, n.a, sizeof n.a),
                 format_count(b.blended, n.b, sizeof n.b), format_count(b.divided, n.c, sizeof n.c));
@@ -86,25 +112,28 @@ void scaling_and_precision(const ContextBudget& b) {
   std::snprintf(value, sizeof value, "exact to %s", format_count((long long)b.bf16_exact, n.a, sizeof n.a));
   if (bf16_rounds)
     std::snprintf(meaning, sizeof meaning,
-                  "at the context %s neighbouring positions are %s apart: m, m+1, ... share "
-                  "a value",
+                  "if positions were bf16: at the context %s neighbours are %s apart and share a value. "
+                  "Hugging Face and Meta build them in float32.",
                   format_count(b.context, n.b, sizeof n.b), format_count((long long)b.bf16_spacing, n.c, sizeof n.c));
   else
     std::snprintf(meaning, sizeof meaning, "every position of the context is exact");
-  figure(
-      "bf16 positions", value, meaning,
-      "bfloat16 keeps 8 significant bits: integers are exact to 2⁸ = 256; at x the spacing is 2^(floor(log2 x) − 7).",
-      bf16_rounds ? theme::kLearned : theme::kOk);
+  figure("bf16 positions", value, meaning,
+         "bfloat16 keeps 8 significant bits: integers are exact to 2⁸ = 256; at x the spacing is 2^(floor(log2 x) − 7). "
+         "Hugging Face's and Meta's code compute positions and angles in float32 whatever the weights' dtype: this "
+         "rounding happens only where someone builds the angles in bf16.",
+         bf16_rounds ? theme::kLearned : theme::kOk);
   const bool overflows = double(b.context) >= b.fp16_overflow;
   std::snprintf(value, sizeof value, "exact to %s; ∞ from %s", format_count((long long)b.fp16_exact, n.a, sizeof n.a),
                 format_count((long long)b.fp16_overflow, n.b, sizeof n.b));
   if (overflows)
-    std::snprintf(meaning, sizeof meaning, "the context overflows float16: positions from %s become infinity", n.b);
+    std::snprintf(meaning, sizeof meaning, "if positions were fp16, those from %s would be infinity (not in float32)",
+                  n.b);
   else
-    std::snprintf(meaning, sizeof meaning, "neighbouring positions %s apart at the context",
+    std::snprintf(meaning, sizeof meaning, "if positions were fp16: neighbours %s apart at the context",
                   format_count((long long)b.fp16_spacing, n.c, sizeof n.c));
   figure("fp16 positions", value, meaning,
-         "float16 keeps 11 significant bits (exact to 2048) and its largest value is 65504; 65520 rounds to infinity.",
+         "float16 keeps 11 significant bits (exact to 2048) and its largest value is 65504; 65520 rounds to infinity. "
+         "Positions and angles are float32 in Hugging Face's and Meta's code whatever the weights' dtype.",
          overflows ? theme::kError : theme::kMuted);
   std::snprintf(meaning, sizeof meaning, "a learned table of the context: %s",
                 format_count(b.learned_parameters, n.a, sizeof n.a));
@@ -119,7 +148,7 @@ void figures(const App& app) {
   if (!ImGui::BeginTable("budget", 3, flags)) return;
   ImGui::TableSetupColumn("figure (hover: formula)", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.1f);
-  ImGui::TableSetupColumn("against the context", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+  ImGui::TableSetupColumn("against which length", ImGuiTableColumnFlags_WidthStretch, 2.0f);
   ImGui::TableHeadersRow();
   turns(app.model.budget);
   scaling_and_precision(app.model.budget);
@@ -130,7 +159,7 @@ double wavelength_of(double theta) {
   return kTwoPi / theta;
 }
 
-// The wavelength of each rotated pair against the training length and the context.
+// The wavelength of each rotated pair (after rope_scaling) against the context and the length before extension.
 void wavelength_plot(const App& app, float height) {
   const Model& m = app.model;
   const ContextBudget& b = m.budget;
@@ -143,7 +172,7 @@ void wavelength_plot(const App& app, float height) {
   spec.y = {"wavelength 2π/θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo))), hi * 2.0};
   if (!plot::begin_plot("budget_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   plot::plot_hline(double(b.context), theme::kLearned, "context");
-  if (b.trained != b.context) plot::plot_hline(double(b.trained), theme::kKey, "trained", true);
+  if (b.original) plot::plot_hline(double(b.original), theme::kKey, "before extension", true);
   plot::plot_line_g("wavelength", pairs, [&](int i) { return wavelength_of(m.inv_freq[i]); },
                     {theme::kRope, 2.0f, plot::dots_for(pairs)});
   plot::end_plot([&](double x) {
@@ -157,19 +186,26 @@ void wavelength_plot(const App& app, float height) {
 
 void show_context_budget(App& app) {
   const Model& m = app.model;
-  char context[28], trained[28];
+  char context[28], original[28];
   if (m.real && m.real->info.absolute) {
     ImGui::TextWrapped("%s has a learned table and no RoPE; the figures are for RoPE at its head size, base %.6g.",
                        m.real->name.c_str(), app.params.base);
   } else if (m.real) {
     ImGui::TextColored(theme::vec(theme::kRope), "%s", m.real->name.c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("%s, context %s, trained %s", m.real->info.rope->rope_type.c_str(),
-                        format_count(m.budget.context, context, sizeof context),
-                        format_count(m.budget.trained, trained, sizeof trained));
+    format_count(m.budget.context, context, sizeof context);
+    if (m.budget.original)
+      ImGui::TextDisabled("%s, context %s, %s before extension", m.real->info.rope->rope_type.c_str(), context,
+                          format_count(m.budget.original, original, sizeof original));
+    else
+      ImGui::TextDisabled("%s, context %s", m.real->info.rope->rope_type.c_str(), context);
   } else {
     ImGui::TextDisabled("Free parameters as a model: context = max_position. Choose a model above for a real one.");
   }
+  ImGui::TextWrapped(
+      "Lengths from the config, not training lengths: a model may have been trained shorter or, after extension, "
+      "longer. The figures are properties of the frequencies, true for the formula; how a trained model uses each "
+      "pair is measured from its weights.");
   figures(app);
   // at least nine lines of plot: the panel scrolls on short windows rather than squash it
   wavelength_plot(app, std::max(9.0f * ImGui::GetTextLineHeightWithSpacing(),
@@ -178,11 +214,18 @@ void show_context_budget(App& app) {
 
 std::string describe_context_budget(const App& app) {
   const ContextBudget& b = app.model.budget;
-  char first[64];
-  return "Context budget panel: " + format_count(b.pairs_without_turn) + " of " + format_count(b.rotary_dims / 2) +
-         " pairs never complete a turn within the training length " + format_count(b.trained) +
-         "; critical dimension " + format_count(b.critical_dim) + " of " + format_count(b.rotary_dims) +
-         "; the cosine sum first turns negative at " + first_negative_words(b, first, sizeof first) +
+  char first[64], length[112];
+  measured_words(b, length, sizeof length);
+  const std::string scaled = b.scaled_pairs_without_turn == b.pairs_without_turn && !b.original
+                                 ? std::string()
+                                 : "; after rope_scaling " + format_count(b.scaled_pairs_without_turn) +
+                                       " pairs never turn within the context " + format_count(b.context);
+  const std::string negative = b.first_negative_m ? "turns negative at " : "";
+  return "Context budget panel: with the unscaled frequencies at " + std::string(length) + ", the critical dimension is " +
+         format_count(b.critical_dim) + " of " + format_count(b.rotary_dims) + " dims and " +
+         format_count(b.pairs_without_turn) + " of " + format_count(b.rotary_dims / 2) +
+         " pairs never complete a turn" + scaled + "; the cosine sum " + negative +
+         first_negative_words(b, first, sizeof first) +
          "; rope_scaling: " + format_count(b.kept) + " pairs kept, " + format_count(b.blended) + " blended, " +
          format_count(b.divided) + " divided; RoPE has 0 parameters, a learned table of the context would have " +
          format_count(b.learned_parameters) + ".";

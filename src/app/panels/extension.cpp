@@ -2,7 +2,7 @@
 // NTK, YaRN, Llama 3.1) applied to theta_i by core's rope_scaled_inv_freq. Per pair i: the
 // original and the scaled theta_i on a log axis (wavelength on the right), which pairs are left
 // alone, divided by the factor or blended, and the attention factor. Local to this panel: the
-// other panels keep the lesson's unscaled RoPE.
+// other panels keep the model's own theta_i (unscaled, or its config's rope_scaling).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -249,6 +249,13 @@ void draw_plot(const App& app, float height) {
   plot::end_plot([&](double x) { readout(app, int(x)); });
 }
 
+// What the other panels use: the loaded model's own θᵢ, after its rope_scaling when its config has one.
+const char* other_panels_words(const Model& m) {
+  const bool model_scaled = m.real && m.real->info.rope && m.real->info.rope->rope_type != "default";
+  return model_scaled ? "local to this panel: the other panels use the model's own scaled θᵢ"
+                      : "local to this panel: the other panels use the unscaled θᵢ";
+}
+
 }  // namespace
 
 void show_extension(App& app) {
@@ -262,7 +269,7 @@ void show_extension(App& app) {
   std::snprintf(counts, sizeof counts, "pairs: %d left alone, %d divided by factor, %d partly scaled", count[0],
                 count[1], count[2]);
   std::snprintf(attention, sizeof attention, "attention factor %s", format_sig(m.attention_factor).c_str());
-  const char* local = "local to this panel: the other panels use the unscaled θᵢ";
+  const char* local = other_panels_words(m);
   // Lines under the plot: the counts, and the attention line wrapping once when narrow.
   const float width = ImGui::GetContentRegionAvail().x, gap = 2.0f * ImGui::GetStyle().ItemSpacing.x;
   const float attention_w = ImGui::CalcTextSize(attention).x + ImGui::CalcTextSize("(?)").x + gap;
@@ -289,7 +296,7 @@ std::string describe_extension(const App& app) {
          format_count(count[size_t(Band::Kept)]) + " of " + plural(pairs, "pair's", "pairs'") +
          " theta unchanged, divides " + format_count(count[size_t(Band::Interpolated)]) +
          " by the factor and blends the rest; attention factor " + format_sig(m.attention_factor) +
-         "; the other panels use unscaled RoPE.";
+         "; " + other_panels_words(m) + ".";
 }
 
 }  // namespace rv

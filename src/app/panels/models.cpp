@@ -13,8 +13,9 @@
 namespace rv {
 namespace {
 
-constexpr const char* kColumns[] = {"model",   "base",    "head dim",     "rotated",     "pairing",
-                                   "scaling", "context", "critical dim", "B(m) < 0 at", "learned table"};
+constexpr const char* kColumns[] = {"model",   "base",    "head dim",          "rotated",      "pairing",
+                                    "scaling", "context", "before extension", "critical dim", "B(m) < 0 at",
+                                    "learned table"};
 
 void cell(const std::string& text, ImU32 colour = 0) {
   ImGui::TableNextColumn();
@@ -36,8 +37,7 @@ void row(App& app, const CatalogRow& r) {
   if (const auto& table = r.info->absolute) {
     for (const char* text : {"—", "—", "—", "—", "learned"}) cell(text, theme::kMuted);
     cell(format_count(table->max_position), theme::kLearned);
-    cell("—", theme::kMuted);
-    cell("—", theme::kMuted);
+    for (int i = 0; i < 3; ++i) cell("—", theme::kMuted);
     cell(format_count(table->parameters), theme::kLearned);
     return;
   }
@@ -49,6 +49,10 @@ void row(App& app, const CatalogRow& r) {
   cell(pairing_name(rope.pairing));
   cell(r.scaling, r.scaling == "none" ? theme::kMuted : theme::kLearned);
   cell(format_count(b.context));
+  if (b.original)
+    cell(format_count(b.original), theme::kKey);
+  else
+    cell("—", theme::kMuted);
   cell(format_count(b.critical_dim));
   cell(b.first_negative_m ? format_count(*b.first_negative_m) : "> " + format_count(b.search_limit),
        b.first_negative_m && *b.first_negative_m <= b.context ? theme::kLearned : theme::kOk);
@@ -65,7 +69,10 @@ void show_models(App& app) {
   if (ImGui::SmallButton("models.csv")) app.ui.pending_exports = {export_models_csv(app, rows)};
   record_rect(app.ui, "export_models");
   formula_tip(
-      "critical dim: 2·ceil((d/2)·ln(L/2π)/ln(base)) at the training length (Liu et al. 2023). B(m) < 0 at: the "
+      "context: max_position_embeddings; before extension: original_max_position_embeddings, the length the model had "
+      "before its context was extended. Neither is necessarily the length it was trained at. critical dim: "
+      "2·ceil((d/2)·ln(L/2π)/ln(base)), unscaled θᵢ, L the length before extension, else the context (Liu et al. "
+      "2023). B(m) < 0 at: the "
       "first m with Σᵢ cos(m θᵢ) < 0 (Men et al. 2024), amber when inside the context. learned table: RoPE's 0 "
       "parameters, and in brackets what a learned table of the context would hold (context × hidden size). "
       "rotated in violet: only part of each head rotates.");

@@ -127,8 +127,8 @@ void context_line(const App& app) {
   const double f16 = c[0][1].position_in_format;
   ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::kLearned));
   ImGui::TextWrapped(
-      "At %s's context %s: float32 angles lose up to %s (naive), %s (ours); the position is %s "
-      "in bfloat16 and %s in float16.",
+      "At %s's context %s: float32 angles lose up to %s (naive), %s (ours); built in bfloat16 the position would "
+      "be %s, in float16 %s.",
       m.real->name.c_str(), format_count(app.params.max_position, context, sizeof context), naive, ours,
       format_sig(c[0][2].position_in_format, 10).c_str(),
       std::isfinite(f16) ? format_sig(f16, 10).c_str() : "∞ (overflow)");
@@ -154,7 +154,9 @@ void show_precision(App& app) {
       "Ours: m·θᵢ in double, cos and sin rounded once to the format: error ≈ half an ulp of cos/sin. "
       "Angle error = |atan2(sin, cos) − m·θᵢ| wrapped to [−π, π].");
   const PrecisionReport& bf = m.precision[0][2];
-  ImGui::TextWrapped("bfloat16 represents integer positions exactly only up to %s: position m rounds to %s",
+  ImGui::TextWrapped("bfloat16 represents integer positions exactly only up to %s: built in bfloat16, position m "
+                     "would round to %s. Hugging Face's and Meta's code build positions and angles in float32 "
+                     "whatever the weights' dtype, so this happens only where the angles are built in bf16.",
                      format_sig(exact_integer_limit(FloatFormat::BF16), 10).c_str(),
                      format_sig(bf.position_in_format, 10).c_str());
   const PrecisionReport& h = m.precision[0][1];
@@ -174,8 +176,10 @@ std::string describe_precision(const App& app) {
          format_sig(m.precision[0][0].max_angle_err, 3) + " radians, ours " +
          format_sig(m.precision[1][0].max_angle_err, 3) +
          "; bfloat16 represents integer positions exactly only up to " +
-         format_sig(exact_integer_limit(FloatFormat::BF16)) + ", so position " + at + " rounds to " +
-         format_sig(m.precision[0][2].position_in_format, 10) + ".";
+         format_sig(exact_integer_limit(FloatFormat::BF16)) + ", so position " + at +
+         " would round to " + format_sig(m.precision[0][2].position_in_format, 10) +
+         " if the angles were built in bfloat16 (Hugging Face and Meta build them in float32 whatever the weights' "
+         "dtype).";
 }
 
 }  // namespace rv

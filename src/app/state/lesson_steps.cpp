@@ -72,14 +72,15 @@ void live_counts(const App& app, char* out, std::size_t size) {
 
 void live_judgment(const App& app, char* out, std::size_t size) {
   const ContextBudget& b = app.model.budget;
-  char learned[28], context[28], trained[28];
+  char learned[28], context[28], measured[28];
   format_count(b.learned_parameters, learned, sizeof learned);
   format_count(b.context, context, sizeof context);
-  format_count(b.trained, trained, sizeof trained);
+  format_count(b.measured, measured, sizeof measured);
   std::snprintf(out, size,
-                "Context %s: RoPE parameters %lld, a learned table for it %s; %d of %d pairs never turn in the %s "
-                "trained positions.",
-                context, b.rope_parameters, learned, b.pairs_without_turn, b.rotary_dims / 2, trained);
+                "Context %s (max_position_embeddings): RoPE parameters %lld, a learned table for it %s. With the "
+                "unscaled θᵢ, %d of %d pairs never turn in %s positions (%s).",
+                context, b.rope_parameters, learned, b.pairs_without_turn, b.rotary_dims / 2, measured,
+                b.original ? "original_max_position_embeddings, the length before extension" : "the context");
 }
 
 // [SECTION] the steps
@@ -91,8 +92,9 @@ const LessonStep kSteps[kLessonSteps] = {
     {"1", "Learned absolute positions (GPT-2)",
      "&position=5&key_position=3&tab_top=shape_trace&tab_bottom=learned_table", "learned_table",
      "Each position t owns a learned row P[t] of the table P [max_position, d], added to the token's embedding: "
-     "E[token] + P[t]. Below, the table with the row for m marked: rows are unrelated to their neighbours, each "
-     "learned on its own. Above, the shape trace: the sum keeps [B, T, d], and the table costs max_position × d "
+     "E[token] + P[t]. Below, the table with the row for m marked, drawn at its random initialisation: there the "
+     "rows are unrelated to their neighbours. Training makes them smooth in t (GPT-2's trained table is a "
+     "low-rank curve), but each row is still learned from the positions seen in training. Above, the shape trace: the sum keeps [B, T, d], and the table costs max_position × d "
      "parameters.",
      live_table},
     {"2", "RoPE: rotate, don't add", "&position=5&key_position=3&tab_top=rotations&tab_bottom=score_curve", "rotations",
@@ -118,14 +120,16 @@ const LessonStep kSteps[kLessonSteps] = {
      live_norm},
     {"4", "Comparison", "&position=5&key_position=3&tab_top=shape_trace&tab_bottom=comparison", "comparison",
      "Side by side: learned absolute adds a table row before the blocks; RoPE rotates q and k inside attention. A "
-     "table of max_position × d parameters against none; rows up to the table's end against every position; neither "
-     "changes a shape (above), neither touches V.",
+     "table of max_position × d parameters against none; rows up to the table's end against an angle at every "
+     "position (for the formula: a model trained on L positions still degrades past L, which the Lab measures); "
+     "neither changes a shape (above), neither touches V.",
      live_counts},
     {"5", "Judgment", "model=llama-3.1-8b&position=100000&tab_top=context_budget&tab_bottom=lab", "lab",
-     "For a decoder that may meet sequences longer than it was trained on, RoPE is the default: no parameters, "
-     "relative scores, an angle at every position. Llama, Mistral and GPT-NeoX use it (above, Llama 3.1 8B's context "
-     "budget). An angle that can be computed is not yet one the model uses well: the Lab below trains a tiny decoder "
-     "with each method and measures it past its training length.",
+     "RoPE is today's default for decoders: no parameters, relative scores, an angle at every position. Llama, "
+     "Mistral and GPT-NeoX use it (above, Llama 3.1 8B's context budget, whose lengths are the config's: it was "
+     "pre-trained shorter, then trained on long context). An angle that can be computed is not yet one the model "
+     "uses well: past its training length a RoPE model degrades too unless its context is extended. The Lab below "
+     "trains a tiny decoder with each method and measures it past its training length.",
      live_judgment},
 };
 

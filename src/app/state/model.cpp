@@ -415,7 +415,7 @@ void build_budget(const Params& p, Model& m) {
   if (m.real && m.real->info.rope) {
     const Expected<ModelInfo> configured = derive_model(m.real->config);
     if (configured && configured->rope) {
-      m.budget = context_budget(*configured->rope, scaling_factor(m.real->config), m.real->hidden);
+      m.budget = context_budget(*configured->rope, m.real->hidden);
       return;
     }
   }
@@ -425,7 +425,7 @@ void build_budget(const Params& p, Model& m) {
   rope.pairing = p.pairing;
   rope.inv_freq = m.base_inv_freq;
   rope.max_position_embeddings = p.max_position;
-  m.budget = context_budget(rope, 1.0, p.d_model());
+  m.budget = context_budget(rope, p.d_model());
 }
 
 }  // namespace
@@ -503,10 +503,10 @@ const std::vector<CatalogRow>& model_catalog(Model& m) {
     row.info = *info;
     row.hidden = model_width(*c, *info);
     if (const auto& rope = info->rope) {
-      row.budget = context_budget(*rope, scaling_factor(*c), row.hidden);
+      row.budget = context_budget(*rope, row.hidden);
       if (rope->rope_type != "default")
         row.scaling = rope->rope_type +
-                      (c->rope_scaling->factor ? " ×" + format_number(*c->rope_scaling->factor) : std::string());
+                      (rope->factor != 1.0 ? " ×" + format_number(rope->factor) : std::string());
     }
     m.catalog.push_back(std::move(row));
   }

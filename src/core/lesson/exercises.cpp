@@ -84,7 +84,8 @@ bool matches(const ExercisePart& part, const std::vector<WrittenNumber>& got, co
 Feedback check_choice(const ExercisePart& part, std::string_view answer) {
   const std::optional<int> c = parse_choice(answer, part.words);
   if (!c) return {Verdict::Malformed, expected_form(part)};
-  if (double(*c) == part.expected[0]) return {Verdict::Right, "right"};
+  for (double right : part.expected)
+    if (double(*c) == right) return {Verdict::Right, "right"};
   for (const Mistake& m : part.mistakes)
     if (m.values.size() == 1 && m.values[0] == double(*c)) return {Verdict::Wrong, m.reason};
   return {Verdict::Wrong, "not " + part.choices[size_t(*c)]};
@@ -232,8 +233,10 @@ Feedback check_exercise(const Exercise& exercise, const std::vector<std::string>
   std::string message;
   for (std::size_t i = 0; i < each.size(); ++i) {
     if (worst->verdict == Verdict::Malformed && each[i].verdict != Verdict::Malformed) continue;
-    message +=
-        (message.empty() ? "" : "\n") + (many ? exercise.parts[i].label + ": " : std::string()) + each[i].message;
+    // one sentence per part, so a reader (or a screen reader) never runs two parts together
+    std::string part = (many ? exercise.parts[i].label + ": " : std::string()) + each[i].message;
+    if (!part.empty() && part.back() != '.' && part.back() != '?' && part.back() != '!') part += '.';
+    message += (message.empty() ? "" : "\n") + part;
   }
   return {worst->verdict, message};
 }

@@ -39,7 +39,7 @@ struct ExercisePart {
   std::string label;  // "learned table", "θ₀, θ₁, θ₂, θ₃"
   AnswerKind kind = AnswerKind::Number;
   bool whole = false;                           // a count or a position: exact whole numbers only
-  std::vector<double> expected;                 // Choice: {index of the right choice}
+  std::vector<double> expected;                 // Choice: the indices of the right choices (any one is right)
   std::vector<std::string> choices;             // Choice: the names ("works", "IndexError")
   std::vector<std::vector<std::string>> words;  // Choice: the words that name each choice
   std::vector<Mistake> mistakes;
@@ -55,7 +55,7 @@ struct ExerciseView {
 
 struct Exercise {
   ExerciseId id = ExerciseId::Parameters;
-  std::string title;   // "Lesson 1: parameters"
+  std::string title;   // "Exercise 1: parameters"
   std::string prompt;  // the question
   std::string hint;
   std::string why;  // the explanation shown with a right answer, numbers from core

@@ -36,7 +36,7 @@ Exercise parameters() {
   const long long rope = param_counts(Dims{d.B, d.T, d.h, d.d_head, d.V, rows}).rope;
   Exercise e;
   e.id = ExerciseId::Parameters;
-  e.title = "Lesson 1: parameters";
+  e.title = "Exercise 1: parameters";
   e.prompt = "Given " + dims_words(d) + ": how many parameters does a learned absolute position table have if " +
              "max_position = " + text::count(rows) + "? How many does RoPE add?";
   e.hint = "Learned: max_position × d = " + text::count(rows) + " × " + std::to_string(d.d()) +
@@ -84,19 +84,27 @@ Exercise past_table() {
   const std::string error = first_missing ? std::string("no error") : first_missing.error().full();
   Exercise e;
   e.id = ExerciseId::PastTable;
-  e.title = "Lesson 2: past the table";
+  e.title = "Exercise 2: past the table";
   e.prompt = "A model is trained with max_position = " + text::count(rows) + " but must process a sequence of length " +
              text::count(length) + " at inference. What happens with learned absolute positions? With RoPE?";
   e.hint = "Learned absolute: a table lookup at a position ≥ max_position raises IndexError. RoPE: the angle formula " +
-           std::string("works at any position.");
+           std::string("is defined at any position; whether a model trained on fewer positions is still good there is "
+                       "another question.");
   e.why = "The sequence needs positions 0 .. " + text::count(last) + "; P has " + text::count(rows) +
           " rows, and the first position without one raises " + error +
           ". RoPE computes m·θᵢ at any m: at m = " + text::count(last) + " the angles are " +
           text::list(std::vector<double>(angles.data(), angles.data() + angles.size())) +
-          " rad. Whether the model is still good there must be measured (the Lab does).";
+          " rad: for the formula RoPE works. A model trained on " + text::count(rows) +
+          " positions is another matter: past its training length a RoPE model degrades unless its context is "
+          "extended (Press et al. 2022; Chen et al. 2023), which the Lab measures. \"Works\" and \"works but "
+          "degrades\" are both right.";
   ExercisePart learned = works_or_fails("learned absolute", learned_works);
   learned.mistakes.push_back({{0.0}, "P has rows 0 .. " + text::count(rows - 1) + " only: " + error});
   ExercisePart rope = works_or_fails("RoPE", rope_works);
+  // The nuanced answer is right too: defined everywhere, degrading past the training length in a trained model.
+  rope.choices.push_back("works, degrades past training");
+  rope.words.push_back({"degrades", "degrade", "degrading", "worse", "extrapolates poorly", "quality drops"});
+  if (rope_works) rope.expected.push_back(2.0);
   rope.mistakes.push_back({{1.0},
                            "RoPE has no table to run out of: the angle " + text::count(last) +
                                "·θ₀ = " + text::sig(angles[0]) + " rad is computed like any other"});
@@ -115,7 +123,7 @@ Exercise thetas() {
   const std::string b = format_number(cfg.base), m = std::to_string(kAnglePosition);
   Exercise e;
   e.id = ExerciseId::Thetas;
-  e.title = "Lesson 3: frequencies and an angle";
+  e.title = "Exercise 3: frequencies and an angle";
   e.prompt = "For d_head = " + std::to_string(dh) + ", what are the " + std::to_string(theta.size()) +
              " θᵢ values? What is the rotation angle at position m = " + m + " for the first dimension pair?";
   e.hint = "θᵢ = " + b + "^(-2i/" + std::to_string(dh) + ") for i = 0 .. " + std::to_string(theta.size() - 1) +
@@ -175,7 +183,7 @@ Exercise shapes() {
   };
   Exercise e;
   e.id = ExerciseId::Shapes;
-  e.title = "Lesson 4: shapes after RoPE";
+  e.title = "Exercise 4: shapes after RoPE";
   e.prompt = "With " + dims_words(d) + ", after applying RoPE, what are the shapes of Q, K and V? Does V change?";
   e.hint = "RoPE is applied to Q and K only. V is not rotated.";
   e.why = "Q_rope " + str(out.q.shape) + " and K_rope " + str(out.k.shape) +

@@ -92,12 +92,14 @@ std::vector<Check> lesson_checks(const VerifyConfig& cfg) {
     out.push_back({"learned P[" + std::to_string(probe.past) + "] (past the table)",
                    !bad.ok() && bad.error().full() == expect,
                    bad.ok() ? "lookup unexpectedly succeeded" : bad.error().full()});
-    // ropeviz's lookup refuses negatives (as nn.Embedding does); a PyTorch tensor P[-1] would be the last row.
+    // ropeviz's lookup refuses negatives; what PyTorch does differs by API: nn.Embedding raises its own message,
+    // tensor indexing wraps -1 to the last row.
     auto neg = lookup(-1);
-    const FrameworkLookup torch_tensor = framework_lookups(-1, k.max_position).front();
-    out.push_back({"learned P[-1] raises here, as nn.Embedding does", !neg.ok() && neg.error().type == "IndexError",
-                   (neg.ok() ? std::string("lookup unexpectedly succeeded") : neg.error().full()) +
-                       "; PyTorch tensor indexing pos_table[-1] " + torch_tensor.text});
+    const std::vector<FrameworkLookup> torch = framework_lookups(-1, k.max_position);
+    out.push_back({"learned P[-1] is refused by ropeviz's lookup", !neg.ok() && neg.error().type == "IndexError",
+                   "ropeviz: " + (neg.ok() ? std::string("lookup unexpectedly succeeded") : neg.error().full()) +
+                       "; PyTorch nn.Embedding (CPU) raises " + torch[1].text + "; tensor indexing pos_table[-1] " +
+                       torch[0].text});
   }
 
   // 3.2: RoPE works at both positions; 3.3: norm kept (lesson: < 1e-5; float64 gives ~1e-15)

@@ -11,24 +11,28 @@ namespace {
 constexpr double kBudgetSearchWork = 5e7;  // positions x pairs of the first-negative search: tens of ms at most
 }  // namespace
 
-ContextBudget context_budget(const RopeModel& rope, double factor, long long hidden) {
+ContextBudget context_budget(const RopeModel& rope, long long hidden) {
   ContextBudget b;
   b.head_dim = rope.head_dim;
   b.rotary_dims = rope.rotary_dims;
   b.context = rope.max_position_embeddings.value_or(0);
-  b.trained = rope.original_max_position_embeddings.value_or(b.context);
-  b.factor = factor;
+  // RopeModel's original length falls back to the context; only a different one is an extension.
+  const long long original = rope.original_max_position_embeddings.value_or(b.context);
+  b.original = original != b.context ? original : 0;
+  b.measured = b.original ? b.original : b.context;
+  b.factor = rope.factor;
   b.attention_factor = rope.attention_factor;
-  b.critical_dim = rope_critical_dim(rope.rotary_dims, rope.base, double(std::max<long long>(b.trained, 1)));
+  b.critical_dim = rope_critical_dim(rope.rotary_dims, rope.base, double(std::max<long long>(b.measured, 1)));
   const Eigen::VectorXd unscaled = rope_inv_freq(rope.rotary_dims, rope.base);  // [r/2]
   const int pairs = int(std::min(unscaled.size(), rope.inv_freq.size()));
   constexpr double kSame = 1e-12;  // relative: the scaled theta equals theta, or theta / factor
   for (int i = 0; i < pairs; ++i) {
-    b.pairs_without_turn += kTwoPi / rope.inv_freq[i] > double(b.trained);
+    b.pairs_without_turn += kTwoPi / unscaled[i] > double(b.measured);
+    b.scaled_pairs_without_turn += kTwoPi / rope.inv_freq[i] > double(b.context);
     const double ratio = rope.inv_freq[i] / unscaled[i];
     if (std::abs(ratio - 1.0) <= kSame)
       b.kept += 1;
-    else if (std::abs(ratio * factor - 1.0) <= kSame)
+    else if (std::abs(ratio * b.factor - 1.0) <= kSame)
       b.divided += 1;
     else
       b.blended += 1;

@@ -1,4 +1,4 @@
-// What a RoPE model's numbers mean for its context: turns inside the training length, the cosine sum's first
+// What a RoPE model's numbers mean for its context: turns inside its length before extension, the cosine sum's first
 // negative position, what its rope_scaling did to each pair, where low-precision positions stop being exact, cost.
 #pragma once
 
@@ -11,13 +11,18 @@ namespace rv {
 
 struct ContextBudget {
   int head_dim = 0, rotary_dims = 0;
-  long long context = 0;  // max_position_embeddings
-  long long trained = 0;  // the length before extension: original_max_position_embeddings, else the context
-  // Liu et al. 2023, from base at the trained length: 2 * ceil((r/2) * ln(trained / (2 pi)) / ln(base)), in [0, r]
+  long long context = 0;   // max_position_embeddings: the length the config says it serves
+  long long original = 0;  // original_max_position_embeddings: the length before context extension; 0 when none
+  long long measured = 0;  // the length the turn figures are measured against: original, else context
+  // Both from the unscaled theta_i = base^(-2i/r) at `measured` (the frequencies the model was pre-trained with
+  // there), so they add up: critical_dim / 2 + pairs_without_turn = r / 2.
+  // Liu et al. 2023: 2 * ceil((r/2) * ln(measured / (2 pi)) / ln(base)), in [0, r]: the dims whose period fits.
   int critical_dim = 0;
-  // Pairs whose wavelength 2 pi / theta_i (the model's theta, after scaling) exceeds the trained length: they never
-  // complete a turn in training.
+  // Pairs whose wavelength 2 pi / theta_i exceeds `measured`: they never complete a turn inside it.
   int pairs_without_turn = 0;
+  // Pairs whose wavelength after rope_scaling (the model's theta) still exceeds the context; equals
+  // pairs_without_turn when the config has no scaling and no original length.
+  int scaled_pairs_without_turn = 0;
   // Men et al. 2024: the first m >= 1 with sum_i cos(m theta_i) < 0 over the rotated pairs (theta from base),
   // searched up to search_limit; nullopt when it stays >= 0 that far.
   std::optional<long long> first_negative_m;
@@ -34,9 +39,8 @@ struct ContextBudget {
   long long learned_parameters = 0;  // a learned table for the context: context x hidden
 };
 
-// rope's scaled inv_freq against base^(-2i/rotary_dims); factor is rope_scaling.factor (1 without scaling);
-// hidden is the width a learned table would have. The first-negative search runs to twice the context, capped so
-// its work (positions x pairs) stays at 5e7.
-ContextBudget context_budget(const RopeModel& rope, double factor, long long hidden);
+// rope's scaled inv_freq against base^(-2i/rotary_dims), with its factor; hidden is the width a learned table would
+// have. The first-negative search runs to twice the context, capped so its work (positions x pairs) stays at 5e7.
+ContextBudget context_budget(const RopeModel& rope, long long hidden);
 
 }  // namespace rv

@@ -260,6 +260,10 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
                        " makes the scaled frequencies or the attention factor non-finite");
   m.inv_freq = f->inv_freq;
   m.attention_factor = f->attention_factor;
+  if (*type == ScalingType::Longrope)
+    m.factor = *original > 0 && *max_pos > *original ? *max_pos / *original : rs.factor.value_or(1.0);
+  else if (*type != ScalingType::None)
+    m.factor = s.factor;
   if (original) m.original_max_position_embeddings = static_cast<long long>(*original);
   out.rope = std::move(m);
   return out;
@@ -269,10 +273,6 @@ long long model_width(const HfConfig& c, const ModelInfo& info) {
   if (info.absolute) return info.absolute->d;
   const long long head_dim = info.rope ? info.rope->head_dim : 0;
   return c.hidden_size.value_or(c.num_attention_heads.value_or(1) * head_dim);
-}
-
-double scaling_factor(const HfConfig& c) {
-  return c.rope_scaling && c.rope_scaling->factor ? *c.rope_scaling->factor : 1.0;
 }
 
 }  // namespace rv

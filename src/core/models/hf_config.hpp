@@ -40,6 +40,9 @@ struct RopeModel {
   std::string rope_type = "default";  // default, linear, dynamic, yarn, longrope, llama3
   Eigen::VectorXd inv_freq;           // [rotary_dims/2], after scaling
   double attention_factor = 1.0;
+  // The scaling factor the rope type applied: rope_scaling.factor, 1 without scaling; longrope's is
+  // max_position_embeddings / original_max_position_embeddings as transformers computes it (Phi-3.5: 32).
+  double factor = 1.0;
   std::optional<long long> max_position_embeddings;
   // The pre-extension length the rope type used (yarn/llama3: rope_scaling's; longrope: top level first);
   // for the others rope_scaling's, else the top level's, else max_position_embeddings.
@@ -67,9 +70,6 @@ bool is_learned_position_model(const HfConfig& c);
 
 // The width a learned position table of this model has (or would have): hidden_size, else heads x head_dim.
 long long model_width(const HfConfig& c, const ModelInfo& info);
-// rope_scaling.factor, or 1 when the config has none.
-double scaling_factor(const HfConfig& c);
-
 // Derive head_dim, rotary_dims, base, rope_type, pairing and the scaled inv_freq as transformers'
 // modeling_rope_utils does; seq_len (dynamic, longrope) is the current sequence length. BadRequest naming the field.
 Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_len = std::nullopt);

@@ -23,7 +23,7 @@ const std::vector<Preset>& presets() {
        R"({"model_type":"bert","position_embedding_type":"absolute","hidden_size":768,"num_attention_heads":12,)"
        R"("max_position_embeddings":512})"},
       {"llama-2-7b", "meta-llama/Llama-2-7b-hf", "llama-2-7b.json",
-       R"({"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":2048})"},
+       R"({"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":4096})"},
       {"codellama-7b", "codellama/CodeLlama-7b-hf", "codellama-7b.json",
        R"({"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":16384,)"
        R"("rope_theta":1000000.0})"},

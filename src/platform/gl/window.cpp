@@ -140,12 +140,20 @@ void recreate_gl(Window& w) {
   w.font_scale = 0.0f;  // sync_scale rebuilds the atlas (its pixels were freed) and uploads it
 }
 
+namespace {
+constexpr float kMaxFrameSeconds = 0.1f;
+}  // namespace
+
 std::string render_frame(Window& w, App& app) {
   deliver_keys(w);
   const auto start = std::chrono::steady_clock::now();
   sync_scale(w, app);
   if (app.ui.gpu != w.heatmaps) app.ui.gpu = w.heatmaps;  // panels draw through it
   ImGui_ImplGlfw_NewFrame();
+  // A stalled frame (a busy machine, a tab back from the background) counts as at most kMaxFrameSeconds: a key
+  // held across it stays one press, short of ImGui's key-repeat delay (0.275 s), and a playing sweep does not jump.
+  ImGuiIO& io = ImGui::GetIO();
+  io.DeltaTime = std::min(io.DeltaTime, kMaxFrameSeconds);
   ImGui::NewFrame();
   frame(app);
   ImGui::Render();
