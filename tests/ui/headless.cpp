@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
@@ -55,12 +56,24 @@ std::string Headless::frame_text() {
   float line_y = -1e9f, next_x = 0, space = 0;
   const ImDrawData* data = ImGui::GetDrawData();
   for (int l = 0; l < data->CmdListsCount; ++l) {
-    const ImVector<ImDrawVert>& v = data->CmdLists[l]->VtxBuffer;
+    const ImDrawList& list = *data->CmdLists[l];
+    const ImVector<ImDrawVert>& v = list.VtxBuffer;
+    // Each vertex's clip rectangle, from the command that draws it: a glyph outside it is not seen.
+    std::vector<ImVec4> clip(size_t(v.Size), ImVec4(0, 0, 0, 0));
+    for (const ImDrawCmd& cmd : list.CmdBuffer)
+      for (unsigned int k = 0; k < cmd.ElemCount; ++k)
+        clip[size_t(list.IdxBuffer[int(cmd.IdxOffset + k)] + cmd.VtxOffset)] = cmd.ClipRect;
     for (int i = 0; i + 3 < v.Size; ++i) {
       const auto it = glyphs.find({v[i].uv.x, v[i].uv.y});
       if (it == glyphs.end()) continue;
       const ImFontGlyph& g = *it->second;
       if (v[i + 2].uv.x != g.U1 || v[i + 2].uv.y != g.V1 || g.Y1 <= g.Y0) continue;  // not a whole glyph quad
+      const ImVec4& box = clip[size_t(i)];
+      const float mid_x = 0.5f * (v[i].pos.x + v[i + 2].pos.x), mid_y = 0.5f * (v[i].pos.y + v[i + 2].pos.y);
+      if (mid_x < box.x || mid_x > box.z || mid_y < box.y || mid_y > box.w) {
+        i += 3;  // clipped away: drawn, not seen
+        continue;
+      }
       const float scale = (v[i + 2].pos.y - v[i].pos.y) / (g.Y1 - g.Y0);
       const float origin_x = v[i].pos.x - g.X0 * scale, origin_y = v[i].pos.y - g.Y0 * scale;
       if (std::abs(origin_y - line_y) > 0.5f || origin_x < next_x - 0.5f * space) {

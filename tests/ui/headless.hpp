@@ -30,7 +30,7 @@ class Headless {
   std::vector<std::string> set_state(const std::string& query);
   void frame();  // one full app frame
   // One frame, returning the text it drew as read back from the glyphs in its draw lists, window by window, a
-  // line per drawn line: what a user sees, so text scrolled out of view, clipped or in a closed tab is absent.
+  // line per drawn line: what a user sees, so text scrolled out of view, clipped by its window or in a closed tab is absent.
   std::string frame_text();
   void frames(int n) {
     for (int i = 0; i < n; ++i) frame();

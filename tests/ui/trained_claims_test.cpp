@@ -49,8 +49,8 @@ TEST_CASE("trained claims 1: Comparison, lesson and exercise say the formula ext
   CHECK_FALSE(contains(text, "Works at any position"));
   CHECK_FALSE(contains(text, "Extrapolates to longer sequences"));
   CHECK_FALSE(contains(text, "RoPE handles it"));
-  CHECK(contains(text, "Formula: defined at any position. A model trained on L positions: degrades past L"));
-  CHECK(contains(text, "A model trained on L positions still degrades past L unless its context is extended"));
+  CHECK(contains(text, "Formula: defined at any position. Trained on L positions: degrades past L unless scaled"));
+  CHECK(contains(text, "a model trained on L positions still degrades past L unless its context is extended"));
   // Every row of both tables is on screen at 1600 x 1000, the last rationale to its last word.
   CHECK(contains(text, "A learned table needs more rows and retraining."));
   CHECK(contains(rv::describe(ui.app), "still degrades past L without context extension"));

@@ -31,12 +31,12 @@ void row(const char* a, const char* b, const char* c, ImU32 cb = 0, ImU32 cc = 0
 }
 
 // A table as tall as its rows: the panel scrolls as a whole, so no row is hidden inside a scrolling table.
-bool begin_table(const char* id, const char* a, const char* b, const char* c) {
+bool begin_table(const char* id, const char* a, const char* b, const char* c, float wb, float wc) {
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable(id, 3, flags)) return false;
   ImGui::TableSetupColumn(a, ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn(b, ImGuiTableColumnFlags_WidthStretch, 1.6f);
-  ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, 1.6f);
+  ImGui::TableSetupColumn(b, ImGuiTableColumnFlags_WidthStretch, wb);
+  ImGui::TableSetupColumn(c, ImGuiTableColumnFlags_WidthStretch, wc);
   ImGui::TableHeadersRow();
   return true;
 }
@@ -51,15 +51,15 @@ const Row3 section4[] = {
 
 const Row3 section5[] = {
     {"Positional method for a decoder-only generation model?", "RoPE",
-     "Zero parameters; relative scores suit the causal LM objective; defined at every position. A model trained on L "
-     "positions still degrades past L unless its context is extended (Press et al. 2022; Chen et al. 2023)."},
+     "No parameters, relative scores, defined at every position; a model trained on L positions still degrades "
+     "past L unless its context is extended (Press et al. 2022; Chen et al. 2023)."},
     {"When is learned absolute acceptable?", "Fixed max length (classification, fixed-input tasks)",
      "Simple; each position learns its own vector; but fails if the sequence exceeds max_position."},
     {"Does RoPE need KV-cache changes?", "No", "RoPE is applied to Q/K before caching; cached keys carry position."},
     {"Should V be rotated?", "No", "Values carry content, not position."},
     {"What if context length doubles at inference?", "RoPE computes every angle; a learned table has no rows",
-     "For the formula, RoPE works at any position; a trained RoPE model degrades past its training length without "
-     "scaling (Context extension panel; the Lab measures it). A learned table needs more rows and retraining."},
+     "The formula works at any position; a trained RoPE model degrades past its training length unless scaled "
+     "(Context extension; the Lab measures it). A learned table needs more rows and retraining."},
 };
 
 }  // namespace
@@ -68,7 +68,7 @@ void show_comparison(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   ImGui::TextColored(theme::vec(theme::kMuted), "Section 4: learned absolute vs RoPE (live rows first)");
-  if (begin_table("section4", "", "Learned absolute", "RoPE")) {
+  if (begin_table("section4", "", "Learned absolute", "RoPE", 1.6f, 1.6f)) {
     char learned[96], rope[96], served[160], at[48], rows[28], width[28], count[28];
     std::snprintf(learned, sizeof learned, "max_position × d = %s × %s = %s (learned)",
                   format_count(p.max_position, rows, sizeof rows), format_count(p.d_model(), width, sizeof width),
@@ -84,13 +84,13 @@ void show_comparison(App& app) {
     std::snprintf(learned, sizeof learned, "Fails beyond max_position - 1 = %s",
                   format_count(p.max_position - 1, rows, sizeof rows));
     row("Extrapolation", learned,
-        "Formula: defined at any position. A model trained on L positions: degrades past L without scaling (Lab)",
+        "Formula: defined at any position. Trained on L positions: degrades past L unless scaled (Lab)",
         theme::kLearned, theme::kRope);
     for (const Row3& r : section4) row(r.a, r.b, r.c);
     ImGui::EndTable();
   }
   ImGui::TextColored(theme::vec(theme::kMuted), "Section 5: engineering judgment");
-  if (begin_table("section5", "Question", "Recommendation", "Rationale")) {
+  if (begin_table("section5", "Question", "Recommendation", "Rationale", 1.1f, 2.8f)) {
     for (const Row3& r : section5) row(r.a, r.b, r.c, theme::kRope);
     ImGui::EndTable();
   }

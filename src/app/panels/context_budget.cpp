@@ -18,11 +18,11 @@ namespace {
 void figure(const char* name, const char* value, const char* meaning, const char* formula, ImU32 colour = 0) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  ImGui::TextUnformatted(name);
+  ImGui::TextWrapped("%s", name);  // wrapped: a phone's columns are narrower than the names
   hover_tip(formula);
   ImGui::TableNextColumn();
   if (colour) ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(colour));
-  ImGui::TextUnformatted(value);
+  ImGui::TextWrapped("%s", value);
   if (colour) ImGui::PopStyleColor();
   ImGui::TableNextColumn();
   ImGui::TextWrapped("%s", meaning);
@@ -194,11 +194,13 @@ void show_context_budget(App& app) {
     ImGui::TextColored(theme::vec(theme::kRope), "%s", m.real->name.c_str());
     ImGui::SameLine();
     format_count(m.budget.context, context, sizeof context);
+    ImGui::PushTextWrapPos(0.0f);
     if (m.budget.original)
       ImGui::TextDisabled("%s, context %s, %s before extension", m.real->info.rope->rope_type.c_str(), context,
                           format_count(m.budget.original, original, sizeof original));
     else
       ImGui::TextDisabled("%s, context %s", m.real->info.rope->rope_type.c_str(), context);
+    ImGui::PopTextWrapPos();
   } else {
     ImGui::TextDisabled("Free parameters as a model: context = max_position. Choose a model above for a real one.");
   }
