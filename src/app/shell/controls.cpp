@@ -173,7 +173,7 @@ void show_exports(App& app) {
 void position_control(App& app) {
   Params& p = app.params;
   long long m = p.position;
-  if (position_slider("position", &m, p.max_position, trained_length(app), ImGui::GetContentRegionAvail().x,
+  if (position_slider("position", &m, p.max_position, pre_extension_length(app), ImGui::GetContentRegionAvail().x,
                       theme::kRope))
     set_param(p, "position", std::to_string(m), app.ui.notes);
   record_rect(app.ui, "position");

@@ -1,4 +1,4 @@
-// A note's kind and a model's training length (app/state/notes.hpp).
+// A note's kind and a model's length before context extension (app/state/notes.hpp).
 #include "app/state/notes.hpp"
 
 namespace rv {
@@ -12,7 +12,7 @@ NoteKind note_kind(const std::string& note) {
   return NoteKind::Warning;
 }
 
-long long trained_length(const App& app) {
+long long pre_extension_length(const App& app) {
   const Model& m = app.model;
   if (!m.real || !m.real->info.rope) return 0;
   const RopeModel& rope = *m.real->info.rope;

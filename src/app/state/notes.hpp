@@ -11,7 +11,8 @@ namespace rv {
 // colours it by kind.
 enum class NoteKind { Info, Warning };
 NoteKind note_kind(const std::string& note);
-// The chosen model's original training length when its context was extended past it (Llama 3.1: 8192), else 0.
-long long trained_length(const App& app);
+// The chosen model's original_max_position_embeddings when its context was extended past it (Llama 3.1: 8192),
+// else 0: the length before extension, not necessarily a training length.
+long long pre_extension_length(const App& app);
 
 }  // namespace rv

@@ -74,8 +74,9 @@ std::string describe(const App& app) {
        (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
        " of width d = " + format_count(p.d_model()) + ". " + lookup_sentence(app) + " ";
   const int pairs = int(m.inv_freq.size());
-  s += "RoPE works at any position: it rotates " + plural(pairs, "dimension pair", "dimension pairs") +
-       " of Q and K by m times theta_i";
+  s += "RoPE is defined at any position (the formula; a model trained on L positions still degrades past L): it "
+       "rotates " +
+       plural(pairs, "dimension pair", "dimension pairs") + " of Q and K by m times theta_i";
   const int shown = std::min(pairs, kDescribedPairsMax);
   std::string thetas, angles;
   for (int i = 0; i < shown; ++i) {

@@ -48,19 +48,19 @@ void tick_label(double v, char* out, size_t size) {
 
 // Tick labels under the track: 0, max_position (amber), the end of the linear part, the reach.
 void slider_ticks(ImDrawList* dl, float x0, float x1, float y, const PositionScale& scale, int max_position,
-                  long long trained) {
+                  long long original) {
   struct Tick {
     double position;
     ImU32 colour;
   };
   const Tick ticks[] = {{0.0, theme::kMuted},
                         {double(max_position), theme::kLearned},
-                        {double(trained), theme::kRope},
+                        {double(original), theme::kRope},
                         {scale.lin_end, theme::kMuted},
                         {scale.reach, theme::kMuted}};
   float last_right = -1e30f;
   for (const Tick& t : ticks) {
-    if (t.colour == theme::kRope && (trained <= 0 || trained == max_position)) continue;
+    if (t.colour == theme::kRope && (original <= 0 || original == max_position)) continue;
     char label[32];
     tick_label(t.position, label, sizeof label);
     const float w = ImGui::CalcTextSize(label).x;
@@ -74,7 +74,7 @@ void slider_ticks(ImDrawList* dl, float x0, float x1, float y, const PositionSca
 
 }  // namespace
 
-bool position_slider(const char* id, long long* position, int max_position, long long trained, float width,
+bool position_slider(const char* id, long long* position, int max_position, long long original, float width,
                      ImU32 accent) {
   const PositionScale scale = PositionScale::for_table(max_position);
   const float track_h = ImGui::GetFrameHeight() * 1.4f;
@@ -102,21 +102,21 @@ bool position_slider(const char* id, long long* position, int max_position, long
   dl->AddRectFilled(ImVec2(x0, yc - thick), ImVec2(table_x, yc + thick), theme::kLearned & 0x80FFFFFF, thick);
   dl->AddLine(ImVec2(table_x, p0.y + 2), ImVec2(table_x, p0.y + track_h), theme::kLearned, 2.0f);
   dl->AddLine(ImVec2(mid_x, yc + thick), ImVec2(mid_x, yc + 3 * thick), theme::kMuted);
-  if (trained > 0) {  // a model's original training length
-    const float trained_x = x0 + float(scale.to_u(double(trained))) * (x1 - x0);
-    dl->AddLine(ImVec2(trained_x, yc - 3 * thick), ImVec2(trained_x, yc + 3 * thick), theme::kRope, 2.0f);
+  if (original > 0) {  // a model's original_max_position_embeddings, its length before extension
+    const float original_x = x0 + float(scale.to_u(double(original))) * (x1 - x0);
+    dl->AddLine(ImVec2(original_x, yc - 3 * thick), ImVec2(original_x, yc + 3 * thick), theme::kRope, 2.0f);
   }
-  slider_ticks(dl, x0, x1, p0.y + track_h, scale, max_position, trained);
+  slider_ticks(dl, x0, x1, p0.y + track_h, scale, max_position, original);
   const float knob_x = x0 + float(scale.to_u(double(*position))) * (x1 - x0);
   const bool past = *position >= max_position;
   dl->AddCircleFilled(ImVec2(knob_x, yc), track_h * 0.32f, past ? theme::kError : accent);
   if (ImGui::IsItemHovered() || active) {
     char reach[32];
     tick_label(scale.reach, reach, sizeof reach);
-    char trained_words[64] = "";
-    if (trained > 0) std::snprintf(trained_words, sizeof trained_words, "; trained to %lld", trained);
+    char original_words[64] = "";
+    if (original > 0) std::snprintf(original_words, sizeof original_words, "; %lld before extension", original);
     ImGui::SetTooltip("m = %lld   (learned table ends at max_position = %d%s; linear to %.0f, then log to %s)",
-                      *position, max_position, trained_words, scale.lin_end, reach);
+                      *position, max_position, original_words, scale.lin_end, reach);
   }
   return changed;
 }

@@ -23,9 +23,9 @@ struct PositionScale {
 
 // Horizontal inset of the slider's track inside its rectangle (u = 0 and u = 1 sit here).
 float position_slider_inset();
-// Slider for a position, with max_position (and a model's training length `trained`, when > 0) marked on the
+// Slider for a position, with max_position (and a model's length before extension `original`, when > 0) marked on the
 // track and ticks labelled under it. Returns true when changed.
-bool position_slider(const char* id, long long* position, int max_position, long long trained, float width,
+bool position_slider(const char* id, long long* position, int max_position, long long original, float width,
                      ImU32 accent);
 // Stores the last item's rectangle under `name` (device pixels) for window.ropeviz.rect().
 void record_rect(Ui& ui, const std::string& name);
