@@ -7,7 +7,7 @@ import sys
 
 SRC = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1] / "src")
 
-CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/lab", "core/lesson"]
+CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/lab", "core/lesson", "core/weights"]
 # folder -> the folders its files may include (itself included)
 ALLOWED = {
     "core/base": ["core/base"],
@@ -16,6 +16,7 @@ ALLOWED = {
     "core/models": ["core/base", "core/rope", "core/models"],
     "core/lab": ["core/base", "core/rope", "core/encodings", "core/lab"],
     "core/lesson": ["core/base", "core/rope", "core/encodings", "core/lesson"],
+    "core/weights": ["core/base", "core/rope", "core/weights"],
     "cli": CORE + ["cli"],
     "app/state": CORE + ["app/state"],
     "app/ui": CORE + ["app/state", "app/ui", "assets"],

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cli/eval_decoder.hpp"
+#include "cli/eval_weights.hpp"
 #include "cli/json_text.hpp"
 #include "cli/request.hpp"
 #include "core/base/format.hpp"
@@ -387,6 +388,8 @@ Result dispatch(const json& j) {
       {"model", op_model},
       {"analyze", op_analyze},
       {"decoder_grad", op_decoder_grad},
+      {"weights", op_weights},
+      {"learned_table", op_learned_table},
   };
   auto it = ops.find(op);
   if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");

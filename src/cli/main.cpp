@@ -99,6 +99,17 @@ Ops (one example each):
      "base":10000.0,"pairing":"interleaved"},"weights":{"tok_emb":[...56],"l0.norm1":[...8],...},
      "tokens":[[1,4,6]],"targets":[[4,6,-1]]}
     -> {"loss":...,"grads":{"tok_emb":[...56],"l0.norm1":[...8],...}}
+  weights      a .safetensors checkpoint ("file") or model.safetensors.index.json and its shards ("index"):
+               only the header is read. F64, F32, F16, BF16 tensors are readable
+    {"op":"weights","file":"gpt2/model.safetensors"}
+    -> {"header_bytes":N,"file_bytes":S,"metadata":{...},"tensors":[{"name","dtype","shape","file"},...]}
+  learned_table the learned position table (wpe.weight, decoder.embed_positions.weight,
+               embeddings.position_embeddings.weight, with or without the model's prefix, or "tensor"),
+               after "offset" rows (2 for OPT and RoBERTa from "config"/"preset"): row norms, neighbour
+               cosines, cosine by offset (k <= 256), the centred table's singular values, energy,
+               rank90/rank99 and its top 3 components; only the header and the table are read
+    {"op":"learned_table","file":"gpt2/model.safetensors","preset":"gpt2"}
+    -> {"tensor":"wpe.weight","dtype":"F32","rows":1024,"dim":768,"offset":0,"row_norm":[...],...}
 
 lab: flags (defaults in brackets)
   --task copy|reverse|repeat [copy]   symbols 0..9, SEP = 10 (vocab 11); n answers per sequence:

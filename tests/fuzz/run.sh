@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build/fuzz
 mkdir -p "$build/logs" "$build/artifacts"
 status=0
-for target in fuzz_eval fuzz_params fuzz_config fuzz_lab_options; do
+for target in fuzz_eval fuzz_params fuzz_config fuzz_lab_options fuzz_safetensors; do
   corpus=$build/corpus/$target
   [ "$mode" = --seeds-only ] && corpus=$build/seeds/$target && rm -rf "$corpus"
   mkdir -p "$corpus"

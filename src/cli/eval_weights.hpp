@@ -1,0 +1,17 @@
+// The eval protocol's checkpoint ops (the README's 'Interfaces: real weights'): a safetensors checkpoint's tensor
+// list, and the analysis of the learned position table it holds.
+#pragma once
+
+#include "cli/request.hpp"
+
+namespace rv::cli {
+
+// {"op":"weights","file":PATH} or {"op":"weights","index":PATH}
+// -> {"header_bytes":N,"file_bytes":S,"metadata":{...},"tensors":[{"name","dtype","shape","file"},...]}
+Expected<json> op_weights(Request& r);
+// {"op":"learned_table","file"|"index":PATH, optional "tensor", "config"|"preset", "offset"}
+// -> {"tensor","dtype","rows","dim","offset","row_norm","neighbour_cos","cos_by_offset","singular_values","energy",
+//     "rank90","rank99","components"}
+Expected<json> op_learned_table(Request& r);
+
+}  // namespace rv::cli

@@ -1,0 +1,40 @@
+// ByteSource's files and memory (core/weights/byte_source.hpp).
+#include "core/weights/byte_source.hpp"
+
+#include <cstring>
+
+namespace rv {
+
+std::optional<Error> ByteSource::read(std::uint64_t offset, std::uint64_t length, std::vector<std::uint8_t>& out) {
+  if (offset > size() || length > size() - offset)
+    return bad_request("bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+                       ") are past the end of a " + std::to_string(size()) + "-byte file");
+  out.resize(length);
+  if (length == 0) return std::nullopt;
+  if (auto e = read_at(offset, length, out.data())) return e;
+  bytes_read_ += length;
+  return std::nullopt;
+}
+
+Expected<std::unique_ptr<FileSource>> FileSource::open(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return Error{"IOError", "cannot open " + path};
+  const std::streamoff end = in.tellg();
+  if (end < 0) return Error{"IOError", "cannot read the size of " + path};
+  return std::unique_ptr<FileSource>(new FileSource(std::move(in), std::uint64_t(end), path));
+}
+
+std::optional<Error> FileSource::read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) {
+  in_.clear();
+  in_.seekg(std::streamoff(offset));
+  in_.read(reinterpret_cast<char*>(out), std::streamsize(length));
+  if (!in_ || std::uint64_t(in_.gcount()) != length) return Error{"IOError", "cannot read " + path_};
+  return std::nullopt;
+}
+
+std::optional<Error> MemorySource::read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) {
+  std::memcpy(out, bytes_.data() + offset, length);
+  return std::nullopt;
+}
+
+}  // namespace rv

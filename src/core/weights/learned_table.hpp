@@ -1,0 +1,44 @@
+// A learned absolute position table as trained (README "Real weights"): where a checkpoint keeps it, and what it
+// looks like: row norms, neighbour cosines, cosine by offset, the centred table's spectrum, rank and top components.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/matrix.hpp"
+#include "core/weights/checkpoint.hpp"
+
+namespace rv {
+
+struct LearnedTableAnalysis {
+  long long rows = 0, dim = 0;
+  Eigen::VectorXd row_norm;         // [rows] ||P[t]||
+  Eigen::VectorXd neighbour_cos;    // [rows - 1] cos(P[t], P[t+1])
+  Eigen::VectorXd cos_by_offset;    // [K + 1], K = min(rows - 1, 256): mean over t < rows - k of cos(P[t], P[t+k])
+  Eigen::VectorXd singular_values;  // of C = P - mean row, descending, min(rows, dim) of them
+  Eigen::VectorXd energy;           // energy[k-1]: the top k squared singular values' share of their total
+  int rank90 = 0, rank99 = 0;       // the smallest k whose energy reaches 0.90 / 0.99 (0 when C is zero)
+  RowMatrixXd components;           // [rows, min(3, ...)]: U[:, j] s_j, signed so its largest-magnitude entry is > 0
+};
+
+// A cosine with a zero vector is 0. P is the position rows only (offset rows already dropped).
+LearnedTableAnalysis analyze_learned_table(const RowMatrixXd& P);
+
+// The names a position table is saved under, in the order they are looked for: wpe.weight (GPT-2, GPT-Neo,
+// GPT-BigCode), decoder.embed_positions.weight (OPT), embeddings.position_embeddings.weight (BERT, RoBERTa,
+// DistilBERT), each bare and under transformer., model., bert., roberta., distilbert.
+std::vector<std::string> learned_table_names();
+// Rows at the top of the table that are not positions: 2 for OPT and RoBERTa, else 0.
+int learned_table_offset(const std::string& model_type);
+
+struct FoundTable {
+  const TensorInfo* tensor = nullptr;
+  RowMatrixXd positions;  // the table without its offset rows
+  int offset = 0;
+};
+// The named tensor, or the first of learned_table_names() present; a BadRequest that lists the names looked for
+// and what the checkpoint holds when there is none, or names the tensor when it is not a 2-D table.
+Expected<FoundTable> find_learned_table(Checkpoint& c, const std::string& tensor, int offset);
+
+}  // namespace rv

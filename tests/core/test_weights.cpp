@@ -1,0 +1,186 @@
+// The safetensors reader, checkpoints and the learned-table analysis (core/weights/): written and read back in
+// every dtype, only the header and the asked-for tensor read, names with and without the base-model prefix.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/rope/precision.hpp"
+#include "core/weights/learned_table.hpp"
+
+using namespace rv;
+
+namespace {
+// A source of a given size whose bytes past `head` are zeros, made up on demand: a 5 GB file without 5 GB.
+class SparseSource final : public ByteSource {
+ public:
+  SparseSource(std::vector<std::uint8_t> head, std::uint64_t size) : head_(std::move(head)), size_(size) {}
+  std::uint64_t size() const override { return size_; }
+
+ private:
+  std::optional<Error> read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) override {
+    for (std::uint64_t i = 0; i < length; ++i) out[i] = offset + i < head_.size() ? head_[offset + i] : 0;
+    return std::nullopt;
+  }
+  std::vector<std::uint8_t> head_;
+  std::uint64_t size_;
+};
+
+SourceOpener memory_opener(std::map<std::string, std::vector<std::uint8_t>> files) {
+  return [files](const std::string& name) -> Expected<std::unique_ptr<ByteSource>> {
+    const auto it = files.find(name);
+    if (it == files.end()) return Error{"IOError", "cannot open " + name};
+    return std::unique_ptr<ByteSource>(new MemorySource(it->second));
+  };
+}
+
+// A file of this header text followed by data_bytes (zeros unless given).
+std::vector<std::uint8_t> with_header(const std::string& header, std::size_t data_bytes,
+                                      const std::uint8_t* data = nullptr) {
+  std::vector<std::uint8_t> file;
+  for (int i = 0; i < 8; ++i) file.push_back(std::uint8_t(header.size() >> (8 * i)));
+  for (char c : header) file.push_back(std::uint8_t(c));
+  for (std::size_t i = 0; i < data_bytes; ++i) file.push_back(data ? data[i] : 0);
+  return file;
+}
+
+std::vector<double> table_values(int rows, int dim) {
+  std::vector<double> v;
+  for (int t = 0; t < rows; ++t)
+    for (int j = 0; j < dim; ++j) v.push_back(std::sin(0.1 * t * (j + 1)) + 0.25 * j);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("safetensors: written and read back in F64, F32, F16 and BF16, each value rounded once to its dtype") {
+  const std::vector<double> values = table_values(6, 4);
+  for (const char* dtype : {"F64", "F32", "F16", "BF16"}) {
+    INFO(dtype);
+    auto bytes = write_safetensors({{"wpe.weight", {6, 4}, values}, {"bias", {4}, {1, 2, 3, 4}}}, dtype, {{"format", "pt"}});
+    REQUIRE(bytes.ok());
+    MemorySource src(bytes.value());
+    auto h = read_safetensors_header(src, "m.safetensors");
+    REQUIRE(h.ok());
+    CHECK(src.bytes_read() == 8 + h->header_bytes);
+    CHECK((8 + h->header_bytes) % 8 == 0);  // the data starts 8-aligned
+    REQUIRE(h->tensors.size() == 2);
+    CHECK(h->tensors[0].name == "bias");  // name order
+    CHECK(h->metadata.at(0) == std::pair<std::string, std::string>("format", "pt"));
+    auto m = read_tensor(src, h->tensors[1]);
+    REQUIRE(m.ok());
+    CHECK(m->rows() == 6);
+    CHECK(m->cols() == 4);
+    const FloatFormat f = std::string(dtype) == "F16"    ? FloatFormat::F16
+                          : std::string(dtype) == "BF16" ? FloatFormat::BF16
+                                                         : FloatFormat::F32;
+    for (int i = 0; i < 24; ++i)
+      CHECK(m->data()[i] == (std::string(dtype) == "F64" ? values[size_t(i)] : round_to(f, values[size_t(i)])));
+  }
+}
+
+TEST_CASE("safetensors: float16 and bfloat16 bit patterns decode exactly, subnormals and infinities included") {
+  CHECK(half_to_double(0x3C00) == 1.0);
+  CHECK(half_to_double(0xC000) == -2.0);
+  CHECK(half_to_double(0x7BFF) == 65504.0);
+  CHECK(half_to_double(0x0001) == std::ldexp(1.0, -24));
+  CHECK(std::isinf(half_to_double(0x7C00)));
+  CHECK(std::isnan(half_to_double(0x7E00)));
+  CHECK(bfloat16_to_double(0x3F80) == 1.0);
+  CHECK(bfloat16_to_double(0x4049) == 3.140625);
+}
+
+TEST_CASE("safetensors: a 5 GB checkpoint costs its header and the one table asked for") {
+  auto small = write_safetensors({{"wpe.weight", {16, 8}, table_values(16, 8)}}, "F32", {});
+  REQUIRE(small.ok());
+  // The same header, with a 5 GB tensor after the table: rewrite the header to declare it.
+  const std::string header =
+      R"({"wpe.weight":{"dtype":"F32","shape":[16,8],"data_offsets":[0,512]},)"
+      R"("h.0.mlp.weight":{"dtype":"F32","shape":[1250000000],"data_offsets":[512,5000000512]}})";
+  const std::vector<std::uint8_t> head = with_header(header, 512, small->data() + small->size() - 512);
+  const std::size_t data_at = head.size() - 512;
+  Checkpoint c = Checkpoint::open_file("big.safetensors", [&](const std::string&) -> Expected<std::unique_ptr<ByteSource>> {
+                   return std::unique_ptr<ByteSource>(new SparseSource(head, data_at + 5000000512ULL));
+                 }).value();
+  CHECK(c.file_bytes() == data_at + 5000000512ULL);
+  CHECK(c.bytes_read() == data_at);
+  auto found = find_learned_table(c, "", 0);
+  REQUIRE(found.ok());
+  CHECK(found->positions.rows() == 16);
+  CHECK(c.bytes_read() == data_at + 512);  // header + the table's 512 bytes, nothing of the 5 GB tensor
+}
+
+TEST_CASE("checkpoints: shards through an index, names with or without the base model's prefix") {
+  auto one = write_safetensors({{"transformer.wte.weight", {4, 2}, std::vector<double>(8, 1.0)}}, "F32", {});
+  auto two = write_safetensors({{"transformer.wpe.weight", {8, 2}, table_values(8, 2)}}, "BF16", {});
+  REQUIRE(one.ok());
+  REQUIRE(two.ok());
+  const std::string index =
+      R"({"weight_map":{"transformer.wte.weight":"a.safetensors","transformer.wpe.weight":"b.safetensors"}})";
+  auto c = Checkpoint::open_index(index, memory_opener({{"a.safetensors", *one}, {"b.safetensors", *two}}));
+  REQUIRE(c.ok());
+  CHECK(c->tensors().size() == 2);
+  CHECK(c->file_bytes() == one->size() + two->size());
+  REQUIRE(c->find("wpe.weight"));  // the base model's name finds the CausalLM's
+  CHECK(c->find("wpe.weight")->file == "b.safetensors");
+  CHECK(c->find("transformer.wpe.weight") == c->find("wpe.weight"));
+  CHECK_FALSE(c->find("wpe"));
+  // An index that puts a tensor in the wrong shard, or names a shard outside its folder, is refused by name.
+  auto wrong = Checkpoint::open_index(R"({"weight_map":{"transformer.wpe.weight":"a.safetensors"}})",
+                                      memory_opener({{"a.safetensors", *one}}));
+  REQUIRE_FALSE(wrong.ok());
+  CHECK(wrong.error().message.find("transformer.wpe.weight") != std::string::npos);
+  auto outside = Checkpoint::open_index(R"({"weight_map":{"x":"../a.safetensors"}})", memory_opener({}));
+  REQUIRE_FALSE(outside.ok());
+  CHECK(outside.error().message.find("beside the index") != std::string::npos);
+}
+
+TEST_CASE("safetensors refusals: each names its problem, and its tensor when one is at fault") {
+  const auto refuse = [](const std::string& header, std::size_t data_bytes) {
+    MemorySource src(with_header(header, data_bytes));
+    auto h = read_safetensors_header(src, "f");
+    return h.ok() ? std::string("accepted") : h.error().message;
+  };
+  CHECK(refuse("[]", 0) == "safetensors header is not a JSON object");
+  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", 4).find("\"t\": data_offsets [4, 0] are reversed") != std::string::npos);
+  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4).find("outside the data") != std::string::npos);
+  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8).find("need 12") != std::string::npos);
+  CHECK(refuse(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 12)
+            .find("tensor \"b\" overlaps tensor \"a\"") != std::string::npos);
+  CHECK(refuse(R"({"t":{"dtype":"Q4","shape":[2],"data_offsets":[0,2]}})", 2).find("\"Q4\"") != std::string::npos);
+  CHECK(refuse(R"({"__metadata__":{"a":1}})", 0).find("must be a string") != std::string::npos);
+  std::uint8_t n[8] = {0x01, 0xE1, 0xF5, 0x05, 0, 0, 0, 0};  // 100,000,001
+  CHECK(safetensors_header_length(n, 1ULL << 40).error().message.find("over the limit") != std::string::npos);
+  std::uint8_t m[8] = {50, 0, 0, 0, 0, 0, 0, 0};
+  CHECK(safetensors_header_length(m, 20).error().message.find("past the end of the 20-byte file") != std::string::npos);
+  MemorySource tiny(std::vector<std::uint8_t>{1, 2, 3});
+  CHECK(read_safetensors_header(tiny, "f").error().message.find("shorter than the 8-byte") != std::string::npos);
+}
+
+TEST_CASE("learned table analysis: a rank-one table has rank 1 and neighbours at cosine 1, random rows near 0") {
+  RowMatrixXd P(50, 6);
+  for (int t = 0; t < 50; ++t)
+    for (int j = 0; j < 6; ++j) P(t, j) = (1.0 + t) * (j + 1.0);  // every row a multiple of one direction
+  const LearnedTableAnalysis a = analyze_learned_table(P);
+  CHECK(a.rank90 == 1);
+  CHECK(a.rank99 == 1);
+  CHECK(a.neighbour_cos.minCoeff() == doctest::Approx(1.0));
+  CHECK(a.cos_by_offset.size() == 50);  // K = min(rows - 1, 256) = 49
+  CHECK(a.singular_values.size() == 6);
+  CHECK(a.energy[0] == doctest::Approx(1.0));
+  CHECK(a.components.col(0).maxCoeff() >= -a.components.col(0).minCoeff());  // signed: largest entry positive
+  RowMatrixXd R(400, 64);
+  std::uint64_t s = 12345;
+  for (int i = 0; i < R.size(); ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    R.data()[i] = double(s >> 11) / double(1ULL << 53) - 0.5;
+  }
+  const LearnedTableAnalysis r = analyze_learned_table(R);
+  CHECK(std::abs(r.cos_by_offset.tail(256).mean()) < 0.02);  // random rows: unrelated, whatever the offset
+  CHECK(r.rank90 > 40);                                        // and no low-rank structure
+  const LearnedTableAnalysis zero = analyze_learned_table(RowMatrixXd::Zero(5, 3));
+  CHECK(zero.rank90 == 0);  // nothing to explain: no rank
+  CHECK(zero.neighbour_cos.isZero());
+}

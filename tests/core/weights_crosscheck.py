@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Cross-check the weights and learned_table ops against numpy on checkpoints written here by an independent
+safetensors writer (struct + numpy): every float dtype, shards with an index, prefixed names, OPT's two offset rows,
+and every refusal of the README's 'Real weights' rules. Exit 77 (skip) without numpy."""
+import json
+import os
+import struct
+import sys
+import tempfile
+
+import cli_harness
+from cli_harness import check, checks, failures
+
+try:
+    import numpy as np
+except Exception as e:  # noqa: BLE001
+    print("SKIP: numpy is not importable (%s)" % e)
+    sys.exit(77)
+
+CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
+TMP = tempfile.mkdtemp(prefix="rv-weights-")
+NP = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8"}
+
+
+def bf16_bytes(a):
+    """float32 -> bfloat16 bits, round to nearest even, as torch does."""
+    u = np.asarray(a, dtype="<f4").view("<u4").astype(np.uint64)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return rounded.astype("<u2").tobytes()
+
+
+def bf16_values(a):
+    bits = np.frombuffer(bf16_bytes(a), dtype="<u2").astype(np.uint32) << 16
+    return bits.astype("<u4").view("<f4").astype(np.float64)
+
+
+def raw(dtype, a):
+    return bf16_bytes(a) if dtype == "BF16" else np.asarray(a, dtype=NP[dtype]).tobytes()
+
+
+def write(name, tensors, metadata=None, header=None, pad=0, data=None):
+    """tensors: [(name, dtype, array)]; header/data override what is written, for the refusal cases."""
+    entries, blob = {}, b""
+    for tname, dtype, a in tensors:
+        b = raw(dtype, a)
+        entries[tname] = {"dtype": dtype, "shape": list(np.shape(a)), "data_offsets": [len(blob), len(blob) + len(b)]}
+        blob += b
+    if metadata:
+        entries["__metadata__"] = metadata
+    text = (header if header is not None else json.dumps(entries)).encode() + b" " * pad
+    path = os.path.join(TMP, name)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + (blob if data is None else data))
+    return path
+
+
+def ask(reqs):
+    return cli_harness.ask(CLI, reqs)
+
+
+def close(got, want, tol, what):
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    ok = got.shape == want.shape and np.all(np.abs(got - want) <= tol * (1 + np.abs(want)))
+    check(bool(ok), "%s: max error %s" % (what, np.max(np.abs(got - want)) if got.shape == want.shape else "shape"))
+
+
+def expected_analysis(P):
+    P = np.asarray(P, dtype=np.float64)
+    rows = P.shape[0]
+    norm = np.linalg.norm(P, axis=1)
+    unit = P / np.where(norm > 0, norm, 1)[:, None]
+    K = min(rows - 1, 256)
+    by_offset = [np.mean(np.sum(unit[: rows - k] * unit[k:], axis=1)) for k in range(K + 1)]
+    C = P - P.mean(axis=0)
+    U, s, _ = np.linalg.svd(C, full_matrices=False)
+    energy = np.cumsum(s ** 2) / np.sum(s ** 2)
+    comps = []
+    for j in range(3):
+        c = U[:, j] * s[j]
+        comps.append(c if c[np.argmax(np.abs(c))] > 0 else -c)
+    return {"row_norm": norm, "neighbour_cos": np.sum(unit[:-1] * unit[1:], axis=1), "cos_by_offset": by_offset,
+            "singular_values": s, "energy": energy, "rank90": int(np.argmax(energy >= 0.90)) + 1,
+            "rank99": int(np.argmax(energy >= 0.99)) + 1, "components": comps}
+
+
+rng = np.random.default_rng(7)
+t = np.arange(300)[:, None]
+# A smooth, low-rank table like a trained one: a few sinusoids over position in random directions, and a little noise.
+helix = (np.sin(t * 0.02) @ rng.normal(size=(1, 48)) + np.cos(t * 0.02) @ rng.normal(size=(1, 48)) +
+         np.sin(t * 0.05) @ rng.normal(size=(1, 48)) * 0.3 + 0.01 * rng.normal(size=(300, 48)))
+
+# 1. learned_table against numpy, in each dtype (the expected values from the stored, rounded numbers).
+for dtype in ("F64", "F32", "F16", "BF16"):
+    path = write("gpt2-%s.safetensors" % dtype, [("wpe.weight", dtype, helix.astype(np.float32)),
+                                                  ("wte.weight", dtype, rng.normal(size=(5, 48)))])
+    stored = bf16_values(helix.astype(np.float32)).reshape(helix.shape) if dtype == "BF16" else \
+        np.asarray(helix.astype(np.float32), dtype=NP[dtype]).astype(np.float64)
+    (got,) = ask([{"op": "learned_table", "file": path}])
+    check("error" not in got, "%s learned_table answers: %s" % (dtype, str(got)[:200]))
+    if "error" in got:
+        continue
+    want = expected_analysis(stored)
+    check(got["tensor"] == "wpe.weight" and got["dtype"] == dtype and got["rows"] == 300 and got["dim"] == 48
+          and got["offset"] == 0, "%s: tensor, dtype, rows, dim, offset" % dtype)
+    for key in ("row_norm", "neighbour_cos", "cos_by_offset", "energy"):
+        close(got[key], want[key], 1e-9, "%s %s" % (dtype, key))
+    close(got["singular_values"], want["singular_values"], 1e-8, "%s singular_values" % dtype)
+    check(got["rank90"] == want["rank90"] and got["rank99"] == want["rank99"],
+          "%s rank90/99 %s/%s, numpy %s/%s" % (dtype, got["rank90"], got["rank99"], want["rank90"], want["rank99"]))
+    for j in range(3):
+        close(got["components"][j], want["components"][j], 1e-7, "%s component %d" % (dtype, j))
+    check(want["rank90"] <= 3, "the generated table is low-rank (rank90 %d)" % want["rank90"])
+
+# 2. weights: the list in name order, sizes; shards through an index; names with a prefix; OPT's offset rows.
+a = write("shard-1.safetensors", [("transformer.wte.weight", "F32", rng.normal(size=(4, 8)))], metadata={"format": "pt"})
+b = write("shard-2.safetensors", [("transformer.wpe.weight", "F16", helix[:64, :8]),
+                                  ("transformer.h.0.ln_1.weight", "F32", np.ones(8))])
+index = os.path.join(TMP, "model.safetensors.index.json")
+with open(index, "w") as f:
+    json.dump({"metadata": {"total_size": 1}, "weight_map": {"transformer.wte.weight": "shard-1.safetensors",
+                                                              "transformer.wpe.weight": "shard-2.safetensors",
+                                                              "transformer.h.0.ln_1.weight": "shard-2.safetensors"}}, f)
+w, lt = ask([{"op": "weights", "index": index}, {"op": "learned_table", "index": index}])
+names = [x["name"] for x in w.get("tensors", [])]
+check(names == sorted(names) and len(names) == 3, "weights lists every shard's tensors in name order: %s" % names)
+check(w.get("file_bytes") == os.path.getsize(a) + os.path.getsize(b), "file_bytes sums the shards")
+check(w.get("metadata") == {"format": "pt"}, "metadata read from the shard's __metadata__: %s" % w.get("metadata"))
+check({x["name"]: x["file"] for x in w.get("tensors", [])}["transformer.wpe.weight"] == "shard-2.safetensors",
+      "each tensor names its shard")
+check(lt.get("tensor") == "transformer.wpe.weight" and lt.get("rows") == 64, "the table found under transformer.")
+opt_table = rng.normal(size=(10, 6))
+opt = write("opt.safetensors", [("model.decoder.embed_positions.weight", "F32", opt_table)])
+o1, o2, o3 = ask([{"op": "learned_table", "file": opt, "config": {"model_type": "opt"}},
+                  {"op": "learned_table", "file": opt, "preset": "gpt2"},
+                  {"op": "learned_table", "file": opt, "offset": 3, "tensor": "decoder.embed_positions.weight"}])
+check(o1.get("offset") == 2 and o1.get("rows") == 8, "OPT's config: 2 offset rows, 8 positions: %s" % str(o1)[:120])
+close(o1.get("row_norm"), np.linalg.norm(opt_table.astype(np.float32).astype(np.float64)[2:], axis=1), 1e-12,
+      "OPT rows after offset")
+check(o2.get("offset") == 0 and o2.get("rows") == 10, "a gpt2 preset: no offset")
+check(o3.get("offset") == 3 and o3.get("rows") == 7 and o3.get("tensor") == "model.decoder.embed_positions.weight",
+      "an explicit offset and a tensor named without its prefix")
+
+# 3. every refusal names its problem (and its tensor); the CLI answers each with an error object.
+def _huge():
+    path = os.path.join(TMP, "huge.safetensors")
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", 100000001) + b"{}")
+    return path
+
+
+def _past_end():
+    path = os.path.join(TMP, "pastend.safetensors")
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", 50) + b"{}")
+    return path
+
+
+bad = {
+    "short": (lambda: open(os.path.join(TMP, "short.safetensors"), "wb").write(b"\x01\x02") and
+              os.path.join(TMP, "short.safetensors"), "shorter than the 8-byte"),
+    "huge N": (lambda: _huge(), "over the limit of 100,000,000"),
+    "N past end": (lambda: _past_end(), "past the end"),
+    "not object": (lambda: write("list.safetensors", [], header="[1, 2]"), "not a JSON object"),
+    "reversed": (lambda: write("rev.safetensors", [], header=json.dumps(
+        {"wpe.weight": {"dtype": "F32", "shape": [1], "data_offsets": [4, 0]}}), data=b"\0" * 4), "reversed"),
+    "outside": (lambda: write("out.safetensors", [], header=json.dumps(
+        {"wpe.weight": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}), data=b"\0" * 4), "outside the data"),
+    "overlap": (lambda: write("overlap.safetensors", [], header=json.dumps(
+        {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+         "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}), data=b"\0" * 12), "overlaps"),
+    "length": (lambda: write("len.safetensors", [], header=json.dumps(
+        {"wpe.weight": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}}), data=b"\0" * 8), "need 12"),
+    "dtype": (lambda: write("dtype.safetensors", [], header=json.dumps(
+        {"wpe.weight": {"dtype": "Q4", "shape": [2], "data_offsets": [0, 8]}}), data=b"\0" * 8), "\"Q4\""),
+    "I64 table": (lambda: write("i64.safetensors", [("wpe.weight", "I64", np.ones((2, 2)))]), "has dtype I64"),
+    "no table": (lambda: write("none.safetensors", [("lm_head.weight", "F32", np.ones((2, 2)))]),
+                 "looked for wpe.weight"),
+}
+
+
+for what, (make, words) in bad.items():
+    path = make()
+    (got,) = ask([{"op": "learned_table", "file": path}])
+    message = got.get("error", {}).get("message", "")
+    check(got.get("error", {}).get("type") == "BadRequest" and words in message,
+          "%s: a BadRequest saying %r, got %s" % (what, words, str(got)[:200]))
+(rev,) = ask([{"op": "weights", "file": os.path.join(TMP, "rev.safetensors")}])
+check("\"wpe.weight\"" in rev.get("error", {}).get("message", ""), "a bad tensor is named: %s" % rev)
+(i64,) = ask([{"op": "weights", "file": os.path.join(TMP, "i64.safetensors")}])
+check(i64.get("tensors", [{}])[0].get("dtype") == "I64", "weights lists a tensor it would not read: %s" % i64)
+missing, both = ask([{"op": "weights", "file": os.path.join(TMP, "nope.safetensors")},
+                     {"op": "weights", "file": a, "index": index}])
+check("error" in missing and "nope.safetensors" in missing["error"]["message"], "a missing file is named")
+check("either" in both.get("error", {}).get("message", ""), "file and index together are refused")
+
+print("%d checks, %d failures" % (checks[0], len(failures)))
+sys.exit(1 if failures else 0)
