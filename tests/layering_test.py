@@ -14,7 +14,7 @@ ALLOWED = {
     "core/rope": ["core/base", "core/rope"],
     "core/encodings": ["core/base", "core/encodings"],
     "core/models": ["core/base", "core/rope", "core/models"],
-    "core/lab": ["core/base", "core/rope", "core/encodings", "core/lab"],
+    "core/lab": ["core/base", "core/rope", "core/encodings", "core/weights", "core/lab"],
     "core/lesson": ["core/base", "core/rope", "core/encodings", "core/lesson"],
     "core/weights": ["core/base", "core/rope", "core/weights"],
     "cli": CORE + ["cli"],

@@ -1,4 +1,5 @@
-// `ropeviz-cli lab-export`: writes lab_torch_script and lab_torch_data for the lab's flags into a directory.
+// `ropeviz-cli lab` (the lab document; --save-weights writes each trained decoder as a checkpoint) and
+// `ropeviz-cli lab-export` (lab_torch_script and lab_torch_data for the lab's flags, into a directory).
 #include "cli/lab_export.hpp"
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/lab/lab_checkpoint.hpp"
 #include "core/lab/lab_torch.hpp"
 
 namespace rv::cli {
@@ -17,29 +19,41 @@ namespace rv::cli {
 namespace {
 constexpr int kMaxBatches = 10000;
 
-// Takes --batches N / --batches=N out of args (the rest are lab flags); an error message, or empty.
-std::string take_batches(std::vector<std::string>& args, int& batches) {
+// Takes FLAG VALUE / FLAG=VALUE out of args (the rest are lab flags): true with value set when it was there; an
+// error message in `error` when it had no value.
+bool take_value(std::vector<std::string>& args, const std::string& flag, std::string& value, std::string& error) {
+  bool found = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string value;
     std::size_t used = 1;
-    if (args[i] == "--batches") {
-      if (i + 1 >= args.size()) return "--batches needs a value";
+    if (args[i] == flag) {
+      if (i + 1 >= args.size()) {
+        error = flag + " needs a value";
+        return false;
+      }
       value = args[i + 1];
       used = 2;
-    } else if (args[i].rfind("--batches=", 0) == 0) {
-      value = args[i].substr(10);
+    } else if (args[i].rfind(flag + "=", 0) == 0) {
+      value = args[i].substr(flag.size() + 1);
     } else {
       continue;
     }
-    char* end = nullptr;
-    errno = 0;
-    const long v = value.empty() ? -1 : std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || errno == ERANGE || v < 0 || v > kMaxBatches)
-      return "--batches must be an integer in [0, " + std::to_string(kMaxBatches) + "], got \"" + value + "\"";
-    batches = static_cast<int>(v);
+    found = true;
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i + used));
     --i;
   }
+  return found;
+}
+
+// Takes --batches N out of args; an error message, or empty.
+std::string take_batches(std::vector<std::string>& args, int& batches) {
+  std::string value, error;
+  if (!take_value(args, "--batches", value, error)) return error;
+  char* end = nullptr;
+  errno = 0;
+  const long v = value.empty() ? -1 : std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno == ERANGE || v < 0 || v > kMaxBatches)
+    return "--batches must be an integer in [0, " + std::to_string(kMaxBatches) + "], got \"" + value + "\"";
+  batches = static_cast<int>(v);
   return {};
 }
 
@@ -52,7 +66,55 @@ std::string write_file(const std::string& path, const std::string& text) {
   if (std::fclose(f) != 0 || !ok) return std::strerror(ok ? errno : saved);
   return {};
 }
+
+// Creates dir if needed; the reason it could not, or empty.
+std::string make_directory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return ec && !std::filesystem::is_directory(dir) ? ec.message() : std::string();
+}
 }  // namespace
+
+int run_lab(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  std::vector<std::string> args(argv + 2, argv + argc);
+  std::string dir, error;
+  const bool save = take_value(args, "--save-weights", dir, error);
+  if (!error.empty() || (save && dir.empty())) {
+    std::fprintf(err, "ropeviz-cli lab: %s\n", error.empty() ? "--save-weights needs a directory" : error.c_str());
+    return 2;
+  }
+  const Expected<LabOptions> o = parse_lab_options(args);
+  if (!o) {
+    std::fprintf(err, "ropeviz-cli lab: %s\n", o.error().message.c_str());
+    return 2;
+  }
+  LabRun run(*o);
+  while (!run.done()) run.step();
+  if (save) {
+    for (const LabTrained& t : run.trained()) {
+      const std::string method = position_method_name(t.method);
+      const std::string at = (std::filesystem::path(dir) / method).string();
+      const Expected<std::vector<std::uint8_t>> bytes = lab_safetensors(t);
+      int steps_run = 0;
+      for (const LabMethodResult& m : run.result().methods)
+        if (m.method == t.method) steps_run = m.steps_run;
+      std::string why = bytes ? make_directory(at) : bytes.error().message;
+      if (why.empty())
+        why = write_file((std::filesystem::path(at) / "model.safetensors").string(),
+                         std::string(bytes->begin(), bytes->end()));
+      if (why.empty())
+        why = write_file((std::filesystem::path(at) / "config.json").string(), lab_config_json(t, *o, steps_run));
+      if (!why.empty()) {
+        std::fprintf(err, "ropeviz-cli lab: cannot save %s's weights in %s: %s\n", method.c_str(), at.c_str(),
+                     why.c_str());
+        return 1;
+      }
+      std::fprintf(err, "ropeviz-cli lab: saved %s/model.safetensors and config.json\n", at.c_str());
+    }
+  }
+  std::fputs((lab_json(run.result()) + "\n").c_str(), out);
+  return 0;
+}
 
 int run_lab_export(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (argc < 3 || std::strncmp(argv[2], "--", 2) == 0) {
@@ -72,10 +134,8 @@ int run_lab_export(int argc, char** argv, std::FILE* out, std::FILE* err) {
     std::fprintf(err, "ropeviz-cli lab-export: %s\n", o.error().message.c_str());
     return 2;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec && !std::filesystem::is_directory(dir)) {
-    std::fprintf(err, "ropeviz-cli lab-export: cannot create directory %s: %s\n", dir.c_str(), ec.message().c_str());
+  if (const std::string e = make_directory(dir); !e.empty()) {
+    std::fprintf(err, "ropeviz-cli lab-export: cannot create directory %s: %s\n", dir.c_str(), e.c_str());
     return 1;
   }
   const std::string script = (std::filesystem::path(dir) / "ropeviz_lab.py").string();

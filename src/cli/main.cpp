@@ -129,6 +129,8 @@ lab: flags (defaults in brackets)
                      with original length = the longest training input (beta_fast 32, beta_slow 1, attention factor
                      0.1 ln F + 1); the old names pi and ntk read as linear and dynamic
   --rope-factor F    the scaling factor  [4 = the evaluation range 4N over the training range N; (1, 64]]
+  --save-weights DIR (lab only) also write each trained decoder as DIR/<method>/model.safetensors (float32,
+                     the decoder's weight names) and DIR/<method>/config.json; learned_table reads them
   The defaults bring all six methods to the bar in about 9 s of one core (2000 steps is only the cap).
   Training is float32; each method starts from the same seed (same init, same batches); tok_emb and pos_emb start
   N(0, 1) like nn.Embedding (on the scale of the sinusoidal PE), the other matrices N(0, 0.02). Accuracy is teacher-forced
@@ -174,19 +176,10 @@ std::string help_text() {
 }
 
 
-int run_lab_command(int argc, char** argv) {
-  const rv::Expected<rv::LabOptions> o = rv::parse_lab_options(std::vector<std::string>(argv + 2, argv + argc));
-  if (!o) {
-    std::fprintf(stderr, "ropeviz-cli lab: %s\n", o.error().message.c_str());
-    return 2;
-  }
-  std::fputs((rv::lab_json(rv::run_lab(*o)) + "\n").c_str(), stdout);
-  return 0;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "lab") == 0) return run_lab_command(argc, argv);
+  if (argc >= 2 && std::strcmp(argv[1], "lab") == 0) return rv::cli::run_lab(argc, argv, stdout, stderr);
   if (argc >= 2 && std::strcmp(argv[1], "lab-export") == 0) return rv::cli::run_lab_export(argc, argv, stdout, stderr);
   if (argc == 2 && std::strcmp(argv[1], "verify") == 0) return rv::cli::run_verify(stdout);
   if (argc == 2 && std::strcmp(argv[1], "eval") == 0) return rv::cli::run_eval(stdin, stdout);

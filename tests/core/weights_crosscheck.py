@@ -193,5 +193,24 @@ missing, both = ask([{"op": "weights", "file": os.path.join(TMP, "nope.safetenso
 check("error" in missing and "nope.safetensors" in missing["error"]["message"], "a missing file is named")
 check("either" in both.get("error", {}).get("message", ""), "file and index together are refused")
 
+# 4. The lab's saved weights: a really trained table, found without naming it, every weight by its decoder name.
+import subprocess  # noqa: E402
+lab_dir = os.path.join(TMP, "lab")
+p = subprocess.run([CLI, "lab", "--methods", "learned,rope", "--train-len", "3", "--steps", "60", "--seed", "2",
+                    "--save-weights", lab_dir], capture_output=True, text=True, timeout=300)
+check(p.returncode == 0 and json.loads(p.stdout)["methods"].keys() >= {"learned", "rope"}, "lab --save-weights runs")
+config = json.load(open(os.path.join(lab_dir, "learned", "config.json")))
+check(config["model_type"] == "ropeviz_lab" and config["position"] == "learned", "the lab's config.json")
+saved, table, rope_w = ask([{"op": "weights", "file": os.path.join(lab_dir, "learned", "model.safetensors")},
+                            {"op": "learned_table", "file": os.path.join(lab_dir, "learned", "model.safetensors")},
+                            {"op": "weights", "file": os.path.join(lab_dir, "rope", "model.safetensors")}])
+names = {t["name"]: t["shape"] for t in saved.get("tensors", [])}
+check(names.get("pos_emb") == [config["max_position"], config["d_model"]] and
+      names.get("tok_emb") == [11, config["d_model"]] and "l2.wq" in names and "head" in names,
+      "every decoder weight saved by its name and shape: %s" % sorted(names)[:6])
+check(saved.get("metadata") == {"format": "pt", "ropeviz": "lab"}, "the lab's metadata")
+check(table.get("tensor") == "pos_emb" and table.get("rows") == config["max_position"], "learned_table finds pos_emb")
+check("pos_emb" not in {t["name"] for t in rope_w.get("tensors", [])}, "rope's decoder has no position table")
+
 print("%d checks, %d failures" % (checks[0], len(failures)))
 sys.exit(1 if failures else 0)

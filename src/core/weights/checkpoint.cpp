@@ -56,7 +56,9 @@ Expected<Checkpoint> Checkpoint::open_index(std::string_view index_json, SourceO
     c.file_bytes_ += one->file_bytes_;
     c.sources_.insert(one->sources_.begin(), one->sources_.end());
   }
-  for (const auto& [name, shard] : map->object) {
+  for (const auto& entry : map->object) {  // not a structured binding: clang 14 cannot capture one in a lambda
+    const std::string& name = entry.first;
+    const JsonValue& shard = entry.second;
     const auto it = std::find_if(c.tensors_.begin(), c.tensors_.end(), [&](const TensorInfo& t) { return t.name == name; });
     if (it == c.tensors_.end())
       return bad_request("weight_map names tensor \"" + name + "\" in " + shard.string + ", which does not hold it");

@@ -59,6 +59,7 @@ std::vector<std::string> learned_table_names() {
   for (const char* name : {"wpe.weight", "decoder.embed_positions.weight", "embeddings.position_embeddings.weight"})
     for (const char* prefix : {"", "transformer.", "model.", "bert.", "roberta.", "distilbert."})
       out.push_back(std::string(prefix) + name);
+  out.push_back("pos_emb");  // the lab's saved weights (core/lab/lab_checkpoint.hpp)
   return out;
 }
 
@@ -86,7 +87,7 @@ Expected<FoundTable> find_learned_table(Checkpoint& c, const std::string& tensor
       if (c.tensors().size() > 20) held += ", ... (" + std::to_string(c.tensors().size()) + " tensors)";
       return bad_request("no learned position table: looked for wpe.weight, decoder.embed_positions.weight and "
                          "embeddings.position_embeddings.weight (bare or under transformer., model., bert., roberta., "
-                         "distilbert.); the checkpoint holds " + (held.empty() ? std::string("no tensors") : held));
+                         "distilbert.) and the lab's pos_emb; the checkpoint holds " + (held.empty() ? std::string("no tensors") : held));
     }
   }
   if (f.tensor->shape.size() != 2)

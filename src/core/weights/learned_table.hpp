@@ -27,7 +27,7 @@ LearnedTableAnalysis analyze_learned_table(const RowMatrixXd& P);
 
 // The names a position table is saved under, in the order they are looked for: wpe.weight (GPT-2, GPT-Neo,
 // GPT-BigCode), decoder.embed_positions.weight (OPT), embeddings.position_embeddings.weight (BERT, RoBERTa,
-// DistilBERT), each bare and under transformer., model., bert., roberta., distilbert.
+// DistilBERT), each bare and under transformer., model., bert., roberta., distilbert.; last, pos_emb (the lab's).
 std::vector<std::string> learned_table_names();
 // Rows at the top of the table that are not positions: 2 for OPT and RoBERTa, else 0.
 int learned_table_offset(const std::string& model_type);
