@@ -83,22 +83,21 @@ struct Reader {
     return std::nullopt;
   }
   std::optional<std::string> string(const char* key) {
-    const JsonValue* v = find(key);
-    if (!v) return std::nullopt;
-    if (v->kind != Kind::String) {
-      fail(key, std::string("must be a string, got ") + type_word(*v));
-      return std::nullopt;
-    }
-    return v->string;
+    return typed(key, Kind::String, "must be a string, got ", &JsonValue::string);
   }
   std::optional<bool> boolean(const char* key) {
+    return typed(key, Kind::Boolean, "must be true or false, got ", &JsonValue::boolean);
+  }
+  // The member of one kind, or nullopt (absent, or of another kind: then a failure naming the key).
+  template <class T>
+  std::optional<T> typed(const char* key, Kind kind, const char* must, T JsonValue::*member) {
     const JsonValue* v = find(key);
     if (!v) return std::nullopt;
-    if (v->kind != Kind::Boolean) {
-      fail(key, std::string("must be true or false, got ") + type_word(*v));
+    if (v->kind != kind) {
+      fail(key, std::string(must) + type_word(*v));
       return std::nullopt;
     }
-    return v->boolean;
+    return v->*member;
   }
   std::optional<std::vector<double>> numbers(const char* key) {
     const JsonValue* v = find(key);
