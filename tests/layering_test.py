@@ -16,7 +16,7 @@ ALLOWED = {
     "core/models": ["core/base", "core/rope", "core/models"],
     "core/lab": ["core/base", "core/rope", "core/encodings", "core/weights", "core/lab"],
     "core/lesson": ["core/base", "core/rope", "core/encodings", "core/lesson"],
-    "core/weights": ["core/base", "core/rope", "core/weights"],
+    "core/weights": ["core/base", "core/rope", "core/models", "core/weights"],
     "cli": CORE + ["cli"],
     "app/state": CORE + ["app/state"],
     "app/ui": CORE + ["app/state", "app/ui", "assets"],

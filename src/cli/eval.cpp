@@ -390,6 +390,7 @@ Result dispatch(const json& j) {
       {"decoder_grad", op_decoder_grad},
       {"weights", op_weights},
       {"learned_table", op_learned_table},
+      {"rope_usage", op_rope_usage},
   };
   auto it = ops.find(op);
   if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");

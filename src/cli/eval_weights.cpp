@@ -1,9 +1,12 @@
 // The weights and learned_table ops over core's checkpoint reader (cli/eval_weights.hpp).
 #include "cli/eval_weights.hpp"
 
+#include <algorithm>
+
 #include "core/models/json_config.hpp"
 #include "core/models/presets.hpp"
 #include "core/weights/learned_table.hpp"
+#include "core/weights/rope_usage.hpp"
 
 namespace rv::cli {
 namespace {
@@ -30,26 +33,36 @@ Expected<Checkpoint> open_checkpoint(Request& r) {
   return Checkpoint::open_path(path);
 }
 
-// The model_type of "config" or "preset", "" with neither.
-Expected<std::string> model_type_of(Request& r) {
+// "config" or "preset" as a config, nullopt with neither.
+Expected<std::optional<HfConfig>> config_of(Request& r) {
   const json* cfg = r.object("config");
   const bool has_preset = r.has("preset");
   const std::string preset = has_preset ? r.string("preset") : std::string();
   if (r.error) return *r.error;
   if (cfg && has_preset) return bad_request("give either \"config\" or \"preset\", not both");
-  std::optional<HfConfig> c;
   if (cfg) {
     auto parsed = parse_hf_config(cfg->dump());
     if (!parsed) return bad_request("config: " + parsed.error().message);
-    c = *parsed;
-  } else if (has_preset) {
+    return std::optional<HfConfig>(*parsed);
+  }
+  if (has_preset) {
     const Preset* p = find_preset(preset);
     if (!p) return bad_request("unknown preset \"" + preset + "\"");
     auto parsed = preset_config(*p);
     if (!parsed) return parsed.error();
-    c = *parsed;
+    return std::optional<HfConfig>(*parsed);
   }
-  return c && c->model_type ? *c->model_type : std::string();
+  return std::optional<HfConfig>();
+}
+
+json nested(const std::vector<std::vector<Eigen::VectorXd>>& g) {
+  json out = json::array();
+  for (const auto& layer : g) {
+    json heads = json::array();
+    for (const Eigen::VectorXd& h : layer) heads.push_back(vec(h));
+    out.push_back(heads);
+  }
+  return out;
 }
 
 }  // namespace
@@ -73,12 +86,13 @@ Expected<json> op_learned_table(Request& r) {
   const bool has_offset = r.has("offset");
   const long long offset = has_offset ? r.integer("offset") : 0;
   if (r.error) return *r.error;
-  Expected<std::string> type = model_type_of(r);
-  if (!type) return type.error();
+  Expected<std::optional<HfConfig>> config = config_of(r);
+  if (!config) return config.error();
+  const std::string type = config->has_value() && (*config)->model_type ? *(*config)->model_type : std::string();
   if (has_offset && (offset < 0 || offset > 1000000)) return bad_request("\"offset\" must be in [0, 1000000]");
   Expected<Checkpoint> c = open_checkpoint(r);
   if (!c) return c.error();
-  Expected<FoundTable> found = find_learned_table(c.value(), tensor, has_offset ? int(offset) : learned_table_offset(*type));
+  Expected<FoundTable> found = find_learned_table(c.value(), tensor, has_offset ? int(offset) : learned_table_offset(type));
   if (!found) return found.error();
   const LearnedTableAnalysis a = analyze_learned_table(found->positions);
   json components = json::array();
@@ -96,6 +110,40 @@ Expected<json> op_learned_table(Request& r) {
               {"rank90", a.rank90},
               {"rank99", a.rank99},
               {"components", components}};
+}
+
+Expected<json> op_rope_usage(Request& r) {
+  std::vector<int> layers;
+  if (r.has("layers")) {
+    for (long long l : r.integers("layers", 100000)) {
+      if (l < 0 || l > 100000) return bad_request("\"layers\" entries must be in [0, 100000], got " + std::to_string(l));
+      if (std::find(layers.begin(), layers.end(), int(l)) != layers.end())
+        return bad_request("\"layers\" names layer " + std::to_string(l) + " twice");
+      layers.push_back(int(l));
+    }
+    if (!r.error && layers.empty()) return bad_request("\"layers\" is empty: leave it out for every layer");
+  }
+  if (r.error) return *r.error;
+  Expected<std::optional<HfConfig>> config = config_of(r);
+  if (!config) return config.error();
+  if (!config->has_value())
+    return bad_request("missing required field \"config\" (the model's config.json) or \"preset\"");
+  Expected<Checkpoint> c = open_checkpoint(r);
+  if (!c) return c.error();
+  Expected<RopeUsage> u = rope_usage(c.value(), **config, layers);
+  if (!u) return u.error();
+  return json{{"model_type", u->model_type},
+              {"layers", u->layers},
+              {"heads", u->heads},
+              {"kv_heads", u->kv_heads},
+              {"head_dim", u->head_dim},
+              {"rotary_dims", u->rotary_dims},
+              {"pairing", pairing_name(u->pairing)},
+              {"wavelength", vec(u->wavelength)},
+              {"q", nested(u->q)},
+              {"k", nested(u->k)},
+              {"q_mean", vec(u->q_mean)},
+              {"k_mean", vec(u->k_mean)}};
 }
 
 }  // namespace rv::cli

@@ -1,5 +1,5 @@
 // The eval protocol's checkpoint ops (the README's 'Interfaces: real weights'): a safetensors checkpoint's tensor
-// list, and the analysis of the learned position table it holds.
+// list, the analysis of the learned position table it holds, and which RoPE pairs its attention weights feed.
 #pragma once
 
 #include "cli/request.hpp"
@@ -13,5 +13,8 @@ Expected<json> op_weights(Request& r);
 // -> {"tensor","dtype","rows","dim","offset","row_norm","neighbour_cos","cos_by_offset","singular_values","energy",
 //     "rank90","rank99","components"}
 Expected<json> op_learned_table(Request& r);
+// {"op":"rope_usage","file"|"index":PATH,"config"|"preset", optional "layers":[...]}
+// -> {"model_type","layers","heads","kv_heads","head_dim","rotary_dims","pairing","wavelength","q","k","q_mean","k_mean"}
+Expected<json> op_rope_usage(Request& r);
 
 }  // namespace rv::cli

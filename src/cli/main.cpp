@@ -110,6 +110,10 @@ Ops (one example each):
                rank90/rank99 and its top 3 components; only the header and the table are read
     {"op":"learned_table","file":"gpt2/model.safetensors","preset":"gpt2"}
     -> {"tensor":"wpe.weight","dtype":"F32","rows":1024,"dim":768,"offset":0,"row_norm":[...],...}
+  rope_usage   per layer, head and rotated pair, the norm of the query / key projection rows that feed the
+               pair, after the layer's input norm (and q_norm / k_norm): which frequencies the weights use
+    {"op":"rope_usage","file":"llama/model.safetensors","preset":"llama-3.2-1b","layers":[0]}
+    -> {"model_type":"llama","layers":[0],"heads":32,"kv_heads":8,"wavelength":[...],"q":[[[...]]],...}
 
 lab: flags (defaults in brackets)
   --task copy|reverse|repeat [copy]   symbols 0..9, SEP = 10 (vocab 11); n answers per sequence:

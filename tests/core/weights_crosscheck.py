@@ -212,5 +212,79 @@ check(saved.get("metadata") == {"format": "pt", "ropeviz": "lab"}, "the lab's me
 check(table.get("tensor") == "pos_emb" and table.get("rows") == config["max_position"], "learned_table finds pos_emb")
 check("pos_emb" not in {t["name"] for t in rope_w.get("tensors", [])}, "rope's decoder has no position table")
 
+# 5. rope_usage against numpy: g[l][h][i] = sqrt(sum over the pair's rows r and columns c of (W[r,c] gamma[c] n[r])^2).
+def usage_case(model_type, layout, H=4, Hk=2, hd=8, hidden=24, layers=2, rotary=None, interleaved=False,
+               gemma=False, qk_norm=False, extra=None):
+    rotary = rotary or hd
+    half = rotary // 2
+    tensors, want_q, want_k = [], [], []
+    for l in range(layers):
+        gamma = rng.normal(size=hidden)
+        scale = gamma + 1 if gemma else gamma
+        nq = rng.normal(size=hd) if qk_norm else np.ones(hd)
+        nk = rng.normal(size=hd) if qk_norm else np.ones(hd)
+        wq, wk = rng.normal(size=(H * hd, hidden)), rng.normal(size=(Hk * hd, hidden))
+        if layout == "split":
+            pre = "transformer.h.%d.attn." % l if model_type == "gptj" else "model.layers.%d.self_attn." % l
+            tensors += [(pre + "q_proj.weight", "F32", wq), (pre + "k_proj.weight", "F32", wk)]
+        elif layout == "phi3":
+            tensors.append(("model.layers.%d.self_attn.qkv_proj.weight" % l, "F32",
+                            np.concatenate([wq, wk, rng.normal(size=(Hk * hd, hidden))])))
+        else:  # gpt_neox: per head [q, k, v] blocks
+            fused = np.concatenate([np.concatenate([wq[h * hd:(h + 1) * hd], wk[h * hd:(h + 1) * hd],
+                                                    rng.normal(size=(hd, hidden))]) for h in range(H)])
+            tensors.append(("gpt_neox.layers.%d.attention.query_key_value.weight" % l, "F32", fused))
+        norm = {"gptj": "transformer.h.%d.ln_1.weight", "gpt_neox": "gpt_neox.layers.%d.input_layernorm.weight"}.get(
+            model_type, "model.layers.%d.input_layernorm.weight") % l
+        tensors.append((norm, "F32", gamma))
+        if qk_norm:
+            tensors += [("model.layers.%d.self_attn.q_norm.weight" % l, "F32", nq),
+                        ("model.layers.%d.self_attn.k_norm.weight" % l, "F32", nk)]
+        f32 = lambda a: np.asarray(a, dtype=np.float32).astype(np.float64)  # noqa: E731
+        for w, heads, n, out in ((wq, H, nq, want_q), (wk, Hk, nk, want_k)):
+            e = (f32(w) * f32(scale if not gemma else gamma)[None, :]) ** 2 if not gemma else \
+                (f32(w) * (f32(gamma) + 1)[None, :]) ** 2
+            e = e.sum(axis=1)
+            layer = []
+            for h in range(heads):
+                dims = [(2 * i, 2 * i + 1) if interleaved else (i, i + half) for i in range(half)]
+                layer.append([math.sqrt(f32(n)[a] ** 2 * e[h * hd + a] + f32(n)[b] ** 2 * e[h * hd + b]) for a, b in dims])
+            out.append(layer)
+    cfg = {"model_type": model_type, "hidden_size": hidden, "num_attention_heads": H, "head_dim": hd,
+           "num_key_value_heads": Hk, "rope_theta": 10000.0, "max_position_embeddings": 64}
+    cfg.update(extra or {})
+    path = write("usage-%s.safetensors" % model_type, tensors)
+    (got,) = ask([{"op": "rope_usage", "file": path, "config": cfg}])
+    check("error" not in got, "%s rope_usage answers: %s" % (model_type, str(got)[:200]))
+    if "error" in got:
+        return path, cfg
+    check(got["heads"] == H and got["kv_heads"] == Hk and got["layers"] == list(range(layers)) and
+          got["rotary_dims"] == rotary, "%s: heads, kv heads, layers, rotary dims" % model_type)
+    close(got["q"], want_q, 1e-9, "%s q" % model_type)
+    close(got["k"], want_k, 1e-9, "%s k" % model_type)
+    close(got["q_mean"], np.mean(np.asarray(want_q), axis=(0, 1)), 1e-9, "%s q_mean" % model_type)
+    theta = 10000.0 ** (-np.arange(0, rotary, 2) / rotary)
+    close(got["wavelength"], 2 * np.pi / theta, 1e-12, "%s wavelength" % model_type)
+    return path, cfg
+
+
+import math  # noqa: E402
+llama_path, llama_cfg = usage_case("llama", "split")
+usage_case("qwen3", "split", qk_norm=True)
+usage_case("gemma", "split", gemma=True)
+usage_case("gptj", "split", Hk=4, interleaved=True, extra={"rotary_dim": 8})
+usage_case("phi3", "phi3")
+usage_case("gpt_neox", "neox", Hk=4)
+one, unknown, wrong_kv, missing = ask([
+    {"op": "rope_usage", "file": llama_path, "config": llama_cfg, "layers": [1]},
+    {"op": "rope_usage", "file": llama_path, "config": dict(llama_cfg, model_type="bloom")},
+    {"op": "rope_usage", "file": llama_path, "config": dict(llama_cfg, num_key_value_heads=4)},
+    {"op": "rope_usage", "file": llama_path, "config": llama_cfg, "layers": [5]}])
+check(one.get("layers") == [1] and len(one.get("q", [])) == 1, "layers chooses the layers")
+check("\"bloom\"" in unknown.get("error", {}).get("message", ""), "another model_type is refused by name: %s" % unknown)
+check("num_key_value_heads" in wrong_kv.get("error", {}).get("message", ""), "a kv-head count the weights contradict")
+check("model.layers.5.self_attn.q_proj.weight" in missing.get("error", {}).get("message", ""),
+      "a missing layer names its tensor: %s" % missing)
+
 print("%d checks, %d failures" % (checks[0], len(failures)))
 sys.exit(1 if failures else 0)

@@ -142,6 +142,7 @@ Expected<HfConfig> hf_config_from_json(const JsonValue& j) {
   c.hidden_size = r.integer({"hidden_size", "n_embd", "dim"});  // dim, n_heads: DistilBERT's attribute map
   c.num_attention_heads = r.integer({"num_attention_heads", "n_head", "n_heads"});
   c.head_dim = r.integer("head_dim");
+  c.num_key_value_heads = r.integer("num_key_value_heads");
   c.max_position_embeddings = r.integer({"max_position_embeddings", "n_positions"});
   c.original_max_position_embeddings = r.integer("original_max_position_embeddings");
   c.rotary_dim = r.integer("rotary_dim");
