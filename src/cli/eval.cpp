@@ -391,6 +391,7 @@ Result dispatch(const json& j) {
       {"weights", op_weights},
       {"learned_table", op_learned_table},
       {"rope_usage", op_rope_usage},
+      {"real_scores", op_real_scores},
   };
   auto it = ops.find(op);
   if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");

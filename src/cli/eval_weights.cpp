@@ -6,6 +6,7 @@
 #include "core/models/json_config.hpp"
 #include "core/models/presets.hpp"
 #include "core/weights/learned_table.hpp"
+#include "core/weights/real_scores.hpp"
 #include "core/weights/rope_usage.hpp"
 
 namespace rv::cli {
@@ -53,6 +54,21 @@ Expected<std::optional<HfConfig>> config_of(Request& r) {
     return std::optional<HfConfig>(*parsed);
   }
   return std::optional<HfConfig>();
+}
+
+// The ops on a model's weights: "config" or "preset" (required) and the checkpoint.
+struct ModelCheckpoint {
+  HfConfig config;
+  Checkpoint checkpoint;
+};
+Expected<ModelCheckpoint> model_checkpoint(Request& r) {
+  Expected<std::optional<HfConfig>> config = config_of(r);
+  if (!config) return config.error();
+  if (!config->has_value())
+    return bad_request("missing required field \"config\" (the model's config.json) or \"preset\"");
+  Expected<Checkpoint> c = open_checkpoint(r);
+  if (!c) return c.error();
+  return ModelCheckpoint{**config, std::move(c.value())};
 }
 
 json nested(const std::vector<std::vector<Eigen::VectorXd>>& g) {
@@ -124,13 +140,11 @@ Expected<json> op_rope_usage(Request& r) {
     if (!r.error && layers.empty()) return bad_request("\"layers\" is empty: leave it out for every layer");
   }
   if (r.error) return *r.error;
-  Expected<std::optional<HfConfig>> config = config_of(r);
-  if (!config) return config.error();
-  if (!config->has_value())
-    return bad_request("missing required field \"config\" (the model's config.json) or \"preset\"");
-  Expected<Checkpoint> c = open_checkpoint(r);
-  if (!c) return c.error();
-  Expected<RopeUsage> u = rope_usage(c.value(), **config, layers);
+  Expected<ModelCheckpoint> mc = model_checkpoint(r);
+  if (!mc) return mc.error();
+  Checkpoint& c = mc.value().checkpoint;
+  const HfConfig& config = mc.value().config;
+  Expected<RopeUsage> u = rope_usage(c, config, layers);
   if (!u) return u.error();
   return json{{"model_type", u->model_type},
               {"layers", u->layers},
@@ -144,6 +158,23 @@ Expected<json> op_rope_usage(Request& r) {
               {"k", nested(u->k)},
               {"q_mean", vec(u->q_mean)},
               {"k_mean", vec(u->k_mean)}};
+}
+
+Expected<json> op_real_scores(Request& r) {
+  const long long head = r.integer("head", 0), token = r.integer("token"), key_token = r.integer("key_token");
+  const long long offsets = r.integer("offsets", 64);
+  if (r.error) return *r.error;
+  if (offsets < 0 || offsets > 1000000) return bad_request("\"offsets\" must be in [0, 1000000], got " + std::to_string(offsets));
+  if (head < 0 || head > 65536) return bad_request("\"head\" must be in [0, 65536], got " + std::to_string(head));
+  Expected<ModelCheckpoint> mc = model_checkpoint(r);
+  if (!mc) return mc.error();
+  Checkpoint& c = mc.value().checkpoint;
+  const HfConfig& config = mc.value().config;
+  Expected<RealScores> s = real_scores(c, config, int(head), token, key_token, int(offsets));
+  if (!s) return s.error();
+  std::vector<long long> offs;
+  for (long long d = 0; d <= offsets; ++d) offs.push_back(d);
+  return json{{"offsets", offs}, {"score", s->score}};
 }
 
 }  // namespace rv::cli

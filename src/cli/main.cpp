@@ -114,6 +114,11 @@ Ops (one example each):
                pair, after the layer's input norm (and q_norm / k_norm): which frequencies the weights use
     {"op":"rope_usage","file":"llama/model.safetensors","preset":"llama-3.2-1b","layers":[0]}
     -> {"model_type":"llama","layers":[0],"heads":32,"kv_heads":8,"wavelength":[...],"q":[[[...]]],...}
+  real_scores  layer 0's query of one token and key of another (embedding, input norm, projection, bias,
+               q_norm / k_norm), then RoPE(q, r) . RoPE(k, 0) for r = 0..offsets
+    {"op":"real_scores","file":"llama/model.safetensors","preset":"llama-3.2-1b","head":0,"token":1000,
+     "key_token":1000,"offsets":64}
+    -> {"offsets":[0,1,...,64],"score":[...]}
 
 lab: flags (defaults in brackets)
   --task copy|reverse|repeat [copy]   symbols 0..9, SEP = 10 (vocab 11); n answers per sequence:

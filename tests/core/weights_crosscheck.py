@@ -286,5 +286,97 @@ check("num_key_value_heads" in wrong_kv.get("error", {}).get("message", ""), "a 
 check("model.layers.5.self_attn.q_proj.weight" in missing.get("error", {}).get("message", ""),
       "a missing layer names its tensor: %s" % missing)
 
+# 6. real_scores against numpy: layer 0's q of one token, k of another, RoPE(q, r) . RoPE(k, 0).
+def f64(a):
+    return np.asarray(a, dtype=np.float32).astype(np.float64)
+
+
+def rope_rotate(x, pos, theta, interleaved):
+    r = 2 * len(theta)
+    y = x.copy()
+    ang = pos * theta
+    c, s = np.cos(ang), np.sin(ang)
+    if interleaved:
+        a, b = x[0:r:2], x[1:r:2]
+        y[0:r:2], y[1:r:2] = a * c - b * s, a * s + b * c
+    else:
+        a, b = x[: r // 2], x[r // 2: r]
+        y[: r // 2], y[r // 2: r] = a * c - b * s, a * s + b * c
+    return y
+
+
+def scores_case(model_type, H=4, Hk=2, hd=8, hidden=16, rotary=None, layer_norm=False, gemma=False, bias=False,
+                qk_norm=False, neox=False, extra=None):
+    rotary = rotary or hd
+    vocab = 12
+    emb = rng.normal(size=(vocab, hidden))
+    gamma, beta = rng.normal(size=hidden), rng.normal(size=hidden)
+    wq, wk = rng.normal(size=(H * hd, hidden)), rng.normal(size=(Hk * hd, hidden))
+    bq, bk = rng.normal(size=H * hd), rng.normal(size=Hk * hd)
+    nq, nk = rng.normal(size=hd), rng.normal(size=hd)
+    embed_name = {"gpt_neox": "gpt_neox.embed_in.weight"}.get(model_type, "model.embed_tokens.weight")
+    tensors = [(embed_name, "F32", emb)]
+    if neox:
+        blocks = [np.concatenate([wq[h * hd:(h + 1) * hd], wk[h * hd:(h + 1) * hd], rng.normal(size=(hd, hidden))])
+                  for h in range(H)]
+        bblocks = [np.concatenate([bq[h * hd:(h + 1) * hd], bk[h * hd:(h + 1) * hd], np.zeros(hd)]) for h in range(H)]
+        tensors += [("gpt_neox.layers.0.attention.query_key_value.weight", "F32", np.concatenate(blocks)),
+                    ("gpt_neox.layers.0.attention.query_key_value.bias", "F32", np.concatenate(bblocks)),
+                    ("gpt_neox.layers.0.input_layernorm.weight", "F32", gamma),
+                    ("gpt_neox.layers.0.input_layernorm.bias", "F32", beta)]
+    else:
+        pre = "model.layers.0."
+        tensors += [(pre + "self_attn.q_proj.weight", "F32", wq), (pre + "self_attn.k_proj.weight", "F32", wk),
+                    (pre + "input_layernorm.weight", "F32", gamma)]
+        if layer_norm:
+            tensors.append((pre + "input_layernorm.bias", "F32", beta))
+        if bias:
+            tensors += [(pre + "self_attn.q_proj.bias", "F32", bq), (pre + "self_attn.k_proj.bias", "F32", bk)]
+        if qk_norm:
+            tensors += [(pre + "self_attn.q_norm.weight", "F32", nq), (pre + "self_attn.k_norm.weight", "F32", nk)]
+    eps = 1e-5
+    cfg = {"model_type": model_type, "hidden_size": hidden, "num_attention_heads": H, "head_dim": hd,
+           "rope_theta": 10000.0, "max_position_embeddings": 64, ("layer_norm_eps" if layer_norm else "rms_norm_eps"): eps}
+    cfg.update(extra or {})
+    path = write("scores-%s.safetensors" % model_type, tensors)
+    head, t, u, K = 3, 5, 9, 40
+
+    def norm(x, g, b):
+        if layer_norm:
+            c = x - x.mean()
+            return c / np.sqrt(np.mean(c ** 2) + eps) * g + b
+        return x / np.sqrt(np.mean(x ** 2) + eps) * g
+
+    g = f64(gamma) + 1 if gemma else f64(gamma)
+    scale = math.sqrt(hidden) if gemma else 1.0
+    kv = head // (H // Hk)
+    q = f64(wq)[head * hd:(head + 1) * hd] @ norm(f64(emb)[t] * scale, g, f64(beta))
+    k = f64(wk)[kv * hd:(kv + 1) * hd] @ norm(f64(emb)[u] * scale, g, f64(beta))
+    if bias or neox:
+        q, k = q + f64(bq)[head * hd:(head + 1) * hd], k + f64(bk)[kv * hd:(kv + 1) * hd]
+    if qk_norm:
+        q = q / np.sqrt(np.mean(q ** 2) + eps) * (f64(nq) + (1 if gemma else 0))
+        k = k / np.sqrt(np.mean(k ** 2) + eps) * (f64(nk) + (1 if gemma else 0))
+    theta = 10000.0 ** (-np.arange(0, rotary, 2) / rotary)
+    want = [rope_rotate(q, d, theta, False) @ k for d in range(K + 1)]
+    (got,) = ask([{"op": "real_scores", "file": path, "config": cfg, "head": head, "token": t, "key_token": u,
+                   "offsets": K}])
+    check(got.get("offsets") == list(range(K + 1)), "%s real_scores offsets: %s" % (model_type, str(got)[:200]))
+    close(got.get("score", []), want, 1e-9, "%s real_scores" % model_type)
+    return path, cfg
+
+
+scores_path, scores_cfg = scores_case("llama")
+scores_case("qwen2", bias=True)
+scores_case("qwen3", qk_norm=True)
+scores_case("gemma", gemma=True)
+scores_case("stablelm", layer_norm=True, rotary=4, extra={"partial_rotary_factor": 0.5})
+scores_case("gpt_neox", Hk=4, layer_norm=True, neox=True, rotary=4, extra={"rotary_pct": 0.5})
+past, bad_head = ask([
+    {"op": "real_scores", "file": scores_path, "config": scores_cfg, "head": 0, "token": 12, "key_token": 0},
+    {"op": "real_scores", "file": scores_path, "config": scores_cfg, "head": 4, "token": 1, "key_token": 0}])
+check(past.get("error", {}).get("type") == "IndexError", "a token past the vocabulary is an IndexError: %s" % past)
+check("\"head\"" in bad_head.get("error", {}).get("message", ""), "a head past H is refused by name")
+
 print("%d checks, %d failures" % (checks[0], len(failures)))
 sys.exit(1 if failures else 0)

@@ -143,6 +143,9 @@ Expected<HfConfig> hf_config_from_json(const JsonValue& j) {
   c.num_attention_heads = r.integer({"num_attention_heads", "n_head", "n_heads"});
   c.head_dim = r.integer("head_dim");
   c.num_key_value_heads = r.integer("num_key_value_heads");
+  c.rms_norm_eps = r.number("rms_norm_eps");
+  c.layer_norm_eps = r.number("layer_norm_eps");
+  if (!c.layer_norm_eps) c.layer_norm_eps = r.number("layer_norm_epsilon");
   c.max_position_embeddings = r.integer({"max_position_embeddings", "n_positions"});
   c.original_max_position_embeddings = r.integer("original_max_position_embeddings");
   c.rotary_dim = r.integer("rotary_dim");

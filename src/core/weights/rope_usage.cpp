@@ -7,105 +7,18 @@
 #include <functional>
 
 #include "core/base/constants.hpp"
+#include "core/weights/attention_layout.hpp"
 
 namespace rv {
-namespace {
-
-enum class Fused { None, Phi3, NeoX };
-
-// Where a model type keeps layer l's attention weights.
-struct Layout {
-  const char* type;
-  const char* q;       // "{l}" is the layer
-  const char* k;       // empty when fused with q
-  const char* norm;
-  const char* q_norm;  // per-head-dim norms, or empty
-  const char* k_norm;
-  Fused fused = Fused::None;
-  bool gemma = false;  // gamma = 1 + weight
-};
-
-const Layout kLayouts[] = {
-    {"llama", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "", ""},
-    {"mistral", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "", ""},
-    {"mixtral", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "", ""},
-    {"qwen2", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "", ""},
-    {"qwen3", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "model.layers.{l}.self_attn.q_norm.weight",
-     "model.layers.{l}.self_attn.k_norm.weight"},
-    {"gemma", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "", "", Fused::None, true},
-    {"gemma2", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "", "", Fused::None, true},
-    {"gemma3", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "model.layers.{l}.self_attn.q_norm.weight",
-     "model.layers.{l}.self_attn.k_norm.weight", Fused::None, true},
-    {"phi", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "", ""},
-    {"stablelm", "model.layers.{l}.self_attn.q_proj.weight", "model.layers.{l}.self_attn.k_proj.weight",
-     "model.layers.{l}.input_layernorm.weight", "", ""},
-    {"phi3", "model.layers.{l}.self_attn.qkv_proj.weight", "", "model.layers.{l}.input_layernorm.weight", "", "",
-     Fused::Phi3},
-    {"gpt_neox", "gpt_neox.layers.{l}.attention.query_key_value.weight", "",
-     "gpt_neox.layers.{l}.input_layernorm.weight", "", "", Fused::NeoX},
-    {"gptj", "transformer.h.{l}.attn.q_proj.weight", "transformer.h.{l}.attn.k_proj.weight",
-     "transformer.h.{l}.ln_1.weight", "", ""},
-};
-
-std::string at_layer(const char* pattern, int l) {
-  std::string s(pattern);
-  const std::size_t at = s.find("{l}");
-  return at == std::string::npos ? s : s.replace(at, 3, std::to_string(l));
-}
-
-Expected<RowMatrixXd> read_named(Checkpoint& c, const std::string& name) {
-  const TensorInfo* t = c.find(name);
-  if (!t) return bad_request("the checkpoint holds no tensor \"" + name + "\"");
-  return c.read(*t);
-}
-
-// A 1-D weight of `size` entries (a norm), or a BadRequest naming it.
-Expected<Eigen::VectorXd> read_vector(Checkpoint& c, const std::string& name, Eigen::Index size, bool plus_one) {
-  Expected<RowMatrixXd> m = read_named(c, name);
-  if (!m) return m.error();
-  if (m->size() != size)
-    return bad_request("tensor \"" + name + "\" has " + std::to_string(m->size()) + " entries, expected " +
-                       std::to_string(size));
-  Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(m->data(), size);
-  if (plus_one) v.array() += 1.0;
-  return v;
-}
-
-}  // namespace
-
-std::vector<std::string> rope_usage_model_types() {
-  std::vector<std::string> out;
-  for (const Layout& l : kLayouts) out.push_back(l.type);
-  return out;
-}
-
 Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std::vector<int>& layers) {
-  const std::string type = config.model_type.value_or("");
-  const Layout* layout = nullptr;
-  for (const Layout& l : kLayouts)
-    if (type == l.type) layout = &l;
-  if (!layout) {
-    std::string known;
-    for (const Layout& l : kLayouts) known += std::string(known.empty() ? "" : ", ") + l.type;
-    return bad_request("rope_usage does not know model_type \"" + type + "\" (it knows " + known + ")");
-  }
-  Expected<ModelInfo> info = derive_model(config);
-  if (!info) return bad_request("config: " + info.error().message);
-  if (!info->rope) return bad_request("config: model_type \"" + type + "\" has no RoPE");
-  if (!config.num_attention_heads) return bad_request("config: missing num_attention_heads");
-  const RopeModel& rope = *info->rope;
+  Expected<AttentionModel> model = attention_model(config, "rope_usage");
+  if (!model) return model.error();
+  const AttentionLayout* layout = model->layout;
+  const RopeModel& rope = model->rope;
+  const std::string& type = model->type;
   RopeUsage u;
   u.model_type = type;
-  u.heads = int(*config.num_attention_heads);
+  u.heads = model->heads;
   u.head_dim = rope.head_dim;
   u.rotary_dims = rope.rotary_dims;
   u.pairing = rope.pairing;
@@ -137,7 +50,7 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
     Eigen::VectorXd eq = row_energy(*wq), ek;
     int q_base_rows = 0, kv = 0;
     std::function<long long(int, int)> q_row, k_row;
-    if (layout->fused == Fused::None) {
+    if (layout->fused == FusedQkv::None) {
       Expected<RowMatrixXd> wk = read_named(c, at_layer(layout->k, l));
       if (!wk) return wk.error();
       if (wk->cols() != in) return bad_request("\"" + at_layer(layout->k, l) + "\" and the query projection differ in width");
@@ -149,7 +62,7 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
                            "them of key heads, each " + std::to_string(hd) + " wide");
       q_row = [hd](int h, int j) { return (long long)h * hd + j; };
       k_row = q_row;
-    } else if (layout->fused == Fused::Phi3) {
+    } else if (layout->fused == FusedQkv::Phi3) {
       const long long rows = eq.size();
       kv = int((rows / hd - H) / 2);
       if (rows % hd || kv < 1 || (long long)(H + 2 * kv) * hd != rows || H % kv)

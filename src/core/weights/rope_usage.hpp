@@ -22,9 +22,6 @@ struct RopeUsage {
   Eigen::VectorXd q_mean, k_mean;               // [r/2]: means over layers and heads
 };
 
-// The model types whose attention weights rope_usage knows how to find.
-std::vector<std::string> rope_usage_model_types();
-
 // g[l][h][i] = sqrt(sum over the pair's two rows r and the input columns c of (W[r, c] gamma[c] n[r])^2): W the
 // projection as stored ([out, in]), gamma the layer's input-norm weight (1 + weight for gemma, gemma2, gemma3), n the
 // q_norm / k_norm weight by dim within the head (qwen3, gemma3), else 1. `layers` empty: every layer the checkpoint

@@ -1,0 +1,115 @@
+// real_scores: layer 0's q and k of two real tokens and their RoPE score by distance (core/weights/real_scores.hpp).
+#include "core/weights/real_scores.hpp"
+
+#include <cmath>
+
+#include "core/rope/rope.hpp"
+#include "core/weights/attention_layout.hpp"
+
+namespace rv {
+namespace {
+
+// x through the layer's input norm: RMSNorm x / sqrt(mean(x^2) + eps) * gamma, or LayerNorm with its bias.
+Eigen::VectorXd normed(const Eigen::VectorXd& x, const Eigen::VectorXd& gamma, const Eigen::VectorXd* beta,
+                       bool layer_norm, double eps) {
+  if (!layer_norm) return (x / std::sqrt(x.squaredNorm() / double(x.size()) + eps)).cwiseProduct(gamma);
+  const double mean = x.mean();
+  const Eigen::VectorXd centred = x.array() - mean;
+  Eigen::VectorXd y = (centred / std::sqrt(centred.squaredNorm() / double(x.size()) + eps)).cwiseProduct(gamma);
+  if (beta) y += *beta;
+  return y;
+}
+
+}  // namespace
+
+Expected<RealScores> real_scores(Checkpoint& c, const HfConfig& config, int head, long long token,
+                                 long long key_token, int offsets) {
+  Expected<AttentionModel> model = attention_model(config, "real_scores");
+  if (!model) return model.error();
+  const AttentionLayout* layout = model->layout;
+  const RopeModel& rope = model->rope;
+  const int H = model->heads, hd = rope.head_dim;
+  if (head < 0 || head >= H) return bad_request("\"head\" must be in [0, " + std::to_string(H) + "), got " + std::to_string(head));
+  Expected<RowMatrixXd> embed = read_named(c, layout->embed);
+  if (!embed) return embed.error();
+  for (long long t : {token, key_token})
+    if (t < 0 || t >= embed->rows())
+      return Error{"IndexError", "index " + std::to_string(t) + " is out of bounds for dimension 0 with size " +
+                                     std::to_string(embed->rows())};
+  const Eigen::Index width = embed->cols();
+  const double eps = config.rms_norm_eps.value_or(config.layer_norm_eps.value_or(layout->eps));
+  if (!std::isfinite(eps) || eps < 0) return bad_request("config: the norm's eps must be a finite number >= 0");
+  Expected<Eigen::VectorXd> gamma = read_vector(c, at_layer(layout->norm, 0), width, layout->gemma);
+  if (!gamma) return gamma.error();
+  std::optional<Eigen::VectorXd> beta;
+  if (layout->layer_norm) {
+    Expected<Eigen::VectorXd> b = read_vector(c, bias_of(at_layer(layout->norm, 0)), width, false);
+    if (!b) return b.error();
+    beta = *b;
+  }
+  const double scale = layout->gemma ? std::sqrt(double(config.hidden_size.value_or(width))) : 1.0;
+  const auto input = [&](long long t) {
+    return normed(embed->row(t).transpose() * scale, *gamma, beta ? &*beta : nullptr, layout->layer_norm, eps);
+  };
+  // The projection rows of a head: [first, first + hd) of W, plus the bias where the checkpoint has one.
+  const auto project = [&](const std::string& name, long long first, const Eigen::VectorXd& a)
+      -> Expected<Eigen::VectorXd> {
+    Expected<RowMatrixXd> w = read_named(c, name);
+    if (!w) return w.error();
+    if (w->cols() != a.size() || first + hd > w->rows())
+      return bad_request("tensor \"" + name + "\" is [" + std::to_string(w->rows()) + ", " + std::to_string(w->cols()) +
+                         "]: no rows " + std::to_string(first) + ".." + std::to_string(first + hd - 1) + " of width " +
+                         std::to_string(a.size()));
+    Eigen::VectorXd out = w->middleRows(first, hd) * a;
+    if (const TensorInfo* b = c.find(bias_of(name))) {
+      Expected<RowMatrixXd> bias = c.read(*b);
+      if (!bias) return bias.error();
+      if (bias->size() != w->rows()) return bad_request("tensor \"" + b->name + "\" does not match its weight's rows");
+      out += Eigen::Map<const Eigen::VectorXd>(bias->data() + first, hd);
+    }
+    return out;
+  };
+  const std::string q_name = at_layer(layout->q, 0);
+  int Hk = H;
+  long long q_first = (long long)head * hd, k_first = 0;
+  std::string k_name = layout->k[0] ? at_layer(layout->k, 0) : q_name;
+  const TensorInfo* qt = c.find(q_name);
+  const TensorInfo* kt = c.find(k_name);
+  if (!qt || !kt) return bad_request("the checkpoint holds no tensor \"" + (qt ? k_name : q_name) + "\"");
+  const long long k_rows = kt->shape.empty() ? 0 : kt->shape[0];
+  if (layout->fused == FusedQkv::None) {
+    Hk = int(k_rows / hd);
+  } else if (layout->fused == FusedQkv::Phi3) {
+    Hk = int((k_rows / hd - H) / 2);
+  } else {
+    q_first = (long long)head * 3 * hd;
+  }
+  if (Hk < 1 || H % Hk) return bad_request("\"" + k_name + "\" has " + std::to_string(k_rows) + " rows: no key heads of " + std::to_string(hd) + " that divide " + std::to_string(H));
+  const int kv_head = head / (H / Hk);
+  k_first = layout->fused == FusedQkv::None   ? (long long)kv_head * hd
+            : layout->fused == FusedQkv::Phi3 ? (long long)H * hd + (long long)kv_head * hd
+                                              : (long long)kv_head * 3 * hd + hd;
+  Expected<Eigen::VectorXd> q = project(q_name, q_first, input(token));
+  if (!q) return q.error();
+  Expected<Eigen::VectorXd> k = project(k_name, k_first, input(key_token));
+  if (!k) return k.error();
+  RealScores out;
+  out.q = *q;
+  out.k = *k;
+  if (layout->q_norm[0]) {
+    Expected<Eigen::VectorXd> nq = read_vector(c, at_layer(layout->q_norm, 0), hd, layout->gemma);
+    Expected<Eigen::VectorXd> nk = read_vector(c, at_layer(layout->k_norm, 0), hd, layout->gemma);
+    if (!nq) return nq.error();
+    if (!nk) return nk.error();
+    out.q = normed(out.q, *nq, nullptr, false, eps);
+    out.k = normed(out.k, *nk, nullptr, false, eps);
+  }
+  const int r = rope.rotary_dims;
+  const double unrotated = out.q.tail(hd - r).dot(out.k.tail(hd - r));
+  const Eigen::VectorXd qr = out.q.head(r), kr = out.k.head(r);
+  for (int d = 0; d <= offsets; ++d)
+    out.score.push_back(rope_score(qr, kr, double(d), 0.0, rope.inv_freq, rope.pairing) + unrotated);
+  return out;
+}
+
+}  // namespace rv
