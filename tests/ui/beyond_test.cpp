@@ -90,7 +90,7 @@ TEST_CASE("the new panels draw at defaults and extremes, every method and displa
         }
         for (float v : m.sinus.values) REQUIRE(std::isfinite(v));
         CHECK(m.sinus.rows <= rv::kSinusRowsMax);
-        CHECK(m.sinus.cols == ui.app.params.d_head);
+        CHECK(m.sinus.cols == std::min(ui.app.params.d_model(), 2 * rv::kSinusPairsMax));  // PE is d_model wide
         CHECK(std::isfinite(m.precision[1][0].max_angle_err));
         const std::string text = rv::describe(ui.app);  // the visible panel's sentence (sinusoidal, last shown)
         CHECK(text.find("Sinusoidal panel:") != std::string::npos);
@@ -300,25 +300,27 @@ TEST_CASE("precision: the panel's numbers are core's, naive float32 loses about 
 
 TEST_CASE("sinusoidal: the heatmap grid holds core's PE at integer positions, m marked inside the range") {
   Headless ui;
-  ui.set_state("tab_top=5&d_head=16&position=3000");
+  ui.set_state("tab_top=5&d_head=16&position=3000");  // 4 heads: d_model 64
   ui.frames(2);
   const rv::Model& m = ui.app.model;
   CHECK(m.sinus_x_end == rv::field_extent(3000, 10));
   CHECK(m.sinus_x_end >= 3000);
   REQUIRE(m.sinus.rows == rv::kSinusRowsMax);
-  REQUIRE(m.sinus.cols == 16);
-  const rv::RowMatrixXd pe = rv::sinusoidal(16, m.sinus_positions, 10000.0);
+  REQUIRE(m.sinus.cols == 64);
+  const rv::RowMatrixXd pe = rv::sinusoidal(64, m.sinus_positions, 10000.0);
   for (int r : {0, 1, 255, rv::kSinusRowsMax - 1}) {
     CHECK(m.sinus_positions[size_t(r)] == std::round(m.sinus_positions[size_t(r)]));
-    for (int c = 0; c < 16; ++c)  // dims of aliased pairs (theta_i * step > pi) hold 0
-      CHECK(m.sinus.values[size_t(r) * 16 + c] == (m.sinus_aliased[size_t(c / 2)] ? 0.0f : float(pe(r, c))));
+    for (int c = 0; c < 64; ++c)  // dims of aliased pairs (theta_i * step > pi) hold 0
+      CHECK(m.sinus.values[size_t(r) * 64 + c] == (m.sinus_aliased[size_t(c / 2)] ? 0.0f : float(pe(r, c))));
   }
   CHECK(m.sinus_positions.front() == 0.0);
   CHECK(m.sinus_positions.back() == m.sinus_x_end);
-  // Same frequencies as RoPE: dims (2i, 2i+1) = (sin, cos)(pos theta_i).
-  for (int i = 0; i < 8; ++i) {
-    CHECK(m.sinus_at_m[2 * i] == doctest::Approx(std::sin(3000.0 * m.inv_freq[i])).epsilon(1e-12));
-    CHECK(m.sinus_at_m[2 * i + 1] == doctest::Approx(std::cos(3000.0 * m.inv_freq[i])).epsilon(1e-12));
+  // Vaswani's frequencies at width d_model = 64 and base 10,000: dims (2i, 2i+1) = (sin, cos)(pos / 10000^(2i/64)).
+  REQUIRE(m.sinus_at_m.size() == rv::kSinusAtMDims);
+  for (int i = 0; i < rv::kSinusAtMDims / 2; ++i) {
+    const double theta = 1.0 / std::pow(10000.0, 2.0 * i / 64);
+    CHECK(m.sinus_at_m[2 * i] == doctest::Approx(std::sin(3000.0 * theta)).epsilon(1e-12));
+    CHECK(m.sinus_at_m[2 * i + 1] == doctest::Approx(std::cos(3000.0 * theta)).epsilon(1e-12));
   }
   // Few positions: every integer position is a row.
   ui.set_state("position=3");

@@ -40,20 +40,25 @@ void check_field(const rv::Model& m, long long position) {
   }
 }
 
-// The same rule for the sinusoidal heatmap: rows are integer positions at most sinus_step apart.
-void check_sinus(const rv::Model& m, long long position, int d_head) {
+// The same rule for the sinusoidal heatmap: rows are integer positions at most sinus_step apart; its pairs are
+// Vaswani's at width d_model (every pair, or kSinusPairsMax of them evenly spaced), with base 10,000.
+void check_sinus(const rv::Model& m, long long position, int d_model) {
   const rv::Grid& g = m.sinus;
-  REQUIRE(g.cols == d_head);
+  const int drawn = std::min(d_model / 2, rv::kSinusPairsMax);
+  REQUIRE(g.cols == 2 * drawn);
   REQUIRE(size_t(g.rows) == m.sinus_positions.size());
   CHECK(m.sinus_positions.front() <= double(position));
   CHECK(double(position) <= m.sinus_positions.back());
   double spacing = 1.0;
   for (size_t r = 1; r < m.sinus_positions.size(); ++r)
     spacing = std::max(spacing, m.sinus_positions[r] - m.sinus_positions[r - 1]);
-  REQUIRE(m.sinus_aliased.size() == size_t(d_head / 2));
-  for (int i = 0; i < d_head / 2; ++i) {
+  REQUIRE(m.sinus_aliased.size() == size_t(drawn));
+  for (int i = 0; i < drawn; ++i) {
     CAPTURE(i);
-    const bool resolved = m.inv_freq[i] * spacing <= rv::kPi;
+    const int dim = m.sinus_dims[size_t(2 * i)];
+    CHECK(m.sinus_dims[size_t(2 * i + 1)] == dim + 1);
+    CHECK(m.sinus_theta[i] == rv::sinusoidal_theta(d_model, dim / 2, 10000.0));
+    const bool resolved = m.sinus_theta[i] * spacing <= rv::kPi;
     CHECK(m.sinus_aliased[size_t(i)] == !resolved);
     if (!resolved)
       for (int r : {0, g.rows - 1}) CHECK(g.values[size_t(r) * g.cols + 2 * i] == 0.0f);
@@ -103,7 +108,7 @@ TEST_CASE("angle field at m = 1,000,000: a window around m, one column per posit
   check_field(m, 1000000);
   CHECK(m.field_step == 1.0);
   CHECK(m.field_words.find("positions 999,680 to 1,000,191, one column per position") == 0);
-  check_sinus(m, 1000000, 8);
+  check_sinus(m, 1000000, ui.app.params.d_model());
 }
 
 TEST_CASE("angle field and sinusoidal heatmap: resolved rows turn at most pi per sample, the rest flagged") {
@@ -120,7 +125,7 @@ TEST_CASE("angle field and sinusoidal heatmap: resolved rows turn at most pi per
         ui.set_state(state);
         ui.frames(1);
         check_field(ui.app.model, std::atoll(pos));
-        check_sinus(ui.app.model, std::atoll(pos), std::atoi(d));
+        check_sinus(ui.app.model, std::atoll(pos), ui.app.params.d_model());
         for (bool a : ui.app.model.field_aliased) flagged += a;
       }
   CHECK(flagged > 0);  // the overview does flag some fast pairs: the rule is exercised both ways

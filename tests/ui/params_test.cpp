@@ -163,12 +163,13 @@ TEST_CASE("model: steady frames rebuild nothing, a change rebuilds exactly its d
   CHECK(rebuilt(before, m).empty());
   CHECK(m.updates - updates <= 2 * 10);  // at the start of frame() and after the controls, no more
 
-  // Moving m: its lookup, rotation, token, precision and probes; not the curves, table or field.
+  // Moving m: its lookup, rotation, token, precision, PE[m] and probes; not the curves, table or field.
   std::vector<std::string> notes;
   rv::set_param(ui.app.params, "position", "6", notes);
   ui.frames(3);
   CHECK(rebuilt(before, m) ==
-        std::map<std::string, int>{{"lookup", 1}, {"rotate", 1}, {"token", 1}, {"precision", 1}, {"probes", 1}});
+        std::map<std::string, int>{
+            {"lookup", 1}, {"rotate", 1}, {"token", 1}, {"precision", 1}, {"sinus_at_m", 1}, {"probes", 1}});
 
   before = builds(m);
   rv::set_param(ui.app.params, "offsets", "128", notes);
@@ -181,11 +182,17 @@ TEST_CASE("model: steady frames rebuild nothing, a change rebuilds exactly its d
   CHECK(rebuilt(before, m) == std::map<std::string, int>{{"scaling", 1}});
 
   before = builds(m);
-  rv::set_param(ui.app.params, "heads", "2", notes);  // d changes: the table and what reads it
+  rv::set_param(ui.app.params, "heads", "2", notes);  // d changes: the table, the sinusoidal PE and what reads them
   ui.frames(3);
-  CHECK(rebuilt(before, m) ==
-        std::map<std::string, int>{
-            {"table", 1}, {"lookup", 1}, {"token", 1}, {"shapes", 1}, {"probes", 1}, {"budget", 1}, {"alibi", 1}});
+  CHECK(rebuilt(before, m) == std::map<std::string, int>{{"table", 1},
+                                                         {"lookup", 1},
+                                                         {"token", 1},
+                                                         {"sinusoidal", 1},
+                                                         {"sinus_at_m", 1},
+                                                         {"shapes", 1},
+                                                         {"probes", 1},
+                                                         {"budget", 1},
+                                                         {"alibi", 1}});
   CHECK(notes.empty());
 
   before = builds(m);

@@ -2,6 +2,7 @@
 // match against sequence length past the training length, with the training losses and a summary per method.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "app/panels/panel_views.hpp"
@@ -141,20 +142,51 @@ void run_controls(App& app) {
   ImGui::PopTextWrapPos();
 }
 
+// A share of test sequences as the whole percent their number supports (core's format_percent), or a loss.
 void cell(const std::optional<double>& v, bool percent = true) {
   ImGui::TableNextColumn();
+  char buf[28];
   if (!v)
     ImGui::TextDisabled("—");
+  else if (percent)
+    ImGui::TextUnformatted(format_percent(*v, buf, sizeof buf));
   else
-    ImGui::TextUnformatted(percent ? (format_sig(100 * *v, 3) + "%").c_str() : format_sig(*v, 3).c_str());
+    ImGui::TextUnformatted(format_sig(*v, 3).c_str());
 }
 
-// Per method: mean exact match inside the training length, just past it and far past it; the final loss.
-void summary_table(const LabResult& r) {
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("lab_summary", 5, flags)) return;
-  const int L = r.options.train_len;
-  for (const char* name : {"method", "1..L", "L+1..2L", "2L+1..4L", "loss"}) ImGui::TableSetupColumn(name);
+// Steps a method trained: fewer than the cap when it stopped at the bar, the cap (marked) when it never got there.
+void steps_cell(const LabMethodResult& m, const LabOptions& o) {
+  ImGui::TableNextColumn();
+  char buf[48], count[28];
+  format_count(m.steps_run, count, sizeof count);
+  const bool capped = !m.reached_bar && m.steps_run >= o.steps;
+  std::snprintf(buf, sizeof buf, "%s%s", count, capped ? " (max)" : "");
+  ImGui::TextUnformatted(buf);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(m.reached_bar ? "stopped here: every training size at the bar" : "not at the bar (yet)");
+}
+
+// Per method: mean exact match inside the training length, just past it and far past it; the final loss and the
+// steps trained. Sized to its rows, so six methods and a scaled row show whole; scroll_x leaves room to scroll it
+// sideways (a phone).
+void summary_table(const LabResult& r, float scale, bool scroll_x) {
+  const LabOptions& o = r.options;
+  const int L = o.train_len;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float row_h = ImGui::GetTextLineHeight() + 2.0f * style.CellPadding.y + 1.0f;  // a row and its border
+  int rows = 1;
+  for (const LabMethodResult& m : r.methods) rows += m.accuracy_scaled.empty() ? 1 : 2;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_NoHostExtendY;
+  const float scrollbar = scroll_x ? style.ScrollbarSize : 0.0f;  // room for a sideways scrollbar
+  if (!ImGui::BeginTable("lab_summary", 6, flags, ImVec2(0.0f, rows * row_h + scrollbar + 2.0f * scale))) return;
+  char inside[24], near[24], far[24];
+  std::snprintf(inside, sizeof inside, "1–%d", L);  // sizes n (the note under the table says so)
+  std::snprintf(near, sizeof near, "%d–%d", L + 1, 2 * L);
+  std::snprintf(far, sizeof far, "%d–%d", 2 * L + 1, 4 * L);
+  for (const char* name : {"method", static_cast<const char*>(inside), static_cast<const char*>(near),
+                           static_cast<const char*>(far), "loss", "steps"})
+    ImGui::TableSetupColumn(name);
   ImGui::TableHeadersRow();
   for (const LabMethodResult& m : r.methods) {
     const LabSummary s = lab_summary(m, L);
@@ -166,6 +198,7 @@ void summary_table(const LabResult& r) {
     cell(s.near);
     cell(s.far);
     cell(s.final_loss, false);
+    steps_cell(m, o);
     if (m.accuracy_scaled.empty()) continue;
     const LabSummary z = lab_summary(m, L, true);  // the same weights, scaled frequencies
     char label[48];
@@ -176,8 +209,39 @@ void summary_table(const LabResult& r) {
     cell(z.near);
     cell(z.far);
     cell(std::nullopt, false);
+    cell(std::nullopt, false);
   }
   ImGui::EndTable();
+}
+
+// The summary's width: its widest cells in each of the six columns, their padding and borders, the child's padding.
+float summary_width() {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float w = 2.0f * style.WindowPadding.x + 6.0f * (2.0f * style.CellPadding.x + 1.0f);
+  for (const char* widest : {"sinusoidal", "100%", "100%", "100%", "0.00000", "100,000 (max)"})
+    w += ImGui::CalcTextSize(widest).x;
+  return w;
+}
+
+// Under the table: what a cell's percent is a share of, and why the methods' step counts differ.
+void summary_note(const LabResult& r) {
+  const LabOptions& o = r.options;
+  char per[28], cap[28], every[28], bar[28];
+  format_count(o.eval_count, per, sizeof per);
+  format_count(o.steps, cap, sizeof cap);
+  format_count(o.check_every, every, sizeof every);
+  format_percent(kLabBar, bar, sizeof bar);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("Exact match at sizes n, trained on 1–%d only: %s test sequences per size, in whole percents "
+                      "(what %s sequences can tell apart).",
+                      o.train_len, per, per);
+  if (o.check_every > 0)
+    ImGui::TextDisabled("Steps differ by method: each stops once every training size is at the bar (%s exact match, "
+                        "checked every %s steps), at most %s; max: never reached it.",
+                        bar, every, cap);
+  else
+    ImGui::TextDisabled("Every method trains all %s steps (no bar check: check_every 0).", cap);
+  ImGui::PopTextWrapPos();
 }
 
 // The learned method's result, or null.
@@ -200,18 +264,19 @@ void accuracy_readout(const LabResult& r, int n) {
     if (n < 1 || n > int(m.accuracy.size())) continue;
     const auto& a = m.accuracy[size_t(n - 1)];
     const auto& t = m.token_accuracy[size_t(n - 1)];
+    char exact[24], tokens[24];
     if (a)
-      ImGui::TextColored(theme::vec(colour_of(m.method)), "%s: exact %s%%, tokens %s%%", position_method_name(m.method),
-                         format_sig(100 * *a, 3).c_str(), format_sig(100 * t.value_or(0), 3).c_str());
+      ImGui::TextColored(theme::vec(colour_of(m.method)), "%s: exact %s, answers %s", position_method_name(m.method),
+                         format_percent(*a, exact, sizeof exact), format_percent(t.value_or(0), tokens, sizeof tokens));
     else
       ImGui::TextColored(theme::vec(theme::kError), "%s: %s", position_method_name(m.method),
                          m.error.value_or("no number").c_str());
     if (n > int(m.accuracy_scaled.size()) || !m.accuracy_scaled[size_t(n - 1)]) continue;
     char label[48];
-    ImGui::TextColored(theme::vec(scaled_colour(m.method)), "%s: exact %s%%, tokens %s%%",
+    ImGui::TextColored(theme::vec(scaled_colour(m.method)), "%s: exact %s, answers %s",
                        lab_scaled_label(r.options, label, sizeof label),
-                       format_sig(100 * *m.accuracy_scaled[size_t(n - 1)], 3).c_str(),
-                       format_sig(100 * m.token_accuracy_scaled[size_t(n - 1)].value_or(0), 3).c_str());
+                       format_percent(*m.accuracy_scaled[size_t(n - 1)], exact, sizeof exact),
+                       format_percent(m.token_accuracy_scaled[size_t(n - 1)].value_or(0), tokens, sizeof tokens));
   }
 }
 
@@ -226,6 +291,8 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
   if (!plot::begin_plot("lab_accuracy", size, spec)) return;
   plot::plot_vspan(0.5, L + 0.5, IM_COL32(255, 255, 255, 14));
   plot::plot_vline(L + 0.5, theme::kMuted, "trained up to here");
+  // Guessing one of the kLabSymbols symbols gets 1 answer in kLabSymbols right (a whole answer far less often).
+  if (per_token) plot::plot_hline(1.0 / kLabSymbols, theme::kMuted, "chance");
   for (const LabMethodResult& m : r.methods) {
     const int failing = first_failing(m);
     const int n = failing ? failing - 1 : int(m.accuracy.size());
@@ -328,6 +395,40 @@ std::string lab_intro() {
          "init first.";
 }
 
+namespace {
+
+// The view pickers and the chosen view of a run: accuracy, per answer, loss, attention, KV cache, learned rows.
+void views(App& app) {
+  int& view = app.ui.lab_view;
+  const LabResult& r = app.lab.run->result();
+  const bool inside = !app.lab.run->trained().empty();  // a trained model to look into
+  const LabMethodResult* learned = learned_of(r);
+  const bool rows = learned && !learned->table_row_change.empty();  // learned has finished training
+  bool first = true;
+  for (int v = 0; v < int(std::size(kLabViews)); ++v) {
+    if ((v == kViewAttention || v == kViewKv) && !inside) continue;
+    if (v == kViewTable && !rows) continue;
+    if (!first) same_line_if_fits(ImGui::CalcTextSize(kLabViews[v]).x + ImGui::GetFrameHeight() * 2);
+    first = false;
+    if (ImGui::RadioButton(kLabViews[v], view == v)) view = v;
+    record_rect(app.ui, kLabViewRects[v]);
+  }
+  if ((!inside && (view == kViewAttention || view == kViewKv)) || (!rows && view == kViewTable)) view = 0;
+  const ImVec2 size = ImGui::GetContentRegionAvail();
+  if (view == kViewTable)
+    table_rows_plot(r, *learned, size);
+  else if (view == kViewKv)
+    lab_kv_view(app);
+  else if (view == kViewAttention)
+    lab_attention_view(app);
+  else if (view == 2)
+    loss_plot(r, size);
+  else
+    accuracy_plot(r, size, view == 1);
+}
+
+}  // namespace
+
 void show_lab(App& app) {
   // Settings on the left, plots on the right; on a phone the settings above the plots (the panel scrolls).
   const float scale = app.ui.scale;
@@ -336,40 +437,28 @@ void show_lab(App& app) {
   if (!narrow) ImGui::BeginChild("lab_settings", ImVec2(left, 0), false, kChildFlags);
   settings(app);
   run_controls(app);
-  if (app.lab.run) summary_table(app.lab.run->result());
+  if (narrow && app.lab.run) {  // one column: the results under the controls, the panel scrolls (its x too)
+    summary_table(app.lab.run->result(), scale, summary_width() > ImGui::GetContentRegionAvail().x);
+    summary_note(app.lab.run->result());
+  }
   if (!narrow) ImGui::EndChild();
   if (!narrow) ImGui::SameLine();
   ImGui::BeginChild("lab_plots", ImVec2(0, narrow ? 0.6f * ImGui::GetIO().DisplaySize.y : 0.0f), false, kChildFlags);
   if (!app.lab.run) {
     static const std::string intro = lab_intro();  // constant text, built once
     ImGui::TextWrapped("%s", intro.c_str());
-  } else {
-    int& view = app.ui.lab_view;
-    const LabResult& r = app.lab.run->result();
-    const bool inside = !app.lab.run->trained().empty();  // a trained model to look into
-    const LabMethodResult* learned = learned_of(r);
-    const bool rows = learned && !learned->table_row_change.empty();  // learned has finished training
-    bool first = true;
-    for (int v = 0; v < int(std::size(kLabViews)); ++v) {
-      if ((v == kViewAttention || v == kViewKv) && !inside) continue;
-      if (v == kViewTable && !rows) continue;
-      if (!first) same_line_if_fits(ImGui::CalcTextSize(kLabViews[v]).x + ImGui::GetFrameHeight() * 2);
-      first = false;
-      if (ImGui::RadioButton(kLabViews[v], view == v)) view = v;
-      record_rect(app.ui, kLabViewRects[v]);
-    }
-    if ((!inside && (view == kViewAttention || view == kViewKv)) || (!rows && view == kViewTable)) view = 0;
-    const ImVec2 size = ImGui::GetContentRegionAvail();
-    if (view == kViewTable)
-      table_rows_plot(r, *learned, size);
-    else if (view == kViewKv)
-      lab_kv_view(app);
-    else if (view == kViewAttention)
-      lab_attention_view(app);
-    else if (view == 2)
-      loss_plot(r, size);
-    else
-      accuracy_plot(r, size, view == 1);
+  } else if (narrow) {
+    views(app);
+  } else {  // the results beside the plots, sized to their rows: every method and column shown whole
+    const float results = std::min(summary_width(), 0.45f * ImGui::GetContentRegionAvail().x);
+    ImGui::BeginChild("lab_results", ImVec2(results, 0), false, kChildFlags);
+    summary_table(app.lab.run->result(), scale, false);
+    summary_note(app.lab.run->result());
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("lab_views", ImVec2(0, 0), false, kChildFlags);
+    views(app);
+    ImGui::EndChild();
   }
   ImGui::EndChild();
 }
@@ -381,12 +470,18 @@ std::string describe_lab(const App& app) {
                     std::to_string(4 * app.params.train_len) + ". " + lab_status(app) + ".";
   if (!app.lab.run) return out;
   const LabResult& r = app.lab.run->result();
+  char a[24], b[24];
   for (const LabMethodResult& m : r.methods) {
     const LabSummary s = lab_summary(m, r.options.train_len);
     out += " " + std::string(position_method_name(m.method)) + ": exact match " +
-           (s.inside ? format_sig(100 * *s.inside, 3) + "%" : std::string("none yet")) + " inside training, " +
-           (s.near ? format_sig(100 * *s.near, 3) + "%" : std::string("no number")) + " just past it" +
-           (m.error ? " (" + *m.error + ")" : std::string()) + ".";
+           (s.inside ? std::string(format_percent(*s.inside, a, sizeof a)) : std::string("none yet")) +
+           " inside training, " +
+           (s.near ? std::string(format_percent(*s.near, b, sizeof b)) : std::string("no number")) + " just past it" +
+           (m.error ? " (" + *m.error + ")" : std::string()) + "; trained " + format_count(m.steps_run) + " steps" +
+           (m.reached_bar                    ? " (stopped at the bar)"
+            : m.steps_run >= r.options.steps ? " (never at the bar)"
+                                             : "") +
+           ".";
     if (const int trained = lab_trained_positions(r.options); int(m.table_row_change.size()) > trained)
       out += " Its table has " + std::to_string(m.table_row_change.size()) + " rows; rows " + std::to_string(trained) +
              " to " + std::to_string(m.table_row_change.size() - 1) + " were never trained: they moved " +
@@ -397,8 +492,9 @@ std::string describe_lab(const App& app) {
     const LabSummary z = lab_summary(m, r.options.train_len, true);
     char label[48];
     out += " " + std::string(lab_scaled_label(r.options, label, sizeof label)) + " (the same weights, scaled): " +
-           (z.inside ? format_sig(100 * *z.inside, 3) + "%" : std::string("none yet")) + " inside training, " +
-           (z.near ? format_sig(100 * *z.near, 3) + "%" : std::string("no number")) + " just past it.";
+           (z.inside ? std::string(format_percent(*z.inside, a, sizeof a)) : std::string("none yet")) +
+           " inside training, " +
+           (z.near ? std::string(format_percent(*z.near, b, sizeof b)) : std::string("no number")) + " just past it.";
   }
   return out;
 }

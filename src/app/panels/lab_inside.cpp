@@ -153,10 +153,15 @@ void lab_kv_view(App& app) {
   ImGui::Text("Greedy decode with a KV cache: worst |cached - full recompute| %s of the logits%s.",
               format_sig(kv.worst_logit_diff, 2).c_str(),
               rope ? (", cached keys vs RoPE(k, own position): " + format_sig(kv.worst_key_diff, 2)).c_str() : "");
-  ImGui::TextDisabled(rope ? "Each key is rotated once, at its own position, before it is cached; a later query "
-                             "rotates only itself. Rotating cached keys again would be off by the last column."
-                           : "Only RoPE rotates keys; this method's keys carry no position (ALiBi and T5 add it to "
-                             "the score, learned and sinusoidal to the input).");
+  ImGui::TextDisabled(
+      rope ? "Each key is rotated once, at its own position p, before it is cached; a later query "
+             "rotates only itself. Rotating a cached key again would rotate it by its position twice "
+             "(by 2p): the last column is how far that key would then be from RoPE(k, p), relative to |k|."
+           : "Only RoPE rotates the keys by their position, so only RoPE's cache must not be rotated "
+             "again. This method's keys still carry position: learned and sinusoidal add it to the "
+             "input, so k = W_k (x + P[p]); ALiBi and T5 add a bias to the score, and in later layers "
+             "a causal model's keys can carry position even with ALiBi or none (Haviv et al. 2022). "
+             "The cache stores the keys as computed; nothing is rotated.");
   if (kv.error) ImGui::TextColored(theme::vec(theme::kError), "%s", kv.error->full().c_str());
   ImGui::PopTextWrapPos();
   decoded_line(kv, in.sequence);

@@ -184,9 +184,20 @@ void embedding_sum(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   const float width = ImGui::GetContentRegionAvail().x;
-  ImGui::Text("embedding[%lld] = E[token %lld] + P[%lld]", p.position, m.token, p.position);
-  ImGui::SameLine();
-  ImGui::TextDisabled("shape [B, T, d] = [%d, %d, %d]", p.batch, p.seq_len, p.d_model());
+  // The row for the token at position m, and the embedding it is a row of: a batch of T = seq_len tokens holds
+  // positions 0 to T - 1, so past them the shape is that of a batch whose last position is m (T = m + 1).
+  const bool hypothetical = m.real && !m.real->info.absolute;  // a RoPE model: the table its context would need
+  ImGui::Text("token at position m = %lld: E[token %lld] + P[%lld]%s", p.position, m.token, p.position,
+              hypothetical ? " (hypothetical table)" : "");
+  char shape[160], count[28];
+  if (p.position < p.seq_len)
+    std::snprintf(shape, sizeof shape, "row t = %lld of embedding [B, T, d] = [%d, %d, %d]", p.position, p.batch,
+                  p.seq_len, p.d_model());
+  else
+    std::snprintf(shape, sizeof shape, "one row of [B, T, d] = [%d, %s, %d]: a batch whose last position is m", p.batch,
+                  format_count(p.position + 1, count, sizeof count), p.d_model());
+  same_line_if_fits(ImGui::CalcTextSize(shape).x);
+  ImGui::TextDisabled("%s", shape);
   const double absmax = std::max(1e-12, 2.0 * m.table_absmax);
   const int d = p.d_model();
   value_strip("E[token]", m.e_row.data(), d, absmax, width, theme::kMuted);

@@ -1,7 +1,8 @@
-// Sinusoidal position encoding (Vaswani et al. 3.5): PE[pos, 2i] = sin(pos / base^(2i/d)),
-// PE[pos, 2i+1] = cos(...), from core's sinusoidal(), as a heatmap over positions (down) and dims
-// (across) with position m marked. Drawn at width d_head, so dims 2i, 2i+1 use exactly RoPE's theta_i;
-// dims whose pair turns more than π between rows are hatched rather than drawn as false stripes.
+// Sinusoidal position encoding (Vaswani et al. 3.5): PE[pos, 2i] = sin(pos / 10000^(2i/d_model)),
+// PE[pos, 2i+1] = cos(...), from core's sinusoidal_columns, as a heatmap over positions (down) and dims (across)
+// with position m marked. Drawn as it is added to the input: at width d_model = h x d_head with base 10,000 (not
+// RoPE's d_head and base); a wide model's dims are sampled by pairs. Dims whose pair turns more than π between rows
+// are hatched rather than drawn as false stripes.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -34,14 +35,33 @@ void sinus_tooltip(const Model& m, const HeatFrame& f) {
   const int r = std::clamp(int(uv.y * m.sinus.rows), 0, m.sinus.rows - 1);
   const int c = std::clamp(int(uv.x * m.sinus.cols), 0, m.sinus.cols - 1);
   char last[96];
+  const int dim = m.sinus_dims[size_t(c)];
   if (m.sinus_aliased[size_t(c / 2)])
     std::snprintf(last, sizeof last, "aliased at this zoom: θᵢ·Δpos = %s rad > π per row",
-                  format_sig(m.base_inv_freq[c / 2] * m.sinus_step, 3).c_str());
+                  format_sig(m.sinus_theta[c / 2] * m.sinus_step, 3).c_str());
   else
     std::snprintf(last, sizeof last, "PE = %s", format_sig(m.sinus.values[size_t(r) * m.sinus.cols + c], 8).c_str());
   ImGui::SetTooltip("pos = %s, dim %d (%s of pair %d)\n%s",
-                    format_count((long long)m.sinus_positions[size_t(r)]).c_str(), c, c % 2 == 0 ? "sin" : "cos", c / 2,
-                    last);
+                    format_count((long long)m.sinus_positions[size_t(r)]).c_str(), dim, dim % 2 == 0 ? "sin" : "cos",
+                    dim / 2, last);
+}
+
+// With a real model: it does not use this encoding; the heatmap is what the sinusoidal encoding of its width would be.
+void model_note(const App& app) {
+  const Model& m = app.model;
+  if (!m.real) return;
+  const RealModel& r = *m.real;
+  char width[28], hidden[28];
+  format_count(app.params.d_model(), width, sizeof width);
+  format_count(r.hidden, hidden, sizeof hidden);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored(theme::vec(theme::kLearned),
+                     "%s does not use this encoding (it uses %s): this is what Vaswani et al.'s sinusoidal encoding of "
+                     "its width d_model = h × d_head = %s would be.%s%s%s",
+                     r.name.c_str(), r.info.rope ? "RoPE" : "a learned table", width,
+                     r.hidden != app.params.d_model() ? " Its hidden size is " : "",
+                     r.hidden != app.params.d_model() ? hidden : "", r.hidden != app.params.d_model() ? "." : "");
+  ImGui::PopTextWrapPos();
 }
 
 }  // namespace
@@ -49,19 +69,27 @@ void sinus_tooltip(const Model& m, const HeatFrame& f) {
 void show_sinusoidal(App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  ImGui::TextColored(theme::vec(theme::kRope), "PE[pos, 2i] = sin(pos·θᵢ), PE[pos, 2i+1] = cos(pos·θᵢ)");
+  char width[28];
+  format_count(p.d_model(), width, sizeof width);
+  ImGui::PushTextWrapPos(0.0f);  // a phone wraps the formula rather than clip it
+  ImGui::TextColored(theme::vec(theme::kRope),
+                     "PE[pos, 2i] = sin(pos·θᵢ), PE[pos, 2i+1] = cos(pos·θᵢ), θᵢ = 10000^(−2i/d)");
+  ImGui::PopTextWrapPos();
   formula_tip(
       "Vaswani et al. 2017, 3.5: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = "
-      "cos(pos / 10000^(2i/d_model)), added to the token embeddings before the first layer. Drawn at width "
-      "d_head so its frequencies are RoPE's θᵢ; a model of width d_model would use 2i/d_model. Far from 0 the "
-      "rows are a window around m, one per position; dims whose angle turns more than π between rows are hatched. "
-      "Sinusoidal PE is added to the input once; RoPE rotates Q and K in every layer, so q·k sees only m − n.");
+      "cos(pos / 10000^(2i/d_model)), added to the token embeddings before the first layer, so its width is the "
+      "model's d_model = h × d_head and its base their 10,000. RoPE's θᵢ = base^(−2i/d_head) use the head width and "
+      "the model's base instead: the two share frequencies only when d_model = d_head and base = 10,000. Far from 0 "
+      "the rows are a window around m, one per position; dims whose angle turns more than π between rows are "
+      "hatched. Sinusoidal PE is added to the input once; RoPE rotates Q and K in every layer, so q·k sees only m − "
+      "n.");
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled(
-      "θᵢ = %s^(−2i/%d), RoPE's frequencies: dims (2i, 2i+1) hold (sin, cos) of the angle pos·θᵢ that RoPE "
-      "rotates pair i by. Added to the input once; RoPE rotates Q and K in every layer.",
-      format_sig(p.base).c_str(), p.d_head);
+      "At the input width d = d_model = h × d_head = %d × %d = %s, base 10,000, as Vaswani et al. add it to the "
+      "token embeddings, once. RoPE instead rotates Q and K (width d_head = %d, base %s) in every layer.",
+      p.heads, p.d_head, width, p.d_head, format_sig(p.base).c_str());
   ImGui::PopTextWrapPos();
+  model_note(app);
 
   char pe_m[96] = "";
   if (m.sinus_at_m.size() >= 2)
@@ -86,10 +114,17 @@ void show_sinusoidal(App& app) {
 }
 
 std::string describe_sinusoidal(const App& app) {
-  return "Sinusoidal panel: Vaswani's sin and cos position encoding over positions " + format_sig(app.model.sinus_x0) +
-         " to " + format_sig(app.model.sinus_x_end) + " and " + plural(app.params.d_head, "dim", "dims") +
-         ", with position m marked; it uses RoPE's frequencies theta_i but is added to the input once, while RoPE "
-         "rotates Q and K.";
+  const Model& m = app.model;
+  std::string out = "Sinusoidal panel: Vaswani's sin and cos position encoding over positions " +
+                    format_sig(m.sinus_x0) + " to " + format_sig(m.sinus_x_end) +
+                    " at the input width d_model = " + format_count(app.params.d_model()) +
+                    " with base 10,000, with position m marked; it is added to "
+                    "the input once, while RoPE rotates Q and K (width d_head, base " +
+                    format_sig(app.params.base) + ") in every layer.";
+  if (m.real)
+    out += " " + m.real->name + " does not use it (it uses " + (m.real->info.rope ? "RoPE" : "a learned table") +
+           "): this is what the sinusoidal encoding of its width would be.";
+  return out;
 }
 
 }  // namespace rv

@@ -31,13 +31,20 @@ void show_position_test(App& app) {
   same_line_if_fits(ImGui::CalcTextSize(rope).x + 16.0f);
   ImGui::TextColored(theme::vec(theme::kRope), "%s", rope);
   // The learned table's line, wrapped to the width: in a red box when the lookup fails (other frameworks on hover).
-  char text[320];
+  // A RoPE model has no table: the line is about the one its context would need, as the Learned table panel says.
+  char text[400], rows[28], hypothetical[200] = "";
+  format_count(p.max_position, rows, sizeof rows);
+  if (m.real && !m.real->info.absolute)
+    std::snprintf(hypothetical, sizeof hypothetical,
+                  " (hypothetical: %s has no such table, RoPE adds 0 parameters; this is the table its %s-position "
+                  "context would need)",
+                  m.real->name.c_str(), rows);
   if (m.lookup_error)
-    std::snprintf(text, sizeof text, "Learned table: %s", m.lookup_message.c_str());
+    std::snprintf(text, sizeof text, "Learned table%s: %s", hypothetical, m.lookup_message.c_str());
   else
-    std::snprintf(text, sizeof text, "Learned table: serves m = %s with row P[%lld] of %s, width d = %d",
-                  format_count(p.position, at_m, sizeof at_m), p.position,
-                  plural(p.max_position, "row", "rows").c_str(), p.d_model());
+    std::snprintf(text, sizeof text, "Learned table%s: %s m = %s with row P[%lld] of %s %s, width d = %d", hypothetical,
+                  hypothetical[0] ? "would serve" : "serves", format_count(p.position, at_m, sizeof at_m), p.position,
+                  rows, p.max_position == 1 ? "row" : "rows", p.d_model());
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x, pad = 6.0f;
   const float h = ImGui::CalcTextSize(text, nullptr, false, w - 2 * pad).y + ImGui::GetStyle().ItemSpacing.y + 2.0f;

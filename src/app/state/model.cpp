@@ -42,6 +42,10 @@ void build_decay(const Params& p, Model& m) {
   rope_score_bound_curve(m.q, m.k, m.inv_freq, p.pairing, -p.offsets, p.offsets, m.bound, m.roformer_bound);
   for (std::vector<double>* bound : {&m.bound, &m.roformer_bound})
     for (double& b : *bound) b *= score_scale(m);
+  m.bound_max = m.bound.empty() ? 0.0 : *std::max_element(m.bound.begin(), m.bound.end());
+  m.roformer_max = m.roformer_bound.empty() ? 0.0 : *std::max_element(m.roformer_bound.begin(), m.roformer_bound.end());
+  // Cauchy-Schwarz: a rotation keeps norms, so |<RoPE(q, m), RoPE(k, n)>| <= |q| |k| at every offset.
+  m.cauchy_schwarz = m.q.norm() * m.k.norm() * score_scale(m);
 }
 
 // score(anchor + r, anchor) at two anchors, and their spread.
@@ -57,6 +61,13 @@ void build_curves(const Params& p, Model& m) {
   for (std::vector<double>* curve : {&m.curve_a, &m.curve_b})
     for (double& v : *curve) v *= score_scale(m);
   m.relative_spread *= score_scale(m);
+  double sum_sq = 0.0;
+  m.curve_absmax = 0.0;
+  for (double v : m.curve_a) {
+    m.curve_absmax = std::max(m.curve_absmax, std::abs(v));
+    sum_sq += v * v;
+  }
+  m.curve_rms = m.curve_a.empty() ? 0.0 : std::sqrt(sum_sq / double(m.curve_a.size()));
   m.curve_version = ++m.versions;
 }
 
@@ -146,16 +157,17 @@ void build_token(const Params& p, Model& m) {
 }
 
 // The angle field's and the sinusoidal heatmap's windows (position_window): derived inputs, so a drag inside a
-// window rebuilds nothing. Both reach the slowest pair that rotates.
+// window rebuilds nothing. Each reaches its own slowest pair.
 double slowest_rotating(const Model& m) {
   return m.inv_freq.head(m.rotary_pairs).minCoeff();
 }
 PositionWindow field_window(const Params& p, const Model& m) {
   return position_window(p.position, p.max_position, kFieldColumns, slowest_rotating(m));
 }
-PositionWindow sinus_window(const Params& p, const Model& m) {
+// The sinusoidal heatmap's window reaches its own slowest pair: Vaswani's encoding at width d_model, base 10,000.
+PositionWindow sinus_window(const Params& p, const Model&) {
   const int rows = int(std::min<double>(kSinusRowsMax, field_extent(p.position, p.max_position) + 1));
-  return position_window(p.position, p.max_position, rows, slowest_rotating(m));
+  return position_window(p.position, p.max_position, rows, sinusoidal_theta(p.d_model(), p.d_model() / 2 - 1));
 }
 // What a window's pieces key on: where it starts and ends and its step.
 std::tuple<double, double, double> span(const PositionWindow& w) {
@@ -255,37 +267,55 @@ void build_precision(const Params& p, double position, PrecisionReport (&out)[2]
 void build_precision_at_m(const Params& p, Model& m) {
   build_precision(p, double(p.position), m.precision);
   m.precision_version = ++m.versions;
-  m.sinus_at_m = sinusoidal(p.d_head, {double(p.position)}, p.base).row(0);  // [d_head]
+}
+// The first dims of PE[m] at width d_model (the sinusoidal panel's read-out), from core's sinusoidal_columns.
+void build_sinus_at_m(const Params& p, Model& m) {
+  const int d = p.d_model();
+  std::vector<int> dims(std::size_t(std::min(d, kSinusAtMDims)));
+  for (std::size_t j = 0; j < dims.size(); ++j) dims[j] = int(j);
+  m.sinus_at_m = sinusoidal_columns(d, {double(p.position)}, dims).row(0);  // [min(d, kSinusAtMDims)]
 }
 void build_precision_context(const Params& p, Model& m) {
   build_precision(p, double(p.max_position), m.precision_context);
 }
 
-// PE at the window's positions rounded to integers (every position when there are few), width
-// d_head; dims of pairs the spacing cannot resolve hold 0 and are flagged.
+// Vaswani's PE (width d_model = h x d_head, base 10,000) at the window's positions rounded to integers (every
+// position when there are few), from core's sinusoidal_columns: every dim when d_model / 2 <= kSinusPairsMax, else
+// kSinusPairsMax pairs evenly spaced from the first to the last, each its sin and cos. Dims of pairs the row spacing
+// cannot resolve hold 0 and are flagged.
 void build_sinusoidal(const Params& p, Model& m) {
   const PositionWindow w = sinus_window(p, m);
-  const int rows = w.count;
+  const int rows = w.count, d = p.d_model(), pairs = d / 2, drawn = std::min(pairs, kSinusPairsMax);
   m.sinus_positions.resize(size_t(rows));
   m.sinus_step = 1.0;
   for (int r = 0; r < rows; ++r) {
     m.sinus_positions[size_t(r)] = std::round(w.at(r));
     if (r > 0) m.sinus_step = std::max(m.sinus_step, m.sinus_positions[size_t(r)] - m.sinus_positions[size_t(r) - 1]);
   }
-  m.sinus_aliased = aliased_pairs(m.base_inv_freq, m.sinus_step);
-  const RowMatrixXd pe = sinusoidal(p.d_head, m.sinus_positions, p.base);  // [rows, d_head]
+  m.sinus_dims.resize(size_t(2 * drawn));
+  m.sinus_theta.resize(drawn);
+  for (int k = 0; k < drawn; ++k) {
+    const int i = drawn == pairs ? k : int(std::llround(double(k) * (pairs - 1) / std::max(1, drawn - 1)));
+    m.sinus_dims[size_t(2 * k)] = 2 * i;
+    m.sinus_dims[size_t(2 * k + 1)] = 2 * i + 1;
+    m.sinus_theta[k] = sinusoidal_theta(d, i);
+  }
+  m.sinus_aliased = aliased_pairs(m.sinus_theta, m.sinus_step);
+  const RowMatrixXd pe = sinusoidal_columns(d, m.sinus_positions, m.sinus_dims);  // [rows, 2 * drawn]
   Grid& g = m.sinus;
   g.rows = rows;
-  g.cols = p.d_head;
-  g.values.resize(size_t(rows) * p.d_head);
+  g.cols = 2 * drawn;
+  g.values.resize(size_t(rows) * g.cols);
   for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < p.d_head; ++c)
-      g.values[size_t(r) * p.d_head + c] = m.sinus_aliased[size_t(c / 2)] ? 0.0f : float(pe(r, c));
+    for (int c = 0; c < g.cols; ++c)
+      g.values[size_t(r) * g.cols + c] = m.sinus_aliased[size_t(c / 2)] ? 0.0f : float(pe(r, c));
   m.sinus_x0 = m.sinus_positions.front();
   m.sinus_x_end = m.sinus_positions.back();
   const long long aliased = 2 * std::count(m.sinus_aliased.begin(), m.sinus_aliased.end(), true);
-  m.sinus_words = "rows: " + sampling_words(m.sinus_x0, m.sinus_x_end, w.step, "row") +
-                  "; columns: " + plural(p.d_head, "dim", "dims");
+  m.sinus_words = "rows: " + sampling_words(m.sinus_x0, m.sinus_x_end, w.step, "row") + "; columns: " +
+                  (drawn == pairs ? plural(d, "dim", "dims")
+                                  : format_count(g.cols) + " of " + format_count(d) + " dims (" + format_count(drawn) +
+                                        " pairs evenly spaced, each its sin and cos)");
   if (aliased) m.sinus_words += " (" + std::to_string(aliased) + " hatched: aliased at this zoom, θᵢ·Δpos > π)";
   g.version = ++m.versions;
 }
@@ -465,7 +495,8 @@ const Piece kPieces[] = {
     RV_PIECE(decay, build_decay, m.freq_version, p.seed, p.pairing, p.offsets),
     RV_PIECE(token, build_token, p.seed, p.position, p.vocab, p.d_model()),
     RV_PIECE(field, build_field, m.freq_version, span(field_window(p, m))),
-    RV_PIECE(sinusoidal, build_sinusoidal, p.d_head, p.base, span(sinus_window(p, m))),
+    RV_PIECE(sinusoidal, build_sinusoidal, p.d_model(), span(sinus_window(p, m))),
+    RV_PIECE(sinus_at_m, build_sinus_at_m, p.d_model(), p.position),
     // Only dynamic NTK reads the sequence length (m + 1): other methods do not rebuild as m moves.
     RV_PIECE(scaling, build_scaling, p.d_head, p.base, p.scaling, p.factor, p.original_max, p.low_freq, p.high_freq,
              p.beta_fast, p.beta_slow, p.scaling == ScalingType::Dynamic ? p.position : -1),

@@ -7,11 +7,13 @@
 
 namespace rv {
 
-constexpr double kAnchorShift = 1000.0;   // the score curve's second anchor is n + 1000
-constexpr int kHeatmapSideMax = 1024;    // texture cap per side; larger tables are downsampled
-constexpr int kFieldColumns = 512;        // positions sampled by the angle field
-constexpr double kOverviewStepMax = 10;  // widest step (positions per sample) of the 0..extent overview
-constexpr int kSinusRowsMax = 512;       // positions sampled by the sinusoidal heatmap
+constexpr double kAnchorShift = 1000.0;              // the score curve's second anchor is n + 1000
+constexpr int kHeatmapSideMax = 1024;                // texture cap per side; larger tables are downsampled
+constexpr int kFieldColumns = 512;                   // positions sampled by the angle field
+constexpr double kOverviewStepMax = 10;              // widest step (positions per sample) of the 0..extent overview
+constexpr int kSinusRowsMax = 512;                   // positions sampled by the sinusoidal heatmap
+constexpr int kSinusPairsMax = kHeatmapSideMax / 2;  // pairs (2 columns each) the sinusoidal heatmap draws at most
+constexpr int kSinusAtMDims = 8;                     // dims of PE[m] kept for the sinusoidal panel's read-out
 
 // The precision panel's formats, in Model::precision's column order; rows are Naive, Ours.
 constexpr FloatFormat kPrecisionFormats[3] = {FloatFormat::F32, FloatFormat::F16, FloatFormat::BF16};

@@ -139,8 +139,8 @@ struct Cached {
 // table in model.cpp (update_model, the only writer). The pieces that read the RoPE frequencies key on
 // Model::freq_version, which changes with each rebuild of freq.
 struct ModelCaches {
-  Cached freq, table, vectors, lookup, rotate, curves, decay, token, field, sinusoidal, scaling, precision,
-      precision_context, shapes, probes, budget, alibi, exercises;
+  Cached freq, table, vectors, lookup, rotate, curves, decay, token, field, sinusoidal, sinus_at_m, scaling,
+      precision, precision_context, shapes, probes, budget, alibi, exercises;
 };
 
 // The model Params::model names, as core derived it from the preset's config.json.
@@ -196,6 +196,10 @@ struct Model {
   std::vector<double> bound,
       roformer_bound;            // true bounds on |score(r)| at the curve's offsets (core: rope_score_bound)
   double relative_spread = 0.0;  // max |curve_a - curve_b| (core: rope_relative_spread)
+  double curve_absmax = 0.0;     // max |score(r)| over the drawn offsets (curve_a)
+  double curve_rms = 0.0;        // sqrt(mean score(r)^2) over the drawn offsets: the curve's typical size
+  double bound_max = 0.0, roformer_max = 0.0;  // the bounds' largest values (at r = 0)
+  double cauchy_schwarz = 0.0;                 // |q| |k| (times the attention factor squared): |score| <= it at every r
   std::uint64_t curve_version = 0;
 
   // [SECTION] Learned table as a heatmap (downsampled by signed block max-abs when large)
@@ -250,11 +254,15 @@ struct Model {
   // Rows are the integer positions sinus_positions, at most sinus_step apart; dims 2i, 2i+1 of a
   // pair with theta_i * sinus_step > pi are aliased: sinus_aliased[i] is set and they hold 0.
   Grid sinus;
+  // Vaswani's encoding at width d_model = h x d_head and base 10,000 (kSinusoidalBase); columns are the dims
+  // sinus_dims (all of them, or kSinusPairsMax pairs evenly spaced when d_model is wider).
   std::vector<double> sinus_positions;  // [rows], integers in [sinus_x0, sinus_x_end]
   double sinus_x0 = 0.0, sinus_x_end = -1.0, sinus_step = 1.0;
-  std::vector<bool> sinus_aliased;  // [d_head/2]
-  std::string sinus_words;          // "rows: positions 0 to 100, ...; columns: 8 dims", for the panel
-  Eigen::RowVectorXd sinus_at_m;    // PE[m]                        [d_head]
+  std::vector<int> sinus_dims;      // the dim of PE each column shows  [cols]
+  Eigen::VectorXd sinus_theta;      // the frequency of each drawn pair [cols/2]
+  std::vector<bool> sinus_aliased;  // [cols/2]
+  std::string sinus_words;          // "rows: positions 0 to 100, ...; columns: 32 dims", for the panel
+  Eigen::RowVectorXd sinus_at_m;    // the first dims of PE[m] at width d_model  [min(d_model, 8)]
 };
 
 // A file the UI asked to export (src/app/state/export.hpp); the platform seam delivers it as a download

@@ -53,6 +53,21 @@ const char* format_count(long long n, char* buf, size_t size) {
   return buf;
 }
 
+const char* format_percent(double share, char* buf, size_t size) {
+  if (std::isnan(share)) {
+    std::snprintf(buf, size, "NaN");
+    return buf;
+  }
+  const double percent = std::round(100.0 * share);
+  if (share > 0 && percent < 1)
+    std::snprintf(buf, size, "<1%%");
+  else if (share < 1 && percent > 99)
+    std::snprintf(buf, size, ">99%%");
+  else
+    std::snprintf(buf, size, "%.0f%%", percent);
+  return buf;
+}
+
 std::string format_sig(double v, int significant) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "∞" : "−∞";

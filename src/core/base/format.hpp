@@ -20,6 +20,10 @@ const char* format_count(long long n, char* buf, size_t size);
 // 0.0123 -> "0.0123", 3.14159 -> "3.142" (significant 4), 1e-9 -> "1e-9", 2e18 -> "2e18".
 // Never "1e+06"; NaN and infinities read "NaN", "∞", "−∞".
 std::string format_sig(double v, int significant = 6);
+// A share in [0, 1] measured on a sample, as the whole percent the sample supports ("37%"; a few hundred test
+// sequences cannot give "0.333%"), written into buf without allocating. A share above 0 never reads "0%" and one
+// below 1 never "100%": "<1%", ">99%". "NaN" when v is not a number.
+const char* format_percent(double share, char* buf, size_t size);
 // "1 row", "2 rows", "1,024 rows": the count with the right form of the noun.
 std::string plural(long long n, const char* one, const char* many);
 
