@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/text/report.hpp"
+#include "app/text/text_view.hpp"
 #include "core/lesson/exercises.hpp"
 #include "headless.hpp"
 
@@ -177,4 +178,29 @@ TEST_CASE("trained claims 14: exercises are numbered apart from the lesson, and 
     CHECK(std::string(".?!").find(f.message[end - 1]) != std::string::npos);
     start = end + 1;
   }
+}
+
+TEST_CASE("trained claims 13: the text layer calls a RoPE model's learned table hypothetical") {
+  Headless ui(1600, 1000);
+  at(ui, "model=llama-3.1-8b&position=100000");
+  const std::string said = rv::describe(ui.app);
+  CHECK(contains(said, "Learned absolute (hypothetical: llama-3.1-8b uses RoPE and has no such table"));
+  CHECK(contains(said, "It would serve position 100,000 by looking up row P[100000]."));
+  Headless plain(1600, 1000);
+  at(plain, "");
+  CHECK(contains(rv::describe(plain.app), "It serves position 5 by looking up row P[5]."));
+  CHECK_FALSE(contains(rv::describe(plain.app), "hypothetical"));
+}
+
+TEST_CASE("trained claims 6: the text view's lab table has whole percents and every method's steps") {
+  Headless ui(1600, 1000);
+  at(ui, "tab_bottom=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5");
+  ui.click("lab_run");
+  for (int i = 0; i < 2000 && ui.app.lab.running; ++i) ui.frame();
+  REQUIRE_FALSE(ui.app.lab.running);
+  const std::string html = rv::text_view_html(ui.app);
+  CHECK(contains(html, "steps trained"));
+  CHECK(contains(html, "so the step counts differ"));
+  CHECK(contains(html, "7 (max)"));  // 7 steps reach no bar: both methods ran to the cap
+  for (const char* false_precision : {".3%", ".33%", ".7%", ".67%"}) CHECK_FALSE(contains(html, false_precision));
 }

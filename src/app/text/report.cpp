@@ -38,10 +38,19 @@ std::string describe_model(const App& app) {
   return s + ". ";
 }
 
+// A RoPE model has no learned table: the one shown is what its context would need.
+bool table_is_hypothetical(const App& app) {
+  return app.model.real && app.model.real->info.rope;
+}
+
 std::string lookup_sentence(const App& app) {
   const std::string at = format_count(app.params.position);
-  if (app.model.lookup_error) return "It cannot serve position " + at + ": " + app.model.lookup_error->full() + ".";
-  return "It serves position " + at + " by looking up row P[" + std::to_string(app.params.position) + "].";
+  const bool would = table_is_hypothetical(app);
+  if (app.model.lookup_error)
+    return std::string(would ? "It could not serve position " : "It cannot serve position ") + at + ": " +
+           app.model.lookup_error->full() + ".";
+  return std::string(would ? "It would serve position " : "It serves position ") + at + " by looking up row P[" +
+         std::to_string(app.params.position) + "].";
 }
 
 std::string score_sentence(const App& app) {
@@ -70,7 +79,11 @@ std::string describe(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
   std::string s = describe_model(app) + "Position m = " + format_count(p.position) + ". ";
-  s += "Learned absolute: the table P has " + plural(p.max_position, "row", "rows") +
+  s += std::string("Learned absolute") +
+       (table_is_hypothetical(app) ? " (hypothetical: " + m.real->name +
+                                         " uses RoPE and has no such table; this is the one its context would need)"
+                                   : std::string()) +
+       ": the table P has " + plural(p.max_position, "row", "rows") +
        (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
        " of width d = " + format_count(p.d_model()) + ". " + lookup_sentence(app) + " ";
   const int pairs = int(m.inv_freq.size());

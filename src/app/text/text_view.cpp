@@ -36,8 +36,10 @@ std::string table(std::string_view caption, std::initializer_list<const char*> c
   return out + "</tbody></table>";
 }
 
+// A share of test sequences in whole percents, what 100 sequences per size support (core's format_percent).
 std::string percent(const std::optional<double>& v) {
-  return v ? format_sig(100 * *v, 3) + "%" : std::string("no number");
+  char buf[16];
+  return v ? std::string(format_percent(*v, buf, sizeof buf)) : std::string("no number");
 }
 
 std::string encodings(const App& app) {
@@ -69,11 +71,14 @@ std::string lab_table(const App& app) {
   std::vector<std::vector<std::string>> rows;
   for (const LabMethodResult& m : r.methods) {
     const LabSummary s = lab_summary(m, r.options.train_len);
+    const bool capped = !m.reached_bar && m.steps_run >= r.options.steps;
     rows.push_back({position_method_name(m.method), percent(s.inside), percent(s.near), percent(s.far),
-                    s.final_loss ? format_sig(*s.final_loss, 3) : std::string("none yet")});
+                    s.final_loss ? format_sig(*s.final_loss, 3) : std::string("none yet"),
+                    format_count(m.steps_run) + (capped ? " (max)" : "")});
   }
-  return table("Exact match by sequence size, L = " + std::to_string(r.options.train_len),
-               {"method", "sizes 1..L", "L+1..2L", "2L+1..4L", "final loss"}, rows);
+  return table("Exact match by sequence size, L = " + std::to_string(r.options.train_len) +
+                   "; each method trains until every training size is at the bar, so the step counts differ",
+               {"method", "sizes 1 to L", "L+1 to 2L", "2L+1 to 4L", "final loss", "steps trained"}, rows);
 }
 }  // namespace
 
