@@ -65,8 +65,10 @@ test('the inlined wasm and code unpack to the built ropeviz.wasm and ropeviz.js,
 // check uses: 299,839). The exercises as an HTML form, the PyTorch script's scaled evaluation and the phone's
 // keyboards took it back to 302,288; the KV-cache decode multiplying with the decoder's own loops (Eigen's product
 // kernels no longer linked) brought it to 295,431 (node's zlib: 295,458). The check holds that line, with room for
-// a small change, against growth.
-const gzipBudget = 297000;
+// a small change, against growth. Making every sentence true for trained models (the lesson's, the Comparison's,
+// the context budget's lengths, the score curve's |q||k| and fitted axis, the lab's steps and whole percents, the
+// sinusoidal panel at d_model) took it to 300,567 (gzip -9): the budget gave 4,000 bytes for it, to be won back.
+const gzipBudget = 301000;
 
 test(`ropeviz.html stays under ${gzipBudget} bytes gzip (level 9); sizes are written to the artefacts`, () => {
   const sizes = ['ropeviz.html', 'ropeviz.js', 'ropeviz.wasm'].map((name) => {

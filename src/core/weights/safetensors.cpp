@@ -26,7 +26,7 @@ bool readable(std::string_view d) {
   return d == "F64" || d == "F32" || d == "F16" || d == "BF16";
 }
 
-std::string quoted(const std::string& s) {
+std::string in_quotes(const std::string& s) {
   return "\"" + s + "\"";
 }
 
@@ -41,7 +41,7 @@ bool whole(const JsonValue& v, std::uint64_t& out) {
 
 Expected<TensorInfo> tensor_entry(const std::string& name, const JsonValue& v, std::uint64_t data_start,
                                   std::uint64_t data_bytes, const std::string& file) {
-  const std::string at = "tensor " + quoted(name);
+  const std::string at = "tensor " + in_quotes(name);
   if (v.kind != JsonValue::Kind::Object) return bad_request(at + ": expected an object with dtype, shape, data_offsets");
   const JsonValue* dtype = v.find("dtype");
   const JsonValue* shape = v.find("shape");
@@ -55,7 +55,7 @@ Expected<TensorInfo> tensor_entry(const std::string& name, const JsonValue& v, s
   t.dtype = dtype->string;
   t.file = file;
   const int size = dtype_size(t.dtype);
-  if (size == 0) return bad_request(at + " has dtype " + quoted(t.dtype) + ", which safetensors does not define");
+  if (size == 0) return bad_request(at + " has dtype " + in_quotes(t.dtype) + ", which safetensors does not define");
   double count = 1;
   for (const JsonValue& s : shape->array) {
     std::uint64_t n = 0;
@@ -128,7 +128,7 @@ Expected<SafetensorsHeader> parse_safetensors_header(std::string_view json, std:
   std::sort(h.tensors.begin(), h.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
   for (std::size_t i = 1; i < h.tensors.size(); ++i)
     if (h.tensors[i].name == h.tensors[i - 1].name)
-      return bad_request("tensor " + quoted(h.tensors[i].name) + " is named twice in the header");
+      return bad_request("tensor " + in_quotes(h.tensors[i].name) + " is named twice in the header");
   // Overlaps: by begin, each empty or starting at or after the end of the one before.
   std::vector<const TensorInfo*> by_begin;
   for (const TensorInfo& t : h.tensors)
@@ -136,7 +136,7 @@ Expected<SafetensorsHeader> parse_safetensors_header(std::string_view json, std:
   std::sort(by_begin.begin(), by_begin.end(), [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
   for (std::size_t i = 1; i < by_begin.size(); ++i)
     if (by_begin[i]->begin < by_begin[i - 1]->end)
-      return bad_request("tensor " + quoted(by_begin[i]->name) + " overlaps tensor " + quoted(by_begin[i - 1]->name));
+      return bad_request("tensor " + in_quotes(by_begin[i]->name) + " overlaps tensor " + in_quotes(by_begin[i - 1]->name));
   return h;
 }
 
@@ -172,9 +172,9 @@ double bfloat16_to_double(std::uint16_t bits) {
 
 Expected<RowMatrixXd> decode_tensor(const TensorInfo& t, const std::uint8_t* bytes, std::size_t size) {
   if (!readable(t.dtype))
-    return bad_request("tensor " + quoted(t.name) + " has dtype " + t.dtype + "; ropeviz reads F64, F32, F16 and BF16");
+    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype + "; ropeviz reads F64, F32, F16 and BF16");
   const long long n = t.elements();
-  if (double(size) != double(n) * dtype_size(t.dtype)) return bad_request("tensor " + quoted(t.name) + ": wrong byte count");
+  if (double(size) != double(n) * dtype_size(t.dtype)) return bad_request("tensor " + in_quotes(t.name) + ": wrong byte count");
   const long long rows = t.shape.empty() ? 1 : (t.shape.size() == 1 ? 1 : t.shape[0]);
   const long long cols = rows ? n / rows : 0;
   RowMatrixXd m(rows, cols);
@@ -201,7 +201,7 @@ Expected<RowMatrixXd> decode_tensor(const TensorInfo& t, const std::uint8_t* byt
 
 Expected<RowMatrixXd> read_tensor(ByteSource& src, const TensorInfo& t) {
   if (!readable(t.dtype))
-    return bad_request("tensor " + quoted(t.name) + " has dtype " + t.dtype + "; ropeviz reads F64, F32, F16 and BF16");
+    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype + "; ropeviz reads F64, F32, F16 and BF16");
   std::vector<std::uint8_t> bytes;
   if (auto e = src.read(t.begin, t.end - t.begin, bytes)) return *e;
   return decode_tensor(t, bytes.data(), bytes.size());
@@ -248,7 +248,7 @@ Expected<std::vector<std::uint8_t>> write_safetensors(const std::vector<TensorTo
     long long n = 1;
     for (long long s : t.shape) n *= s;
     if (n != (long long)t.values.size())
-      return bad_request("write_safetensors: tensor " + quoted(t.name) + " has " + std::to_string(t.values.size()) +
+      return bad_request("write_safetensors: tensor " + in_quotes(t.name) + " has " + std::to_string(t.values.size()) +
                          " values for its shape's " + std::to_string(n));
     j.key(t.name.c_str()).begin_object().field("dtype", dtype).key("shape").begin_array();
     for (long long s : t.shape) j.value(s);
