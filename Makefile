@@ -21,14 +21,14 @@ run: web
 	@python3 web/serve.py --root build/web --port $(PORT)
 
 test: native web
-	@ctest --preset native
+	@ctest --preset native -j $(JOBS)
 	@cd tests/web && node --test --test-concurrency=1 .
 	@/usr/bin/python3 tests/web/serve_test.py
 
 test-asan: setup
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
-	@ctest --preset asan
+	@ctest --preset asan -j $(JOBS)
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/fuzz/run.sh 5 --seeds-only
 
