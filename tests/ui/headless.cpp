@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -96,6 +97,12 @@ std::string Headless::frame_text() {
     }
   }
   return text + '\n';
+}
+
+std::string Headless::frame_sentences() {
+  std::string text = frame_text();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
 }
 
 void Headless::mouse_move(float x, float y) {

@@ -29,14 +29,6 @@ TEST_CASE("frame_text returns the text a frame drew, and only what it drew") {
 }
 
 namespace {
-// What a frame drew, wrapped lines joined (a wrapped sentence reads whole).
-std::string drawn(Headless& ui) {
-  std::string text = ui.frame_text();
-  for (char& c : text)
-    if (c == '\n') c = ' ';
-  return text;
-}
-
 Headless& at(Headless& ui, const std::string& state) {
   ui.set_state(state);
   ui.frames(3);
@@ -46,7 +38,7 @@ Headless& at(Headless& ui, const std::string& state) {
 
 TEST_CASE("trained claims 1: Comparison, lesson and exercise say the formula extrapolates, a trained model degrades") {
   Headless ui(1600, 1000);
-  const std::string text = drawn(at(ui, "tab_bottom=comparison"));
+  const std::string text = at(ui, "tab_bottom=comparison").frame_sentences();
   CHECK_FALSE(contains(text, "Works at any position"));
   CHECK_FALSE(contains(text, "Extrapolates to longer sequences"));
   CHECK_FALSE(contains(text, "RoPE handles it"));
@@ -57,9 +49,9 @@ TEST_CASE("trained claims 1: Comparison, lesson and exercise say the formula ext
   CHECK(contains(rv::describe(ui.app), "still degrades past L without context extension"));
 
   Headless step(1600, 1000);
-  CHECK(contains(drawn(at(step, "lesson=6")), "a model trained on L positions still degrades past L"));
+  CHECK(contains(at(step, "lesson=6").frame_sentences(), "a model trained on L positions still degrades past L"));
   Headless judgment(1600, 1000);
-  CHECK(contains(drawn(at(judgment, "lesson=7")), "a RoPE model degrades too unless its context is extended"));
+  CHECK(contains(at(judgment, "lesson=7").frame_sentences(), "a RoPE model degrades too unless its context is extended"));
 
   // Exercise 2: "works" (the formula) and the nuanced "works, but degrades" (a trained model) are both right.
   const std::vector<rv::Exercise> all = rv::lesson_exercises();
@@ -74,14 +66,14 @@ TEST_CASE("trained claims 1: Comparison, lesson and exercise say the formula ext
 
 TEST_CASE("trained claims 2: lesson step 1 says its table is random at initialisation, not a trained one") {
   Headless ui(1600, 1000);
-  const std::string text = drawn(at(ui, "lesson=1"));
+  const std::string text = at(ui, "lesson=1").frame_sentences();
   CHECK_FALSE(contains(text, "rows are unrelated to their neighbours, each learned on its own"));
   CHECK(contains(text, "drawn at its random initialisation: there the rows are unrelated to their neighbours"));
 }
 
 TEST_CASE("trained claims 3: the context budget names each length and computes both turn figures the same way") {
   Headless ui(1600, 1000);
-  const std::string text = drawn(at(ui, "model=llama-3.1-8b&tab_top=context_budget"));
+  const std::string text = at(ui, "model=llama-3.1-8b&tab_top=context_budget").frame_sentences();
   CHECK_FALSE(contains(text, "trained 8,192"));
   CHECK_FALSE(contains(text, "training length 8,192"));
   CHECK(contains(text, "context 131,072, 8,192 before extension"));
@@ -95,7 +87,7 @@ TEST_CASE("trained claims 3: the context budget names each length and computes b
   CHECK_FALSE(contains(said, "first turns negative at stays"));  // defect 14: the garbled sentence
 
   Headless step(1600, 1000);
-  const std::string lesson = drawn(at(step, "lesson=7"));
+  const std::string lesson = at(step, "lesson=7").frame_sentences();
   CHECK(contains(lesson, "29 of 64 pairs never turn in 8,192 positions (original_max_position_embeddings"));
   CHECK_FALSE(contains(lesson, "trained positions"));
 }
@@ -116,7 +108,7 @@ TEST_CASE("trained claims 4: Llama 2's published context 4096, Mistral's 32,768 
   CHECK(b.critical_dim == 92);
   CHECK(b.pairs_without_turn == 18);
   Headless mistral(1600, 1000);
-  const std::string text = drawn(at(mistral, "model=mistral-7b-v0.1&tab_top=context_budget"));
+  const std::string text = at(mistral, "model=mistral-7b-v0.1&tab_top=context_budget").frame_sentences();
   CHECK(contains(text, "32,768, the config's context (max_position_embeddings)"));
   CHECK_FALSE(contains(text, "training length 32,768"));
   CHECK(contains(text, "Lengths from the config, not training lengths"));
@@ -124,27 +116,27 @@ TEST_CASE("trained claims 4: Llama 2's published context 4096, Mistral's 32,768 
 
 TEST_CASE("trained claims 8: with a scaled preset the extension panel says the others use the model's scaled theta") {
   Headless ui(1600, 1000);
-  CHECK(contains(drawn(at(ui, "model=llama-3.1-8b&tab_top=extension")),
+  CHECK(contains(at(ui, "model=llama-3.1-8b&tab_top=extension").frame_sentences(),
                  "local to this panel: the other panels use the model's own scaled θᵢ"));
   CHECK(contains(rv::describe(ui.app), "the other panels use the model's own scaled θᵢ"));
   Headless plain(1600, 1000);
-  CHECK(contains(drawn(at(plain, "tab_top=extension")), "the other panels use the unscaled θᵢ"));
+  CHECK(contains(at(plain, "tab_top=extension").frame_sentences(), "the other panels use the unscaled θᵢ"));
 }
 
 TEST_CASE("trained claims 9: Phi-3.5's LongRoPE factor is 131072 / 4096 = 32") {
   Headless ui(1600, 1000);
-  const std::string text = drawn(at(ui, "model=phi-3.5-mini&tab_top=context_budget"));
+  const std::string text = at(ui, "model=phi-3.5-mini&tab_top=context_budget").frame_sentences();
   CHECK(contains(text, "factor 32, attention factor 1.19024"));
   CHECK_FALSE(contains(text, "factor 1, attention factor"));
 }
 
 TEST_CASE("trained claims 10: bf16 rounding of positions is said to happen only where angles are built in bf16") {
   Headless ui(1600, 1000);
-  const std::string budget = drawn(at(ui, "model=llama-3.1-8b&tab_top=context_budget"));
+  const std::string budget = at(ui, "model=llama-3.1-8b&tab_top=context_budget").frame_sentences();
   CHECK(contains(budget, "if positions were bf16: at the context 131,072 neighbours are 1,024 apart"));
   CHECK(contains(budget, "Hugging Face and Meta build them in float32"));
   Headless precision(1600, 1000);
-  const std::string text = drawn(at(precision, "position=1000000&tab_top=precision"));
+  const std::string text = at(precision, "position=1000000&tab_top=precision").frame_sentences();
   CHECK(contains(text, "Hugging Face's and Meta's code build positions and angles in float32 whatever the weights' dtype"));
 }
 

@@ -24,13 +24,6 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// The frame's text with wrapped lines joined, for matching sentences.
-std::string seen(Headless& ui) {
-  std::string text = ui.frame_text();
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
-}
-
 // The frame's text, one entry per drawn line.
 std::vector<std::string> seen_lines(Headless& ui) {
   const std::string text = ui.frame_text();
@@ -85,7 +78,7 @@ TEST_CASE("score curve: random q and k are said to be random, |q||k| is drawn, t
   const double near = spread(m, 65536, 0, 100), far = spread(m, 65536, 30000, 65537);
   MESSAGE("score spread, |r| < 100: " << near << "; |r| >= 30,000: " << far);
   CHECK(far > near);
-  const std::string text = seen(ui);
+  const std::string text = ui.frame_sentences();
   INFO(text);
   CHECK(contains(text, "q and k are random N(0, 1) vectors of width 128"));
   CHECK(contains(text, "no decay is to be expected"));
@@ -106,7 +99,7 @@ TEST_CASE("score curve: when the bounds do not dwarf the curve, the axis holds t
   ui.frames(3);
   const rv::Model& m = ui.app.model;
   REQUIRE(m.bound_max <= 4 * m.curve_absmax);
-  const std::string text = seen(ui);
+  const std::string text = ui.frame_sentences();
   INFO(text);
   CHECK_FALSE(contains(text, "y axis fitted to the curve"));
   CHECK(contains(text, "|q||k|"));
@@ -149,16 +142,16 @@ TEST_CASE("lab: the summary shows every method's steps in whole percents, all ro
       steps_differ += m.steps_run != r.methods[0].steps_run;
     }
     CHECK(steps_differ > 0);  // they stop at the bar at different steps
-    const std::string text = seen(ui);
+    const std::string text = ui.frame_sentences();
     CHECK(contains(text, "Steps differ by method: each stops once every training size is at the bar (95% exact "
                          "match, checked every 50 steps), at most 300; max: never reached it."));
     CHECK(contains(text, "100 test sequences per size, in whole percents"));
     if (d.w < 700) continue;                    // a phone scrolls to the plots under the table
-    CHECK_FALSE(contains(seen(ui), "chance"));  // exact match: a whole answer's chance is no one line
+    CHECK_FALSE(contains(ui.frame_sentences(), "chance"));  // exact match: a whole answer's chance is no one line
     ui.click("lab_per_answer");
     ui.frames(2);
     REQUIRE(ui.app.ui.lab_view == 1);
-    CHECK(contains(seen(ui), "chance"));
+    CHECK(contains(ui.frame_sentences(), "chance"));
   }
 }
 
@@ -183,7 +176,7 @@ TEST_CASE("lab KV cache: what the view says about keys is true for every method"
   in.n = 3;
   ui.click("lab_kv");
   ui.frames(2);
-  std::string text = seen(ui);
+  std::string text = ui.frame_sentences();
   INFO(text);
   CHECK(contains(text, "Only RoPE rotates the keys by their position, so only RoPE's cache must not be rotated again"));
   CHECK(contains(text, "k = W_k (x + P[p])"));
@@ -191,7 +184,7 @@ TEST_CASE("lab KV cache: what the view says about keys is true for every method"
   CHECK_FALSE(contains(text, "carry no position"));
   in.method = 1;  // rope
   ui.frames(2);
-  text = seen(ui);
+  text = ui.frame_sentences();
   CHECK(contains(text, "Rotating a cached key again would rotate it by its position twice"));
   CHECK_FALSE(contains(text, "off by the last column"));
 }
@@ -213,7 +206,7 @@ TEST_CASE("sinusoidal: drawn at d_model with base 10,000, and said to be hypothe
             (m.sinus_aliased[std::size_t(c / 2)] ? 0.0f : float(pe(r, m.sinus_dims[std::size_t(c)]))));
   CHECK(m.sinus_at_m[0] == std::sin(100.0));
   CHECK(m.sinus_at_m[2] == doctest::Approx(std::sin(100.0 / std::pow(10000.0, 2.0 / 4096))).epsilon(1e-12));
-  const std::string text = seen(ui);
+  const std::string text = ui.frame_sentences();
   INFO(text);
   CHECK(contains(text, "d = d_model = h × d_head = 32 × 128 = 4,096, base 10,000"));
   CHECK(contains(text,
@@ -229,7 +222,7 @@ TEST_CASE("status strip and learned table: a RoPE model's table is hypothetical,
   Headless ui(1600, 1000);
   ui.set_state("tab_bottom=learned_table&model=llama-3.1-8b&position=100000");
   ui.frames(3);
-  std::string text = seen(ui);
+  std::string text = ui.frame_sentences();
   INFO(text);
   CHECK(contains(text,
                  "Learned table (hypothetical: llama-3.1-8b has no such table, RoPE adds 0 parameters; this is "
@@ -243,7 +236,7 @@ TEST_CASE("status strip and learned table: a RoPE model's table is hypothetical,
   // Inside the lesson's T = 5 the row is row m of the [B, T, d] embedding; GPT-2's table is its own.
   ui.set_state("model=gpt2&position=3");
   ui.frames(3);
-  text = seen(ui);
+  text = ui.frame_sentences();
   CHECK(contains(text, "row t = 3 of embedding [B, T, d] = [2, 5, 768]"));
   CHECK(contains(text, "Learned table: serves m = 3 with row P[3] of 1,024 rows"));
   CHECK_FALSE(contains(text, "hypothetical"));
