@@ -114,7 +114,11 @@ bool names_a_field(const std::string& message) {
                                        "rope_scaling",
                                        "rope_type",
                                        "seq_len",
-                                       "text_config"};
+                                       "text_config",
+                                       "num_key_value_heads",
+                                       "rms_norm_eps",
+                                       "layer_norm_eps",
+                                       "layer_norm_epsilon"};
   for (const char* f : fields)
     if (message.find(f) != std::string::npos) return true;
   return false;
