@@ -10,6 +10,7 @@
 
 #include "app/state/downsample.hpp"
 #include "app/state/params.hpp"
+#include "app/state/weights.hpp"
 #include "core/base/format.hpp"
 #include "core/encodings/biases.hpp"
 #include "core/encodings/sinusoidal.hpp"
@@ -103,9 +104,12 @@ void build_table_image(const Params& p, Model& m) {
 }
 
 // P [max_position, d], built whole when it holds at most Limits::table_entries_max entries, and its image.
+// Loaded weights' table instead, when it has the frame's shape (install_weights sets it; always, but checked).
 void build_table(const Params& p, Model& m) {
-  m.table_built = (long long)p.max_position * p.d_model() <= Limits::kTableEntriesMax;
-  m.table = m.table_built ? learned_table(p.max_position, p.d_model(), p.seed) : LearnedTable{};
+  const WeightsTable* loaded = loaded_table(p);
+  m.table_built = loaded || (long long)p.max_position * p.d_model() <= Limits::kTableEntriesMax;
+  m.table = loaded ? LearnedTable{loaded->P}
+                   : m.table_built ? learned_table(p.max_position, p.d_model(), p.seed) : LearnedTable{};
   build_table_image(p, m);
 }
 
@@ -232,7 +236,7 @@ void build_probe(const Params& p, Model& m, Probe& probe, long long position) {
   probe.learned_ok = r.ok();
   probe.learned_expected = position >= 0 && position < p.max_position;
   probe.learned = r.ok() ? "P[" + std::to_string(position) + "]: row of width d = " + std::to_string(p.d_model()) +
-                               " (the app's table [" + std::to_string(p.max_position) + ", " +
+                               " (" + table_name(p) + " [" + std::to_string(p.max_position) + ", " +
                                std::to_string(p.d_model()) + "])"
                          : r.error().full();
   probe.angle0 = double(position) * m.inv_freq[0];
@@ -487,9 +491,9 @@ struct Piece {
 const Piece kPieces[] = {
     // The frequencies read m only when the model's rope_scaling depends on the length (dynamic, longrope).
     RV_PIECE(freq, build_freq, p.model, loaded_serial(p), p.d_head, p.base, m.freq_reads_position ? p.position : -1),
-    RV_PIECE(table, build_table, p.max_position, p.d_model(), p.seed),
+    RV_PIECE(table, build_table, p.max_position, p.d_model(), p.seed, weights_serial(p)),
     RV_PIECE(vectors, build_vectors, p.d_head, p.seed),
-    RV_PIECE(lookup, build_lookup, p.max_position, p.d_model(), p.seed, p.position),
+    RV_PIECE(lookup, build_lookup, p.max_position, p.d_model(), p.seed, weights_serial(p), p.position),
     RV_PIECE(rotate, build_rotation, m.freq_version, p.seed, p.pairing, p.position, p.key_position),
     RV_PIECE(curves, build_curves, m.freq_version, p.seed, p.pairing, p.key_position, p.offsets),
     RV_PIECE(decay, build_decay, m.freq_version, p.seed, p.pairing, p.offsets),
@@ -503,7 +507,7 @@ const Piece kPieces[] = {
     RV_PIECE(precision_context, build_precision_context, p.d_head, p.base, p.max_position),
     RV_PIECE(precision, build_precision_at_m, p.d_head, p.base, p.position),
     RV_PIECE(shapes, build_shapes, p.batch, p.seq_len, p.heads, p.d_head, p.vocab, p.max_position, p.base, p.seed),
-    RV_PIECE(probes, build_probes, p.max_position, p.d_model(), p.seed, m.freq_version, p.position),
+    RV_PIECE(probes, build_probes, p.max_position, p.d_model(), p.seed, weights_serial(p), m.freq_version, p.position),
     // Not m: a model's budget is as configured.
     RV_PIECE(budget, build_budget, p.model, loaded_serial(p), p.d_head, p.base, p.max_position, p.d_model()),
     RV_PIECE(alibi, build_alibi, p.heads),

@@ -7,6 +7,7 @@
 
 #include "app/state/lesson.hpp"
 #include "app/state/registry.hpp"
+#include "app/state/weights.hpp"
 #include "core/base/format.hpp"
 #include "core/models/json_config.hpp"
 #include "core/models/presets.hpp"
@@ -235,7 +236,10 @@ bool apply_model(Params& p, const std::string& name, const HfConfig& c, const st
   return true;
 }
 
+std::string encode_model(const Params& p);
+
 bool parse_model(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  if (p.weights && text != encode_model(p)) unload_weights(p, notes);  // another model's frame is not the table's
   if (text == "none" || text.empty()) {
     p.model.clear();
     return true;
@@ -414,31 +418,46 @@ bool load_config(Params& p, std::string_view text, const std::string& label, std
     notes.push_back(label + ": " + c.error().message + "; kept the current model");
     return false;
   }
-  Params next = p;
-  const std::uint64_t serial = (p.loaded ? p.loaded->serial : 0) + 1;  // differs from the last load's
-  next.loaded = std::make_shared<const LoadedConfig>(LoadedConfig{label, *c, serial});
-  if (!apply_model(next, kLoadedModel, *c, label, notes)) return false;
-  p = next;
+  if (!use_config(p, *c, label, notes)) return false;
   notes.push_back("loaded " + label);
   return true;
 }
 
+bool use_config(Params& p, const HfConfig& c, const std::string& label, std::vector<std::string>& notes) {
+  Params next = p;
+  const std::uint64_t serial = (p.loaded ? p.loaded->serial : 0) + 1;  // differs from the last load's
+  next.loaded = std::make_shared<const LoadedConfig>(LoadedConfig{label, c, serial});
+  if (!apply_model(next, kLoadedModel, c, label, notes)) return false;
+  p = next;
+  return true;
+}
+
 bool model_bound(const Params& p, std::string_view key) {
+  const bool frame = key == "max_position" || key == "d_head" || key == "heads";
+  if (frame && p.weights && p.weights->table) return true;
   if (p.model.empty()) return false;
-  if (key == "max_position" || key == "d_head" || key == "heads") return true;
+  if (frame) return true;
   return p.model_rope && (key == "base" || key == "pairing");
 }
 
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
   if (key == "tab") return select_panel(p, value, notes);
+  if (key == "weights") {  // not a link key: a link cannot carry the files, but weights=none unloads them
+    if (value == "none") return unload_weights(p, notes), true;
+    notes.push_back("weights=" + quoted(value) + ": weights are loaded from files (drop them, or pick them); only "
+                    "weights=none is a value");
+    return false;
+  }
   const ParamField* f = find_field(key);
   if (!f) return true;  // unknown keys are ignored, as links from newer versions may carry more
   if (!model_bound(p, key)) return f->parse(*f, p, value, notes);
   Params trial = p;
   std::vector<std::string> trial_notes;
   if (f->parse(*f, trial, value, trial_notes) && f->equal(trial, p)) return true;  // the model's own value
+  const bool table = p.weights && p.weights->table;
   notes.push_back(std::string(key) + "=" + quoted(value) + ": " + std::string(key) + " is " + f->encode(p) +
-                  " in the model " + p.model + "; choose model=none to change it");
+                  (table ? " in " + p.weights->label + "'s learned table; choose weights=none to change it"
+                         : " in the model " + p.model + "; choose model=none to change it"));
   return false;
 }
 

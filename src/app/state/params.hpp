@@ -88,13 +88,15 @@ ModelSource model_source(const Params& p);
 // it, chooses it as model=config with a note saying what was loaded. Else a note naming the field and nothing changes.
 bool load_config(Params& p, std::string_view text, const std::string& label, std::size_t total_bytes,
                  std::vector<std::string>& notes);
+// A parsed config.json as model=config (load_config's second half; install_weights' too). No note on success.
+bool use_config(Params& p, const HfConfig& c, const std::string& label, std::vector<std::string>& notes);
 
 // The values a choice key takes (model: none, the presets; pairing; tab_top / tab_bottom: the panels' keys), in
 // display order; empty for keys that take numbers. For lists outside the canvas (the page's HTML controls).
 std::vector<std::string> param_choices(std::string_view key);
 
-// True for the keys the chosen model sets (max_position, d_head and heads; base and pairing too for a RoPE model):
-// while Params::model names one, set_param refuses a different value for them with a note.
+// True for the keys the chosen model sets (max_position, d_head and heads; base and pairing too for a RoPE model), and
+// for the first three while loaded weights' learned table is the app's: set_param refuses a different value with a note.
 bool model_bound(const Params& p, std::string_view key);
 // Restores the cross-parameter invariants (llama3 and yarn knobs in order), with a note if it had to.
 void enforce_limits(Params& p, std::vector<std::string>& notes);

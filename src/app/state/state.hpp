@@ -27,6 +27,7 @@
 #include "core/rope/precision.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/scaling.hpp"
+#include "core/weights/learned_table.hpp"
 
 namespace rv {
 
@@ -37,6 +38,26 @@ class Gpu;  // app/ui/gpu.hpp: the renderer seam for shader heatmaps (null when 
 struct LoadedConfig {
   std::string label;
   HfConfig config;
+  std::uint64_t serial = 0;
+};
+
+// A checkpoint the user opened (app/state/weights.hpp): what it holds and, when it has one, its learned position
+// table with core's analysis. Built once per load and shared, like LoadedConfig.
+struct WeightsTable {
+  std::string tensor, dtype;  // "wpe.weight", "F32"
+  int offset = 0;             // rows above the positions (OPT, RoBERTa: 2)
+  RowMatrixXd P;              // the position rows [rows, dim], float64
+  LearnedTableAnalysis analysis;
+};
+struct LoadedWeights {
+  std::string label;        // "model.safetensors", or the Hub repo
+  std::string model_type;   // the config.json's, or ""
+  std::optional<HfConfig> config;  // the config.json given with it (install_weights makes it model=config)
+  std::string config_name;
+  std::vector<TensorInfo> tensors;
+  std::uint64_t header_bytes = 0, file_bytes = 0, bytes_read = 0;  // summed over shards; bytes_read: what was read
+  std::optional<WeightsTable> table;
+  std::string no_table;  // why there is none: the names looked for and what the checkpoint holds
   std::uint64_t serial = 0;
 };
 
@@ -75,6 +96,9 @@ struct Params {
   // The config.json the user loaded (dropped, pasted, --config), which model=config names. Not a link key: a link
   // carries model=config but not the file.
   std::shared_ptr<const LoadedConfig> loaded;
+  // The checkpoint the user opened (a drop, the picker, --weights, the Hub); not a link key. Its learned table, when it
+  // has one, is the app's table: max_position, d_head and heads stay its frame until weights=none.
+  std::shared_ptr<const LoadedWeights> weights;
 
   // The extrapolation lab's run settings (its panel); the model sizes and schedule are core's LabOptions defaults.
   LabTask task = LabTask::Copy;

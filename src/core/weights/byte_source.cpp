@@ -37,4 +37,24 @@ std::optional<Error> MemorySource::read_at(std::uint64_t offset, std::uint64_t l
   return std::nullopt;
 }
 
+void SuppliedBytes::supply(const std::string& file, std::uint64_t offset, std::vector<std::uint8_t> bytes) {
+  supplied += bytes.size();
+  ranges[file].push_back(Range{offset, std::move(bytes)});
+}
+
+void SuppliedBytes::forget(const std::string& file) { ranges.erase(file); }
+
+std::optional<Error> SuppliedSource::read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) {
+  const auto it = store_->ranges.find(file_);
+  if (it != store_->ranges.end())
+    for (const SuppliedBytes::Range& r : it->second)
+      if (offset >= r.offset && offset + length <= r.offset + r.bytes.size()) {
+        std::memcpy(out, r.bytes.data() + (offset - r.offset), length);
+        return std::nullopt;
+      }
+  if (!store_->wanted) store_->wanted = SuppliedBytes::Want{file_, offset, length};
+  return Error{kNeedBytes, file_ + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+                               ") are not here yet"};
+}
+
 }  // namespace rv

@@ -1,9 +1,10 @@
 // Where a checkpoint's bytes come from, behind one "read bytes [a, b)" call: a file on disk, bytes in memory (a
-// browser File's slices, an HTTP range, a test), each counting what it has read.
+// test), or ranges supplied from outside (a browser File's slices, HTTP range requests), each counting what it read.
 #pragma once
 
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,40 @@ class MemorySource final : public ByteSource {
  private:
   std::optional<Error> read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) override;
   std::vector<std::uint8_t> bytes_;
+};
+
+// Byte ranges of named files handed over from outside, for readers that cannot block (a browser's File.slice() and
+// fetch() answer later). A read of bytes not supplied yet fails with kNeedBytes and records them in `wanted`; the
+// caller fetches them, supplies them and runs the whole read again (every earlier range is still here).
+struct SuppliedBytes {
+  struct Range {
+    std::uint64_t offset = 0;
+    std::vector<std::uint8_t> bytes;
+  };
+  struct Want {
+    std::string file;
+    std::uint64_t offset = 0, length = 0;
+  };
+  std::map<std::string, std::uint64_t> sizes;             // each file's size in bytes
+  std::map<std::string, std::vector<Range>> ranges;       // by file
+  std::optional<Want> wanted;                             // the first read that found its bytes missing
+  std::uint64_t supplied = 0;                             // bytes handed over so far (what was really read)
+  void supply(const std::string& file, std::uint64_t offset, std::vector<std::uint8_t> bytes);
+  void forget(const std::string& file);                   // drop a file's ranges (a layer read once is not kept)
+};
+inline constexpr const char* kNeedBytes = "NeedBytes";  // the Error type of a read whose bytes are not supplied yet
+
+class SuppliedSource final : public ByteSource {
+ public:
+  SuppliedSource(std::shared_ptr<SuppliedBytes> store, std::string file, std::uint64_t size)
+      : store_(std::move(store)), file_(std::move(file)), size_(size) {}
+  std::uint64_t size() const override { return size_; }
+
+ private:
+  std::optional<Error> read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) override;
+  std::shared_ptr<SuppliedBytes> store_;
+  std::string file_;
+  std::uint64_t size_;
 };
 
 }  // namespace rv

@@ -1,0 +1,166 @@
+// Opening checkpoints into the app and the learned table's frame (app/state/weights.hpp).
+#include "app/state/weights.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "app/state/params.hpp"
+#include "core/base/format.hpp"
+#include "core/base/json_value.hpp"
+#include "core/models/json_config.hpp"
+
+namespace rv {
+namespace {
+
+bool has_table(const Checkpoint& c) {
+  for (const std::string& name : learned_table_names())
+    if (std::any_of(c.tensors().begin(), c.tensors().end(), [&](const TensorInfo& t) { return t.name == name; }))
+      return true;
+  return false;
+}
+
+// The frame a table of `dim` columns gives: the config's heads when they divide it into even heads, else heads of 64,
+// else one head of the whole width.
+bool table_frame(long long rows, long long dim, std::optional<long long> config_heads, Params& p) {
+  if (rows < 1 || rows > Limits::kMaxPositionMax || rows * dim > Limits::kTableEntriesMax) return false;
+  const auto fits = [&](long long heads) {
+    if (heads < 1 || heads > Limits::kHeadsMax || dim % heads) return false;
+    const long long d_head = dim / heads;
+    return d_head >= 2 && d_head <= Limits::kDHeadMax && d_head % 2 == 0;
+  };
+  long long heads = 0;
+  for (long long h : {config_heads.value_or(0), dim / 64, 1LL})
+    if (!heads && fits(h)) heads = h;
+  if (!heads) return false;
+  p.max_position = int(rows);
+  p.heads = int(heads);
+  p.d_head = int(dim / heads);
+  return true;
+}
+
+std::string shape_text(long long rows, long long dim) {
+  return "[" + std::to_string(rows) + ", " + std::to_string(dim) + "]";
+}
+
+}  // namespace
+
+const WeightsTable* loaded_table(const Params& p) {
+  if (!p.weights || !p.weights->table) return nullptr;
+  const WeightsTable& t = *p.weights->table;
+  return t.P.rows() == p.max_position && t.P.cols() == p.d_model() ? &t : nullptr;
+}
+
+std::string table_name(const Params& p) {
+  const WeightsTable* t = loaded_table(p);
+  return t ? t->tensor + " of " + p.weights->label : "the app's table";
+}
+
+std::uint64_t weights_serial(const Params& p) {
+  return p.weights ? p.weights->serial : 0;
+}
+
+Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& files, const SourceOpener& open,
+                                                            std::uint64_t serial) {
+  auto w = std::make_shared<LoadedWeights>();
+  w->label = files.label;
+  w->serial = serial;
+  if (files.config_text) {
+    if (files.config_bytes > kMaxConfigFileBytes)
+      return bad_request(files.config_name + ": " + format_count((long long)files.config_bytes) +
+                         " bytes is over the " + format_count((long long)kMaxConfigFileBytes) +
+                         "-byte limit for a config.json");
+    const Expected<HfConfig> c = parse_hf_config(*files.config_text);
+    if (!c) return bad_request(files.config_name + ": " + c.error().message);
+    w->model_type = c->model_type.value_or("");
+    w->config = *c;
+    w->config_name = files.config_name;
+  }
+  Expected<Checkpoint> opened = files.index_text.empty() ? Checkpoint::open_file(files.file, open)
+                                                         : Checkpoint::open_index(files.index_text, open);
+  if (!opened) return opened.error();
+  Checkpoint& c = opened.value();
+  w->tensors = c.tensors();
+  w->header_bytes = c.header_bytes();
+  w->file_bytes = c.file_bytes();
+  if (has_table(c)) {
+    Expected<FoundTable> found = find_learned_table(c, "", learned_table_offset(w->model_type));
+    if (!found) return found.error();
+    WeightsTable t;
+    t.tensor = found->tensor->name;
+    t.dtype = found->tensor->dtype;
+    t.offset = found->offset;
+    t.P = std::move(found.value().positions);
+    t.analysis = analyze_learned_table(t.P);
+    w->table = std::move(t);
+  } else {
+    w->no_table = find_learned_table(c, "", 0).error().message;  // names what was looked for and what it holds
+  }
+  w->bytes_read = c.bytes_read();
+  return std::shared_ptr<const LoadedWeights>(std::move(w));
+}
+
+bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vector<std::string>& notes) {
+  Params next = p;
+  next.weights.reset();
+  if (w->config && !use_config(next, *w->config, w->label + " (" + w->config_name + ")", notes)) return false;
+  if (w->table) {
+    const WeightsTable& t = *w->table;
+    const long long rows = t.P.rows(), dim = t.P.cols();
+    std::optional<long long> heads;
+    if (next.model == kLoadedModel && next.loaded) heads = next.loaded->config.num_attention_heads;
+    if (!table_frame(rows, dim, heads, next)) {
+      notes.push_back(w->label + ": " + t.tensor + " " + shape_text(rows, dim) +
+                      " does not fit this app (rows 1.." + format_count(Limits::kMaxPositionMax) + ", at most " +
+                      format_count(Limits::kTableEntriesMax) + " entries, a width of even heads of 2.." +
+                      std::to_string(Limits::kDHeadMax) + "); kept the current table");
+      return false;
+    }
+  }
+  next.weights = std::move(w);
+  p = next;
+  const LoadedWeights& l = *p.weights;
+  notes.push_back("loaded " + l.label + ": " + std::to_string(l.tensors.size()) + " tensors, read " +
+                  format_count((long long)l.bytes_read) + " of " + format_count((long long)l.file_bytes) + " bytes" +
+                  (l.table ? "; the learned table is " + l.table->tensor + " " +
+                                 shape_text(l.table->P.rows(), l.table->P.cols())
+                           : "; no learned position table (RoPE models have none)"));
+  return true;
+}
+
+void unload_weights(Params& p, std::vector<std::string>& notes) {
+  if (!p.weights) return;
+  notes.push_back("unloaded " + p.weights->label + ": the learned table is the seeded random one again");
+  p.weights.reset();
+}
+
+Expected<std::shared_ptr<const LoadedWeights>> open_weights_path(const std::string& path, std::uint64_t serial) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  WeightsFiles files;
+  files.label = slash == std::string::npos ? path : path.substr(slash + 1);
+  const bool index = files.label.size() >= 5 && files.label.compare(files.label.size() - 5, 5, ".json") == 0;
+  const auto slurp = [](const std::string& name, std::size_t cap, std::uint64_t& size) -> std::optional<std::string> {
+    std::ifstream in(name, std::ios::binary | std::ios::ate);
+    if (!in) return std::nullopt;
+    size = std::uint64_t(std::max<std::streamoff>(in.tellg(), 0));
+    in.seekg(0);
+    std::string text(std::min<std::uint64_t>(size, cap), '\0');
+    in.read(text.data(), std::streamsize(text.size()));
+    return text;
+  };
+  if (index) {
+    std::uint64_t size = 0;
+    std::optional<std::string> text = slurp(path, kMaxJsonBytes + 1, size);
+    if (!text) return Error{"IOError", "cannot open " + path};
+    if (size > kMaxJsonBytes) return bad_request(path + " is too large for an index");
+    files.index_text = std::move(*text);
+  } else {
+    files.file = files.label;
+  }
+  const std::string config = (dir.empty() ? "" : dir + "/") + "config.json";
+  files.config_text = slurp(config, kMaxConfigFileBytes, files.config_bytes);
+  return open_weights(files, disk_opener(dir), serial);
+}
+
+}  // namespace rv

@@ -1,0 +1,44 @@
+// Checkpoints the user opens (README "Real weights"): the files a drop, the picker, --weights or the Hub hand over,
+// read through core's safetensors reader; a learned position table puts the whole app in its frame.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/state/state.hpp"
+#include "core/weights/checkpoint.hpp"
+
+namespace rv {
+
+// What the user gave: one safetensors file, or an index (its text) and its shards; a config.json beside them or not.
+struct WeightsFiles {
+  std::string label;       // how notes and the panels name it: "model.safetensors", "openai-community/gpt2 (Hub)"
+  std::string file;        // the safetensors file's name; "" when index_text names the shards
+  std::string index_text;  // model.safetensors.index.json's text, or ""
+  std::optional<std::string> config_text;  // config.json's text (at most kMaxConfigFileBytes of it)
+  std::string config_name = "config.json";
+  std::uint64_t config_bytes = 0;  // the config file's real size (a larger one is refused, as load_config does)
+};
+
+// Opens the checkpoint through `open`, finds its learned position table (the config's model_type decides OPT's and
+// RoBERTa's two offset rows) and analyses it. An Error of type kNeedBytes says a SuppliedSource lacks bytes (its
+// SuppliedBytes::wanted): supply them and call again; every other Error names what is wrong.
+Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& files, const SourceOpener& open,
+                                                            std::uint64_t serial);
+// Puts loaded weights in the app: the config.json (when given) as model=config, then the table's frame (max_position
+// = its rows, d = its width); false (nothing changed, a note saying why) when they do not fit. Notes what it loaded.
+bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vector<std::string>& notes);
+// weights=none: back to the seeded random table (the frame keys are free again).
+void unload_weights(Params& p, std::vector<std::string>& notes);
+// A desktop path: a .safetensors file or an index (.json), with the config.json beside it when there is one.
+Expected<std::shared_ptr<const LoadedWeights>> open_weights_path(const std::string& path, std::uint64_t serial);
+// Loaded weights' learned table when it is the app's (its shape is the frame's), else null: the seeded random one is.
+const WeightsTable* loaded_table(const Params& p);
+// What the app's table is, for sentences: "wpe.weight of model.safetensors" or "the app's table".
+std::string table_name(const Params& p);
+// The serial of Params::weights, 0 when none (the model's pieces key on it).
+std::uint64_t weights_serial(const Params& p);
+
+}  // namespace rv
