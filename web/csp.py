@@ -8,7 +8,7 @@ oncontextmenu), wasm compilation ('wasm-unsafe-eval': Chromium asks for it for e
 WebAssembly.instantiate, from a fetched file or from the single file's inlined bytes), styles only
 by the hash of the shell's <style> block, images only the data: favicon, fetches only 'self' (the
 served ropeviz.wasm; the single file hands its inlined wasm over as Module.wasmBinary and fetches
-nothing). Exports are blob: downloads through <a download>, which no fetch directive
+nothing) and the Hugging Face Hub's hosts, which the page asks only when the user presses fetch. Exports are blob: downloads through <a download>, which no fetch directive
 governs; the clipboard needs none either.
 
   python3 web/csp.py FILE.html   writes FILE's policy into its <meta http-equiv> ({{{ CSP }}}).
@@ -21,6 +21,9 @@ import re
 import sys
 
 PLACEHOLDER = "{{{ CSP }}}"
+# fetches: the served ropeviz.wasm, and the Hugging Face Hub when the user asks for a model by repo id (README "Real
+# weights"): huggingface.co's resolve URLs redirect to a file host under hf.co (cas-bridge.xethub.hf.co, cdn-lfs*.hf.co)
+HUB_HOSTS = ["'self'", "https://huggingface.co", "https://*.hf.co"]
 # inline code only: not a <script src>, nor a data block that never runs (a type other than a classic script's or a
 # module's: the single file's packed wasm, the UI shader's text)
 _script = re.compile(r"<script(?![^>]*\ssrc=)(?![^>]*\stype=\"(?!(?:text/javascript|module)\"))[^>]*>(.*?)</script>",
@@ -47,7 +50,7 @@ def policy(page):
         "script-src " + " ".join(dict.fromkeys(script_src)),
         "style-src " + (" ".join(dict.fromkeys(styles)) or "'none'"),
         "img-src data:",
-        "connect-src 'self'",
+        "connect-src " + " ".join(HUB_HOSTS),
         "base-uri 'none'",
         "form-action 'none'",
     ])

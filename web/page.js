@@ -122,8 +122,168 @@
   window.addEventListener('drop', function (e) {
     e.preventDefault();
     var files = e.dataTransfer && e.dataTransfer.files;
-    if (files && files.length) loadConfigFile(files[files.length - 1]);
+    if (!files || !files.length) return;
+    if (isCheckpoint([].slice.call(files))) loadWeightsFiles([].slice.call(files)).catch(function () {});
+    else loadConfigFile(files[files.length - 1]);
   });
+
+  // [SECTION] Checkpoints (README "Real weights"): core asks for byte ranges (rv_web_weights_step answers {want:
+  // {file, offset, length}}), this reads them from the user's File objects (slice) or from the Hugging Face Hub (one
+  // single-range GET each, no credentials, no HEAD) and hands them over, until core answers done or error. Nothing
+  // but the header and the tensors core needs is read; nothing leaves the page until the user presses fetch.
+  var indexReadMax = 8 * 1024 * 1024;  // kMaxJsonBytes: an index larger than that is refused by core anyway
+  var weightsRun = null;               // the read in progress: {controller}; one at a time
+  function upload(bytes) {
+    var ptr = call('rv_web_upload_buffer', 'number', ['number', 'number'], [app, bytes.length]);
+    HEAPU8.set(bytes, ptr);
+  }
+  function isCheckpoint(files) {
+    return files.some(function (f) { return /\.safetensors$|\.index\.json$/.test(f.name); });
+  }
+  function weightsFail(message) {
+    call('rv_web_weights_fail', null, ['number', 'string'], [app, String(message).slice(0, 2000)]);
+  }
+  // Reads ranges through read(file, offset, length) -> Promise of {bytes: Uint8Array, size: the file's or -1}.
+  // Resolves to core's last answer ({done: true} or {error}); a read that fails ends it with its message.
+  function runWeights(setup, read) {
+    if (setup.config !== undefined) { upload(setup.config); call('rv_web_weights_text', null, ['number', 'number'], [app, 0]); }
+    if (setup.index !== undefined) { upload(setup.index); call('rv_web_weights_text', null, ['number', 'number'], [app, 1]); }
+    call('rv_web_weights_begin', null, ['number', 'string'], [app, JSON.stringify({
+      'label': setup.label, 'file': setup.file || '', 'sizes': setup.sizes, 'any_file': !!setup.anyFile,
+      'config_name': setup.configName || 'config.json', 'config_bytes': setup.configBytes || 0 })]);
+    function step() {
+      var answer = JSON.parse(call('rv_web_weights_step', 'string', ['number'], [app]));
+      var want = answer['want'];
+      if (!want) { weightsRun = null; return Promise.resolve(answer); }
+      return read(want['file'], want['offset'], want['length']).then(function (got) {
+        upload(got.bytes);
+        call('rv_web_weights_supply', null, ['number', 'string', 'number', 'number'], [app, want['file'], want['offset'], got.size]);
+        return step();
+      });
+    }
+    return step().catch(function (e) {
+      weightsRun = null;
+      weightsFail(e && e.message ? e.message : String(e));
+      return { 'error': e && e.message ? e.message : String(e) };
+    });
+  }
+  function readText(file, limit) {
+    return file.slice(0, limit).arrayBuffer().then(function (b) { return new Uint8Array(b); });
+  }
+  // A drop or the picker: a .safetensors, or an index and its shards, with or without a config.json.
+  function loadWeightsFiles(files) {
+    if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
+    if (weightsRun) return Promise.reject(new Error('a checkpoint is being read; press Stop first'));
+    var byName = {}, sizes = {}, config = null, index = null, main = null;
+    files.forEach(function (f) {
+      var name = f.name || '';
+      if (/\.index\.json$/.test(name)) index = f;
+      else if (/\.safetensors$/.test(name)) { byName[name] = f; sizes[name] = f.size; main = main || name; }
+      else if (/config\.json$/.test(name)) config = f;
+    });
+    if (!index && !main) return Promise.reject(new Error('no .safetensors file or index among ' + files.map(function (f) { return f.name; }).join(', ')));
+    weightsRun = {};
+    return Promise.all([config ? readText(config, configReadMax) : null, index ? readText(index, indexReadMax + 1) : null])
+      .then(function (texts) {
+        var label = index ? index.name : main;
+        return runWeights({ label: label, file: index ? '' : main, sizes: sizes, config: texts[0] || undefined,
+          configName: config && config.name, configBytes: config && config.size, index: texts[1] || undefined },
+        function (file, offset, length) {
+          var f = byName[file];
+          if (!f) return Promise.reject(new Error(file + ' was not given: drop or pick it with the index'));
+          return f.slice(offset, offset + length).arrayBuffer().then(function (b) { return { bytes: new Uint8Array(b), size: f.size }; });
+        });
+      }).then(function (answer) {
+        if (answer['error']) throw new Error(answer['error']);
+        return answer;
+      });
+  }
+  Module['rvOpenWeights'] = function () {
+    var input = document.createElement('input');
+    input.type = 'file';
+    input.multiple = true;
+    input.accept = '.safetensors,.json';
+    input.addEventListener('change', function () { if (input.files.length) loadWeightsFiles([].slice.call(input.files)).catch(function () {}); });
+    input.click();
+  };
+
+  // The Hub: https://huggingface.co/<repo>/resolve/main/<file> redirects to a file host under hf.co; each read is one
+  // GET with one Range header (CORS-safelisted: no preflight), credentials omitted. A host that ignores Range (200) is
+  // read only as far as needed, then the request is aborted. Gated repos (401/403) cannot be read without a token.
+  var hubOrigin = 'https://huggingface.co';
+  function HubError(message, status) { this.message = message; this.status = status; }
+  HubError.prototype = Object.create(Error.prototype);
+  function hubRead(repo, file, offset, length, signal) {
+    var url = hubOrigin + '/' + repo + '/resolve/main/' + file;
+    var end = offset + length;
+    return fetch(url, { 'headers': { 'Range': 'bytes=' + offset + '-' + (end - 1) }, 'credentials': 'omit',
+      'signal': signal, 'cache': 'no-store' }).then(function (res) {
+      if (res.status === 401 || res.status === 403)
+        throw new HubError(repo + ' is gated (HTTP ' + res.status + '): the Hub asks for a token this page does not ' +
+          'send; download ' + file + ' from huggingface.co and drop the file', res.status);
+      if (res.status === 404) throw new HubError(repo + ' has no ' + file + ' on the Hub (HTTP 404)', 404);
+      if (res.status === 416) return { bytes: new Uint8Array(0), size: -1 };
+      if (res.status !== 206 && res.status !== 200)
+        throw new HubError('the Hub answered HTTP ' + res.status + ' for ' + file, res.status);
+      var whole = res.status === 200;  // the range was ignored: the body starts at byte 0
+      var range = /\/(\d+)\s*$/.exec(res.headers.get('Content-Range') || '');
+      var size = range ? Number(range[1]) : whole && res.headers.get('Content-Length') ? Number(res.headers.get('Content-Length')) : -1;
+      var skip = whole ? offset : 0, need = length, parts = [], got = 0, seen = 0;
+      var reader = res.body.getReader();
+      return (function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) return finish();
+          var bytes = chunk.value, from = Math.max(0, skip - seen);
+          seen += bytes.length;
+          if (from < bytes.length) { var part = bytes.subarray(from, from + (need - got)); parts.push(part); got += part.length; }
+          if (call('rv_web_weights_progress', 'number', ['number', 'number'], [app, got])) throw new HubError('stopped', 0);
+          if (got >= need) { reader.cancel(); return finish(); }
+          return pump();
+        });
+      })();
+      function finish() {
+        var out = new Uint8Array(got), at = 0;
+        parts.forEach(function (p) { out.set(p, at); at += p.length; });
+        return { bytes: out, size: size };
+      }
+    }, function (e) {
+      if (e && e.name === 'AbortError') throw new HubError('stopped', 0);
+      throw new HubError('could not reach the Hub for ' + repo + '/' + file + ' (' + (e && e.message || e) + '): a ' +
+        'network or CORS failure; download the file and drop it', -1);
+    });
+  }
+  function hubText(repo, file, limit, signal) { return hubRead(repo, file, 0, limit, signal); }
+  function fetchHub(repo) {
+    if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
+    repo = String(repo).trim();
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/.test(repo) || repo.length > 96) {
+      var bad = 'fetch: "' + repo.slice(0, 100) + '" is not a Hub repo id (owner/name, e.g. openai-community/gpt2)';
+      call('rv_web_note', null, ['number', 'string'], [app, bad]);
+      return Promise.reject(new Error(bad));
+    }
+    if (weightsRun) return Promise.reject(new Error('a checkpoint is being read; press Stop first'));
+    var controller = new AbortController();
+    weightsRun = { controller: controller };
+    var label = repo + ' (Hub)';
+    var read = function (file, offset, length) { return hubRead(repo, file, offset, length, controller.signal); };
+    var optional = function (p) { return p.catch(function (e) { if (e.status === 404) return null; throw e; }); };
+    return optional(hubText(repo, 'config.json', configReadMax, controller.signal)).then(function (config) {
+      return optional(hubText(repo, 'model.safetensors.index.json', indexReadMax + 1, controller.signal)).then(function (index) {
+        return runWeights({ label: label, file: index ? '' : 'model.safetensors', sizes: {}, anyFile: true,
+          config: config ? config.bytes : undefined,
+          configBytes: config ? (config.size >= 0 ? config.size : config.bytes.length) : 0,
+          index: index ? index.bytes : undefined }, read);
+      });
+    }).catch(function (e) {
+      weightsRun = null;
+      weightsFail(label + ': ' + e.message);
+      return { 'error': label + ': ' + e.message };
+    }).then(function (answer) {
+      if (answer['error']) throw new Error(answer['error']);
+      return answer;
+    });
+  }
+  Module['rvFetchWeights'] = function (repo) { fetchHub(repo).catch(function () {}); };
   // Pasted text that looks like a JSON object is a config.json (the canvas has no other use for a paste).
   document.addEventListener('paste', function (e) {
     var text = e.clipboardData ? e.clipboardData.getData('text/plain') : '';
@@ -588,6 +748,15 @@
       if (!app) throw new Error('ropeviz is not running yet: await window.ropeviz.ready');
       loadConfigText(String(text), name === undefined ? 'config.json' : String(name));
       return api['state']();
+    },
+    // Opens a checkpoint's File objects (a .safetensors, or an index and its shards, with or without a config.json) as
+    // a drop would; resolves when the view shows them, rejects with core's message (the state stays).
+    'loadWeights': function (files) {
+      return loadWeightsFiles([].slice.call(files || [])).then(function () { return api['state'](); });
+    },
+    // Reads a Hub repo's checkpoint by range requests, as the fetch button does; resolves or rejects likewise.
+    'fetchWeights': function (repo) {
+      return fetchHub(repo).then(function () { return api['state'](); });
     },
     // Runs a lab experiment (options: the CLI's flags with underscores, e.g. {task: 'copy', methods: ['rope'],
     // train_len: 8, steps: 300, seed: 1}) in slices between frames, shown in the Lab panel; resolves to the document

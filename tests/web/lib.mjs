@@ -47,13 +47,17 @@ export async function launch(extraArgs = []) {
 
 // A page whose console errors, page errors and requests outside `allowed` are collected; call
 // page.assertClean() at the end of a test.
+// expectedErrors: a RegExp of console errors the test causes on purpose (the browser's "Failed to load resource" for
+// a 404 the page handles).
 export async function openPage(browser, { viewport = { width: 1280, height: 800 }, scale = 1, allowed, permissions = [],
-  hasTouch = false }) {
+  hasTouch = false, expectedErrors = null }) {
   const context = await browser.newContext({ viewport, deviceScaleFactor: scale, acceptDownloads: true, permissions,
     hasTouch });
   const page = await context.newPage();
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !(expectedErrors && expectedErrors.test(m.text()))) problems.push(`console error: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('request', (r) => {
     const url = r.url();

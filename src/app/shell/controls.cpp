@@ -2,6 +2,7 @@
 // table's and RoPE's parameters, the shapes, the exports and the notes; every value goes through set_param so limits
 // and notes apply. Panels hold the keys only they use (scaling, offsets, the lab's).
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -10,12 +11,14 @@
 #include "app/state/lesson.hpp"
 #include "app/state/notes.hpp"
 #include "app/state/params.hpp"
+#include "app/state/weights.hpp"
 #include "app/text/report.hpp"
 #include "app/ui/keyboard.hpp"
 #include "app/ui/lesson_box.hpp"
 #include "app/ui/play.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
 #include "core/models/presets.hpp"
 #include "imgui.h"
 
@@ -25,6 +28,50 @@ namespace {
 constexpr const char* kFreeParameters = "none (free parameters)";
 
 // The model picker: a preset's config.json sets the fields it decides; its source shows on hover.
+// Real weights (README "Real weights"): what is loaded and "none"; on the page, the picker, the Hub's repo field and
+// a read's progress with Stop.
+void weights_control(App& app) {
+  Params& p = app.params;
+  WeightsLoad& load = app.ui.weights_load;
+  if (p.weights) {
+    const LoadedWeights& w = *p.weights;
+    ImGui::TextWrapped("weights: %s (%s)", w.label.c_str(),
+                       w.table ? (w.table->tensor + " is the learned table").c_str() : "no learned table");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("none##weights")) set_param(p, "weights", "none", app.ui.notes);
+    record_rect(app.ui, "weights_none");
+  }
+  if (!app.ui.can_open_files) {
+    ImGui::TextDisabled("drop a model.safetensors here, or --weights FILE");
+    return;
+  }
+  if (load.active) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%s / %s bytes", format_count((long long)load.done).c_str(),
+                  format_count((long long)load.total).c_str());
+    ImGui::ProgressBar(load.total ? float(double(load.done) / double(load.total)) : 0.0f, ImVec2(-80, 0), line);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Stop##weights")) load.stop = true;
+    record_rect(app.ui, "weights_stop");
+    ImGui::TextDisabled("reading %s", load.what.c_str());
+    return;
+  }
+  if (ImGui::SmallButton("load weights")) load.pending_open = true;
+  record_rect(app.ui, "load_weights");
+  formula_tip("A checkpoint's .safetensors (or model.safetensors.index.json and its shards), with its config.json: "
+              "only the header and the tensors needed are read. GPT-2's wpe.weight is a learned table; drop the files "
+              "or pick them.");
+  ImGui::SetNextItemWidth(-60);
+  ImGui::InputText("##hub", load.repo, sizeof load.repo);
+  record_rect(app.ui, "hub_repo");
+  ImGui::SameLine();
+  if (ImGui::SmallButton("fetch")) load.pending_fetch = true;
+  record_rect(app.ui, "hub_fetch");
+  formula_tip("A Hugging Face Hub repo id (openai-community/gpt2, facebook/opt-125m, google-bert/bert-base-uncased): "
+              "its config.json, then the index or model.safetensors' header, then only the tensors needed, by "
+              "single-range GET requests to huggingface.co. Nothing is requested until you press fetch.");
+}
+
 void model_control(App& app) {
   Params& p = app.params;
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.72f);
@@ -58,6 +105,7 @@ void model_control(App& app) {
   const Model& m = app.model;
   if (m.real) ImGui::TextDisabled("from %s", m.real->source.c_str());
   if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", m.model_error.c_str());
+  weights_control(app);
 }
 
 // A link key's number field: its label (the key unless named otherwise) and, on hover, its table row's help text

@@ -24,6 +24,14 @@ bool serve_requests(App& app, Host& host) {
     ui.pending_open_config = false;
     host.open_config_picker(app);
   }
+  if (ui.weights_load.pending_open) {
+    ui.weights_load.pending_open = false;
+    host.open_weights_picker(app);
+  }
+  if (ui.weights_load.pending_fetch) {
+    ui.weights_load.pending_fetch = false;
+    host.fetch_weights(app);
+  }
   if (ui.pending_copy_link) {
     ui.pending_copy_link = false;
     host.copy_link(app);

@@ -19,6 +19,10 @@ class Host {
   virtual void copy_link(App& app) = 0;
   // A file picker for a config.json (only where Ui::can_open_files).
   virtual void open_config_picker(App& app) = 0;
+  // A file picker for a checkpoint (a .safetensors, or an index and its shards, with a config.json), and a read of a
+  // Hugging Face repo (Ui::weights_load.repo) by range requests: the page only (where Ui::can_open_files).
+  virtual void open_weights_picker(App&) {}
+  virtual void fetch_weights(App&) {}
 };
 
 // Hands the frame's requests to the host and clears them. Returns true when another frame is needed first (a

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "app/state/params.hpp"
+#include "app/state/weights.hpp"
 #include "core/base/format.hpp"
 
 namespace rv {
@@ -144,6 +145,7 @@ void apply_lesson_view(Params& p, int step, std::vector<std::string>& notes) {
   const LessonStep& s = lesson_step(step);
   // Steps at the lesson's toy start from its dims; the last one opens a real model instead.
   const std::string view = s.view[0] == '&' ? kLessonDims + std::string(s.view) : std::string(s.view);
+  unload_weights(p, notes);  // the lesson's steps are set in its toy's frame (and step 5 in Llama 3.1's)
   apply_query(p, view, notes);
 }
 

@@ -318,6 +318,18 @@ struct Rect {
   float x = 0, y = 0, w = 0, h = 0;
 };
 
+// A checkpoint being read by the page (web/page.js reads the ranges core asks for: a File's slices, the Hub's range
+// requests), and the Hub field. The desktop reads its files at once and never shows it.
+struct WeightsLoad {
+  bool active = false;                    // ranges are being read
+  std::string what;                       // "openai-community/gpt2 (Hub)", "model.safetensors"
+  std::uint64_t done = 0, total = 0;      // bytes read so far of those asked for so far
+  bool stop = false;                      // Stop pressed: the page aborts its request and the state stays
+  char repo[128] = "openai-community/gpt2";  // the Hub field's repo id
+  bool pending_fetch = false;             // "fetch" pressed: the platform starts reading repo from the Hub
+  bool pending_open = false;              // "load weights" pressed: the platform opens a file picker
+};
+
 // The UI's own state: nothing here changes the math.
 struct Ui {
   float scale = 1.0f;                        // device pixels per CSS/logical pixel
@@ -331,6 +343,7 @@ struct Ui {
   int picture_waits = 0;                     // frames that picture has waited for its panel to show (app/shell/host)
   bool pending_open_config = false;          // "load config.json" pressed; the platform opens a file picker
   bool can_open_files = false;               // the platform has a file picker (the web page)
+  WeightsLoad weights_load;                  // a checkpoint being read, the Hub field
   double frame_ms = 0.0;                     // CPU time of the last frame
   long long frames = 0;
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless

@@ -56,6 +56,29 @@ std::string table_name(const Params& p) {
   return t ? t->tensor + " of " + p.weights->label : "the app's table";
 }
 
+std::uint64_t next_weights_serial() {
+  static std::uint64_t serial = 0;
+  return ++serial;
+}
+
+bool is_weights_file(const std::string& name) {
+  const auto ends = [&](const char* tail) {
+    const std::size_t n = std::char_traits<char>::length(tail);
+    return name.size() >= n && name.compare(name.size() - n, n, tail) == 0;
+  };
+  return ends(".safetensors") || ends(".safetensors.index.json");
+}
+
+bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes) {
+  Expected<std::shared_ptr<const LoadedWeights>> w = open_weights_path(path, next_weights_serial());
+  if (!w) {
+    notes.push_back(path.substr(path.find_last_of("/\\") + 1) + ": " + w.error().message + "; kept the current " +
+                    (p.weights ? "weights" : "table"));
+    return false;
+  }
+  return install_weights(p, w.value(), notes);
+}
+
 std::uint64_t weights_serial(const Params& p) {
   return p.weights ? p.weights->serial : 0;
 }

@@ -38,6 +38,12 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights_path(const std::stri
 const WeightsTable* loaded_table(const Params& p);
 // What the app's table is, for sentences: "wpe.weight of model.safetensors" or "the app's table".
 std::string table_name(const Params& p);
+// open_weights_path then install_weights, with a note naming the file when either refuses (the state stays).
+bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes);
+// A serial no load has had (a process-wide count: caches keyed on it never mistake one load for another).
+std::uint64_t next_weights_serial();
+// Whether a file's name is a checkpoint's (.safetensors, or an index: .safetensors.index.json).
+bool is_weights_file(const std::string& name);
 // The serial of Params::weights, 0 when none (the model's pieces key on it).
 std::uint64_t weights_serial(const Params& p);
 

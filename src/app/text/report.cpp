@@ -167,6 +167,34 @@ std::string exercises_json(const App& app) {
   return j.str();
 }
 
+// state().weights (README "The page's hook"): null, or what the loaded checkpoint holds and what was read of it.
+void weights_state(JsonWriter& j, const App& app) {
+  j.key("weights");
+  const LoadedWeights* w = app.params.weights.get();
+  if (!w) {
+    j.null();
+  } else {
+    j.begin_object().key("source").value(w->label).key("tensors").value((long long)w->tensors.size());
+    j.key("header_bytes").value((long long)w->header_bytes).key("file_bytes").value((long long)w->file_bytes);
+    j.key("bytes_read").value((long long)w->bytes_read).key("model_type").value(w->model_type);
+    j.key("learned_table");
+    if (w->table) {
+      const WeightsTable& t = *w->table;
+      j.begin_object().key("tensor").value(t.tensor).key("rows").value((long long)t.P.rows());
+      j.key("dim").value((long long)t.P.cols()).key("offset").value(t.offset).key("dtype").value(t.dtype);
+      j.key("rank90").value(t.analysis.rank90).key("rank99").value(t.analysis.rank99);
+      j.key("neighbour_cos_mean").value(t.analysis.neighbour_cos.size() ? t.analysis.neighbour_cos.mean() : 0.0);
+      j.end_object();
+    } else {
+      j.null();
+    }
+    j.key("rope_usage").null().end_object();
+  }
+  const WeightsLoad& l = app.ui.weights_load;
+  j.key("weights_load").begin_object().key("active").value(l.active).key("what").value(l.what);
+  j.key("done").value((long long)l.done).key("total").value((long long)l.total).end_object();
+}
+
 std::string state_json(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
@@ -214,6 +242,7 @@ std::string state_json(const App& app) {
   j.key("attention_factor").value(m.attention_factor).end_object();
   j.key("hovered_scroll").begin_object().key("y").value(double(app.ui.hovered_scroll[0]));
   j.key("max").value(double(app.ui.hovered_scroll[1])).end_object();
+  weights_state(j, app);
   lab_state(j, app.lab);
   learn_state(j, app);
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);

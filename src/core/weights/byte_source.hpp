@@ -72,6 +72,9 @@ struct SuppliedBytes {
   void supply(const std::string& file, std::uint64_t offset, std::vector<std::uint8_t> bytes);
   void forget(const std::string& file);                   // drop a file's ranges (a layer read once is not kept)
 };
+// The size of a file whose size is not known yet (an HTTP answer that did not say it): reads are checked when they
+// arrive instead.
+inline constexpr std::uint64_t kUnknownFileSize = std::uint64_t(1) << 62;
 inline constexpr const char* kNeedBytes = "NeedBytes";  // the Error type of a read whose bytes are not supplied yet
 
 class SuppliedSource final : public ByteSource {

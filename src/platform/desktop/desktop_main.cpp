@@ -13,6 +13,7 @@
 #include "app/shell/host.hpp"
 #include "app/state/export.hpp"
 #include "app/state/params.hpp"
+#include "app/state/weights.hpp"
 #include "core/models/json_config.hpp"
 #include "platform/desktop/screenshot.hpp"
 #include "platform/gl/window.hpp"
@@ -23,18 +24,21 @@ struct Options {
   long long frames = -1;  // -1: run until the window closes
   std::string screenshot;
   std::string state;
-  std::string config;  // a config.json to open as the model
+  std::string config;   // a config.json to open as the model
+  std::string weights;  // a checkpoint to open (.safetensors or its index)
   int width = 1280, height = 800;
 };
 
 const char* kUsage =
     "usage: ropeviz [--frames N] [--screenshot FILE.png] [--state 'position=100&max_position=10&...'] "
-    "[--size WxH] [--config FILE]\n"
+    "[--size WxH] [--config FILE] [--weights FILE]\n"
     "  --frames N        render N frames, then exit 0\n"
     "  --screenshot F    write the last frame to F (PNG)\n"
     "  --state S         start from this state (same keys as the web app's URL hash)\n"
     "  --size WxH        window size in pixels (default 1280x800)\n"
-    "  --config FILE     open a Hugging Face config.json as the model (or drop one on the window)\n";
+    "  --config FILE     open a Hugging Face config.json as the model (or drop one on the window)\n"
+    "  --weights FILE    open a checkpoint: model.safetensors or model.safetensors.index.json with its shards, and\n"
+    "                    the config.json beside it (or drop them on the window); only the tensors needed are read\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -68,6 +72,10 @@ bool parse_options(int argc, char** argv, Options& o) {
       const char* v = next("--config");
       if (!v) return false;
       o.config = v;
+    } else if (a == "--weights") {
+      const char* v = next("--weights");
+      if (!v) return false;
+      o.weights = v;
     } else if (a == "--size") {
       const char* v = next("--size");
       if (!v || std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64 || o.width > 8192 ||
@@ -101,10 +109,16 @@ void open_config(rv::App& app, const std::string& path) {
   rv::load_config(app.params, text, label, total, app.ui.notes);
 }
 
-// Files dropped on the window: each is opened as a config.json (the last one stays).
+// Files dropped on the window: a checkpoint (.safetensors or its index; the config.json beside it comes along) is
+// opened as the weights, when there is one; else each file is opened as a config.json (the last one stays).
 void on_drop(GLFWwindow* handle, int count, const char** paths) {
   auto* window = static_cast<rv::Window*>(glfwGetWindowUserPointer(handle));
-  for (int i = 0; window && window->app && i < count; ++i) open_config(*window->app, paths[i]);
+  if (!window || !window->app) return;
+  const char* const* checkpoint = std::find_if(paths, paths + count, [](const char* p) { return rv::is_weights_file(p); });
+  if (checkpoint != paths + count)
+    rv::load_weights_path(window->app->params, *checkpoint, window->app->ui.notes);
+  else
+    for (int i = 0; i < count; ++i) open_config(*window->app, paths[i]);
   if (window) rv::wake(*window);
 }
 
@@ -164,6 +178,7 @@ int main(int argc, char** argv) {
   if (!parse_options(argc, argv, options)) return 2;
   rv::App app;
   if (!options.config.empty()) open_config(app, options.config);
+  if (!options.weights.empty()) rv::load_weights_path(app.params, options.weights, app.ui.notes);
   rv::apply_query(app.params, options.state, app.ui.notes);
   for (const std::string& note : app.ui.notes) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());
 

@@ -16,8 +16,11 @@
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
+#include "app/state/weights.hpp"
 #include "app/text/report.hpp"
 #include "app/text/text_view.hpp"
+#include "core/base/json_value.hpp"
+#include "core/base/json_writer.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // the scrollbar a finger may hold
 #include "platform/gl/window.hpp"
@@ -35,6 +38,11 @@ struct Web {
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
   bool failed = false;                  // the UI shader did not build: the page says so, nothing is drawn
   std::string upload;  // a file's bytes, written by the page (rv_web_upload_buffer) before rv_web_load_config
+  // A checkpoint being read (rv_web_weights_begin .. a step that answers done or error): what was given, and the
+  // ranges the page has supplied so far.
+  std::optional<rv::WeightsFiles> weights_files;
+  std::shared_ptr<rv::SuppliedBytes> weights_bytes;
+  bool weights_any_file = false;  // the Hub: any file the index names can be asked for
 };
 
 // The page's hooks are quoted Module properties, names the closure compiler keeps (page.js sets them).
@@ -59,6 +67,9 @@ EM_JS(void, rv_js_save_picture, (const char* name, double x, double y, double w,
 
 // Opens the page's file picker for a config.json (the "load config.json" button).
 EM_JS(void, rv_js_open_config, (), { Module["rvOpenConfig"](); });
+// Opens the page's picker for a checkpoint's files ("load weights"), and reads a Hub repo ("fetch").
+EM_JS(void, rv_js_open_weights, (), { Module["rvOpenWeights"](); });
+EM_JS(void, rv_js_fetch_weights, (const char* repo), { Module["rvFetchWeights"](UTF8ToString(repo)); });
 
 // Copies the page's address (which carries the view in its hash) to the clipboard; a refusal
 // (no permission, no user activation) becomes a note through rv_web_note.
@@ -95,6 +106,8 @@ struct WebHost final : rv::Host {
     rv_js_save_picture(name.c_str(), r ? r->x : 0, r ? r->y : 0, r ? r->w : 0, r ? r->h : 0);
   }
   void open_config_picker(rv::App&) override { rv_js_open_config(); }
+  void open_weights_picker(rv::App&) override { rv_js_open_weights(); }
+  void fetch_weights(rv::App& app) override { rv_js_fetch_weights(app.ui.weights_load.repo); }
   void copy_link(rv::App&) override {
     publish_if_changed(web);  // the address must hold this frame's view before it is copied
     rv_js_copy_link(&web);
@@ -175,6 +188,134 @@ EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double 
   rv::load_config(web->app.params, web->upload, name, std::size_t(std::max(0.0, total_bytes)), web->app.ui.notes);
   web->upload = std::string();
   publish_if_changed(*web);
+}
+
+// [SECTION] Checkpoints (README "Real weights"): page.js reads the byte ranges core asks for, from File objects or the
+// Hub, and hands them over; core parses. A read that needs more bytes answers {"want": ...} and is run again from the
+// start once they are supplied (every earlier range is kept), so the page never holds more than core asked for.
+
+// Starts reading a checkpoint. `descriptor`: {"label", "file" (the safetensors file, or "" with an index), "sizes":
+// {name: bytes} (-1: not known yet), "any_file" (the Hub), "config_name", "config_bytes", "config", "index"} where
+// config and index say whether the uploaded text of rv_web_weights_text(0 / 1) goes with it.
+EMSCRIPTEN_KEEPALIVE void rv_web_weights_text(Web* web, int which) {
+  if (!web->weights_files) web->weights_files.emplace();
+  if (which == 0)
+    web->weights_files->config_text = std::move(web->upload);
+  else
+    web->weights_files->index_text = std::move(web->upload);
+  web->upload = std::string();
+}
+
+EMSCRIPTEN_KEEPALIVE void rv_web_weights_begin(Web* web, const char* descriptor) {
+  if (!web->weights_files) web->weights_files.emplace();
+  rv::WeightsFiles& f = *web->weights_files;
+  web->weights_bytes = std::make_shared<rv::SuppliedBytes>();
+  const rv::Expected<rv::JsonValue> d = rv::parse_json(descriptor);
+  const auto text = [&](const char* key) {
+    const rv::JsonValue* v = d ? d->find(key) : nullptr;
+    return v && v->kind == rv::JsonValue::Kind::String ? v->string : std::string();
+  };
+  const auto number = [&](const rv::JsonValue* v) { return v && v->kind == rv::JsonValue::Kind::Number ? v->number : -1.0; };
+  f.label = text("label");
+  f.file = text("file");
+  f.config_name = text("config_name").empty() ? "config.json" : text("config_name");
+  f.config_bytes = std::uint64_t(std::max(0.0, number(d ? d->find("config_bytes") : nullptr)));
+  if (const rv::JsonValue* sizes = d ? d->find("sizes") : nullptr; sizes && sizes->kind == rv::JsonValue::Kind::Object)
+    for (const auto& entry : sizes->object)
+      if (number(&entry.second) >= 0) web->weights_bytes->sizes[entry.first] = std::uint64_t(number(&entry.second));
+  const rv::JsonValue* any = d ? d->find("any_file") : nullptr;
+  web->weights_any_file = any && any->kind == rv::JsonValue::Kind::Boolean && any->boolean;
+  rv::WeightsLoad& load = web->app.ui.weights_load;
+  load.active = true;
+  load.what = f.label;
+  load.done = load.total = 0;
+  load.stop = false;
+  rv::wake(web->window);
+}
+
+// Hands over bytes [offset, offset + the upload's size) of `file` (file_size: the whole file's, -1 when unknown).
+EMSCRIPTEN_KEEPALIVE void rv_web_weights_supply(Web* web, const char* file, double offset, double file_size) {
+  if (!web->weights_bytes) return;
+  if (file_size >= 0) web->weights_bytes->sizes[file] = std::uint64_t(file_size);
+  web->weights_bytes->supply(file, std::uint64_t(offset), std::vector<std::uint8_t>(web->upload.begin(), web->upload.end()));
+  web->upload = std::string();
+  rv::WeightsLoad& load = web->app.ui.weights_load;
+  load.done = web->weights_bytes->supplied;
+  rv::wake(web->window);
+}
+
+// Progress within one range (the page streams a large one): bytes of it arrived so far.
+EMSCRIPTEN_KEEPALIVE int rv_web_weights_progress(Web* web, double arrived) {
+  rv::WeightsLoad& load = web->app.ui.weights_load;
+  if (web->weights_bytes) load.done = web->weights_bytes->supplied + std::uint64_t(std::max(0.0, arrived));
+  rv::wake(web->window);
+  return load.stop ? 1 : 0;  // 1: Stop was pressed, the page aborts
+}
+
+// The page could not read what core asked for (a File that went away, the Hub's refusal, Stop): a note, and the state
+// stays as it was.
+EMSCRIPTEN_KEEPALIVE void rv_web_weights_fail(Web* web, const char* message) {
+  const std::string label = web->weights_files && !web->weights_files->label.empty() ? web->weights_files->label + ": " : "";
+  web->app.ui.notes.push_back(label + message + "; kept the current " + (web->app.params.weights ? "weights" : "table"));
+  web->weights_files.reset();
+  web->weights_bytes.reset();
+  web->app.ui.weights_load.active = false;
+  web->app.ui.weights_load.stop = false;
+  publish_if_changed(*web);
+}
+
+// Runs the read again with what was supplied: {"want": {"file", "offset", "length"}}, or {"done": true} once the
+// weights are in the app, or {"error": message} (a note says it too; the state stays as it was).
+EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
+  rv::JsonWriter j;
+  j.begin_object();
+  rv::WeightsLoad& load = web->app.ui.weights_load;
+  const auto finish = [&](const std::string& error, bool noted = false) {
+    if (!error.empty() && !noted)
+      web->app.ui.notes.push_back((web->weights_files ? web->weights_files->label : "weights") + ": " + error);
+    j.key(error.empty() ? "done" : "error");
+    if (error.empty()) j.value(true); else j.value(error);
+    web->weights_files.reset();
+    web->weights_bytes.reset();
+    load.active = false;
+    load.stop = false;
+    publish_if_changed(*web);
+  };
+  if (!web->weights_files || !web->weights_bytes) {
+    finish("no checkpoint is being read");
+  } else if (load.stop) {
+    finish("stopped after " + rv::format_count((long long)web->weights_bytes->supplied) + " bytes; kept the current " +
+           (web->app.params.weights ? "weights" : "table"));
+  } else {
+    std::shared_ptr<rv::SuppliedBytes> store = web->weights_bytes;
+    store->wanted.reset();
+    const bool any = web->weights_any_file;
+    const rv::SourceOpener open = [store, any](const std::string& file) -> rv::Expected<std::unique_ptr<rv::ByteSource>> {
+      const auto size = store->sizes.find(file);
+      if (size == store->sizes.end() && !any)
+        return rv::bad_request(file + " was not given: drop or pick it with the index");
+      const std::uint64_t bytes = size != store->sizes.end() ? size->second : rv::kUnknownFileSize;
+      return std::unique_ptr<rv::ByteSource>(new rv::SuppliedSource(store, file, bytes));
+    };
+    rv::Expected<std::shared_ptr<const rv::LoadedWeights>> w =
+        rv::open_weights(*web->weights_files, open, rv::next_weights_serial());
+    if (!w && w.error().type == rv::kNeedBytes && store->wanted) {
+      j.key("want").begin_object().key("file").value(store->wanted->file);
+      j.key("offset").value(double(store->wanted->offset)).key("length").value(double(store->wanted->length));
+      j.end_object();
+      load.total = store->supplied + store->wanted->length;
+    } else if (!w) {
+      finish(w.error().message + "; kept the current " + std::string(web->app.params.weights ? "weights" : "table"));
+    } else {
+      std::shared_ptr<rv::LoadedWeights> loaded = std::make_shared<rv::LoadedWeights>(*w.value());
+      loaded->bytes_read = store->supplied;  // what the page read, every retry's ranges once
+      const bool fits = rv::install_weights(web->app.params, loaded, web->app.ui.notes);
+      finish(fits ? "" : web->app.ui.notes.back(), true);
+    }
+  }
+  j.end_object();
+  web->reply = j.str();
+  return web->reply.c_str();
 }
 
 // The choices of a key (param_choices), comma-separated, for the page's HTML controls.

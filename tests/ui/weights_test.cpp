@@ -1,0 +1,211 @@
+// Checkpoints in the app (README "Real weights"): a loaded learned table is the app's table and frame, the refusals
+// keep the state, weights=none and a model change unload it, the desktop's path opener and the page's
+// ask-supply-retry protocol (SuppliedSource) read only the header and the table.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "app/state/model.hpp"
+#include "app/state/params.hpp"
+#include "app/state/weights.hpp"
+#include "core/weights/safetensors.hpp"
+#include "headless.hpp"
+
+using rv::test::Headless;
+
+namespace {
+
+// A smooth, low-rank table [rows, dim]: the shape training gives GPT-2's wpe.
+std::vector<double> smooth_table(int rows, int dim) {
+  std::vector<double> v(std::size_t(rows) * dim);
+  for (int t = 0; t < rows; ++t)
+    for (int j = 0; j < dim; ++j) v[std::size_t(t) * dim + j] = 0.1 * std::cos(t * 3.14159 / rows * (1 + j % 3) + j);
+  return v;
+}
+
+std::vector<std::uint8_t> checkpoint(int rows, int dim, const std::string& dtype = "F32") {
+  std::vector<rv::TensorToWrite> tensors = {{"wpe.weight", {rows, dim}, smooth_table(rows, dim)},
+                                            {"wte.weight", {50, dim}, std::vector<double>(std::size_t(50) * dim, 0.5)}};
+  return rv::write_safetensors(tensors, dtype, {}).value();
+}
+
+rv::SourceOpener memory_opener(std::vector<std::uint8_t> bytes) {
+  return [bytes](const std::string&) -> rv::Expected<std::unique_ptr<rv::ByteSource>> {
+    return std::unique_ptr<rv::ByteSource>(new rv::MemorySource(bytes));
+  };
+}
+
+std::shared_ptr<const rv::LoadedWeights> open(const std::vector<std::uint8_t>& bytes, const char* config = nullptr) {
+  rv::WeightsFiles files;
+  files.label = "model.safetensors";
+  files.file = "model.safetensors";
+  if (config) {
+    files.config_text = config;
+    files.config_bytes = std::char_traits<char>::length(config);
+  }
+  auto w = rv::open_weights(files, memory_opener(bytes), rv::next_weights_serial());
+  REQUIRE(w.ok());
+  return w.value();
+}
+
+bool has_note(const std::vector<std::string>& notes, const std::string& part) {
+  for (const std::string& n : notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a loaded learned table is the app's table: its frame, its rows, its IndexError") {
+  Headless ui;
+  rv::App& app = ui.app;
+  std::vector<std::string> notes;
+  REQUIRE(rv::install_weights(app.params, open(checkpoint(96, 48)), notes));
+  CHECK(has_note(notes, "the learned table is wpe.weight [96, 48]"));
+  ui.set_state("position=95");
+  ui.frame();
+  const rv::Model& m = app.model;
+  CHECK(app.params.max_position == 96);
+  CHECK(app.params.d_model() == 48);
+  REQUIRE(m.table.P.rows() == 96);
+  CHECK(m.table.P(7, 5) == doctest::Approx(float(0.1 * std::cos(7 * 3.14159 / 96 * (1 + 5 % 3) + 5))));
+  CHECK(m.row.has_value());
+  ui.set_state("position=96");
+  ui.frame();
+  REQUIRE(m.lookup_error.has_value());
+  CHECK(m.lookup_error->full() == "IndexError: index 96 is out of bounds for dimension 0 with size 96");
+  CHECK(ui.frame_sentences().find("wpe.weight") != std::string::npos);
+  // The frame is the table's: another max_position is refused by name.
+  const std::vector<std::string> refused = ui.set_state("max_position=10");
+  CHECK(app.params.max_position == 96);
+  CHECK(has_note(refused, "model.safetensors's learned table; choose weights=none"));
+  // weights=none: the seeded random table again, the frame free.
+  ui.set_state("weights=none");
+  CHECK(!app.params.weights);
+  ui.set_state("max_position=10");
+  ui.frame();
+  CHECK(app.params.max_position == 10);
+  CHECK(m.table.P.rows() == 10);
+  CHECK(has_note(ui.set_state("weights=model.safetensors"), "only weights=none is a value"));
+}
+
+TEST_CASE("weights with their config.json: model=config, OPT's two offset rows, and a model change unloads them") {
+  Headless ui;
+  rv::App& app = ui.app;
+  std::vector<std::string> notes;
+  const char* opt = R"({"model_type": "opt", "hidden_size": 48, "num_attention_heads": 4,
+                        "max_position_embeddings": 94, "word_embed_proj_dim": 48})";
+  const auto w = open(checkpoint(96, 48), opt);
+  REQUIRE(w->table);
+  CHECK(w->table->offset == 2);
+  CHECK(w->table->P.rows() == 94);
+  REQUIRE(rv::install_weights(app.params, w, notes));
+  CHECK(app.params.model == rv::kLoadedModel);
+  CHECK(app.params.max_position == 94);
+  CHECK(app.params.heads == 4);
+  CHECK(app.params.d_head == 12);
+  ui.set_state("model=config");  // the same model again (a link re-applied): kept
+  CHECK(app.params.weights);
+  ui.set_state("model=gpt2");
+  CHECK(!app.params.weights);
+  CHECK(app.params.max_position == 1024);
+}
+
+TEST_CASE("refusals name what is wrong and keep the state") {
+  Headless ui;
+  rv::App& app = ui.app;
+  std::vector<std::string> notes;
+  REQUIRE(rv::install_weights(app.params, open(checkpoint(32, 16)), notes));
+  const auto before = app.params.weights;
+  rv::WeightsFiles files;
+  files.label = files.file = "model.safetensors";
+  std::vector<rv::TensorToWrite> ints = {{"wpe.weight", {4, 2}, std::vector<double>(8, 1.0)}};
+  std::vector<std::uint8_t> f64 = rv::write_safetensors(ints, "F64", {}).value();
+  const std::string header(f64.begin() + 8, f64.begin() + 8 + std::ptrdiff_t(f64[0]));
+  std::string as_int = header;
+  as_int.replace(as_int.find("F64"), 3, "I64");
+  std::vector<std::uint8_t> bad(f64);
+  std::copy(as_int.begin(), as_int.end(), bad.begin() + 8);
+  const auto refused = rv::open_weights(files, memory_opener(bad), rv::next_weights_serial());
+  REQUIRE(!refused.ok());
+  CHECK(refused.error().message.find("wpe.weight") != std::string::npos);
+  CHECK(refused.error().message.find("I64") != std::string::npos);
+  const auto short_file = rv::open_weights(files, memory_opener({1, 2, 3}), rv::next_weights_serial());
+  REQUIRE(!short_file.ok());
+  CHECK(short_file.error().message.find("shorter than the 8-byte") != std::string::npos);
+  files.config_text = "{\"model_type\": 3}";
+  const auto bad_config = rv::open_weights(files, memory_opener(checkpoint(8, 4)), rv::next_weights_serial());
+  REQUIRE(!bad_config.ok());
+  CHECK(bad_config.error().message.find("model_type") != std::string::npos);
+  CHECK(app.params.weights == before);
+  // An odd width has no even heads: refused, the table kept.
+  std::vector<std::string> odd_notes;
+  CHECK(!rv::install_weights(app.params, open(checkpoint(8, 5)), odd_notes));
+  CHECK(has_note(odd_notes, "does not fit this app"));
+  CHECK(app.params.weights == before);
+  // A checkpoint without a table (a RoPE model's) says what was looked for and what it holds.
+  std::vector<rv::TensorToWrite> rope = {{"model.layers.0.self_attn.q_proj.weight", {4, 4}, std::vector<double>(16, 0.1)}};
+  files.config_text.reset();
+  const auto none = rv::open_weights(files, memory_opener(rv::write_safetensors(rope, "BF16", {}).value()), 1);
+  REQUIRE(none.ok());
+  CHECK(!none.value()->table);
+  CHECK(none.value()->no_table.find("looked for wpe.weight") != std::string::npos);
+  CHECK(none.value()->no_table.find("q_proj") != std::string::npos);
+}
+
+TEST_CASE("the page's protocol: ask, supply, run again; only the header and the table are read") {
+  const std::vector<std::uint8_t> bytes = checkpoint(128, 64, "BF16");
+  auto store = std::make_shared<rv::SuppliedBytes>();
+  store->sizes["model.safetensors"] = bytes.size();
+  const rv::SourceOpener open = [store](const std::string& file) -> rv::Expected<std::unique_ptr<rv::ByteSource>> {
+    return std::unique_ptr<rv::ByteSource>(new rv::SuppliedSource(store, file, store->sizes.at(file)));
+  };
+  rv::WeightsFiles files;
+  files.label = files.file = "model.safetensors";
+  int rounds = 0;
+  rv::Expected<std::shared_ptr<const rv::LoadedWeights>> w = rv::open_weights(files, open, 1);
+  while (!w.ok() && w.error().type == rv::kNeedBytes && rounds < 10) {
+    REQUIRE(store->wanted);
+    const rv::SuppliedBytes::Want want = *store->wanted;
+    store->wanted.reset();
+    store->supply(want.file, want.offset,
+                  std::vector<std::uint8_t>(bytes.begin() + std::ptrdiff_t(want.offset),
+                                            bytes.begin() + std::ptrdiff_t(want.offset + want.length)));
+    ++rounds;
+    w = rv::open_weights(files, open, 1);
+  }
+  REQUIRE(w.ok());
+  CHECK(rounds == 3);  // the header's length, the header, the table
+  const std::uint64_t header = 8 + w.value()->header_bytes;
+  CHECK(store->supplied == header + 128 * 64 * 2);
+  CHECK(store->supplied < bytes.size());  // wte was never read
+  CHECK(w.value()->table->P.rows() == 128);
+}
+
+TEST_CASE("the desktop's --weights path: the file and the config.json beside it") {
+  const std::string dir = "/tmp/ropeviz-weights-test-" + std::to_string(::getpid());
+  std::remove((dir + "/model.safetensors").c_str());
+  REQUIRE((std::system(("mkdir -p " + dir).c_str()) == 0));
+  const std::vector<std::uint8_t> bytes = checkpoint(40, 24);
+  std::ofstream(dir + "/model.safetensors", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                                     std::streamsize(bytes.size()));
+  std::ofstream(dir + "/config.json") << R"({"model_type": "gpt2", "n_embd": 24, "n_head": 2, "n_positions": 40})";
+  Headless ui;
+  rv::App& app = ui.app;
+  REQUIRE(rv::load_weights_path(app.params, dir + "/model.safetensors", app.ui.notes));
+  CHECK(app.params.max_position == 40);
+  CHECK(app.params.heads == 2);
+  CHECK(app.params.weights->model_type == "gpt2");
+  CHECK(!rv::load_weights_path(app.params, dir + "/missing.safetensors", app.ui.notes));
+  CHECK(has_note(app.ui.notes, "missing.safetensors: cannot open"));
+  CHECK(app.params.max_position == 40);
+  CHECK(rv::is_weights_file("model-00001-of-00002.safetensors"));
+  CHECK(rv::is_weights_file("model.safetensors.index.json"));
+  CHECK(!rv::is_weights_file("config.json"));
+}

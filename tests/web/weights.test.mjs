@@ -1,0 +1,232 @@
+// Real checkpoints in the page (README "Real weights"): a 500 MB GPT-2-shaped file picked and read by ranges, an
+// index with its shards, refusals that name the tensor, weights=none, and the Hugging Face Hub through an emulation of
+// it (the page's requests to huggingface.co and *.hf.co are routed to it: a resolve URL that redirects to a file host
+// serving byte ranges with the Hub's CORS headers, a gated repo, a missing one, a host that ignores Range).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { servedApp, state, frames, artifactDir } from './lib.mjs';
+
+const open = servedApp();
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ropeviz-weights-'));
+const gpt2Config = fs.readFileSync(new URL('../fixtures/configs/gpt2.json', import.meta.url), 'utf8');
+
+// A safetensors file: tensors [{name, dtype, shape, data (Buffer) or bytes (a length left as zeros)}]. Zeros past the
+// written data are a sparse hole (ftruncate), so a 500 MB file costs its header and the table on disk.
+function writeSafetensors(file, tensors) {
+  const size = { F32: 4, F16: 2, BF16: 2, F64: 8, I64: 8 };
+  const header = {};
+  let at = 0;
+  for (const t of tensors) {
+    const n = t.shape.reduce((a, b) => a * b, 1) * size[t.dtype];
+    header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [at, at + n] };
+    t.at = at;
+    at += n;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const fd = fs.openSync(file, 'w');
+  const n = Buffer.alloc(8);
+  n.writeBigUInt64LE(BigInt(json.length));
+  fs.writeSync(fd, n, 0, 8, 0);
+  fs.writeSync(fd, Buffer.from(json), 0, json.length, 8);
+  for (const t of tensors) if (t.data) fs.writeSync(fd, t.data, 0, t.data.length, 8 + json.length + t.at);
+  fs.ftruncateSync(fd, 8 + json.length + at);
+  fs.closeSync(fd);
+  return { headerBytes: json.length, fileBytes: 8 + json.length + at };
+}
+
+// A trained-looking table: each row a point on a smooth low-rank curve (a few slow sinusoids along fixed directions).
+function helixTable(rows, dim) {
+  const data = Buffer.alloc(rows * dim * 4);
+  for (let t = 0; t < rows; ++t)
+    for (let j = 0; j < dim; ++j) {
+      const w = (1 + (j % 3)) * Math.PI / rows;
+      const v = 0.1 * Math.cos(t * w + j) + 0.05 * Math.sin(t * w * 2 + 3 * j);
+      data.writeFloatLE(v, 4 * (t * dim + j));
+    }
+  return data;
+}
+
+const wpeBytes = 1024 * 768 * 4;
+const gpt2 = path.join(dir, 'gpt2');
+fs.mkdirSync(gpt2);
+const gpt2Sizes = writeSafetensors(path.join(gpt2, 'model.safetensors'), [
+  { name: 'h.filler', dtype: 'F32', shape: [86000, 1000] },  // the layers' bulk, never read
+  { name: 'wpe.weight', dtype: 'F32', shape: [1024, 768], data: helixTable(1024, 768) },
+  { name: 'wte.weight', dtype: 'F32', shape: [50257, 768] },
+]);
+fs.writeFileSync(path.join(gpt2, 'config.json'), gpt2Config);
+
+async function pick(page, files) {
+  const r = await page.evaluate(() => window.ropeviz.rect('load_weights'));
+  assert.ok(r, 'the load weights button has a rect');
+  const chooser = page.waitForEvent('filechooser');
+  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
+  await (await chooser).setFiles(files);
+}
+
+test('a 500 MB GPT-2-shaped checkpoint: only its header and wpe are read, and the app takes its frame', async () => {
+  const page = await open('#tab_bottom=learned_table');
+  assert.ok(gpt2Sizes.fileBytes > 500e6, `the file is ${gpt2Sizes.fileBytes} bytes`);
+  const started = Date.now();
+  await pick(page, [path.join(gpt2, 'model.safetensors'), path.join(gpt2, 'config.json')]);
+  await page.waitForFunction(() => window.ropeviz.state().weights !== null, null, { timeout: 60000 });
+  await frames(page, 2);
+  const ms = Date.now() - started;
+  const s = await state(page);
+  const w = s.weights;
+  assert.equal(w.source, 'model.safetensors');
+  assert.equal(w.tensors, 3);
+  assert.equal(w.file_bytes, gpt2Sizes.fileBytes);
+  assert.ok(w.bytes_read <= 8 + gpt2Sizes.headerBytes + wpeBytes, `read ${w.bytes_read} bytes`);
+  assert.ok(w.bytes_read >= wpeBytes, `read ${w.bytes_read} bytes`);
+  assert.deepEqual([w.learned_table.tensor, w.learned_table.rows, w.learned_table.dim], ['wpe.weight', 1024, 768]);
+  assert.equal(w.model_type, 'gpt2');
+  assert.equal(s.max_position, 1024);
+  assert.equal(s.d_model, 768);
+  assert.equal(s.model_label, 'model.safetensors (config.json)');
+  assert.ok(w.learned_table.neighbour_cos_mean > 0.9, `neighbour cosine ${w.learned_table.neighbour_cos_mean}`);
+  fs.writeFileSync(path.join(artifactDir, 'weights-open.txt'),
+    `a ${gpt2Sizes.fileBytes}-byte GPT-2-shaped checkpoint: ${w.bytes_read} bytes read, ${ms} ms from the pick to the drawn table\n`);
+  // The slider past the real table: the real IndexError at its real size.
+  const past = await page.evaluate(() => window.ropeviz.set({ position: 1024 }));
+  assert.equal(past.absolute.error, 'IndexError: index 1024 is out of bounds for dimension 0 with size 1024');
+  const inside = await page.evaluate(() => window.ropeviz.set({ position: 1023 }));
+  assert.equal(inside.absolute.ok, true);
+  // The frame is the table's until weights=none.
+  const refused = await page.evaluate(() => window.ropeviz.set({ max_position: 10 }));
+  assert.equal(refused.max_position, 1024);
+  assert.ok(refused.notes.some((n) => /learned table; choose weights=none/.test(n)), refused.notes.join('\n'));
+  await frames(page, 2);
+  const shot = await page.evaluate(() => window.ropeviz.png('learned_table'));
+  fs.writeFileSync(path.join(artifactDir, 'weights-learned-table.png'), Buffer.from(shot.png.split(',')[1], 'base64'));
+  const none = await page.evaluate(() => window.ropeviz.set({ weights: 'none' }));
+  assert.equal(none.weights, null);
+  const free = await page.evaluate(() => window.ropeviz.set({ model: 'none', max_position: 10 }));
+  assert.equal(free.max_position, 10);
+  page.assertClean();
+  await page.closeAll();
+});
+
+test('an index and its shards; a missing shard, a bad dtype and a short file are refused by name, the state kept', async () => {
+  const sharded = path.join(dir, 'sharded');
+  fs.mkdirSync(sharded);
+  const table = helixTable(64, 32);
+  writeSafetensors(path.join(sharded, 'model-00001-of-00002.safetensors'), [
+    { name: 'transformer.wte.weight', dtype: 'F32', shape: [10, 32] }]);
+  writeSafetensors(path.join(sharded, 'model-00002-of-00002.safetensors'), [
+    { name: 'transformer.wpe.weight', dtype: 'F32', shape: [64, 32], data: table }]);
+  fs.writeFileSync(path.join(sharded, 'model.safetensors.index.json'), JSON.stringify({ metadata: {}, weight_map: {
+    'transformer.wte.weight': 'model-00001-of-00002.safetensors',
+    'transformer.wpe.weight': 'model-00002-of-00002.safetensors' } }));
+  const page = await open('#tab_bottom=learned_table');
+  await pick(page, ['model.safetensors.index.json', 'model-00001-of-00002.safetensors',
+    'model-00002-of-00002.safetensors'].map((f) => path.join(sharded, f)));
+  await page.waitForFunction(() => window.ropeviz.state().weights !== null);
+  let s = await state(page);
+  assert.deepEqual([s.weights.learned_table.tensor, s.weights.learned_table.rows, s.max_position, s.d_model],
+    ['transformer.wpe.weight', 64, 64, 32]);
+  // The index without its second shard.
+  const before = s.weights.source;
+  await pick(page, ['model.safetensors.index.json', 'model-00001-of-00002.safetensors'].map((f) => path.join(sharded, f)));
+  await page.waitForFunction(() => window.ropeviz.state().notes.some((n) => /was not given/.test(n)));
+  s = await state(page);
+  assert.ok(s.notes.some((n) => /model-00002-of-00002\.safetensors was not given/.test(n)), s.notes.join('\n'));
+  assert.equal(s.weights.source, before);
+  // An integer table is refused naming the tensor and its dtype.
+  const bad = path.join(dir, 'bad');
+  fs.mkdirSync(bad);
+  writeSafetensors(path.join(bad, 'model.safetensors'), [{ name: 'wpe.weight', dtype: 'I64', shape: [4, 2] }]);
+  await pick(page, [path.join(bad, 'model.safetensors')]);
+  await page.waitForFunction(() => window.ropeviz.state().notes.some((n) => /I64/.test(n)));
+  s = await state(page);
+  assert.ok(s.notes.some((n) => /wpe\.weight/.test(n) && /I64/.test(n)), s.notes.join('\n'));
+  assert.equal(s.max_position, 64);
+  // A file shorter than 8 bytes.
+  const short = path.join(dir, 'short');
+  fs.mkdirSync(short);
+  fs.writeFileSync(path.join(short, 'model.safetensors'), Buffer.from([1, 2, 3]));
+  await pick(page, [path.join(short, 'model.safetensors')]);
+  await page.waitForFunction(() => window.ropeviz.state().notes.some((n) => /shorter than the 8-byte/.test(n)));
+  assert.equal((await state(page)).weights.learned_table.rows, 64);
+  page.assertClean();
+  await page.closeAll();
+});
+
+// The Hub, emulated: https://huggingface.co/<repo>/resolve/main/<file> answers 302 to a file host under hf.co, which
+// serves one byte range (206, Content-Range exposed) with the Hub's CORS headers. Repos: test/gpt2 (the 500 MB file),
+// test/gated (401), test/norange (its file host answers 200 with the whole body), anything else 404.
+function hubEmulation(log) {
+  const cors = { 'access-control-allow-origin': '*',
+    'access-control-expose-headers': 'Content-Range, Content-Length, ETag, X-Repo-Commit' };
+  const files = { 'test/gpt2': gpt2, 'test/norange': path.join(dir, 'sharded') };
+  return async (route) => {
+    const request = route.request();
+    const url = new URL(request.url());
+    const headers = await request.allHeaders();
+    log.push({ method: request.method(), url: url.href, range: headers.range ?? null,
+      credentials: Boolean(headers.cookie || headers.authorization) });
+    if (request.method() !== 'GET') return route.fulfill({ status: 405, headers: cors, body: '' });
+    if (url.hostname === 'huggingface.co') {
+      const m = /^\/(test\/[a-z0-9]+)\/resolve\/main\/(.+)$/.exec(url.pathname);
+      if (m && m[1] === 'test/gated') return route.fulfill({ status: 401, headers: cors, body: 'gated' });
+      const base = m && files[m[1]];
+      if (!base || !fs.existsSync(path.join(base, m[2]))) return route.fulfill({ status: 404, headers: cors, body: 'Entry not found' });
+      const host = m[1] === 'test/norange' ? 'cdn-lfs-us-1.hf.co' : 'cas-bridge.xethub.hf.co';
+      return route.fulfill({ status: 302, headers: { ...cors, location: `https://${host}/${m[1]}/${m[2]}?X-Amz-Signature=x` }, body: '' });
+    }
+    const file = path.join(files[url.pathname.split('/').slice(1, 3).join('/')], url.pathname.split('/').slice(3).join('/'));
+    const size = fs.statSync(file).size;
+    const range = /^bytes=(\d+)-(\d+)$/.exec(headers.range ?? '');
+    if (url.hostname.startsWith('cdn-lfs') || !range) {  // ignores Range: the whole body (the norange repo is small)
+      return route.fulfill({ status: 200, headers: { ...cors, 'content-length': String(size) }, body: fs.readFileSync(file) });
+    }
+    const a = Number(range[1]);
+    const b = Math.min(Number(range[2]), size - 1);
+    if (a >= size) return route.fulfill({ status: 416, headers: { ...cors, 'content-range': `bytes */${size}` }, body: '' });
+    const body = Buffer.alloc(b - a + 1);
+    const fd = fs.openSync(file, 'r');
+    fs.readSync(fd, body, 0, body.length, a);
+    fs.closeSync(fd);
+    return route.fulfill({ status: 206, headers: { ...cors, 'content-range': `bytes ${a}-${b}/${size}` }, body });
+  };
+}
+
+test('the Hub by range requests: a redirect to ranges, a host that ignores Range, gated and missing repos', async () => {
+  const hubHosts = (url) => /^https:\/\/(huggingface\.co|[a-z0-9.-]+\.hf\.co)\//.test(url);
+  const page = await open('#tab_bottom=learned_table', { allowed: (url) => url.startsWith(open.origin() + '/') || hubHosts(url),
+    expectedErrors: /^Failed to load resource: the server responded with a status of (401|404)/ });
+  const log = [];
+  const handler = hubEmulation(log);
+  await page.route('https://huggingface.co/**', handler);
+  await page.route(/^https:\/\/[a-z0-9.-]+\.hf\.co\//, handler);
+  await frames(page, 2);
+  assert.equal(log.length, 0, 'no request leaves the page until the user asks');
+  const s = await page.evaluate(() => window.ropeviz.fetchWeights('test/gpt2'));
+  assert.deepEqual([s.weights.source, s.weights.learned_table.rows, s.max_position, s.d_model],
+    ['test/gpt2 (Hub)', 1024, 1024, 768]);
+  assert.equal(s.weights.file_bytes, gpt2Sizes.fileBytes);
+  assert.ok(s.weights.bytes_read <= 8 + gpt2Sizes.headerBytes + wpeBytes, `read ${s.weights.bytes_read}`);
+  assert.ok(log.every((r) => r.method === 'GET' && !r.credentials), JSON.stringify(log));
+  assert.ok(log.every((r) => /^bytes=\d+-\d+$/.test(r.range)), 'every request is one range');
+  assert.ok(log.some((r) => r.url.startsWith('https://cas-bridge.xethub.hf.co/')), 'the redirect was followed');
+  // A host that ignores Range: read as far as needed, then the request is dropped.
+  const norange = await page.evaluate(() => window.ropeviz.fetchWeights('test/norange'));
+  assert.equal(norange.weights.source, 'test/norange (Hub)');
+  assert.equal(norange.weights.learned_table.rows, 64);
+  // Gated and missing repos: clear messages, the state kept.
+  const gated = await page.evaluate(() => window.ropeviz.fetchWeights('test/gated').then(() => 'loaded', (e) => e.message));
+  assert.match(gated, /gated \(HTTP 401\).*drop the file/);
+  const missing = await page.evaluate(() => window.ropeviz.fetchWeights('test/nothing').then(() => 'loaded', (e) => e.message));
+  assert.match(missing, /HTTP 404/);
+  const badId = await page.evaluate(() => window.ropeviz.fetchWeights('../etc').then(() => 'loaded', (e) => e.message));
+  assert.match(badId, /is not a Hub repo id/);
+  const after = await state(page);
+  assert.equal(after.weights.source, 'test/norange (Hub)');
+  assert.ok(after.notes.some((n) => /gated/.test(n)) && after.notes.some((n) => /404/.test(n)), after.notes.join('\n'));
+  page.assertClean();
+  await page.closeAll();
+});
