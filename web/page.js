@@ -213,8 +213,14 @@
   var hubOrigin = 'https://huggingface.co';
   function HubError(message, status) { this.message = message; this.status = status; }
   HubError.prototype = Object.create(Error.prototype);
+  // The browser tests' emulation of the Hub on loopback (tests/web/weights.test.mjs), set by a script before the page
+  // runs: no link can set it, and only a 127.0.0.1 origin is taken.
+  function hubBase() {
+    var test = window['ropevizTestHubOrigin'];
+    return typeof test === 'string' && /^http:\/\/127\.0\.0\.1:\d+$/.test(test) ? test : hubOrigin;
+  }
   function hubRead(repo, file, offset, length, signal) {
-    var url = hubOrigin + '/' + repo + '/resolve/main/' + file;
+    var url = hubBase() + '/' + repo + '/resolve/main/' + file;
     var end = offset + length;
     return fetch(url, { 'headers': { 'Range': 'bytes=' + offset + '-' + (end - 1) }, 'credentials': 'omit',
       'signal': signal, 'cache': 'no-store' }).then(function (res) {

@@ -50,9 +50,9 @@ export async function launch(extraArgs = []) {
 // expectedErrors: a RegExp of console errors the test causes on purpose (the browser's "Failed to load resource" for
 // a 404 the page handles).
 export async function openPage(browser, { viewport = { width: 1280, height: 800 }, scale = 1, allowed, permissions = [],
-  hasTouch = false, expectedErrors = null }) {
+  hasTouch = false, expectedErrors = null, bypassCSP = false }) {
   const context = await browser.newContext({ viewport, deviceScaleFactor: scale, acceptDownloads: true, permissions,
-    hasTouch });
+    hasTouch, bypassCSP });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => {

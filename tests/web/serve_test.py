@@ -52,7 +52,7 @@ def probes(port):
             assert "unsafe-inline" not in policy and "'unsafe-eval'" not in policy and "*" not in policy, policy
             assert (body == b"") == (method == "HEAD"), (method, path)
             if ctype.startswith("text/html"):
-                assert "script-src 'self' 'wasm-unsafe-eval' " in policy and "connect-src 'self'" in policy, policy
+                assert "script-src 'self' 'wasm-unsafe-eval' " in policy and "connect-src 'self' https://huggingface.co https://*.hf.co;" in policy, policy
     # The build directory's other files, traversal in every spelling, absolute paths: 404.
     for path in ["/CMakeCache.txt", "/build.ninja", "/compile_commands.json", "/cmake_install.cmake",
                  "/librv_imgui.a", "/single/ropeviz.html", "/CMakeFiles/", "/src/", "/include-links/",

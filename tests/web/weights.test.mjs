@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { servedApp, state, frames, artifactDir } from './lib.mjs';
@@ -156,63 +157,76 @@ test('an index and its shards; a missing shard, a bad dtype and a short file are
   await page.closeAll();
 });
 
-// The Hub, emulated: https://huggingface.co/<repo>/resolve/main/<file> answers 302 to a file host under hf.co, which
-// serves one byte range (206, Content-Range exposed) with the Hub's CORS headers. Repos: test/gpt2 (the 500 MB file),
-// test/gated (401), test/norange (its file host answers 200 with the whole body), anything else 404.
-function hubEmulation(log) {
+// The Hub, emulated on loopback: a resolve server (https://huggingface.co/<repo>/resolve/main/<file>) that answers
+// 302 to a second port, the file host, which serves one byte range (206, Content-Range exposed) with the Hub's CORS
+// headers. Repos: test/gpt2 (the 500 MB file), test/gated (401), test/norange (its file host ignores Range and answers
+// 200 with the whole body), anything else 404. The page reaches it through window.ropevizTestHubOrigin (a loopback
+// origin only, set by a script: no link can), and the context bypasses the page's policy, which allows only the real
+// Hub's hosts (tests/web/security.test.mjs and serve_test.py check that policy).
+async function hubEmulation() {
+  const log = [];
   const cors = { 'access-control-allow-origin': '*',
     'access-control-expose-headers': 'Content-Range, Content-Length, ETag, X-Repo-Commit' };
-  const files = { 'test/gpt2': gpt2, 'test/norange': path.join(dir, 'sharded') };
-  return async (route) => {
-    const request = route.request();
-    const url = new URL(request.url());
-    const headers = await request.allHeaders();
-    log.push({ method: request.method(), url: url.href, range: headers.range ?? null,
-      credentials: Boolean(headers.cookie || headers.authorization) });
-    if (request.method() !== 'GET') return route.fulfill({ status: 405, headers: cors, body: '' });
-    if (url.hostname === 'huggingface.co') {
-      const m = /^\/(test\/[a-z0-9]+)\/resolve\/main\/(.+)$/.exec(url.pathname);
-      if (m && m[1] === 'test/gated') return route.fulfill({ status: 401, headers: cors, body: 'gated' });
-      const base = m && files[m[1]];
-      if (!base || !fs.existsSync(path.join(base, m[2]))) return route.fulfill({ status: 404, headers: cors, body: 'Entry not found' });
-      const host = m[1] === 'test/norange' ? 'cdn-lfs-us-1.hf.co' : 'cas-bridge.xethub.hf.co';
-      return route.fulfill({ status: 302, headers: { ...cors, location: `https://${host}/${m[1]}/${m[2]}?X-Amz-Signature=x` }, body: '' });
-    }
-    const file = path.join(files[url.pathname.split('/').slice(1, 3).join('/')], url.pathname.split('/').slice(3).join('/'));
+  const small = path.join(dir, 'norange');
+  fs.mkdirSync(small, { recursive: true });
+  writeSafetensors(path.join(small, 'model.safetensors'), [
+    { name: 'wte.weight', dtype: 'F32', shape: [4000, 32] },
+    { name: 'wpe.weight', dtype: 'F32', shape: [64, 32], data: helixTable(64, 32) }]);
+  const files = { 'test/gpt2': gpt2, 'test/norange': small };
+  const listen = (handler) => new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      log.push({ method: req.method, port: server.address().port, url: req.url, range: req.headers.range ?? null,
+        credentials: Boolean(req.headers.cookie || req.headers.authorization) });
+      if (req.method !== 'GET') { res.writeHead(405, cors); return res.end(); }
+      handler(req, res);
+    });
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+  const host = await listen((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const [, owner, name, ...rest] = url.pathname.split('/');
+    const file = path.join(files[`${owner}/${name}`] ?? '/nonexistent', ...rest);
+    if (!fs.existsSync(file)) { res.writeHead(404, cors); return res.end(); }
     const size = fs.statSync(file).size;
-    const range = /^bytes=(\d+)-(\d+)$/.exec(headers.range ?? '');
-    if (url.hostname.startsWith('cdn-lfs') || !range) {  // ignores Range: the whole body (the norange repo is small)
-      return route.fulfill({ status: 200, headers: { ...cors, 'content-length': String(size) }, body: fs.readFileSync(file) });
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (name === 'norange' || !range) {
+      res.writeHead(200, { ...cors, 'content-length': String(size) });
+      return fs.createReadStream(file).on('error', () => {}).pipe(res);
     }
     const a = Number(range[1]);
     const b = Math.min(Number(range[2]), size - 1);
-    if (a >= size) return route.fulfill({ status: 416, headers: { ...cors, 'content-range': `bytes */${size}` }, body: '' });
-    const body = Buffer.alloc(b - a + 1);
-    const fd = fs.openSync(file, 'r');
-    fs.readSync(fd, body, 0, body.length, a);
-    fs.closeSync(fd);
-    return route.fulfill({ status: 206, headers: { ...cors, 'content-range': `bytes ${a}-${b}/${size}` }, body });
-  };
+    if (a >= size) { res.writeHead(416, { ...cors, 'content-range': `bytes */${size}` }); return res.end(); }
+    res.writeHead(206, { ...cors, 'content-range': `bytes ${a}-${b}/${size}`, 'content-length': String(b - a + 1) });
+    fs.createReadStream(file, { start: a, end: b }).pipe(res);
+  });
+  const resolver = await listen((req, res) => {
+    const m = /^\/(test\/[a-z0-9]+)\/resolve\/main\/(.+)$/.exec(req.url.split('?')[0]);
+    if (m && m[1] === 'test/gated') { res.writeHead(401, cors); return res.end('gated'); }
+    if (!m || !files[m[1]] || !fs.existsSync(path.join(files[m[1]], m[2]))) { res.writeHead(404, cors); return res.end('Entry not found'); }
+    res.writeHead(302, { ...cors, location: `http://127.0.0.1:${host.address().port}/${m[1]}/${m[2]}?X-Amz-Signature=x` });
+    res.end();
+  });
+  return { log, origin: `http://127.0.0.1:${resolver.address().port}`, hostPort: host.address().port,
+    close: () => Promise.all([host, resolver].map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); }))) };
 }
 
 test('the Hub by range requests: a redirect to ranges, a host that ignores Range, gated and missing repos', async () => {
-  const hubHosts = (url) => /^https:\/\/(huggingface\.co|[a-z0-9.-]+\.hf\.co)\//.test(url);
-  const page = await open('#tab_bottom=learned_table', { allowed: (url) => url.startsWith(open.origin() + '/') || hubHosts(url),
+  const hub = await hubEmulation();
+  const loopback = (url) => url.startsWith(open.origin() + '/') || url.startsWith(hub.origin + '/') ||
+    url.startsWith(`http://127.0.0.1:${hub.hostPort}/`);
+  const page = await open('#tab_bottom=learned_table', { allowed: loopback, bypassCSP: true,
+    init: `window.ropevizTestHubOrigin = ${JSON.stringify(hub.origin)};`,
     expectedErrors: /^Failed to load resource: the server responded with a status of (401|404)/ });
-  const log = [];
-  const handler = hubEmulation(log);
-  await page.route('https://huggingface.co/**', handler);
-  await page.route(/^https:\/\/[a-z0-9.-]+\.hf\.co\//, handler);
   await frames(page, 2);
-  assert.equal(log.length, 0, 'no request leaves the page until the user asks');
+  assert.equal(hub.log.length, 0, 'no request leaves the page until the user asks');
   const s = await page.evaluate(() => window.ropeviz.fetchWeights('test/gpt2'));
   assert.deepEqual([s.weights.source, s.weights.learned_table.rows, s.max_position, s.d_model],
     ['test/gpt2 (Hub)', 1024, 1024, 768]);
   assert.equal(s.weights.file_bytes, gpt2Sizes.fileBytes);
   assert.ok(s.weights.bytes_read <= 8 + gpt2Sizes.headerBytes + wpeBytes, `read ${s.weights.bytes_read}`);
-  assert.ok(log.every((r) => r.method === 'GET' && !r.credentials), JSON.stringify(log));
-  assert.ok(log.every((r) => /^bytes=\d+-\d+$/.test(r.range)), 'every request is one range');
-  assert.ok(log.some((r) => r.url.startsWith('https://cas-bridge.xethub.hf.co/')), 'the redirect was followed');
+  assert.ok(hub.log.every((r) => r.method === 'GET' && !r.credentials), JSON.stringify(hub.log));
+  assert.ok(hub.log.every((r) => /^bytes=\d+-\d+$/.test(r.range)), 'every request is one range');
+  assert.ok(hub.log.some((r) => r.port === hub.hostPort), 'the redirect was followed');
   // A host that ignores Range: read as far as needed, then the request is dropped.
   const norange = await page.evaluate(() => window.ropeviz.fetchWeights('test/norange'));
   assert.equal(norange.weights.source, 'test/norange (Hub)');
@@ -229,4 +243,5 @@ test('the Hub by range requests: a redirect to ranges, a host that ignores Range
   assert.ok(after.notes.some((n) => /gated/.test(n)) && after.notes.some((n) => /404/.test(n)), after.notes.join('\n'));
   page.assertClean();
   await page.closeAll();
+  await hub.close();
 });
