@@ -196,6 +196,12 @@ LearnedTableAnalysis analyze_learned_table(const RowMatrixXd& P) {
   return a;
 }
 
+MeanSd mean_sd(const Eigen::VectorXd& v) {
+  if (v.size() == 0) return {};
+  const double mean = v.mean();
+  return {mean, std::sqrt((v.array() - mean).square().mean())};
+}
+
 Eigen::Index sampled_row(Eigen::Index rows, Eigen::Index side, Eigen::Index i) {
   return side > 1 ? (i * (rows - 1)) / (side - 1) : 0;
 }

@@ -26,6 +26,12 @@ struct LearnedTableAnalysis {
 // The spectrum comes from the smaller Gram matrix of the centred table (learned_table.cpp says what that costs).
 LearnedTableAnalysis analyze_learned_table(const RowMatrixXd& P);
 
+// The mean and the (population) standard deviation of v, as a panel's "0.97 +- 0.02"; both 0 when v is empty.
+struct MeanSd {
+  double mean = 0.0, sd = 0.0;
+};
+MeanSd mean_sd(const Eigen::VectorXd& v);
+
 // The row of P that sample i of `side` evenly spaced ones is: round down i (rows - 1) / (side - 1), so the first
 // and the last row are always sampled; 0 when side is 1.
 Eigen::Index sampled_row(Eigen::Index rows, Eigen::Index side, Eigen::Index i);
