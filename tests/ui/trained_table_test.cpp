@@ -161,7 +161,7 @@ TEST_CASE("trained table: degenerate tables (all zeros, one row, two columns) pu
   }
 }
 
-TEST_CASE("trained table: without weights the app's random table and a line saying what to load; a phone stacks") {
+TEST_CASE("trained table: without weights the app's random table and a line saying what to load, and a phone stacks") {
   Headless ui(390 * 3, 844 * 3, 3);
   ui.set_state("tab_bottom=trained_table&max_position=64&d_head=8&heads=2");
   ui.frames(3);

@@ -19,6 +19,13 @@ namespace {
 
 constexpr ImU32 kComponentColours[3] = {theme::kLearned, theme::kRope, theme::kKey};
 constexpr int kPathSegmentsMax = 512;  // the 3-D path is drawn through at most this many rows
+constexpr int kPlotPointsMax = 512;    // a curve over positions is drawn through every step-th row past this (16-bit
+                                       // draw-list indices); its read-out stays exact
+
+// Every how many rows a curve of n points is drawn.
+int stride(int n) {
+  return std::max(1, (n + kPlotPointsMax - 1) / kPlotPointsMax);
+}
 
 // A figure's title with its formula behind a (?).
 void figure_title(const char* title, const char* formula) {
@@ -78,7 +85,9 @@ void norm_plot(const TrainedSide& s, float width, int id) {
   spec.x = {"position t", plot::Scale::Linear, 0, std::max<double>(1, double(v.size() - 1)), true};
   spec.y = {"|P[t]|"};
   if (!plot::begin_plot(label, ImVec2(width, plot_height(width)), spec)) return;
-  plot::plot_line_g("|P[t]|", int(v.size()), [&v](int t) { return v[t]; }, {theme::kMuted, 1.5f});
+  const int n = int(v.size()), step = stride(n);
+  plot::plot_line_g("|P[t]|", (n + step - 1) / step, [&v, step](int i) { return v[i * step]; }, {theme::kMuted, 1.5f},
+                    step);
   plot::end_plot([&v](double x) {
     const int t = std::clamp(int(std::lround(x)), 0, int(v.size() - 1));
     ImGui::Text("t = %d: |P[t]| = %.5g", t, v[t]);
@@ -105,8 +114,9 @@ void spectrum_plot(const TrainedSide& s, float width, int id) {
   if (!plot::begin_plot(label, ImVec2(width, plot_height(width)), spec)) return;
   plot::plot_vline(a.rank90, theme::kOk, "rank90");
   plot::plot_vline(a.rank99, theme::kMuted, "rank99");
-  plot::plot_line_g("s_k", int(v.size()), [&v, floor](int k) { return std::max(v[k], floor); },
-                    {theme::kLearned, 1.5f}, 1.0, 1.0);
+  const int n = int(v.size()), step = stride(n);
+  plot::plot_line_g("s_k", (n + step - 1) / step, [&v, floor, step](int i) { return std::max(v[i * step], floor); },
+                    {theme::kLearned, 1.5f}, step, 1.0);
   plot::end_plot([&a, &v](double x) {
     const int k = std::clamp(int(std::lround(x)), 1, int(v.size()));
     ImGui::Text("k = %d: s_k = %.5g, energy %.4f", k, v[k - 1], a.energy[k - 1]);
@@ -129,8 +139,10 @@ void components_plot(const TrainedSide& s, float width, int id) {
   spec.y = {"c_j[t]"};
   if (!plot::begin_plot(label, ImVec2(width, plot_height(width)), spec)) return;
   static const char* const kNames[3] = {"c1", "c2", "c3"};
+  const int n = int(c.rows()), step = stride(n);
   for (int j = 0; j < int(c.cols()); ++j)
-    plot::plot_line_g(kNames[j], int(c.rows()), [&c, j](int t) { return c(t, j); }, {kComponentColours[j], 1.5f});
+    plot::plot_line_g(kNames[j], (n + step - 1) / step, [&c, j, step](int i) { return c(i * step, j); },
+                      {kComponentColours[j], 1.5f}, step);
   plot::end_plot([&c](double x) {
     const int t = std::clamp(int(std::lround(x)), 0, int(c.rows() - 1));
     for (int j = 0; j < int(c.cols()); ++j) ImGui::Text("t = %d: c%d = %.5g", t, j + 1, c(t, j));
