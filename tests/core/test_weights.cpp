@@ -2,6 +2,7 @@
 // every dtype, only the header and the asked-for tensor read, names with and without the base-model prefix.
 #include <doctest/doctest.h>
 
+#include <Eigen/SVD>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -183,4 +184,67 @@ TEST_CASE("learned table analysis: a rank-one table has rank 1 and neighbours at
   const LearnedTableAnalysis zero = analyze_learned_table(RowMatrixXd::Zero(5, 3));
   CHECK(zero.rank90 == 0);  // nothing to explain: no rank
   CHECK(zero.neighbour_cos.isZero());
+}
+
+TEST_CASE("learned table analysis: the Gram route's spectrum and components match an SVD of the centred table") {
+  for (const auto& [rows, dim] : std::vector<std::pair<int, int>>{{120, 40}, {30, 90}}) {  // C^T C, then C C^T
+    RowMatrixXd P(rows, dim);
+    std::uint64_t s = 99;
+    for (int t = 0; t < rows; ++t)
+      for (int j = 0; j < dim; ++j) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        P(t, j) = 3.0 * std::sin(0.05 * t + j) + 1.5 * std::cos(0.11 * t * (1 + j % 3)) +
+                  0.01 * (double(s >> 11) / double(1ULL << 53) - 0.5);
+      }
+    const LearnedTableAnalysis a = analyze_learned_table(P);
+    const RowMatrixXd C = P.rowwise() - P.colwise().mean();
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(C, Eigen::ComputeThinU);
+    const Eigen::VectorXd sv = svd.singularValues();
+    REQUIRE(a.singular_values.size() == sv.size());
+    // rows < dim: C has rank rows - 1 (centred), so its last singular value is 0 and the Gram route gives noise of
+    // ~1e-8 s_max there (learned_table.cpp); the rest agree to rounding.
+    for (Eigen::Index k = 0; k < sv.size(); ++k)
+      CHECK(std::abs(a.singular_values[k] - sv[k]) <= (sv[k] > 1e-6 * sv[0] ? 1e-9 * sv[0] : 1e-7 * sv[0]));
+    for (Eigen::Index j = 0; j < 3; ++j) {
+      Eigen::VectorXd c = svd.matrixU().col(j) * sv[j];
+      Eigen::Index at = 0;
+      c.cwiseAbs().maxCoeff(&at);
+      if (c[at] < 0) c = -c;
+      CHECK((a.components.col(j) - c).cwiseAbs().maxCoeff() <= 1e-8 * sv[0]);
+    }
+    for (Eigen::Index k = 0; k < a.cos_by_offset.size(); ++k) {  // the FFT's autocorrelation against the sum itself
+      double sum = 0;
+      for (int t = 0; t + k < rows; ++t) sum += P.row(t).dot(P.row(t + k)) / (a.row_norm[t] * a.row_norm[t + k]);
+      CHECK(a.cos_by_offset[k] == doctest::Approx(sum / double(rows - k)).epsilon(1e-12));
+    }
+  }
+  const LearnedTableAnalysis one = analyze_learned_table(RowMatrixXd::Constant(1, 4, 2.0));  // one row: C = 0
+  CHECK(one.singular_values.size() == 1);
+  CHECK(one.singular_values[0] == 0.0);
+  CHECK(one.components.isZero());
+  CHECK(one.cos_by_offset.size() == 1);
+  CHECK(one.cos_by_offset[0] == doctest::Approx(1.0));
+}
+
+TEST_CASE("sampled_cosines: the cosines of evenly spaced rows, first and last included, 0 with a zero row") {
+  RowMatrixXd P(37, 5);
+  for (int t = 0; t < 37; ++t)
+    for (int j = 0; j < 5; ++j) P(t, j) = std::cos(0.3 * t * (j + 1)) + 0.1 * j;
+  P.row(18).setZero();
+  const RowMatrixXd S = sampled_cosines(P, 10);
+  REQUIRE(S.rows() == 10);
+  REQUIRE(S.cols() == 10);
+  CHECK(sampled_row(37, 10, 0) == 0);
+  CHECK(sampled_row(37, 10, 9) == 36);
+  for (int a = 0; a < 10; ++a)
+    for (int b = 0; b < 10; ++b) {
+      const Eigen::Index ta = sampled_row(37, 10, a), tb = sampled_row(37, 10, b);
+      const double na = P.row(ta).norm(), nb = P.row(tb).norm();
+      const double want = na > 0 && nb > 0 ? P.row(ta).dot(P.row(tb)) / (na * nb) : 0.0;
+      CHECK(S(a, b) == doctest::Approx(want).epsilon(1e-12));
+    }
+  CHECK(sampled_cosines(P, 100).rows() == 37);  // never more samples than rows
+  CHECK(sampled_cosines(RowMatrixXd(0, 3), 8).size() == 0);
+  const RowMatrixXd Z = sampled_cosines(RowMatrixXd::Zero(4, 2), 4);
+  CHECK(Z.isZero());
 }

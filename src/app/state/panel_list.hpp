@@ -20,4 +20,5 @@
   X(comparison, "Comparison", "Comparison", Bottom)              \
   X(models, "Compare models", "Models", Bottom)                  \
   X(lab, "Lab: past the training length", "Lab", Bottom)         \
-  X(exercises, "Exercises", "Exercises", Bottom)
+  X(exercises, "Exercises", "Exercises", Bottom)                 \
+  X(trained_table, "Trained vs random table", "Trained", Bottom)

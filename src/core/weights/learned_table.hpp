@@ -23,7 +23,21 @@ struct LearnedTableAnalysis {
 };
 
 // A cosine with a zero vector is 0. P is the position rows only (offset rows already dropped).
+// The spectrum comes from the smaller Gram matrix of the centred table (learned_table.cpp says what that costs).
 LearnedTableAnalysis analyze_learned_table(const RowMatrixXd& P);
+
+// The mean and the (population) standard deviation of v, as a panel's "0.97 +- 0.02"; both 0 when v is empty.
+struct MeanSd {
+  double mean = 0.0, sd = 0.0;
+};
+MeanSd mean_sd(const Eigen::VectorXd& v);
+
+// The row of P that sample i of `side` evenly spaced ones is: round down i (rows - 1) / (side - 1), so the first
+// and the last row are always sampled; 0 when side is 1.
+Eigen::Index sampled_row(Eigen::Index rows, Eigen::Index side, Eigen::Index i);
+// cos(P[a], P[b]) for the rows a, b sampled_row picks, [n, n] with n = min(side, rows): the cosine heatmap of a table.
+// A cosine with a zero row is 0 (and a zero row's own cosine too).
+RowMatrixXd sampled_cosines(const RowMatrixXd& P, int side);
 
 // The names a position table is saved under, in the order they are looked for: wpe.weight (GPT-2, GPT-Neo,
 // GPT-BigCode), decoder.embed_positions.weight (OPT), embeddings.position_embeddings.weight (BERT, RoBERTa,
