@@ -80,7 +80,10 @@ TEST_CASE("a loaded learned table is the app's table: its frame, its rows, its I
   ui.frame();
   REQUIRE(m.lookup_error.has_value());
   CHECK(m.lookup_error->full() == "IndexError: index 96 is out of bounds for dimension 0 with size 96");
-  CHECK(ui.frame_sentences().find("wpe.weight") != std::string::npos);
+  ui.set_state("tab_bottom=learned_table");
+  const std::string seen = ui.frame_sentences();
+  CHECK(seen.find("model.safetensors's wpe.weight: its trained values (F32)") != std::string::npos);
+  CHECK(seen.find("seeded, not its trained") == std::string::npos);
   // The frame is the table's: another max_position is refused by name.
   const std::vector<std::string> refused = ui.set_state("max_position=10");
   CHECK(app.params.max_position == 96);
@@ -159,7 +162,7 @@ TEST_CASE("refusals name what is wrong and keep the state") {
   CHECK(none.value()->no_table.find("q_proj") != std::string::npos);
 }
 
-TEST_CASE("the page's protocol: ask, supply, run again; only the header and the table are read") {
+TEST_CASE("the page's protocol: ask, supply, run again, and only the header and the table are read") {
   const std::vector<std::uint8_t> bytes = checkpoint(128, 64, "BF16");
   auto store = std::make_shared<rv::SuppliedBytes>();
   store->sizes["model.safetensors"] = bytes.size();

@@ -104,6 +104,8 @@ test('a 500 MB GPT-2-shaped checkpoint: only its header and wpe are read, and th
   await frames(page, 2);
   const shot = await page.evaluate(() => window.ropeviz.png('learned_table'));
   fs.writeFileSync(path.join(artifactDir, 'weights-learned-table.png'), Buffer.from(shot.png.split(',')[1], 'base64'));
+  const trained = await page.evaluate(() => window.ropeviz.png('trained_table'));
+  fs.writeFileSync(path.join(artifactDir, 'weights-trained-vs-random.png'), Buffer.from(trained.png.split(',')[1], 'base64'));
   const none = await page.evaluate(() => window.ropeviz.set({ weights: 'none' }));
   assert.equal(none.weights, null);
   const free = await page.evaluate(() => window.ropeviz.set({ model: 'none', max_position: 10 }));

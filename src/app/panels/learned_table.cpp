@@ -7,6 +7,7 @@
 
 #include "app/panels/panel_views.hpp"
 #include "app/state/model.hpp"
+#include "app/state/weights.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
@@ -104,6 +105,11 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
 // With a real model: its own table (GPT-2, BERT), or the one its context would need (a RoPE model has none).
 void model_table_line(const App& app) {
   const Model& m = app.model;
+  if (const WeightsTable* t = loaded_table(app.params)) {  // the checkpoint's own rows are drawn
+    ImGui::TextColored(theme::vec(theme::kLearned), "%s's %s: its trained values (%s)", app.params.weights->label.c_str(),
+                       t->tensor.c_str(), t->dtype.c_str());
+    return;
+  }
   if (!m.real) return;
   const RealModel& r = *m.real;
   std::string first, second;  // two clauses, each kept whole (a wrap inside "536,870,912" would split the number)
@@ -134,7 +140,8 @@ void table_header(App& app) {
   same_line_if_fits(ImGui::CalcTextSize(params).x + ImGui::GetFrameHeight() * 2.0f);
   ImGui::TextDisabled("%s", params);
   formula_tip(
-      "GPT-2's wpe: a learned table, one row per position (here seeded N(0, 0.02²)). embedding[t] = "
+      "GPT-2's wpe: a learned table, one row per position (here seeded N(0, 0.02²), unless a checkpoint's table is "
+      "loaded: then its trained rows). embedding[t] = "
       "E[token_id[t]] + P[t]: [B, T, d] + [T, d] -> [B, T, d], broadcast over B. Row t exists only for "
       "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError. The app's table has width d = h × d_head; "
       "the lesson's section 3 uses a [10, d_head] table.");

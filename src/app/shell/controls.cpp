@@ -35,8 +35,10 @@ void weights_control(App& app) {
   WeightsLoad& load = app.ui.weights_load;
   if (p.weights) {
     const LoadedWeights& w = *p.weights;
-    ImGui::TextWrapped("weights: %s (%s)", w.label.c_str(),
-                       w.table ? (w.table->tensor + " is the learned table").c_str() : "no learned table");
+    if (w.table)
+      ImGui::TextWrapped("weights: %s (%s is the learned table)", w.label.c_str(), w.table->tensor.c_str());
+    else
+      ImGui::TextWrapped("weights: %s (no learned table)", w.label.c_str());
     ImGui::SameLine();
     if (ImGui::SmallButton("none##weights")) set_param(p, "weights", "none", app.ui.notes);
     record_rect(app.ui, "weights_none");
