@@ -68,7 +68,8 @@ TEST_CASE("trained claims 2: lesson step 1 says its table is random at initialis
   Headless ui(1600, 1000);
   const std::string text = at(ui, "lesson=1").frame_sentences();
   CHECK_FALSE(contains(text, "rows are unrelated to their neighbours, each learned on its own"));
-  CHECK(contains(text, "drawn at its random initialisation: there the rows are unrelated to their neighbours"));
+  CHECK(contains(text, "the app's own at its random initialisation, where rows are unrelated to their neighbours"));
+  CHECK(contains(text, "Measured on this untrained table: neighbouring rows' cosine"));
 }
 
 TEST_CASE("trained claims 3: the context budget names each length and computes both turn figures the same way") {

@@ -212,3 +212,29 @@ TEST_CASE("the desktop's --weights path: the file and the config.json beside it"
   CHECK(rv::is_weights_file("model.safetensors.index.json"));
   CHECK(!rv::is_weights_file("config.json"));
 }
+
+TEST_CASE("the lesson on a loaded table: measured numbers in step 1, the offset test past the real table's end") {
+  Headless ui;
+  rv::App& app = ui.app;
+  std::vector<std::string> notes;
+  ui.set_state("lesson=1");
+  ui.frame();
+  CHECK(ui.frame_sentences().find("Measured on this untrained table: neighbouring rows' cosine") != std::string::npos);
+  REQUIRE(rv::install_weights(app.params, open(checkpoint(96, 48)), notes));
+  ui.set_state("lesson=1");
+  const rv::WeightsTable& t = *app.params.weights->table;
+  char expected[160];
+  std::snprintf(expected, sizeof expected, "Measured on wpe.weight (trained): neighbouring rows' cosine %.2f on average",
+                t.analysis.neighbour_cos.mean());
+  ui.frame();
+  CHECK(t.analysis.neighbour_cos.mean() > 0.9);
+  CHECK(ui.frame_sentences().find(expected) != std::string::npos);
+  CHECK(app.params.max_position == 96);  // the step kept the table's frame
+  ui.set_state("lesson=4");  // section 3, the position-offset test: m = 100 past the toy's 10 rows
+  ui.frame();
+  CHECK(app.params.position == 96 + 90);
+  REQUIRE(app.model.lookup_error.has_value());
+  CHECK(app.model.lookup_error->full() == "IndexError: index 186 is out of bounds for dimension 0 with size 96");
+  ui.set_state("lesson=7");  // the last step opens a real model: the checkpoint's frame is not its
+  CHECK(!app.params.weights);
+}

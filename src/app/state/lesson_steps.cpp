@@ -14,16 +14,39 @@ namespace {
 
 // [SECTION] live lines: the numbers each step points at, written into a buffer (no allocation per frame)
 
+// The mean of cos(P[t], P[t+1]) over the table's rows (0 for a zero row), without allocating: the measured "are
+// neighbours alike" of the table on screen.
+double mean_neighbour_cos(const RowMatrixXd& P) {
+  double sum = 0;
+  for (Eigen::Index t = 0; t + 1 < P.rows(); ++t) {
+    const double n = P.row(t).norm() * P.row(t + 1).norm();
+    sum += n > 0 ? P.row(t).dot(P.row(t + 1)) / n : 0.0;
+  }
+  return P.rows() > 1 ? sum / double(P.rows() - 1) : 0.0;
+}
+
 void live_table(const App& app, char* out, std::size_t size) {
   const Params& p = app.params;
-  char count[28];
+  char count[28], measured[200];
   format_count(app.model.counts.learned_position, count, sizeof count);
-  if (app.model.lookup_error)
-    std::snprintf(out, size, "P is [%d, %d]: %s parameters. m = %lld: %s", p.max_position, p.d_model(), count,
-                  p.position, app.model.lookup_message.c_str());
+  if (const WeightsTable* t = loaded_table(p))
+    std::snprintf(measured, sizeof measured,
+                  " Measured on %s (trained): neighbouring rows' cosine %.2f on average; 90%% of the centred table's "
+                  "energy in %d of %lld directions.",
+                  t->tensor.c_str(), t->analysis.neighbour_cos.size() ? t->analysis.neighbour_cos.mean() : 0.0,
+                  t->analysis.rank90, (long long)t->analysis.singular_values.size());
+  else if (app.model.table_built)
+    std::snprintf(measured, sizeof measured,
+                  " Measured on this untrained table: neighbouring rows' cosine %.2f on average (unrelated rows).",
+                  mean_neighbour_cos(app.model.table.P));
   else
-    std::snprintf(out, size, "P is [%d, %d]: %s parameters. m = %lld reads row %lld.", p.max_position, p.d_model(),
-                  count, p.position, p.position);
+    measured[0] = '\0';
+  if (app.model.lookup_error)
+    std::snprintf(out, size, "P is [%d, %d]: %s parameters. m = %lld: %s%s", p.max_position, p.d_model(), count,
+                  p.position, app.model.lookup_message.c_str(), measured);
+  else
+    std::snprintf(out, size, "P is [%d, %d]: %s parameters. m = %lld reads row %lld.%s", p.max_position, p.d_model(),
+                  count, p.position, p.position, measured);
 }
 
 // "θ = 1, 0.1, ...; at m = 3: 3, 0.3, ... rad" for the first pairs.
@@ -88,14 +111,18 @@ void live_judgment(const App& app, char* out, std::size_t size) {
 
 constexpr const char* kLessonDims =
     "model=none&max_position=10&d_head=8&heads=4&batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";
+constexpr const char* kLessonFreeDims = "batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";  // a loaded table's
+constexpr long long kLessonRows = 10;  // the toy's max_position
 
 const LessonStep kSteps[kLessonSteps] = {
     {"1", "Learned absolute positions (GPT-2)",
      "&position=5&key_position=3&tab_top=shape_trace&tab_bottom=learned_table", "learned_table",
      "Each position t owns a learned row P[t] of the table P [max_position, d], added to the token's embedding: "
-     "E[token] + P[t]. Below, the table with the row for m marked, drawn at its random initialisation: there the "
-     "rows are unrelated to their neighbours. Training makes them smooth in t (GPT-2's trained table is a "
-     "low-rank curve), but each row is still learned from the positions seen in training. Above, the shape trace: the sum keeps [B, T, d], and the table costs max_position × d "
+     "E[token] + P[t]. Below, the table with the row for m marked: the app's own at its random initialisation, "
+     "where rows are unrelated to their neighbours, or a checkpoint's trained table when one is loaded (load "
+     "weights: GPT-2's model.safetensors). Training makes the rows smooth in t (GPT-2's trained table is a "
+     "low-rank curve, the Trained panel shows it), but each row is still learned from the positions seen in "
+     "training. Above, the shape trace: the sum keeps [B, T, d], and the table costs max_position × d "
      "parameters.",
      live_table},
     {"2", "RoPE: rotate, don't add", "&position=5&key_position=3&tab_top=rotations&tab_bottom=score_curve", "rotations",
@@ -144,9 +171,13 @@ void apply_lesson_view(Params& p, int step, std::vector<std::string>& notes) {
   if (step < 1 || step > kLessonSteps) return;
   const LessonStep& s = lesson_step(step);
   // Steps at the lesson's toy start from its dims; the last one opens a real model instead.
-  const std::string view = s.view[0] == '&' ? kLessonDims + std::string(s.view) : std::string(s.view);
-  unload_weights(p, notes);  // the lesson's steps are set in its toy's frame (and step 5 in Llama 3.1's)
+  // A checkpoint's learned table keeps its frame (max_position, d_head, heads): the steps run on the real table, and a
+  // position the toy puts past its 10 rows goes as far past the real one. Step 5's model unloads it.
+  const bool real_table = p.weights && p.weights->table && s.view[0] == '&';
+  const std::string view = s.view[0] == '&' ? (real_table ? kLessonFreeDims : kLessonDims) + std::string(s.view)
+                                            : std::string(s.view);
   apply_query(p, view, notes);
+  if (real_table && p.position >= kLessonRows) p.position = p.max_position + (p.position - kLessonRows);
 }
 
 const char* lesson_highlight(const Params& p) {

@@ -12,6 +12,7 @@
 #include "app/state/notes.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
+#include "app/state/weights.hpp"
 #include "app/ui/lesson_picture.hpp"
 #include "core/base/json_writer.hpp"
 
@@ -83,6 +84,7 @@ std::string describe(const App& app) {
        (table_is_hypothetical(app) ? " (hypothetical: " + m.real->name +
                                          " uses RoPE and has no such table; this is the one its context would need)"
                                    : std::string()) +
+       (loaded_table(p) ? " (" + table_name(p) + ", its trained values)" : std::string()) +
        ": the table P has " + plural(p.max_position, "row", "rows") +
        (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
        " of width d = " + format_count(p.d_model()) + ". " + lookup_sentence(app) + " ";
