@@ -7,6 +7,8 @@
 #include <complex>
 #include <vector>
 
+#include "core/base/matmul.hpp"
+
 namespace rv {
 namespace {
 
@@ -63,6 +65,17 @@ Eigen::VectorXd summed_autocorrelation(const RowMatrixXd& N, Eigen::Index K) {
   Eigen::VectorXd out(K + 1);
   for (Eigen::Index k = 0; k <= K; ++k) out[k] = z[k].real() / n;
   return out;
+}
+
+// G = A^T A [n, n] for a row-major A [m, n], by core/base/matmul.hpp's loops a block of G's rows at a time, so the
+// block being summed stays in cache while A streams past (one pass over all of G per four rows of A would not).
+RowMatrixXd gram_of_columns(const RowMatrixXd& A) {
+  const Eigen::Index m = A.rows(), n = A.cols();
+  constexpr Eigen::Index kBlock = 32;  // 32 rows of a 768-wide G: 196 KB
+  RowMatrixXd G(n, n);
+  for (Eigen::Index k0 = 0; k0 < n; k0 += kBlock)
+    detail::gemm_tn(A.data() + k0, n, A.data(), n, G.data() + k0 * n, n, m, std::min(kBlock, n - k0), n, false);
+  return G;
 }
 
 // Solves (T - shift I) x = b in place for the symmetric tridiagonal T (diag, sub), by LU with partial pivoting
@@ -135,7 +148,8 @@ void top_eigenpairs(const Eigen::MatrixXd& G, Eigen::Index count, Eigen::VectorX
     }
     Y.col(j) = y;
   }
-  vectors = tri.matrixQ() * Y;
+  vectors.resize(n, count);  // one column at a time: Householder's unblocked path, no matrix-product kernels
+  for (Eigen::Index j = 0; j < count; ++j) vectors.col(j) = tri.matrixQ() * Y.col(j);
 }
 
 }  // namespace
@@ -163,14 +177,12 @@ LearnedTableAnalysis analyze_learned_table(const RowMatrixXd& P) {
   const RowMatrixXd C = P.rowwise() - P.colwise().mean();
   const bool by_columns = rows >= dim;
   const Eigen::Index n = std::min(rows, dim);
-  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(n, n);
-  if (by_columns) G.selfadjointView<Eigen::Lower>().rankUpdate(C.transpose());
-  else G.selfadjointView<Eigen::Lower>().rankUpdate(C);
-  G.triangularView<Eigen::StrictlyUpper>() = G.transpose();
+  // symmetric: its row-major data is its column-major data
+  const RowMatrixXd G = by_columns ? gram_of_columns(C) : gram_of_columns(RowMatrixXd(C.transpose()));
   const Eigen::Index top = std::min<Eigen::Index>(3, n);
   Eigen::VectorXd values;
   Eigen::MatrixXd vectors;
-  top_eigenpairs(G, top, values, vectors);
+  top_eigenpairs(Eigen::Map<const Eigen::MatrixXd>(G.data(), n, n), top, values, vectors);
   a.singular_values = values.cwiseMax(0.0).cwiseSqrt();
   const Eigen::VectorXd sq = a.singular_values.array().square();
   const double total = sq.sum();
@@ -215,7 +227,10 @@ RowMatrixXd sampled_cosines(const RowMatrixXd& P, int side) {
     if (norm > 0) S.row(i) = P.row(t) / norm;
     else S.row(i).setZero();
   }
-  return S * S.transpose();
+  RowMatrixXd out(n, n);
+  std::vector<double> scratch;
+  detail::matmul_nt(S, S, out, scratch);
+  return out;
 }
 
 std::vector<std::string> learned_table_names() {
