@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/base/matmul.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
+#include "core/lab/matmul.hpp"
 
 namespace rv::detail {
 namespace {

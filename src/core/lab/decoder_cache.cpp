@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/base/matmul.hpp"
 #include "core/lab/decoder_internal.hpp"
+#include "core/lab/matmul.hpp"
 
 namespace rv {
 namespace {
@@ -19,7 +19,7 @@ S gelu(S x) {
   return S(0.5) * x * (S(1) + std::erf(x / std::sqrt(S(2))));  // exact (erf) GELU, as decoder_forward
 }
 
-// a @ b with the decoder's own loops (core/base/matmul.hpp), as the full forward pass multiplies: Eigen's product kernels
+// a @ b with the decoder's own loops (core/lab/matmul.hpp), as the full forward pass multiplies: Eigen's product kernels
 // would be linked for these row-at-a-time products alone (about 10 KB of the page's wasm).
 template <class S, class A, class B>
 RowMat<S> times(const A& a, const B& b) {

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "core/base/matmul.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
+#include "core/lab/matmul.hpp"
 
 namespace rv {
 

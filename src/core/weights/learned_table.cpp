@@ -7,8 +7,6 @@
 #include <complex>
 #include <vector>
 
-#include "core/base/matmul.hpp"
-
 namespace rv {
 namespace {
 
@@ -67,14 +65,41 @@ Eigen::VectorXd summed_autocorrelation(const RowMatrixXd& N, Eigen::Index K) {
   return out;
 }
 
-// G = A^T A [n, n] for a row-major A [m, n], by core/base/matmul.hpp's loops a block of G's rows at a time, so the
-// block being summed stays in cache while A streams past (one pass over all of G per four rows of A would not).
+// The heavy loops, each a small function called many times, as plain loops the compiler vectorises: the browser's
+// engine runs a function's first calls unoptimised and swaps its optimised build in between calls, so a loop inside
+// one long call would never be optimised (and Eigen's kernels run unvectorised in WebAssembly).
+// y += a0 x0 + a1 x1 + a2 x2 + a3 x3
+[[gnu::noinline]] void axpy4(double* __restrict y, const double* __restrict x0, const double* __restrict x1,
+                             const double* __restrict x2, const double* __restrict x3, double a0, double a1, double a2,
+                             double a3, Eigen::Index n) {
+  for (Eigen::Index j = 0; j < n; ++j) y[j] += (a0 * x0[j] + a1 * x1[j]) + (a2 * x2[j] + a3 * x3[j]);
+}
+// y += a x
+[[gnu::noinline]] void axpy(double* __restrict y, const double* __restrict x, double a, Eigen::Index n) {
+  for (Eigen::Index j = 0; j < n; ++j) y[j] += a * x[j];
+}
+// y -= a v + b w
+[[gnu::noinline]] void rank2_row(double* __restrict y, const double* __restrict v, const double* __restrict w,
+                                 double a, double b, Eigen::Index n) {
+  for (Eigen::Index j = 0; j < n; ++j) y[j] -= a * w[j] + b * v[j];
+}
+
+// G = A^T A [n, n] for a row-major A [m, n]: G[k, :] += A[i, k] A[i, :] four rows of A at a time, a block of G's rows
+// at a time so the block being summed stays in cache while A streams past.
 RowMatrixXd gram_of_columns(const RowMatrixXd& A) {
   const Eigen::Index m = A.rows(), n = A.cols();
   constexpr Eigen::Index kBlock = 32;  // 32 rows of a 768-wide G: 196 KB
-  RowMatrixXd G(n, n);
-  for (Eigen::Index k0 = 0; k0 < n; k0 += kBlock)
-    detail::gemm_tn(A.data() + k0, n, A.data(), n, G.data() + k0 * n, n, m, std::min(kBlock, n - k0), n, false);
+  RowMatrixXd G = RowMatrixXd::Zero(n, n);
+  for (Eigen::Index k0 = 0; k0 < n; k0 += kBlock) {
+    const Eigen::Index k1 = std::min(n, k0 + kBlock);
+    Eigen::Index i = 0;
+    for (; i + 4 <= m; i += 4) {
+      const double *a0 = A.row(i).data(), *a1 = A.row(i + 1).data(), *a2 = A.row(i + 2).data(), *a3 = A.row(i + 3).data();
+      for (Eigen::Index k = k0; k < k1; ++k) axpy4(G.row(k).data(), a0, a1, a2, a3, a0[k], a1[k], a2[k], a3[k], n);
+    }
+    for (; i < m; ++i)
+      for (Eigen::Index k = k0; k < k1; ++k) axpy(G.row(k).data(), A.row(i).data(), A(i, k), n);
+  }
   return G;
 }
 
@@ -121,13 +146,71 @@ void shifted_tridiagonal_solve(const Eigen::VectorXd& diag, const Eigen::VectorX
   }
 }
 
+// Householder tridiagonalisation of a symmetric A (row-major, both triangles stored; overwritten): Q^T A Q = T with
+// T's diagonal `diag` and sub-diagonal `sub`, Q = H_0 H_1 ... H_{n-3}, H_k = I - beta_k v_k v_k^T acting on dims
+// k+1.. (v_k kept in A's row k past the diagonal). Plain loops over contiguous rows (Golub and Van Loan 8.3.1), so the
+// compiler vectorises them wherever they are built; Eigen's reduction runs unvectorised in WebAssembly.
+struct Tridiagonal {
+  Eigen::VectorXd diag, sub, beta;
+  RowMatrixXd reflectors;  // row k: v_k in columns k+1..
+  // y = Q y
+  void apply_q(Eigen::VectorXd& y) const {
+    const Eigen::Index n = diag.size();
+    for (Eigen::Index k = n - 3; k >= 0; --k) {
+      if (beta[k] == 0) continue;
+      const double* v = reflectors.row(k).data();
+      double dot = 0;
+      for (Eigen::Index i = k + 1; i < n; ++i) dot += v[i] * y[i];
+      const double f = beta[k] * dot;
+      for (Eigen::Index i = k + 1; i < n; ++i) y[i] -= f * v[i];
+    }
+  }
+};
+
+Tridiagonal tridiagonalize(RowMatrixXd A) {
+  const Eigen::Index n = A.rows();
+  Tridiagonal t;
+  t.diag.resize(n);
+  t.sub.setZero(std::max<Eigen::Index>(n - 1, 0));
+  t.beta.setZero(std::max<Eigen::Index>(n, 1));
+  std::vector<double> p(n), w(n);
+  for (Eigen::Index k = 0; k + 2 < n; ++k) {
+    double* v = A.row(k).data();  // x = A[k, k+1..] (= the column below the diagonal), made v in place
+    double norm2 = 0;
+    for (Eigen::Index i = k + 1; i < n; ++i) norm2 += v[i] * v[i];
+    const double norm = std::sqrt(norm2);
+    const double alpha = v[k + 1] > 0 ? -norm : norm;
+    t.sub[k] = alpha;
+    const double vv = norm2 - v[k + 1] * v[k + 1] + (v[k + 1] - alpha) * (v[k + 1] - alpha);
+    if (norm == 0 || vv == 0) continue;  // already reduced: H_k = I
+    v[k + 1] -= alpha;
+    const double beta = 2.0 / vv;
+    t.beta[k] = beta;
+    // p = beta A22 v = beta sum_i v_i A22[i, :] (A22 is symmetric): row updates, which vectorise (a dot product's
+    // sum would not be reordered); then w = p - (beta / 2) (p . v) v
+    std::fill(p.begin() + k + 1, p.end(), 0.0);
+    const Eigen::Index m = n - k - 1;
+    for (Eigen::Index i = k + 1; i < n; ++i) axpy(p.data() + k + 1, A.row(i).data() + k + 1, beta * v[i], m);
+    double pv = 0;
+    for (Eigen::Index i = k + 1; i < n; ++i) pv += p[i] * v[i];
+    for (Eigen::Index i = k + 1; i < n; ++i) w[i] = p[i] - 0.5 * beta * pv * v[i];
+    for (Eigen::Index i = k + 1; i < n; ++i)  // A22 -= v w^T + w v^T
+      rank2_row(A.row(i).data() + k + 1, v + k + 1, w.data() + k + 1, v[i], w[i], m);
+  }
+  for (Eigen::Index k = 0; k < n; ++k) t.diag[k] = A(k, k);
+  if (n >= 2) t.sub[n - 2] = A(n - 1, n - 2);
+  t.reflectors = std::move(A);
+  return t;
+}
+
 // The largest `count` eigenpairs of the symmetric G: every eigenvalue (descending) from its tridiagonal form, and the
 // top eigenvectors by inverse iteration on that form (each kept orthogonal to those before it), mapped back through
 // the Householder reflections. O(n^3) once for the reduction; the full eigenvector solve would cost 4x more.
-void top_eigenpairs(const Eigen::MatrixXd& G, Eigen::Index count, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
+void top_eigenpairs(RowMatrixXd G, Eigen::Index count, Eigen::VectorXd& values, Eigen::MatrixXd& vectors) {
   const Eigen::Index n = G.rows();
-  Eigen::Tridiagonalization<Eigen::MatrixXd> tri(G);
-  const Eigen::VectorXd diag = tri.diagonal(), sub = tri.subDiagonal();
+  const Tridiagonal tri = tridiagonalize(std::move(G));
+  const Eigen::VectorXd& diag = tri.diag;
+  const Eigen::VectorXd& sub = tri.sub;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig;
   eig.computeFromTridiagonal(diag, sub, Eigen::EigenvaluesOnly);
   values = eig.eigenvalues().reverse();
@@ -148,8 +231,12 @@ void top_eigenpairs(const Eigen::MatrixXd& G, Eigen::Index count, Eigen::VectorX
     }
     Y.col(j) = y;
   }
-  vectors.resize(n, count);  // one column at a time: Householder's unblocked path, no matrix-product kernels
-  for (Eigen::Index j = 0; j < count; ++j) vectors.col(j) = tri.matrixQ() * Y.col(j);
+  vectors.resize(n, count);
+  for (Eigen::Index j = 0; j < count; ++j) {
+    Eigen::VectorXd y = Y.col(j);
+    tri.apply_q(y);
+    vectors.col(j) = y;
+  }
 }
 
 }  // namespace
@@ -178,11 +265,11 @@ LearnedTableAnalysis analyze_learned_table(const RowMatrixXd& P) {
   const bool by_columns = rows >= dim;
   const Eigen::Index n = std::min(rows, dim);
   // symmetric: its row-major data is its column-major data
-  const RowMatrixXd G = by_columns ? gram_of_columns(C) : gram_of_columns(RowMatrixXd(C.transpose()));
+  RowMatrixXd G = by_columns ? gram_of_columns(C) : gram_of_columns(RowMatrixXd(C.transpose()));
   const Eigen::Index top = std::min<Eigen::Index>(3, n);
   Eigen::VectorXd values;
   Eigen::MatrixXd vectors;
-  top_eigenpairs(Eigen::Map<const Eigen::MatrixXd>(G.data(), n, n), top, values, vectors);
+  top_eigenpairs(std::move(G), top, values, vectors);
   a.singular_values = values.cwiseMax(0.0).cwiseSqrt();
   const Eigen::VectorXd sq = a.singular_values.array().square();
   const double total = sq.sum();
@@ -227,9 +314,9 @@ RowMatrixXd sampled_cosines(const RowMatrixXd& P, int side) {
     if (norm > 0) S.row(i) = P.row(t) / norm;
     else S.row(i).setZero();
   }
-  RowMatrixXd out(n, n);
-  std::vector<double> scratch;
-  detail::matmul_nt(S, S, out, scratch);
+  RowMatrixXd out(n, n);  // dot products of unit rows (not Eigen's product kernels: see axpy4)
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j <= i; ++j) out(i, j) = out(j, i) = S.row(i).dot(S.row(j));
   return out;
 }
 
