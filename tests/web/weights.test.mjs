@@ -2,7 +2,7 @@
 // index with its shards, refusals that name the tensor, weights=none, and the Hugging Face Hub through an emulation of
 // it (the page's requests to huggingface.co and *.hf.co are routed to it: a resolve URL that redirects to a file host
 // serving byte ranges with the Hub's CORS headers, a gated repo, a missing one, a host that ignores Range).
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,6 +12,7 @@ import { servedApp, state, frames, artifactDir } from './lib.mjs';
 
 const open = servedApp();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ropeviz-weights-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const gpt2Config = fs.readFileSync(new URL('../fixtures/configs/gpt2.json', import.meta.url), 'utf8');
 
 // A safetensors file: tensors [{name, dtype, shape, data (Buffer) or bytes (a length left as zeros)}]. Zeros past the
