@@ -471,7 +471,7 @@
     a.click();
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
   }
-  Module['rvDownload'] = function (name, mime, text) { download(new Blob([text], { type: mime }), name); };
+  Module['rvDownload'] = function (name, mime, bytes) { download(new Blob([bytes], { type: mime }), name); };
   // Called right after a frame was drawn: the WebGL drawing buffer still holds it (toBlob and drawImage copy it at
   // once). region (canvas pixels): one panel, copied into a canvas of its own. A download, or window.ropeviz.png's
   // answer when it asked.

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "app/state/export.hpp"
+#include "app/state/lab_session.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/state/weights.hpp"
@@ -237,4 +239,34 @@ TEST_CASE("the lesson on a loaded table: measured numbers in step 1, the offset 
   CHECK(app.model.lookup_error->full() == "IndexError: index 186 is out of bounds for dimension 0 with size 96");
   ui.set_state("lesson=7");  // the last step opens a real model: the checkpoint's frame is not its
   CHECK(!app.params.weights);
+}
+
+TEST_CASE("the lab's trained tables: save weights writes each decoder, and open its table makes it the app's table") {
+  Headless ui;
+  rv::App& app = ui.app;
+  ui.set_state("tab=lab&train_len=3&steps=200&methods=learned,rope");
+  ui.frames(2);
+  CHECK(rv::lab_weights(app).empty());  // no run yet
+  CHECK(!rv::load_lab_table(app.params, app.lab, app.ui.notes));
+  CHECK(has_note(app.ui.notes, "no trained learned table yet"));
+  rv::lab_start(app, rv::lab_flags(app.params));
+  for (int i = 0; i < 2000 && app.lab.running; ++i) ui.frame();
+  REQUIRE(!app.lab.running);
+  const std::vector<rv::ExportFile> files = rv::lab_weights(app);
+  REQUIRE(files.size() == 4);
+  CHECK(files[0].name == "ropeviz-lab-learned-model.safetensors");
+  CHECK(files[1].name == "ropeviz-lab-learned-config.json");
+  CHECK(files[1].content.find("\"model_type\": \"ropeviz_lab\"") != std::string::npos);
+  // The saved file opens through the same reader, and its table is the lab's pos_emb.
+  const std::vector<std::uint8_t> bytes(files[0].content.begin(), files[0].content.end());
+  const auto w = open(bytes);
+  REQUIRE(w->table);
+  CHECK(w->table->tensor == "pos_emb");
+  ui.click("lab_open_table");
+  ui.frame();
+  REQUIRE(app.params.weights);
+  CHECK(app.params.weights->label == "the lab's learned decoder");
+  CHECK(app.params.max_position == w->table->P.rows());
+  CHECK(app.params.d_model() == w->table->P.cols());
+  CHECK(app.model.table.P.isApprox(w->table->P));
 }

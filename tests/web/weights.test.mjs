@@ -248,3 +248,40 @@ test('the Hub by range requests: a redirect to ranges, a host that ignores Range
   await page.closeAll();
   await hub.close();
 });
+
+test('the Lab saves its trained decoders as checkpoints the page opens again; "open its table" loads the learned one', async () => {
+  const page = await open('#tab_bottom=lab');
+  await page.evaluate(() => window.ropeviz.lab({ task: 'copy', methods: ['learned', 'rope'], train_len: 3, steps: 200, seed: 2 }));
+  await frames(page, 3);
+  const files = [];
+  page.on('download', (d) => files.push(d));
+  const r = await page.evaluate(() => window.ropeviz.rect('lab_weights'));
+  assert.ok(r, 'the save weights button is drawn');
+  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
+  for (let i = 0; i < 50 && files.length < 4; ++i) await new Promise((done) => setTimeout(done, 100));
+  assert.deepEqual(files.map((d) => d.suggestedFilename()).sort(), ['ropeviz-lab-learned-config.json',
+    'ropeviz-lab-learned-model.safetensors', 'ropeviz-lab-rope-config.json', 'ropeviz-lab-rope-model.safetensors']);
+  // The download is the binary file, intact: its header names pos_emb and its data ends where the file does.
+  const saved = path.join(dir, 'lab');
+  fs.mkdirSync(saved, { recursive: true });
+  for (const d of files) await d.saveAs(path.join(saved, d.suggestedFilename()));
+  const bytes = fs.readFileSync(path.join(saved, 'ropeviz-lab-learned-model.safetensors'));
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const end = Math.max(...Object.values(header).filter((t) => t.data_offsets).map((t) => t.data_offsets[1]));
+  assert.equal(8 + n + end, bytes.length);
+  assert.equal(header.pos_emb.dtype, 'F32');
+  const [rows, dim] = header.pos_emb.shape;
+  await pick(page, [path.join(saved, 'ropeviz-lab-learned-model.safetensors')]);
+  await page.waitForFunction(() => window.ropeviz.state().weights !== null);
+  let s = await state(page);
+  assert.deepEqual([s.weights.learned_table.tensor, s.max_position, s.d_model], ['pos_emb', rows, dim]);
+  await page.evaluate(() => window.ropeviz.set({ weights: 'none' }));
+  const o = await page.evaluate(() => window.ropeviz.rect('lab_open_table'));
+  await page.mouse.click(o.x + o.w / 2, o.y + o.h / 2);
+  await page.waitForFunction(() => window.ropeviz.state().weights !== null);
+  s = await state(page);
+  assert.deepEqual([s.weights.source, s.weights.learned_table.tensor, s.max_position], ["the lab's learned decoder", 'pos_emb', rows]);
+  page.assertClean();
+  await page.closeAll();
+});

@@ -9,6 +9,7 @@
 #include "app/state/export.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/state/params.hpp"
+#include "app/state/weights.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
@@ -125,6 +126,17 @@ void run_controls(App& app) {
     ImGui::SameLine();
     if (ImGui::SmallButton("lab.csv")) app.ui.pending_exports = {export_lab_csv(app)};
     record_rect(app.ui, "export_lab");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("save weights")) app.ui.pending_exports = lab_weights(app);
+    record_rect(app.ui, "lab_weights");
+    hover_tip("Each trained decoder as ropeviz-lab-<method>-model.safetensors (float32, the decoder's own tensor names) "
+              "and its config.json: the app's load weights, the desktop's --weights and ropeviz-cli learned_table open "
+              "them.");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("open its table")) load_lab_table(app.params, lab, app.ui.notes);
+    record_rect(app.ui, "lab_open_table");
+    hover_tip("The learned decoder's trained position table as the app's table (as a loaded checkpoint): the Learned "
+              "table and Trained vs random panels show what training did to it.");
   }
   if (!lab.running) {
     ImGui::SameLine();

@@ -8,6 +8,7 @@
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
 #include "core/base/format.hpp"
+#include "core/lab/lab_checkpoint.hpp"
 #include "core/lab/lab_torch.hpp"
 
 namespace rv {
@@ -126,6 +127,23 @@ std::vector<ExportFile> lab_torch(const App& app) {
   const LabOptions o = app.lab.run ? app.lab.run->result().options : lab_options(app.params);
   return {{"ropeviz_lab.py", "text/x-python", lab_torch_script(o)},
           {"ropeviz_lab_data.json", "application/json", lab_torch_data(o, kLabTorchBatches)}};
+}
+
+std::vector<ExportFile> lab_weights(const App& app) {
+  std::vector<ExportFile> out;
+  if (!app.lab.run) return out;
+  const LabResult& r = app.lab.run->result();
+  for (const LabTrained& t : app.lab.run->trained()) {
+    const Expected<std::vector<std::uint8_t>> bytes = lab_safetensors(t);
+    if (!bytes) continue;
+    int steps_run = 0;
+    for (const LabMethodResult& m : r.methods)
+      if (m.method == t.method) steps_run = m.steps_run;
+    const std::string stem = std::string("ropeviz-lab-") + position_method_name(t.method);
+    out.push_back({stem + "-model.safetensors", "application/octet-stream", std::string(bytes->begin(), bytes->end())});
+    out.push_back({stem + "-config.json", "application/json", lab_config_json(t, r.options, steps_run)});
+  }
+  return out;
 }
 
 std::string picture_name(const App& app, const std::string& panel) {

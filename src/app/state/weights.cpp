@@ -8,6 +8,7 @@
 #include "app/state/params.hpp"
 #include "core/base/format.hpp"
 #include "core/base/json_value.hpp"
+#include "core/lab/lab_checkpoint.hpp"
 #include "core/models/json_config.hpp"
 
 namespace rv {
@@ -74,6 +75,35 @@ bool load_weights_path(Params& p, const std::string& path, std::vector<std::stri
   if (!w) {
     notes.push_back(path.substr(path.find_last_of("/\\") + 1) + ": " + w.error().message + "; kept the current " +
                     (p.weights ? "weights" : "table"));
+    return false;
+  }
+  return install_weights(p, w.value(), notes);
+}
+
+bool load_lab_table(Params& p, const LabSession& lab, std::vector<std::string>& notes) {
+  const LabTrained* learned = nullptr;
+  if (lab.run)
+    for (const LabTrained& t : lab.run->trained())
+      if (t.method == PositionMethod::Learned) learned = &t;
+  if (!learned) {
+    notes.push_back("the lab has no trained learned table yet: run it with the learned method");
+    return false;
+  }
+  const Expected<std::vector<std::uint8_t>> bytes = lab_safetensors(*learned);
+  if (!bytes) {
+    notes.push_back("the lab's learned decoder: " + bytes.error().message);
+    return false;
+  }
+  WeightsFiles files;
+  files.label = "the lab's learned decoder";
+  files.file = "model.safetensors";
+  const std::vector<std::uint8_t> data = *bytes;
+  const SourceOpener open = [data](const std::string&) -> Expected<std::unique_ptr<ByteSource>> {
+    return std::unique_ptr<ByteSource>(new MemorySource(data));
+  };
+  Expected<std::shared_ptr<const LoadedWeights>> w = open_weights(files, open, next_weights_serial());
+  if (!w) {
+    notes.push_back(files.label + ": " + w.error().message);
     return false;
   }
   return install_weights(p, w.value(), notes);

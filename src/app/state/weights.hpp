@@ -40,6 +40,9 @@ const WeightsTable* loaded_table(const Params& p);
 std::string table_name(const Params& p);
 // open_weights_path then install_weights, with a note naming the file when either refuses (the state stays).
 bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes);
+// The lab's last run's learned decoder (its pos_emb, written as the lab saves it and read back through the same
+// reader) as the weights: the table training gave, beside GPT-2's. False with a note when the run trained none.
+bool load_lab_table(Params& p, const LabSession& lab, std::vector<std::string>& notes);
 // A serial no load has had (a process-wide count: caches keyed on it never mistake one load for another).
 std::uint64_t next_weights_serial();
 // Whether a file's name is a checkpoint's (.safetensors, or an index: .safetensors.index.json).

@@ -21,6 +21,8 @@
 #include "app/text/text_view.hpp"
 #include "core/base/json_value.hpp"
 #include "core/base/json_writer.hpp"
+#include "core/encodings/learned.hpp"
+#include "core/weights/learned_table.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // the scrollbar a finger may hold
 #include "platform/gl/window.hpp"
@@ -56,9 +58,9 @@ EM_JS(void, rv_js_text_input, (int field), { Module["rvTextInput"](field); });
 // Asks the page for a frame (an event came; see rv::wake and page.js's rvRequestFrame).
 EM_JS(void, rv_js_request_frame, (), { Module["rvRequestFrame"](); });
 EM_JS(void, rv_js_fatal, (const char* message), { Module["rvFatal"](UTF8ToString(message)); });
-// Hands an export to the page, which offers it as a download.
-EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* content),
-      { Module["rvDownload"](UTF8ToString(name), UTF8ToString(mime), UTF8ToString(content)); });
+// Hands an export to the page, which offers it as a download (its bytes: a checkpoint is binary).
+EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* bytes, double size),
+      { Module["rvDownload"](UTF8ToString(name), UTF8ToString(mime), HEAPU8.slice(bytes, bytes + size)); });
 
 // Saves the canvas, or the region x, y, w, h of it in canvas pixels (w > 0), as a PNG, right after a frame was drawn
 // (the drawing buffer is still intact): a download, or window.ropeviz.png's answer.
@@ -100,7 +102,7 @@ struct WebHost final : rv::Host {
   Web& web;
   explicit WebHost(Web& w) : web(w) {}
   void save_file(rv::App&, const rv::ExportFile& file) override {
-    rv_js_download(file.name.c_str(), file.mime.c_str(), file.content.c_str());
+    rv_js_download(file.name.c_str(), file.mime.c_str(), file.content.data(), double(file.content.size()));
   }
   void save_picture(rv::App&, const std::string& name, const std::optional<rv::Rect>& r) override {
     rv_js_save_picture(name.c_str(), r ? r->x : 0, r ? r->y : 0, r ? r->w : 0, r ? r->h : 0);
@@ -225,6 +227,9 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_begin(Web* web, const char* descriptor)
       if (number(&entry.second) >= 0) web->weights_bytes->sizes[entry.first] = std::uint64_t(number(&entry.second));
   const rv::JsonValue* any = d ? d->find("any_file") : nullptr;
   web->weights_any_file = any && any->kind == rv::JsonValue::Kind::Boolean && any->boolean;
+  // While the page reads the first ranges: a small table's analysis, so the engine has optimised the analysis's
+  // kernels (it swaps an optimised build in between calls) before the real table's one long call.
+  rv::analyze_learned_table(rv::learned_table(96, 96, 1).P);
   rv::WeightsLoad& load = web->app.ui.weights_load;
   load.active = true;
   load.what = f.label;
