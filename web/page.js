@@ -242,7 +242,10 @@
           var bytes = chunk.value, from = Math.max(0, skip - seen);
           seen += bytes.length;
           if (from < bytes.length) { var part = bytes.subarray(from, from + (need - got)); parts.push(part); got += part.length; }
-          if (call('rv_web_weights_progress', 'number', ['number', 'number'], [app, got])) throw new HubError('stopped', 0);
+          if (call('rv_web_weights_progress', 'number', ['number', 'number'], [app, got])) {
+            reader.cancel();
+            throw new HubError('stopped', 0);
+          }
           if (got >= need) { reader.cancel(); return finish(); }
           return pump();
         });

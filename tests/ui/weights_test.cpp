@@ -162,6 +162,11 @@ TEST_CASE("refusals name what is wrong and keep the state") {
   CHECK(!none.value()->table);
   CHECK(none.value()->no_table.find("looked for wpe.weight") != std::string::npos);
   CHECK(none.value()->no_table.find("q_proj") != std::string::npos);
+  std::vector<std::string> rope_notes;
+  REQUIRE(rv::install_weights(app.params, none.value(), rope_notes));
+  CHECK(has_note(rope_notes, "no learned position table: looked for wpe.weight"));
+  CHECK(has_note(rope_notes, "holds model.layers.0.self_attn.q_proj.weight"));
+  CHECK(!rv::loaded_table(app.params));
 }
 
 TEST_CASE("the page's protocol: ask, supply, run again, and only the header and the table are read") {

@@ -107,6 +107,18 @@ test('a 500 MB GPT-2-shaped checkpoint: only its header and wpe are read, and th
   fs.writeFileSync(path.join(artifactDir, 'weights-learned-table.png'), Buffer.from(shot.png.split(',')[1], 'base64'));
   const trained = await page.evaluate(() => window.ropeviz.png('trained_table'));
   fs.writeFileSync(path.join(artifactDir, 'weights-trained-vs-random.png'), Buffer.from(trained.png.split(',')[1], 'base64'));
+  // A 5 GB checkpoint opens the same way: only its header and table are read, the heap stays under its cap.
+  const big = path.join(dir, 'big');
+  fs.mkdirSync(big);
+  const bigSizes = writeSafetensors(path.join(big, 'model.safetensors'), [
+    { name: 'h.filler', dtype: 'BF16', shape: [2500000, 1000] },
+    { name: 'transformer.wpe.weight', dtype: 'BF16', shape: [2048, 64], data: Buffer.alloc(2048 * 64 * 2, 0x3c) }]);
+  assert.ok(bigSizes.fileBytes > 5e9);
+  await pick(page, [path.join(big, 'model.safetensors')]);
+  await page.waitForFunction(() => window.ropeviz.state().weights.learned_table.rows === 2048);
+  const bigState = await state(page);
+  assert.ok(bigState.weights.bytes_read <= 8 + bigSizes.headerBytes + 2048 * 64 * 2, `read ${bigState.weights.bytes_read}`);
+  assert.ok(bigState.memory_bytes <= 512 * 1024 * 1024, `heap ${bigState.memory_bytes}`);
   const none = await page.evaluate(() => window.ropeviz.set({ weights: 'none' }));
   assert.equal(none.weights, null);
   const free = await page.evaluate(() => window.ropeviz.set({ model: 'none', max_position: 10 }));
@@ -168,6 +180,9 @@ test('an index and its shards; a missing shard, a bad dtype and a short file are
 // Hub's hosts (tests/web/security.test.mjs and serve_test.py check that policy).
 async function hubEmulation() {
   const log = [];
+  const closedPort = await new Promise((resolve) => {  // a port nothing listens on
+    const probe = http.createServer().listen(0, '127.0.0.1', () => { const p = probe.address().port; probe.close(() => resolve(p)); });
+  });
   const cors = { 'access-control-allow-origin': '*',
     'access-control-expose-headers': 'Content-Range, Content-Length, ETag, X-Repo-Commit' };
   const small = path.join(dir, 'norange');
@@ -175,7 +190,7 @@ async function hubEmulation() {
   writeSafetensors(path.join(small, 'model.safetensors'), [
     { name: 'wte.weight', dtype: 'F32', shape: [4000, 32] },
     { name: 'wpe.weight', dtype: 'F32', shape: [64, 32], data: helixTable(64, 32) }]);
-  const files = { 'test/gpt2': gpt2, 'test/norange': small };
+  const files = { 'test/gpt2': gpt2, 'test/norange': small, 'test/slow': gpt2, 'test/nocors': small };
   const listen = (handler) => new Promise((resolve) => {
     const server = http.createServer((req, res) => {
       log.push({ method: req.method, port: server.address().port, url: req.url, range: req.headers.range ?? null,
@@ -192,6 +207,7 @@ async function hubEmulation() {
     if (!fs.existsSync(file)) { res.writeHead(404, cors); return res.end(); }
     const size = fs.statSync(file).size;
     const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (name === 'nocors') { res.writeHead(200, { 'content-length': String(size) }); return fs.createReadStream(file).pipe(res); }
     if (name === 'norange' || !range) {
       res.writeHead(200, { ...cors, 'content-length': String(size) });
       return fs.createReadStream(file).on('error', () => {}).pipe(res);
@@ -200,26 +216,41 @@ async function hubEmulation() {
     const b = Math.min(Number(range[2]), size - 1);
     if (a >= size) { res.writeHead(416, { ...cors, 'content-range': `bytes */${size}` }); return res.end(); }
     res.writeHead(206, { ...cors, 'content-range': `bytes ${a}-${b}/${size}`, 'content-length': String(b - a + 1) });
-    fs.createReadStream(file, { start: a, end: b }).pipe(res);
+    if (name !== 'slow' || b - a < 1e6) return fs.createReadStream(file, { start: a, end: b }).pipe(res);
+    let at = a;  // the slow host: 32 KB every 50 ms, so Stop can be pressed mid-range
+    const timer = setInterval(() => {
+      if (res.destroyed || at > b) { clearInterval(timer); return res.end(); }
+      const chunk = Buffer.alloc(Math.min(32768, b - at + 1));
+      const fd = fs.openSync(file, 'r');
+      fs.readSync(fd, chunk, 0, chunk.length, at);
+      fs.closeSync(fd);
+      at += chunk.length;
+      res.write(chunk);
+    }, 50);
+    res.on('close', () => clearInterval(timer));
   });
   const resolver = await listen((req, res) => {
     const m = /^\/(test\/[a-z0-9]+)\/resolve\/main\/(.+)$/.exec(req.url.split('?')[0]);
     if (m && m[1] === 'test/gated') { res.writeHead(401, cors); return res.end('gated'); }
+    if (m && m[1] === 'test/down') {  // the file host is not there: a network failure
+      res.writeHead(302, { ...cors, location: `http://127.0.0.1:${closedPort}/${m[1]}/${m[2]}` });
+      return res.end();
+    }
     if (!m || !files[m[1]] || !fs.existsSync(path.join(files[m[1]], m[2]))) { res.writeHead(404, cors); return res.end('Entry not found'); }
     res.writeHead(302, { ...cors, location: `http://127.0.0.1:${host.address().port}/${m[1]}/${m[2]}?X-Amz-Signature=x` });
     res.end();
   });
-  return { log, origin: `http://127.0.0.1:${resolver.address().port}`, hostPort: host.address().port,
+  return { log, origin: `http://127.0.0.1:${resolver.address().port}`, hostPort: host.address().port, closedPort,
     close: () => Promise.all([host, resolver].map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); }))) };
 }
 
 test('the Hub by range requests: a redirect to ranges, a host that ignores Range, gated and missing repos', async () => {
   const hub = await hubEmulation();
   const loopback = (url) => url.startsWith(open.origin() + '/') || url.startsWith(hub.origin + '/') ||
-    url.startsWith(`http://127.0.0.1:${hub.hostPort}/`);
+    url.startsWith(`http://127.0.0.1:${hub.hostPort}/`) || url.startsWith(`http://127.0.0.1:${hub.closedPort}/`);
   const page = await open('#tab_bottom=learned_table', { allowed: loopback, bypassCSP: true,
     init: `window.ropevizTestHubOrigin = ${JSON.stringify(hub.origin)};`,
-    expectedErrors: /^Failed to load resource: the server responded with a status of (401|404)/ });
+    expectedErrors: /^Failed to load resource: (the server responded with a status of (401|404)|net::ERR_)|blocked by CORS policy/ });
   await frames(page, 2);
   assert.equal(hub.log.length, 0, 'no request leaves the page until the user asks');
   const s = await page.evaluate(() => window.ropeviz.fetchWeights('test/gpt2'));
@@ -241,7 +272,23 @@ test('the Hub by range requests: a redirect to ranges, a host that ignores Range
   assert.match(missing, /HTTP 404/);
   const badId = await page.evaluate(() => window.ropeviz.fetchWeights('../etc').then(() => 'loaded', (e) => e.message));
   assert.match(badId, /is not a Hub repo id/);
+  // A network failure and a host without the Hub's CORS headers: the page says it could not reach the file.
+  for (const repo of ['test/down', 'test/nocors']) {
+    const failed = await page.evaluate((id) => window.ropeviz.fetchWeights(id).then(() => 'loaded', (e) => e.message), repo);
+    assert.match(failed, /could not reach the Hub for .*a network or CORS failure; download the file and drop it/, repo);
+  }
+  // Stop in the middle of a range: the read ends, the state stays.
+  const slow = page.evaluate(() => window.ropeviz.fetchWeights('test/slow').then(() => 'loaded', (e) => e.message));
+  await page.waitForFunction(() => { const l = window.ropeviz.state().weights_load; return l.active && l.done > 200000; });
+  const busy = await state(page);
+  assert.ok(busy.weights_load.total > busy.weights_load.done, JSON.stringify(busy.weights_load));
+  await frames(page, 2);
+  const stop = await page.evaluate(() => window.ropeviz.rect('weights_stop'));
+  assert.ok(stop, 'Stop is drawn while a read runs');
+  await page.mouse.click(stop.x + stop.w / 2, stop.y + stop.h / 2);
+  assert.match(await slow, /stopped/);
   const after = await state(page);
+  assert.equal(after.weights_load.active, false);
   assert.equal(after.weights.source, 'test/norange (Hub)');
   assert.ok(after.notes.some((n) => /gated/.test(n)) && after.notes.some((n) => /404/.test(n)), after.notes.join('\n'));
   page.assertClean();

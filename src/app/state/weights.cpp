@@ -177,7 +177,7 @@ bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vec
                   format_count((long long)l.bytes_read) + " of " + format_count((long long)l.file_bytes) + " bytes" +
                   (l.table ? "; the learned table is " + l.table->tensor + " " +
                                  shape_text(l.table->P.rows(), l.table->P.cols())
-                           : "; no learned position table (RoPE models have none)"));
+                           : "; " + l.no_table + " (a RoPE model has no such table)"));
   return true;
 }
 
