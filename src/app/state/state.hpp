@@ -48,6 +48,7 @@ struct WeightsTable {
   int offset = 0;             // rows above the positions (OPT, RoBERTa: 2)
   RowMatrixXd P;              // the position rows [rows, dim], float64
   LearnedTableAnalysis analysis;
+  double analysis_ms = 0.0;  // how long core's analysis took (state().weights reports it)
 };
 struct LoadedWeights {
   std::string label;        // "model.safetensors", or the Hub repo

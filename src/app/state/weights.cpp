@@ -2,6 +2,7 @@
 #include "app/state/weights.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -144,7 +145,9 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
     t.dtype = found->tensor->dtype;
     t.offset = found->offset;
     t.P = std::move(found.value().positions);
+    const auto started = std::chrono::steady_clock::now();
     t.analysis = analyze_learned_table(t.P);
+    t.analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     w->table = std::move(t);
   } else {
     w->no_table = find_learned_table(c, "", 0).error().message;  // names what was looked for and what it holds

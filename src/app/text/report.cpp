@@ -186,6 +186,7 @@ void weights_state(JsonWriter& j, const App& app) {
       j.key("dim").value((long long)t.P.cols()).key("offset").value(t.offset).key("dtype").value(t.dtype);
       j.key("rank90").value(t.analysis.rank90).key("rank99").value(t.analysis.rank99);
       j.key("neighbour_cos_mean").value(t.analysis.neighbour_cos.size() ? t.analysis.neighbour_cos.mean() : 0.0);
+      j.key("analysis_ms").value(t.analysis_ms);
       j.end_object();
     } else {
       j.null();
