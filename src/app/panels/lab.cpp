@@ -126,7 +126,16 @@ void run_controls(App& app) {
     ImGui::SameLine();
     if (ImGui::SmallButton("lab.csv")) app.ui.pending_exports = {export_lab_csv(app)};
     record_rect(app.ui, "export_lab");
+  }
+  if (!lab.running) {
     ImGui::SameLine();
+    if (ImGui::SmallButton("PyTorch")) app.ui.pending_exports = lab_torch(app);
+    record_rect(app.ui, "lab_torch");
+    hover_tip("ropeviz_lab.py: this experiment as one standalone PyTorch script (the same tasks, model, init and "
+              "AdamW; runs on a GPU), and ropeviz_lab_data.json beside it: the initial weights and first 50 batches, "
+              "so `python3 ropeviz_lab.py --data ropeviz_lab_data.json` reproduces this app's losses.");
+  }
+  if (lab.run && !lab.running) {  // the trained decoders as checkpoints (a line of their own)
     if (ImGui::SmallButton("save weights")) app.ui.pending_exports = lab_weights(app);
     record_rect(app.ui, "lab_weights");
     hover_tip("Each trained decoder as ropeviz-lab-<method>-model.safetensors (float32, the decoder's own tensor names) "
@@ -137,14 +146,6 @@ void run_controls(App& app) {
     record_rect(app.ui, "lab_open_table");
     hover_tip("The learned decoder's trained position table as the app's table (as a loaded checkpoint): the Learned "
               "table and Trained vs random panels show what training did to it.");
-  }
-  if (!lab.running) {
-    ImGui::SameLine();
-    if (ImGui::SmallButton("PyTorch")) app.ui.pending_exports = lab_torch(app);
-    record_rect(app.ui, "lab_torch");
-    hover_tip("ropeviz_lab.py: this experiment as one standalone PyTorch script (the same tasks, model, init and "
-              "AdamW; runs on a GPU), and ropeviz_lab_data.json beside it: the initial weights and first 50 batches, "
-              "so `python3 ropeviz_lab.py --data ropeviz_lab_data.json` reproduces this app's losses.");
   }
   const float progress = lab.run ? float(lab.run->progress()) : 0.0f;
   ImGui::ProgressBar(progress, ImVec2(-1, 0));
