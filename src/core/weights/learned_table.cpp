@@ -84,6 +84,21 @@ Eigen::VectorXd summed_autocorrelation(const RowMatrixXd& N, Eigen::Index K) {
   for (Eigen::Index j = 0; j < n; ++j) y[j] -= a * w[j] + b * v[j];
 }
 
+// For a row i of a symmetric matrix's upper triangle a[j], j in [0, n): p[j] += vi a[j] (the column's share of A v)
+// and the row's own share, sum of a[j] v[j], returned. Its sum may be reordered (clang: reassociate), so it vectorises.
+[[gnu::noinline]] double symv_row(const double* __restrict a, const double* __restrict v, double* __restrict p,
+                                  double vi, Eigen::Index n) {
+#if defined(__clang__)
+#pragma clang fp reassociate(on)
+#endif
+  double sum = 0;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    p[j] += vi * a[j];
+    sum += a[j] * v[j];
+  }
+  return sum;
+}
+
 // G = A^T A [n, n] for a row-major A [m, n]: G[k, :] += A[i, k] A[i, :] four rows of A at a time, a block of G's rows
 // at a time so the block being summed stays in cache while A streams past.
 RowMatrixXd gram_of_columns(const RowMatrixXd& A) {
@@ -92,14 +107,17 @@ RowMatrixXd gram_of_columns(const RowMatrixXd& A) {
   RowMatrixXd G = RowMatrixXd::Zero(n, n);
   for (Eigen::Index k0 = 0; k0 < n; k0 += kBlock) {
     const Eigen::Index k1 = std::min(n, k0 + kBlock);
-    Eigen::Index i = 0;
+    Eigen::Index i = 0;  // G is symmetric: the block's rows from column k0 on, the rest mirrored below
     for (; i + 4 <= m; i += 4) {
       const double *a0 = A.row(i).data(), *a1 = A.row(i + 1).data(), *a2 = A.row(i + 2).data(), *a3 = A.row(i + 3).data();
-      for (Eigen::Index k = k0; k < k1; ++k) axpy4(G.row(k).data(), a0, a1, a2, a3, a0[k], a1[k], a2[k], a3[k], n);
+      for (Eigen::Index k = k0; k < k1; ++k)
+        axpy4(G.row(k).data() + k0, a0 + k0, a1 + k0, a2 + k0, a3 + k0, a0[k], a1[k], a2[k], a3[k], n - k0);
     }
     for (; i < m; ++i)
-      for (Eigen::Index k = k0; k < k1; ++k) axpy(G.row(k).data(), A.row(i).data(), A(i, k), n);
+      for (Eigen::Index k = k0; k < k1; ++k) axpy(G.row(k).data() + k0, A.row(i).data() + k0, A(i, k), n - k0);
   }
+  for (Eigen::Index k = 1; k < n; ++k)  // G[k, j] for j < k from G[j, k], which row j's block holds
+    for (Eigen::Index j = 0; j < k; ++j) G(k, j) = G(j, k);
   return G;
 }
 
@@ -146,10 +164,11 @@ void shifted_tridiagonal_solve(const Eigen::VectorXd& diag, const Eigen::VectorX
   }
 }
 
-// Householder tridiagonalisation of a symmetric A (row-major, both triangles stored; overwritten): Q^T A Q = T with
-// T's diagonal `diag` and sub-diagonal `sub`, Q = H_0 H_1 ... H_{n-3}, H_k = I - beta_k v_k v_k^T acting on dims
-// k+1.. (v_k kept in A's row k past the diagonal). Plain loops over contiguous rows (Golub and Van Loan 8.3.1), so the
-// compiler vectorises them wherever they are built; Eigen's reduction runs unvectorised in WebAssembly.
+// Householder tridiagonalisation of a symmetric A (row-major; its upper triangle is read and overwritten):
+// Q^T A Q = T with T's diagonal `diag` and sub-diagonal `sub`, Q = H_0 H_1 ... H_{n-3}, H_k = I - beta_k v_k v_k^T
+// acting on dims k+1.. (v_k kept in A's row k past the diagonal). Plain loops over contiguous rows (Golub and Van Loan
+// 8.3.1) on the upper triangle only, so the compiler vectorises them wherever they are built; Eigen's reduction runs
+// unvectorised in WebAssembly.
 struct Tridiagonal {
   Eigen::VectorXd diag, sub, beta;
   RowMatrixXd reflectors;  // row k: v_k in columns k+1..
@@ -188,17 +207,21 @@ Tridiagonal tridiagonalize(RowMatrixXd A) {
     t.beta[k] = beta;
     // p = beta A22 v = beta sum_i v_i A22[i, :] (A22 is symmetric): row updates, which vectorise (a dot product's
     // sum would not be reordered); then w = p - (beta / 2) (p . v) v
+    // A22 is kept as its upper triangle (j >= i): row i's part past the diagonal serves both row i and column i
     std::fill(p.begin() + k + 1, p.end(), 0.0);
-    const Eigen::Index m = n - k - 1;
-    for (Eigen::Index i = k + 1; i < n; ++i) axpy(p.data() + k + 1, A.row(i).data() + k + 1, beta * v[i], m);
+    for (Eigen::Index i = k + 1; i < n; ++i) {
+      const double* a = A.row(i).data();
+      p[i] += a[i] * v[i] + symv_row(a + i + 1, v + i + 1, p.data() + i + 1, v[i], n - i - 1);
+    }
+    for (Eigen::Index i = k + 1; i < n; ++i) p[i] *= beta;
     double pv = 0;
     for (Eigen::Index i = k + 1; i < n; ++i) pv += p[i] * v[i];
     for (Eigen::Index i = k + 1; i < n; ++i) w[i] = p[i] - 0.5 * beta * pv * v[i];
-    for (Eigen::Index i = k + 1; i < n; ++i)  // A22 -= v w^T + w v^T
-      rank2_row(A.row(i).data() + k + 1, v + k + 1, w.data() + k + 1, v[i], w[i], m);
+    for (Eigen::Index i = k + 1; i < n; ++i)  // A22 -= v w^T + w v^T, its upper triangle
+      rank2_row(A.row(i).data() + i, v + i, w.data() + i, v[i], w[i], n - i);
   }
   for (Eigen::Index k = 0; k < n; ++k) t.diag[k] = A(k, k);
-  if (n >= 2) t.sub[n - 2] = A(n - 1, n - 2);
+  if (n >= 2) t.sub[n - 2] = A(n - 2, n - 1);
   t.reflectors = std::move(A);
   return t;
 }
