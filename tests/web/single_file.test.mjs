@@ -108,3 +108,26 @@ test('from file:// the drag past max_position shows the IndexError while RoPE ke
   page.assertClean();
   await page.closeAll();
 });
+
+test('from file:// a checkpoint opens (a File handed over as a drop would) and its table is the app\'s, no request made', async () => {
+  const page = await openPage(browser, { allowed: (u) => u === url || u.startsWith(url + '#') });
+  await page.goto(`${url}#tab_bottom=learned_table`);
+  await ready(page);
+  const s = await page.evaluate(async () => {
+    const rows = 256, dim = 64, n = rows * dim * 4;
+    let header = JSON.stringify({ 'wpe.weight': { dtype: 'F32', shape: [rows, dim], data_offsets: [0, n] } });
+    header += ' '.repeat((8 - (header.length % 8)) % 8);
+    const bytes = new Uint8Array(8 + header.length + n);
+    new DataView(bytes.buffer).setUint32(0, header.length, true);
+    bytes.set(new TextEncoder().encode(header), 8);
+    const table = new Float32Array(bytes.buffer, 8 + header.length, rows * dim);
+    for (let t = 0; t < rows; ++t) for (let j = 0; j < dim; ++j) table[t * dim + j] = Math.cos(t / rows * (1 + (j % 3)) + j);
+    return window.ropeviz.loadWeights([new File([bytes], 'model.safetensors')]);
+  });
+  assert.deepEqual([s.weights.learned_table.tensor, s.max_position, s.d_model], ['wpe.weight', 256, 64]);
+  assert.ok(s.weights.learned_table.neighbour_cos_mean > 0.9);
+  const past = await page.evaluate(() => window.ropeviz.set({ position: 256 }));
+  assert.equal(past.absolute.error, 'IndexError: index 256 is out of bounds for dimension 0 with size 256');
+  page.assertClean();
+  await page.closeAll();
+});
