@@ -106,6 +106,8 @@ test('the single file from file:// runs under its <meta> policy with no violatio
   const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
   assert.match(meta, /^default-src 'none'; script-src 'self' 'wasm-unsafe-eval' 'sha256-/);
   assert.ok(!meta.includes("'unsafe-inline'") && !meta.includes("'unsafe-eval'"), meta);
+  // Fetches: the Hugging Face Hub's hosts only (when the user asks for a repo), nothing else
+  assert.match(meta, /; connect-src 'self' https:\/\/huggingface\.co https:\/\/\*\.hf\.co;/);
   await exercise(page);
   assert.equal((await state(page)).rope.ok, true);
   await page.closeAll();

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { servedApp, state, frames, artifactDir } from './lib.mjs';
+import { pathToFileURL } from 'node:url';
+import { servedApp, state, frames, artifactDir, webDir, launch, openPage, ready } from './lib.mjs';
 
 const open = servedApp();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ropeviz-weights-'));
@@ -337,4 +338,23 @@ test('the Lab saves its trained decoders as checkpoints the page opens again; "o
   assert.deepEqual([s.weights.source, s.weights.learned_table.tensor, s.max_position], ["the lab's learned decoder", 'pos_emb', rows]);
   page.assertClean();
   await page.closeAll();
+});
+
+test('the single file from file:// reads the Hub (emulated) the same way', async () => {
+  const hub = await hubEmulation();
+  const browser = await launch();
+  const single = pathToFileURL(path.join(webDir, 'ropeviz.html')).href;
+  const page = await openPage(browser, { bypassCSP: true, allowed: (u) => u === single || u.startsWith(`${single}#`) ||
+    u.startsWith(hub.origin + '/') || u.startsWith(`http://127.0.0.1:${hub.hostPort}/`),
+    expectedErrors: /^Failed to load resource: the server responded with a status of 404/ });  // no index: one file
+  await page.addInitScript(`window.ropevizTestHubOrigin = ${JSON.stringify(hub.origin)};`);
+  await page.goto(`${single}#tab_bottom=learned_table`);
+  await ready(page);
+  const s = await page.evaluate(() => window.ropeviz.fetchWeights('test/gpt2'));
+  assert.deepEqual([s.weights.source, s.weights.learned_table.rows, s.max_position], ['test/gpt2 (Hub)', 1024, 1024]);
+  assert.ok(s.weights.bytes_read <= 8 + gpt2Sizes.headerBytes + wpeBytes, `read ${s.weights.bytes_read}`);
+  page.assertClean();
+  await page.closeAll();
+  await browser.close();
+  await hub.close();
 });
