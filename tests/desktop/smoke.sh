@@ -37,5 +37,17 @@ printf '{"hidden_size":4096,"num_attention_heads":32,"rope_theta":-1}' > "$out/b
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --config "$out/bad-config.json" > "$out/bad-config.log" 2>&1
 grep -qF "bad-config.json: rope_theta must be a finite number > 1, got -1; kept the current model" "$out/bad-config.log" ||
   { echo "FAIL: no note for the bad config"; cat "$out/bad-config.log"; exit 1; }
+# A checkpoint opens as the weights (--weights): the lab's trained learned table, read back through the same reader,
+# is the app's table and its IndexError comes at its size; a broken file is a note, and the app runs on.
+"$(dirname "$app")/ropeviz-cli" lab --methods learned --train-len 3 --steps 200 --save-weights "$out/lab-weights" \
+  > /dev/null 2>&1
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 10 --weights "$out/lab-weights/learned/model.safetensors" \
+  --state 'position=100&tab_bottom=learned_table' --screenshot "$out/desktop-weights.png" > "$out/weights.log" 2>&1
+grep -qF "the learned table is pos_emb" "$out/weights.log" || { echo "FAIL: weights not loaded"; cat "$out/weights.log"; exit 1; }
+/usr/bin/python3 "$here/check_png.py" "$out/desktop-weights.png" --size 1280x800 --error shown
+printf 'abc' > "$out/short.safetensors"
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --weights "$out/short.safetensors" > "$out/short.log" 2>&1
+grep -qF "short.safetensors: not a safetensors file: 3 bytes, shorter than the 8-byte" "$out/short.log" ||
+  { echo "FAIL: no note for the short checkpoint"; cat "$out/short.log"; exit 1; }
 if "$app" --frames 0 2>/dev/null; then echo "FAIL: --frames 0 accepted"; exit 1; fi
 echo "desktop smoke: ok"

@@ -264,7 +264,9 @@ TEST_CASE("the lab's trained tables: save weights writes each decoder, and open 
   CHECK(files[1].content.find("\"model_type\": \"ropeviz_lab\"") != std::string::npos);
   // The saved file opens through the same reader, and its table is the lab's pos_emb.
   const std::vector<std::uint8_t> bytes(files[0].content.begin(), files[0].content.end());
-  const auto w = open(bytes);
+  const auto w = open(bytes, files[1].content.c_str());  // with the lab's config.json: not a Hugging Face model's
+  CHECK(w->model_type == "ropeviz_lab");
+  CHECK(!w->config);
   REQUIRE(w->table);
   CHECK(w->table->tensor == "pos_emb");
   ui.click("lab_open_table");

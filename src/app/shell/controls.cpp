@@ -39,7 +39,6 @@ void weights_control(App& app) {
       ImGui::TextWrapped("weights: %s (%s is the learned table)", w.label.c_str(), w.table->tensor.c_str());
     else
       ImGui::TextWrapped("weights: %s (no learned table)", w.label.c_str());
-    ImGui::SameLine();
     if (ImGui::SmallButton("none##weights")) set_param(p, "weights", "none", app.ui.notes);
     record_rect(app.ui, "weights_none");
   }

@@ -127,8 +127,10 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
     const Expected<HfConfig> c = parse_hf_config(*files.config_text);
     if (!c) return bad_request(files.config_name + ": " + c.error().message);
     w->model_type = c->model_type.value_or("");
-    w->config = *c;
-    w->config_name = files.config_name;
+    if (w->model_type != kLabModelType) {  // the lab's config.json describes its decoder, not a Hugging Face model
+      w->config = *c;
+      w->config_name = files.config_name;
+    }
   }
   Expected<Checkpoint> opened = files.index_text.empty() ? Checkpoint::open_file(files.file, open)
                                                          : Checkpoint::open_index(files.index_text, open);

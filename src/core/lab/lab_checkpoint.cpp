@@ -16,7 +16,7 @@ std::string lab_config_json(const LabTrained& t, const LabOptions& o, int steps_
   const DecoderConfig& c = t.config;
   JsonWriter j(true);
   j.begin_object()
-      .field("model_type", "ropeviz_lab")
+      .field("model_type", kLabModelType)
       .field("position", position_method_name(c.position))
       .field("vocab", c.vocab)
       .field("d_model", c.d_model)

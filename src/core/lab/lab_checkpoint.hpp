@@ -15,6 +15,7 @@ namespace rv {
 // model.safetensors's bytes: every weight of the trained decoder by its contract name, float32, with metadata
 // {"format": "pt", "ropeviz": "lab"}.
 Expected<std::vector<std::uint8_t>> lab_safetensors(const LabTrained& t);
+inline constexpr const char* kLabModelType = "ropeviz_lab";  // the model_type of the lab's saved config.json
 // config.json: {"model_type": "ropeviz_lab", "position": method, "vocab", "d_model", "heads", "layers", "d_ff",
 // "max_position" (learned), "base" and "pairing" (rope), "task", "train_len", "trained_positions", "seed",
 // "steps_run"}.
