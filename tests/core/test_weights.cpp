@@ -198,7 +198,7 @@ TEST_CASE("learned table analysis: the Gram route's spectrum and components matc
       }
     const LearnedTableAnalysis a = analyze_learned_table(P);
     const RowMatrixXd C = P.rowwise() - P.colwise().mean();
-    Eigen::BDCSVD<Eigen::MatrixXd> svd(C, Eigen::ComputeThinU);
+    Eigen::JacobiSVD<Eigen::MatrixXd> svd(C, Eigen::ComputeThinU);  // the accurate one; small matrices
     const Eigen::VectorXd sv = svd.singularValues();
     REQUIRE(a.singular_values.size() == sv.size());
     // rows < dim: C has rank rows - 1 (centred), so its last singular value is 0 and the Gram route gives noise of

@@ -5,7 +5,8 @@
 
 #include <cmath>
 #include <memory>
-#include <regex>
+#include <cctype>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -66,16 +67,36 @@ struct Seen {
   double mean = NAN, sd = NAN;
   int rank90 = -1, of = -1;
 };
-// The numbers one side's sentence shows: "<what> (...): neighbouring rows' cosine M ± S; 90% ... in R of N".
-Seen read_side(const std::string& text, const std::string& what) {
-  const std::regex re(what + R"([^:]*:\s+neighbouring rows' cosine (-?[0-9.]+) ± ([0-9.]+);\s+90% of the centred table's\s+energy in (\d+) of (\d+))");
-  std::smatch m;
+// The number right after `label`, searched from `from` (moved past the number); NAN when either is missing.
+double number_after(const std::string& text, const std::string& label, std::size_t& from) {
+  from = from == std::string::npos ? from : text.find(label, from);
+  if (from == std::string::npos) return NAN;
+  const char* begin = text.c_str() + from + label.size();
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  from = std::size_t(end - text.c_str());
+  return end == begin ? NAN : v;
+}
+
+// The numbers one side's sentence shows: "<what> (...): neighbouring rows' cosine M ± S; 90% ... in R of N", read
+// with the text's runs of white space (a wrapped line) as one space.
+Seen read_side(const std::string& drawn, const std::string& what) {
+  std::string text;
+  for (char c : drawn)
+    if (!std::isspace((unsigned char)c))
+      text += c;
+    else if (!text.empty() && text.back() != ' ')
+      text += ' ';
   Seen s;
-  if (!std::regex_search(text, m, re)) return s;
-  s.mean = std::stod(m[1]);
-  s.sd = std::stod(m[2]);
-  s.rank90 = std::stoi(m[3]);
-  s.of = std::stoi(m[4]);
+  std::size_t at = text.find(what);
+  at = at == std::string::npos ? at : text.find(':', at);
+  s.mean = number_after(text, ": neighbouring rows' cosine ", at);
+  s.sd = number_after(text, " ± ", at);
+  const double rank = number_after(text, "; 90% of the centred table's energy in ", at);
+  const double of = number_after(text, " of ", at);
+  if (std::isnan(s.mean) || std::isnan(s.sd) || std::isnan(rank) || std::isnan(of)) return Seen{};
+  s.rank90 = int(rank);
+  s.of = int(of);
   return s;
 }
 
@@ -98,7 +119,7 @@ TEST_CASE("trained table: a planted smooth table reads near cosine 1 and a small
   const rv::LearnedTableAnalysis& t = v.sides[0].analysis;
   const rv::LearnedTableAnalysis& r = v.sides[1].analysis;
   const Seen trained = read_side(text, "Trained, measured on this checkpoint's table");
-  const Seen random = read_side(text, R"(Random N\(0, 0\.02²\) rows)");
+  const Seen random = read_side(text, "Random N(0, 0.02²) rows");
   // read off the screen, then compared with core's analysis (to the two decimals shown)
   CHECK(trained.mean > 0.95);
   CHECK(trained.rank90 >= 1);
@@ -170,7 +191,7 @@ TEST_CASE("trained table: without weights the app's random table and a line sayi
   INFO(text);
   CHECK(text.find("model.safetensors") != std::string::npos);
   CHECK(text.find("GPT-2's wpe") != std::string::npos);
-  const Seen random = read_side(text, R"(Random N\(0, 0\.02²\) rows)");
+  const Seen random = read_side(text, "Random N(0, 0.02²) rows");
   CHECK(random.of == 16);
   CHECK(random.rank90 == ui.app.trained.sides[1].analysis.rank90);
   CHECK_FALSE(has_nan(text));

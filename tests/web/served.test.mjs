@@ -245,19 +245,24 @@ test('the text layer speaks once a drag settles, not at every position, and says
     new MutationObserver(() => { window.__a11yChanges += 1; })
       .observe(document.getElementById('a11y'), { childList: true, characterData: true, subtree: true });
   });
-  // 25 positions on 25 consecutive frames, as a quick slider drag gives them
-  await page.evaluate(() => new Promise((resolve) => {
-    let i = 1;
+  // 25 positions on 25 consecutive frames, as a quick slider drag gives them. The page speaks once the changes have
+  // settled for 400 ms (web/page.js): a frame that came later than that (a loaded machine) may rightly speak once more.
+  const slowFrames = await page.evaluate(() => new Promise((resolve) => {
+    let i = 1, last = performance.now(), slow = 0;
     const step = () => {
+      const now = performance.now();
+      if (now - last > 400) slow += 1;
+      last = now;
       window.ropeviz.set({ position: 10 * i });
-      if (++i <= 25) requestAnimationFrame(step); else resolve();
+      if (++i <= 25) requestAnimationFrame(step); else resolve(slow);
     };
     requestAnimationFrame(step);
   }));
   await a11yText(page, /Position m = 250\./);
   const changes = await page.evaluate(() => window.__a11yChanges);
-  console.log(`#a11y changed ${changes} times for 25 positions on 25 frames`);
-  assert.ok(changes >= 1 && changes <= 2, `#a11y changed ${changes} times (it spoke at every position: 25)`);
+  console.log(`#a11y changed ${changes} times for 25 positions on 25 frames (${slowFrames} frames over 400 ms apart)`);
+  assert.ok(changes >= 1 && changes <= 2 + slowFrames,
+    `#a11y changed ${changes} times with ${slowFrames} gaps over 400 ms (it spoke at every position: 25)`);
   await page.evaluate(() => window.ropeviz.set({ d_head: 7 }));
   await a11yText(page, /Note: d_head='7' is odd: RoPE rotates pairs; using 8\./);
   page.assertClean();
