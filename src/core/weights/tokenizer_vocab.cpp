@@ -1,6 +1,7 @@
 // tokenizer.json's vocabulary: word <-> token id (core/weights/tokenizer_vocab.hpp).
 #include "core/weights/tokenizer_vocab.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -32,11 +33,11 @@ Expected<TokenVocab> parse_tokenizer_vocab(std::string_view json) {
     const long long i = (long long)id;
     if ((long long)out.words.size() <= i) out.words.resize(std::size_t(i + 1));
     out.words[std::size_t(i)] = word;
-    out.ids.emplace(word, i);
+    out.by_word.push_back(int(i));
     return std::nullopt;
   };
   if (vocab->kind == JsonValue::Kind::Object) {
-    out.ids.reserve(vocab->object.size());
+    out.by_word.reserve(vocab->object.size());
     for (const auto& [word, id] : vocab->object) {
       if (!whole(id)) return bad_request("tokenizer.json: model.vocab's '" + word + "' is not a whole-number id");
       if (auto e = add(word, id.number)) return *e;
@@ -52,6 +53,14 @@ Expected<TokenVocab> parse_tokenizer_vocab(std::string_view json) {
   } else {
     return bad_request("tokenizer.json: model.vocab is neither an object nor an array");
   }
+  // by word, then by id: a word given twice (a malformed vocabulary) finds its first id; ids given twice keep the last word
+  const std::vector<std::string>& w = out.words;
+  out.by_word.erase(std::remove_if(out.by_word.begin(), out.by_word.end(), [&](int i) { return w[std::size_t(i)].empty(); }),
+                    out.by_word.end());
+  std::sort(out.by_word.begin(), out.by_word.end(), [&](int a, int b) {
+    return w[std::size_t(a)] != w[std::size_t(b)] ? w[std::size_t(a)] < w[std::size_t(b)] : a < b;
+  });
+  out.by_word.erase(std::unique(out.by_word.begin(), out.by_word.end()), out.by_word.end());
   return out;
 }
 
@@ -61,8 +70,11 @@ Expected<long long> token_id(const TokenVocab& v, std::string_view word) {
     tried.push_back(kByteLevelSpace + std::string(word.substr(1)));
     tried.push_back(kSentencePieceSpace + std::string(word.substr(1)));
   }
-  for (const std::string& w : tried)
-    if (const auto it = v.ids.find(w); it != v.ids.end()) return it->second;
+  for (const std::string& w : tried) {
+    const auto it = std::lower_bound(v.by_word.begin(), v.by_word.end(), w,
+                                     [&](int id, const std::string& word) { return v.words[std::size_t(id)] < word; });
+    if (it != v.by_word.end() && v.words[std::size_t(*it)] == w) return (long long)*it;
+  }
   std::string names;
   for (const std::string& w : tried) names += (names.empty() ? "'" : ", '") + w + "'";
   return bad_request("'" + std::string(word) + "' is not in tokenizer.json's vocabulary (looked up " + names + ")");

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/base/error.hpp"
@@ -15,8 +14,8 @@ namespace rv {
 constexpr std::size_t kMaxTokenizerBytes = 32u << 20;  // Llama 3's tokenizer.json is 9 MB
 
 struct TokenVocab {
-  std::unordered_map<std::string, long long> ids;  // model.vocab: word -> id
-  std::vector<std::string> words;                  // by id ("" for an id the vocabulary skips)
+  std::vector<std::string> words;  // model.vocab by id ("" for an id the vocabulary skips)
+  std::vector<int> by_word;        // the ids in the order of their words (a binary search finds a word)
   long long size() const { return (long long)words.size(); }
 };
 
