@@ -65,7 +65,8 @@ Expected<RealQK> real_qk(Checkpoint& c, const HfConfig& config, int head, long l
                          std::to_string(a->size()));
     Expected<RowMatrixXd> part = c.read_rows(w, first, hd);
     if (!part) return part.error();
-    Eigen::VectorXd out = *part * *a;
+    Eigen::VectorXd out(hd);  // row by row: the page's build has dot products already, not a matrix-vector kernel
+    for (int i = 0; i < hd; ++i) out[i] = part->row(i).dot(a->transpose());
     if (const TensorInfo* b = c.find(bias_of(w.name))) {
       Expected<RowMatrixXd> bias = c.read(*b);
       if (!bias) return bias.error();
