@@ -132,6 +132,7 @@
   // single-range GET each, no credentials, no HEAD) and hands them over, until core answers done or error. Nothing
   // but the header and the tensors core needs is read; nothing leaves the page until the user presses fetch.
   var indexReadMax = 8 * 1024 * 1024;  // kMaxJsonBytes: an index larger than that is refused by core anyway
+  var tokenizerReadMax = 32 * 1024 * 1024;  // kMaxTokenizerBytes (core/weights/tokenizer_vocab.hpp)
   var weightsRun = null;               // the read in progress: {controller}; one at a time
   function upload(bytes) {
     var ptr = call('rv_web_upload_buffer', 'number', ['number', 'number'], [app, bytes.length]);
@@ -148,13 +149,19 @@
   function runWeights(setup, read) {
     if (setup.config !== undefined) { upload(setup.config); call('rv_web_weights_text', null, ['number', 'number'], [app, 0]); }
     if (setup.index !== undefined) { upload(setup.index); call('rv_web_weights_text', null, ['number', 'number'], [app, 1]); }
+    if (setup.tokenizer !== undefined) { upload(setup.tokenizer); call('rv_web_weights_text', null, ['number', 'number'], [app, 2]); }
     call('rv_web_weights_begin', null, ['number', 'string'], [app, JSON.stringify({
       'label': setup.label, 'file': setup.file || '', 'sizes': setup.sizes, 'any_file': !!setup.anyFile,
-      'config_name': setup.configName || 'config.json', 'config_bytes': setup.configBytes || 0 })]);
+      'config_name': setup.configName || 'config.json', 'config_bytes': setup.configBytes || 0,
+      'tokenizer_bytes': setup.tokenizerBytes || 0 })]);
     function step() {
       var answer = JSON.parse(call('rv_web_weights_step', 'string', ['number'], [app]));
       var want = answer['want'];
-      if (!want) { weightsRun = null; return Promise.resolve(answer); }
+      if (!want) {
+        weightsRun = null;
+        if (answer['done']) loadedRead = read;  // the score curve's layer 0 reads more rows through it later
+        return Promise.resolve(answer);
+      }
       return read(want['file'], want['offset'], want['length']).then(function (got) {
         upload(got.bytes);
         call('rv_web_weights_supply', null, ['number', 'string', 'number', 'number'], [app, want['file'], want['offset'], got.size]);
@@ -167,6 +174,17 @@
       return { 'error': e && e.message ? e.message : String(e) };
     });
   }
+  // The loaded checkpoint's reader, for rows the score curve's layer 0 asks for after the load (rv_js_read_rows).
+  var loadedRead = null;
+  Module['rvReadRows'] = function (file, offset, length) {
+    if (!loadedRead) { call('rv_web_rows_fail', null, ['number', 'string'], [app, 'the checkpoint\'s files are gone']); return; }
+    loadedRead(file, offset, length).then(function (got) {
+      upload(got.bytes);
+      call('rv_web_rows_supply', null, ['number', 'string', 'number'], [app, file, offset]);
+    }).catch(function (e) {
+      call('rv_web_rows_fail', null, ['number', 'string'], [app, String(e && e.message ? e.message : e).slice(0, 2000)]);
+    });
+  };
   function readText(file, limit) {
     return file.slice(0, limit).arrayBuffer().then(function (b) { return new Uint8Array(b); });
   }
@@ -174,20 +192,23 @@
   function loadWeightsFiles(files) {
     if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
     if (weightsRun) return Promise.reject(new Error('a checkpoint is being read; press Stop first'));
-    var byName = {}, sizes = {}, config = null, index = null, main = null;
+    var byName = {}, sizes = {}, config = null, index = null, main = null, tokenizer = null;
     files.forEach(function (f) {
       var name = f.name || '';
       if (/\.index\.json$/.test(name)) index = f;
+      else if (/tokenizer\.json$/.test(name)) tokenizer = f;
       else if (/\.safetensors$/.test(name)) { byName[name] = f; sizes[name] = f.size; main = main || name; }
       else if (/config\.json$/.test(name)) config = f;
     });
     if (!index && !main) return Promise.reject(new Error('no .safetensors file or index among ' + files.map(function (f) { return f.name; }).join(', ')));
     weightsRun = {};
-    return Promise.all([config ? readText(config, configReadMax) : null, index ? readText(index, indexReadMax + 1) : null])
+    return Promise.all([config ? readText(config, configReadMax) : null, index ? readText(index, indexReadMax + 1) : null,
+      tokenizer ? readText(tokenizer, tokenizerReadMax + 1) : null])
       .then(function (texts) {
         var label = index ? index.name : main;
         return runWeights({ label: label, file: index ? '' : main, sizes: sizes, config: texts[0] || undefined,
-          configName: config && config.name, configBytes: config && config.size, index: texts[1] || undefined },
+          configName: config && config.name, configBytes: config && config.size, index: texts[1] || undefined,
+          tokenizer: texts[2] || undefined, tokenizerBytes: tokenizer && tokenizer.size },
         function (file, offset, length) {
           var f = byName[file];
           if (!f) return Promise.reject(new Error(file + ' was not given: drop or pick it with the index'));

@@ -11,6 +11,10 @@
 
 #include "core/rope/precision.hpp"
 #include "core/weights/learned_table.hpp"
+#include "core/models/json_config.hpp"
+#include "core/weights/real_scores.hpp"
+#include "core/weights/tokenizer_vocab.hpp"
+#include "llama_checkpoint.hpp"
 
 using namespace rv;
 
@@ -247,4 +251,118 @@ TEST_CASE("sampled_cosines: the cosines of evenly spaced rows, first and last in
   CHECK(sampled_cosines(RowMatrixXd(0, 3), 8).size() == 0);
   const RowMatrixXd Z = sampled_cosines(RowMatrixXd::Zero(4, 2), 4);
   CHECK(Z.isZero());
+}
+
+// [SECTION] layer 0's real q and k (core/weights/real_scores.hpp) and the tokenizer's vocabulary
+
+
+namespace {
+Checkpoint llama(const test::LlamaShape& s) {
+  return Checkpoint::open_file("model.safetensors", memory_opener({{"model.safetensors", test::llama_checkpoint(s)}}))
+      .value();
+}
+RowMatrixXd whole(Checkpoint& c, const char* name) {
+  return c.read(*c.find(name)).value();
+}
+}  // namespace
+
+TEST_CASE("safetensors: rows of a tensor read alone, only their bytes, and a range past its rows refused by name") {
+  auto bytes = write_safetensors({{"w", {6, 3}, table_values(6, 3)}}, "F32", {});
+  REQUIRE(bytes.ok());
+  Checkpoint c = Checkpoint::open_file("m.safetensors", memory_opener({{"m.safetensors", *bytes}})).value();
+  const std::uint64_t header = c.bytes_read();
+  const RowMatrixXd all = whole(c, "w");
+  const std::uint64_t after_whole = c.bytes_read();
+  const Expected<RowMatrixXd> rows = c.read_rows(*c.find("w"), 2, 3);
+  REQUIRE(rows.ok());
+  CHECK(rows->rows() == 3);
+  CHECK(rows->cols() == 3);
+  CHECK((*rows - all.middleRows(2, 3)).cwiseAbs().maxCoeff() == 0.0);
+  CHECK(c.bytes_read() - after_whole == 3 * 3 * 4);
+  CHECK(after_whole - header == 6 * 3 * 4);
+  const Expected<RowMatrixXd> past = c.read_rows(*c.find("w"), 5, 2);
+  REQUIRE_FALSE(past.ok());
+  CHECK(past.error().message.find("\"w\" has 6 rows") != std::string::npos);
+}
+
+TEST_CASE("real_qk: layer 0's q and k by hand (RMSNorm, the head's projection rows), reading rows, not matrices") {
+  test::LlamaShape s;
+  Checkpoint c = llama(s);
+  const HfConfig config = parse_hf_config(test::llama_config(s)).value();
+  const std::uint64_t before = c.bytes_read();
+  const Expected<RealQK> got = real_qk(c, config, 3, 5, 11);
+  REQUIRE(got.ok());
+  const std::uint64_t read = c.bytes_read() - before;
+  // Two embedding rows, the norm, head 3's 8 q rows and kv head 1's 8 k rows, in float32: no whole matrix.
+  CHECK(read == std::uint64_t(4 * (2 * s.hidden + s.hidden + 2 * s.head_dim * s.hidden)));
+  CHECK(got->kv_head == 1);
+  CHECK(got->vocab == s.vocab);
+  CHECK(got->rotary_dims == 8);
+  const RowMatrixXd E = whole(c, "model.embed_tokens.weight"), g = whole(c, "model.layers.0.input_layernorm.weight");
+  const RowMatrixXd Wq = whole(c, "model.layers.0.self_attn.q_proj.weight");
+  const RowMatrixXd Wk = whole(c, "model.layers.0.self_attn.k_proj.weight");
+  const auto normed = [&](long long t) {
+    const Eigen::VectorXd x = E.row(t).transpose();
+    return Eigen::VectorXd((x / std::sqrt(x.squaredNorm() / s.hidden + 1e-5)).cwiseProduct(g.row(0).transpose()));
+  };
+  const Eigen::VectorXd q = Wq.middleRows(3 * 8, 8) * normed(5), k = Wk.middleRows(1 * 8, 8) * normed(11);
+  CHECK((got->q - q).cwiseAbs().maxCoeff() < 1e-12);
+  CHECK((got->k - k).cwiseAbs().maxCoeff() < 1e-12);
+  // real_scores is its score against distance; a token past the embedding is PyTorch's IndexError.
+  const Expected<RealScores> scores = real_scores(c, config, 3, 5, 11, 16);
+  REQUIRE(scores.ok());
+  const Eigen::VectorXd inv_freq = rope_inv_freq(8, s.base);
+  for (int r = 0; r <= 16; ++r)
+    CHECK(scores->score[r] == doctest::Approx(rope_score(q, k, r, 0, inv_freq, Pairing::HalfSplit)).epsilon(1e-12));
+  const Expected<RealQK> past = real_qk(c, config, 0, s.vocab, 0);
+  REQUIRE_FALSE(past.ok());
+  CHECK(past.error().full() == "IndexError: index 40 is out of bounds for dimension 0 with size 40");
+}
+
+TEST_CASE("whole_head_layout: a partial-rotary half_split head scored over the whole head as the model scores it") {
+  test::LlamaShape s;
+  s.head_dim = 16;
+  s.hidden = 64;
+  s.partial_rotary = 0.5;  // 8 rotary dims: pairs (i, i + 4), dims 8..15 pass through
+  Checkpoint c = llama(s);
+  const HfConfig config = parse_hf_config(test::llama_config(s)).value();
+  const RealScores want = real_scores(c, config, 1, 2, 9, 40).value();
+  const RealQK qk = real_qk(c, config, 1, 2, 9).value();
+  REQUIRE(qk.rotary_dims == 8);
+  Eigen::VectorXd inv_freq = Eigen::VectorXd::Zero(8);  // the app's: the model's 4, then 0 for the pairs left alone
+  inv_freq.head(4) = rope_inv_freq(8, s.base);
+  const Eigen::VectorXd q = whole_head_layout(qk.q, 8, Pairing::HalfSplit);
+  const Eigen::VectorXd k = whole_head_layout(qk.k, 8, Pairing::HalfSplit);
+  std::vector<double> curve;
+  rope_score_curve(q, k, inv_freq, Pairing::HalfSplit, 0.0, 0, 40, curve);
+  REQUIRE(curve.size() == want.score.size());
+  for (std::size_t r = 0; r < curve.size(); ++r) CHECK(curve[r] == doctest::Approx(want.score[r]).epsilon(1e-12));
+  CHECK(q.norm() == doctest::Approx(qk.q.norm()).epsilon(1e-14));
+  // Without the re-layout the half-split pairs are the wrong dims: the curve differs.
+  std::vector<double> wrong;
+  rope_score_curve(qk.q, qk.k, inv_freq, Pairing::HalfSplit, 0.0, 0, 40, wrong);
+  double diff = 0.0;
+  for (std::size_t r = 0; r < wrong.size(); ++r) diff = std::max(diff, std::abs(wrong[r] - want.score[r]));
+  CHECK(diff > 1e-3);
+  CHECK(whole_head_layout(qk.q, 8, Pairing::Interleaved) == qk.q);
+}
+
+TEST_CASE("tokenizer vocabulary: exact words, a leading space as 'Ġ' or '▁', a Unigram array, refusals by name") {
+  test::LlamaShape s;
+  const TokenVocab v = parse_tokenizer_vocab(test::llama_tokenizer(s)).value();
+  CHECK(v.size() == s.vocab);
+  CHECK(token_id(v, "the").value() == 1);
+  CHECK(token_id(v, " the").value() == 2);  // 'Ġthe'
+  CHECK(token_id(v, " cat").value() == 3);  // '▁cat'
+  CHECK(token_id(v, "tok39").value() == 39);
+  CHECK(v.words[2] == "\xC4\xA0" "the");
+  const Expected<long long> missing = token_id(v, "dog");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("'dog' is not in tokenizer.json's vocabulary") != std::string::npos);
+  CHECK_FALSE(token_id(v, "cat").ok());  // exact: '▁cat' is " cat", not "cat"
+  const TokenVocab unigram = parse_tokenizer_vocab(R"({"model": {"type": "Unigram", "vocab": [["<unk>", 0], ["a", -1.5]]}})").value();
+  CHECK(token_id(unigram, "a").value() == 1);
+  CHECK(parse_tokenizer_vocab(R"({"model": {}})").error().message == "tokenizer.json has no model.vocab");
+  CHECK(parse_tokenizer_vocab(R"({"model": {"vocab": {"a": 1.5}}})").error().message.find("'a'") != std::string::npos);
+  CHECK_FALSE(parse_tokenizer_vocab("{").ok());
 }

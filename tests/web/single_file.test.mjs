@@ -71,8 +71,10 @@ test('the inlined wasm and code unpack to the built ropeviz.wasm and ropeviz.js,
 // Real checkpoints (the safetensors reader, shards, the page's range protocol and the Hub with its progress and Stop,
 // the learned table's analysis with its own Householder reduction and FFT, the Trained-vs-random panel, the Lab's
 // saved weights) took it to 333,204 (node's zlib): the budget gave 33,000 bytes for them (Eigen's product kernels
-// and reduction, which the analysis first used, were 9,400 bytes more); to be won back.
-const gzipBudget = 334000;
+// and reduction, which the analysis first used, were 9,400 bytes more); to be won back. The dot-product panel's q and
+// k (#25: same, ones, a checkpoint's layer 0 with its layouts and row reads, tokenizer.json's vocabulary, the page's
+// later row reads) took it to 342,678: the budget gave 9,500 bytes for it.
+const gzipBudget = 343500;
 
 test(`ropeviz.html stays under ${gzipBudget} bytes gzip (level 9); sizes are written to the artefacts`, () => {
   const sizes = ['ropeviz.html', 'ropeviz.js', 'ropeviz.wasm'].map((name) => {

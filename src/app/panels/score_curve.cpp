@@ -1,12 +1,14 @@
 // Dot product against offset: score(r) = <RoPE(q, n + r), RoPE(k, n)> over r = m - n in
 // [-offsets, offsets], at two anchors n and n + 1000 drawn on top of each other (they coincide:
 // the score depends only on the offset), with upper bounds on |score(r)| for this q, k: |q||k|
-// (Cauchy-Schwarz), the Abel-summation bound and RoFormer's looser form. q and k are random N(0, 1),
-// so the curve is noise that does not decay; when the bounds dwarf it the y axis is fitted to the curve
-// and the bounds are marked off scale, with their values in a note.
+// (Cauchy-Schwarz), the Abel-summation bound and RoFormer's looser form. q and k (the qk combo) are random N(0, 1)
+// (noise that does not decay), q = k or all ones (the formula's decay envelope), or a loaded checkpoint's layer 0
+// for two tokens; when the bounds dwarf the curve the y axis is fitted to it and the bounds are marked off scale,
+// with their values in a note.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,9 +71,62 @@ void offsets_control(App& app) {
       "Abel summation (RoFormer 3.4.3): |score(r)| ≤ Σᵢ |hᵢ − hᵢ₊₁| |Sᵢ₊₁| ≤ (maxᵢ |hᵢ₊₁ − hᵢ|) Σ_j |S_j|. "
       "Both hold for this q and k at every offset, drawn as ± envelopes; the second (RoFormer's) is looser, and "
       "|q||k| (Cauchy-Schwarz: rotations keep norms) holds too. They are upper bounds, not typical values. The sums "
-      "of |S_j| shrink as |r| grows: the bound decays with distance, the score need not. Here q and k are random "
-      "N(0, 1), so the score is noise of about the same size at every distance: no decay to expect; a trained "
-      "model's q and k are not random, and any decay of its scores is learned, not given by RoPE.");
+      "of |S_j| shrink as |r| grows: the bound decays with distance, the score need not. Random N(0, 1) q and k "
+      "give noise of about the same size at every distance: no decay to expect. With q = k (or all ones) every "
+      "hᵢ = |pairᵢ|² is real and positive: score(r) = Σᵢ |pairᵢ|² cos(r θᵢ), which starts at |q|² (d_head for "
+      "ones) and falls as the pairs' cosines drift apart: the decay RoFormer plots. A trained model's q and k are "
+      "neither: layer 0 draws one head's real pair, and any decay of its scores is learned, not given by RoPE.");
+}
+
+// A token id, or with tokenizer.json a word, typed into the field of link key `key`: applied on Enter or when the
+// field loses focus, through set_param like a link (a bad id or word is refused there with a note).
+void token_field(App& app, const char* label, const char* key, long long value) {
+  char shown[24];
+  std::snprintf(shown, sizeof shown, "%lld", value);
+  char text[64];
+  std::snprintf(text, sizeof text, "%s", shown);
+  ImGui::PushID(key);
+  ImGui::SetNextItemWidth(90.0f * app.ui.scale);
+  const bool enter = ImGui::InputText("##token", text, sizeof text,
+                                      ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
+  std::map<std::string, std::string>& edits = app.ui.field_edits;
+  if (ImGui::IsItemActive()) edits[key] = text;
+  if (enter || ImGui::IsItemDeactivated()) {
+    const auto pending = edits.find(key);
+    const std::string typed = enter || pending == edits.end() ? std::string(text) : pending->second;
+    if (pending != edits.end()) edits.erase(pending);
+    const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    if (!escaped && typed != shown) set_param(app.params, key, typed, app.ui.notes);
+  }
+  record_rect(app.ui, key);
+  ImGui::PopID();
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::TextUnformatted(label);
+}
+
+// The qk combo (random, same, ones, layer0) and, for layer 0, the query token, the key token and the head.
+void qk_control(App& app) {
+  Params& p = app.params;
+  ImGui::SetNextItemWidth(110.0f * app.ui.scale);
+  if (ImGui::BeginCombo("q, k", score_qk_name(p.qk))) {
+    for (ScoreQK v : {ScoreQK::Random, ScoreQK::Same, ScoreQK::Ones, ScoreQK::Layer0})
+      if (ImGui::Selectable(score_qk_name(v), v == p.qk) && v != p.qk) set_param(p, "qk", score_qk_name(v), app.ui.notes);
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "qk");
+  key_tip("qk", "random: the seeded N(0, 1) pair; same: q = k; ones: all-ones q and k; layer0: the loaded "
+                "checkpoint's layer 0 for the query token and the key token (ids, or words with its tokenizer.json).");
+  if (p.qk != ScoreQK::Layer0) return;
+  ImGui::SameLine();
+  token_field(app, "query token", "q_token", p.q_token);
+  ImGui::SameLine();
+  token_field(app, "key token", "k_token", p.k_token);
+  ImGui::SameLine();
+  int head = p.qk_head;
+  ImGui::SetNextItemWidth(80.0f * app.ui.scale);
+  if (ImGui::InputInt("head", &head, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue) && head != p.qk_head)
+    set_param(p, "qk_head", std::to_string(head), app.ui.notes);
+  record_rect(app.ui, "qk_head");
 }
 
 void readout(const App& app, long long r) {
@@ -128,25 +183,27 @@ void score_plot(App& app, ImVec2 size) {
   plot::plot_line(b, ui.dec_b, r0, r1, {theme::kKey, 1.0f});
   const long long now = app.params.position - app.params.key_position;
   char marker[64];
-  std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(),
-                format_sig(m.score, 4).c_str());
+  // The curve's value there: the rotations panel's score when q and k are its random pair.
+  const bool in_range = now >= -app.params.offsets && now <= app.params.offsets && !m.curve_a.empty();
+  const double at_now = in_range ? score_at(app, now).a : m.score;
+  std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(), format_sig(at_now, 4).c_str());
   plot::plot_vline(double(now), theme::kRope & 0xA0FFFFFF);  // the current offset, when in range
-  plot::plot_marker(marker, double(now), m.score, theme::kRope);
+  if (in_range || m.qk_drawn == ScoreQK::Random) plot::plot_marker(marker, double(now), at_now, theme::kRope);
   if (m.curve_a.empty()) return plot::end_plot();
   plot::end_plot([&](double x) { readout(app, std::llround(x)); });
 }
 
-// What q and k are, what that implies, and the bounds' sizes against the curve's.
-void random_note(const App& app) {
+// What q and k are (Model::qk_words, built with them), what that implies, and the bounds' sizes against the curve's.
+void qk_note(const App& app) {
   const Model& m = app.model;
   ImGui::PushTextWrapPos(0.0f);
+  if (!m.qk_error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", m.qk_words.c_str());
+  else ImGui::TextDisabled("%s.", m.qk_words.c_str());
   ImGui::TextDisabled(
-      "q and k are random N(0, 1) vectors of width %d (seed %llu), not a trained model's: for random vectors the "
-      "score does not shrink with distance (rms %s over these offsets), so no decay is to be expected. The bounds "
-      "are upper bounds, not typical values: |score| ≤ |q||k| = %s everywhere, and the Abel bound decays with |r| "
-      "(the bound does, not the score).",
-      int(m.q.size()), (unsigned long long)app.params.seed, format_sig(m.curve_rms, 3).c_str(),
-      format_sig(m.cauchy_schwarz, 3).c_str());
+      "score(0) = %s, rms %s over these offsets. The bounds are upper bounds, not typical values: |score| ≤ |q||k| = "
+      "%s everywhere, and the Abel bound decays with |r| (the bound does; the score need not).",
+      format_sig(m.curve_a.empty() ? 0.0 : m.curve_a[m.curve_a.size() / 2], 6).c_str(),
+      format_sig(m.curve_rms, 3).c_str(), format_sig(m.cauchy_schwarz, 3).c_str());
   ImGui::PopTextWrapPos();
 }
 
@@ -171,7 +228,13 @@ void off_scale_note(const App& app, double fit) {
 void show_score_curve(App& app) {
   const Model& m = app.model;
   offsets_control(app);
-  random_note(app);
+  qk_control(app);
+  if (m.qk_error != app.ui.qk_noted) {  // a new reason layer 0 is not drawn: a note once (no allocation otherwise)
+    app.ui.qk_noted = m.qk_error;
+    if (!m.qk_error.empty() && !m.qk_reading)
+      app.ui.notes.push_back("qk=layer0: " + m.qk_error + "; drawing random q and k");
+  }
+  qk_note(app);
   const double fit = fitted_axis(app);
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -198,10 +261,10 @@ std::string describe_score_curve(const App& app) {
   return "Dot product panel: the score against the offset m - n from -" + r + " to " + r + " at key positions " +
          format_sig(m.anchor_a) + " and " + format_sig(m.anchor_b) + "; the two curves coincide within " +
          format_sig(m.relative_spread, 3) +
-         ", because the score depends only on the offset. q and k are random "
-         "N(0, 1): the score is noise (rms " +
+         ", because the score depends only on the offset. " + m.qk_words + " (score " +
+         format_sig(m.curve_a.empty() ? 0.0 : m.curve_a[m.curve_a.size() / 2], 6) + " at offset 0, rms " +
          format_sig(m.curve_rms, 3) + ", max |score| " + format_sig(m.curve_absmax, 3) +
-         ") with no decay to expect; its upper bounds are |q||k| = " + format_sig(m.cauchy_schwarz, 3) +
+         "); its upper bounds are |q||k| = " + format_sig(m.cauchy_schwarz, 3) +
          " and the Abel bound, up to " + format_sig(m.bound_max, 3) +
          " at offset 0, which decays with distance (the bound does, not the score).";
 }

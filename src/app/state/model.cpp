@@ -40,13 +40,79 @@ double score_scale(const Model& m) {
 // the cost of one more curve). They do not depend on the anchor, so moving n leaves them alone; every
 // input they read is also a curve input, so a rebuild here always comes with a new curve_version.
 void build_decay(const Params& p, Model& m) {
-  rope_score_bound_curve(m.q, m.k, m.inv_freq, p.pairing, -p.offsets, p.offsets, m.bound, m.roformer_bound);
+  rope_score_bound_curve(m.score_q, m.score_k, m.inv_freq, p.pairing, -p.offsets, p.offsets, m.bound, m.roformer_bound);
   for (std::vector<double>* bound : {&m.bound, &m.roformer_bound})
     for (double& b : *bound) b *= score_scale(m);
   m.bound_max = m.bound.empty() ? 0.0 : *std::max_element(m.bound.begin(), m.bound.end());
   m.roformer_max = m.roformer_bound.empty() ? 0.0 : *std::max_element(m.roformer_bound.begin(), m.roformer_bound.end());
   // Cauchy-Schwarz: a rotation keeps norms, so |<RoPE(q, m), RoPE(k, n)>| <= |q| |k| at every offset.
-  m.cauchy_schwarz = m.q.norm() * m.k.norm() * score_scale(m);
+  m.cauchy_schwarz = m.score_q.norm() * m.score_k.norm() * score_scale(m);
+}
+
+// The score curve's q and k (Params::qk) and what they are in words: the seeded random pair, q = k (the seeded q
+// twice), all ones, or layer 0's real pair (core's real_qk, laid out over the whole head); random, with the reason
+// kept, when layer 0 cannot be read.
+void build_score_qk(const Params& p, Model& m) {
+  const int d = p.d_head;
+  m.qk_error.clear();
+  m.qk_reading = false;
+  m.qk_drawn = p.qk;
+  std::string layer0;
+  if (p.qk == ScoreQK::Layer0) {
+    const Expected<RealQK> qk = layer0_qk(p);
+    if (qk && qk->head_dim != d)
+      m.qk_error = "layer 0's heads are " + std::to_string(qk->head_dim) + " wide, the view's d_head is " +
+                   std::to_string(d) + " (choose the checkpoint's model)";
+    else if (!qk)
+      m.qk_reading = qk.error().type == kNeedBytes,
+      m.qk_error = m.qk_reading                       ? std::string("reading layer 0's rows for these tokens")
+                   : qk.error().type == "BadRequest" ? qk.error().message
+                                                     : qk.error().full();  // PyTorch's IndexError, by its name
+    if (!m.qk_error.empty()) {
+      m.qk_drawn = ScoreQK::Random;
+    } else {
+      m.score_q = whole_head_layout(qk->q, qk->rotary_dims, qk->pairing);
+      m.score_k = whole_head_layout(qk->k, qk->rotary_dims, qk->pairing);
+      const LoadedWeights& w = *p.weights;
+      const auto named = [&](long long t) {
+        std::string out = "token " + std::to_string(t);
+        if (w.words && t < w.words->size() && !w.words->words[std::size_t(t)].empty())
+          out += " ('" + w.words->words[std::size_t(t)] + "')";
+        return out;
+      };
+      layer0 = "q and k are layer 0 of " + w.label + " (head " + std::to_string(p.qk_head) + ", key head " +
+               std::to_string(qk->kv_head) + "): the query from " + named(p.q_token) + ", the key from " +
+               named(p.k_token) + ", through the embedding, the input norm and the projections; a trained model's "
+               "real q · k against distance, one layer, one head, before any attention softmax";
+    }
+  }
+  switch (m.qk_drawn) {
+    case ScoreQK::Random:
+      m.score_q = m.q;
+      m.score_k = m.k;
+      m.qk_words = "q and k are random N(0, 1) vectors of width " + std::to_string(d) + " (seed " +
+                   std::to_string(p.seed) + "), not a trained model's: for random vectors the score is noise around 0 "
+                   "that does not shrink with distance, so no decay is to be expected";
+      if (!m.qk_error.empty()) m.qk_words = "qk=layer0 is not drawn (" + m.qk_error + "); " + m.qk_words;
+      break;
+    case ScoreQK::Same:
+      m.score_q = m.q;
+      m.score_k = m.q;
+      m.qk_words = "q = k, one random N(0, 1) vector of width " + std::to_string(d) + " (seed " +
+                   std::to_string(p.seed) + "): score(r) = Σᵢ |pairᵢ|² cos(r θᵢ), |q|² at r = 0, the formula's "
+                   "decay envelope as |r| grows";
+      break;
+    case ScoreQK::Ones:
+      m.score_q = Eigen::VectorXd::Ones(d);
+      m.score_k = m.score_q;
+      m.qk_words = "q and k are all ones (RoFormer's long-term-decay figure, Su et al. 2021): score(r) = 2 Σᵢ "
+                   "cos(r θᵢ), d_head = " + std::to_string(d) + " at r = 0, the formula's decay envelope as |r| grows";
+      break;
+    case ScoreQK::Layer0:
+      m.qk_words = layer0;
+      break;
+  }
+  m.qk_version = ++m.versions;
 }
 
 // score(anchor + r, anchor) at two anchors, and their spread.
@@ -56,9 +122,9 @@ void build_curves(const Params& p, Model& m) {
   const long long r = p.offsets;
   m.curve_a.reserve(size_t(2 * r + 1));
   m.curve_b.reserve(size_t(2 * r + 1));
-  rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_a, -r, r, m.curve_a);
-  rope_score_curve(m.q, m.k, m.inv_freq, p.pairing, m.anchor_b, -r, r, m.curve_b);
-  m.relative_spread = rope_relative_spread(m.q, m.k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
+  rope_score_curve(m.score_q, m.score_k, m.inv_freq, p.pairing, m.anchor_a, -r, r, m.curve_a);
+  rope_score_curve(m.score_q, m.score_k, m.inv_freq, p.pairing, m.anchor_b, -r, r, m.curve_b);
+  m.relative_spread = rope_relative_spread(m.score_q, m.score_k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
   for (std::vector<double>* curve : {&m.curve_a, &m.curve_b})
     for (double& v : *curve) v *= score_scale(m);
   m.relative_spread *= score_scale(m);
@@ -493,10 +559,13 @@ const Piece kPieces[] = {
     RV_PIECE(freq, build_freq, p.model, loaded_serial(p), p.d_head, p.base, m.freq_reads_position ? p.position : -1),
     RV_PIECE(table, build_table, p.max_position, p.d_model(), p.seed, weights_serial(p)),
     RV_PIECE(vectors, build_vectors, p.d_head, p.seed),
+    // Layer 0's pair reads the loaded checkpoint only when qk asks for it.
+    RV_PIECE(score_qk, build_score_qk, p.qk, p.d_head, p.seed, weights_serial(p),
+             p.qk == ScoreQK::Layer0 ? std::make_tuple(p.q_token, p.k_token, p.qk_head) : std::make_tuple(0LL, 0LL, 0)),
     RV_PIECE(lookup, build_lookup, p.max_position, p.d_model(), p.seed, weights_serial(p), p.position),
     RV_PIECE(rotate, build_rotation, m.freq_version, p.seed, p.pairing, p.position, p.key_position),
-    RV_PIECE(curves, build_curves, m.freq_version, p.seed, p.pairing, p.key_position, p.offsets),
-    RV_PIECE(decay, build_decay, m.freq_version, p.seed, p.pairing, p.offsets),
+    RV_PIECE(curves, build_curves, m.freq_version, m.qk_version, p.pairing, p.key_position, p.offsets),
+    RV_PIECE(decay, build_decay, m.freq_version, m.qk_version, p.pairing, p.offsets),
     RV_PIECE(token, build_token, p.seed, p.position, p.vocab, p.d_model()),
     RV_PIECE(field, build_field, m.freq_version, span(field_window(p, m))),
     RV_PIECE(sinusoidal, build_sinusoidal, p.d_model(), span(sinus_window(p, m))),

@@ -311,6 +311,65 @@ bool parse_lesson(const ParamField& f, Params& p, std::string_view text, Notes& 
   return true;
 }
 
+// [SECTION] the score curve's q and k: qk, and layer 0's tokens and head, checked against the loaded weights
+
+constexpr const char* kScoreQKNames[] = {"random", "same", "ones", "layer0"};
+
+bool parse_qk(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  const std::optional<ScoreQK> v = parse_score_qk(text);
+  if (!v) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not " + f.choices + "; kept " + score_qk_name(p.qk));
+    return false;
+  }
+  // Layer 0 without weights to read is not refused (weights may come next): the panel says why it draws random.
+  p.qk = *v;
+  return true;
+}
+
+// A token id, or with the checkpoint's tokenizer.json a word of its vocabulary (exact); an id past the loaded
+// embedding is refused by name, the old one kept.
+template <auto M>
+bool parse_token(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  long long id = p.*M;
+  const LoadedWeights* w = p.weights.get();
+  const std::string kept = "; kept " + std::to_string(p.*M);
+  if (!parse_number(text) && w && w->words) {
+    const Expected<long long> found = token_id(*w->words, text);
+    if (!found) {
+      notes.push_back(std::string(f.key) + "=" + quoted(text) + ": " + found.error().message + kept);
+      return false;
+    }
+    id = *found;
+  } else if (!parse_number(text)) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not a token id (a word needs the checkpoint's " +
+                    "tokenizer.json beside it)" + kept);
+    return false;
+  } else if (!set_int(id, f.key, text, (long long)f.lo, (long long)f.hi, notes)) {
+    return false;
+  }
+  if (w && w->vocab > 0 && id >= w->vocab) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + ": token " + std::to_string(id) + " is past " +
+                    w->label + "'s vocabulary of " + format_count(w->vocab) + " tokens (ids 0.." +
+                    format_count(w->vocab - 1) + ")" + kept);
+    return false;
+  }
+  p.*M = id;
+  return true;
+}
+
+bool parse_qk_head(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+  int head = p.qk_head;
+  if (!set_int(head, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  if (p.weights && p.weights->qk_heads > 0 && head >= p.weights->qk_heads) {
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + ": " + p.weights->label + " has " +
+                    std::to_string(p.weights->qk_heads) + " heads (0.." + std::to_string(p.weights->qk_heads - 1) +
+                    "); kept " + std::to_string(p.qk_head));
+    return false;
+  }
+  p.qk_head = head;
+  return true;
+}
+
 // [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
 
 using P = Params;
@@ -364,9 +423,31 @@ constexpr ParamField kFields[] = {
     {"lesson", FieldKind::Integer, 0, kLessonSteps,
      "The guided lesson's step: 1 opens its first view and text, 0 closes it. A link applies the step's view first.",
      parse_lesson, encode_integer<&P::lesson>, member_equal<&P::lesson>, ""},
+    {"qk", FieldKind::Enum, 0, 0,
+     "The score curve's q and k: random N(0, 1), same (q = k), ones (all-ones, RoFormer's figure) or layer0 (a loaded "
+     "checkpoint's layer 0 for two tokens).",
+     parse_qk, encode_enum<&P::qk, score_qk_name>, member_equal<&P::qk>, "random, same, ones or layer0"},
+    {"q_token", FieldKind::Integer, 0, double(Limits::kTokenMax),
+     "qk=layer0: the query's token id (or, with tokenizer.json, a word).", parse_token<&P::q_token>,
+     encode_integer<&P::q_token>, member_equal<&P::q_token>, ""},
+    {"k_token", FieldKind::Integer, 0, double(Limits::kTokenMax),
+     "qk=layer0: the key's token id (or, with tokenizer.json, a word).", parse_token<&P::k_token>,
+     encode_integer<&P::k_token>, member_equal<&P::k_token>, ""},
+    {"qk_head", FieldKind::Integer, 0, double(Limits::kHeadsMax - 1), "qk=layer0: the attention head (0-based).",
+     parse_qk_head, encode_integer<&P::qk_head>, member_equal<&P::qk_head>, ""},
 };
 
 }  // namespace
+
+const char* score_qk_name(ScoreQK v) {
+  return kScoreQKNames[int(v)];
+}
+
+std::optional<ScoreQK> parse_score_qk(std::string_view name) {
+  for (int i = 0; i < int(std::size(kScoreQKNames)); ++i)
+    if (name == kScoreQKNames[i]) return ScoreQK(i);
+  return std::nullopt;
+}
 
 ParamFields param_fields() {
   return {kFields, sizeof kFields / sizeof kFields[0]};
@@ -391,6 +472,8 @@ std::vector<std::string> param_choices(std::string_view key) {
     for (const Preset& preset : presets()) out.push_back(preset.name);
   } else if (key == "task") {
     for (LabTask t : {LabTask::Copy, LabTask::Reverse, LabTask::Repeat}) out.push_back(lab_task_name(t));
+  } else if (key == "qk") {
+    for (const char* name : kScoreQKNames) out.push_back(name);
   } else if (key == "pairing") {
     out = {pairing_name(Pairing::Interleaved), pairing_name(Pairing::HalfSplit)};
   } else if (key == "tab_top" || key == "tab_bottom") {

@@ -2,6 +2,7 @@
 // hook), with the limits that keep every value safe, and the URL-hash encoding.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,7 @@ struct Limits {
   static constexpr double kBaseMax = 1e12;
   static constexpr int kOffsetsMax = 65536;
   static constexpr long long kSeedMax = (1LL << 53) - 1;  // exact in JSON and JS numbers
+  static constexpr long long kTokenMax = (1LL << 24) - 1;  // q_token, k_token: past every real vocabulary
   static constexpr double kFactorMax = 1000.0;            // rope_scaling factor, and llama3/yarn tuning factors
   static constexpr double kOriginalMaxMax = 1e9;         // original_max_position_embeddings
   static constexpr std::size_t kQueryBytesMax = 16384;   // a longer link is rejected whole, unparsed
@@ -60,6 +62,10 @@ struct ParamFields {
   const ParamField* end() const { return first + count; }
   std::size_t size() const { return count; }
 };
+
+// The score curve's q and k by name (random, same, ones, layer0), and back.
+const char* score_qk_name(ScoreQK v);
+std::optional<ScoreQK> parse_score_qk(std::string_view name);
 
 // Every link key, in the canonical hash order.
 ParamFields param_fields();

@@ -28,6 +28,8 @@
 #include "core/rope/rope.hpp"
 #include "core/rope/scaling.hpp"
 #include "core/weights/learned_table.hpp"
+#include "core/weights/real_scores.hpp"
+#include "core/weights/tokenizer_vocab.hpp"
 
 namespace rv {
 
@@ -60,7 +62,21 @@ struct LoadedWeights {
   std::optional<WeightsTable> table;
   std::string no_table;  // why there is none: the names looked for and what the checkpoint holds
   std::uint64_t serial = 0;
+  // Layer 0's real q and k (the score curve's qk=layer0, app/state/weights.hpp): the checkpoint kept open to read a
+  // token's embedding row and a head's projection rows when they are asked for, tokenizer.json's vocabulary when one
+  // came with it, and the pair read during the load (the page's only one until it reads more).
+  std::shared_ptr<Checkpoint> checkpoint;
+  long long vocab = 0;     // rows of the token embedding the model's layout names; 0 when none can be read
+  int qk_heads = 0;        // the config's attention heads
+  std::string no_layer0;   // why qk=layer0 cannot be drawn from these weights, or ""
+  std::optional<TokenVocab> words;  // tokenizer.json's model.vocab
+  std::string words_name;           // "tokenizer.json"
+  std::optional<RealQK> first_qk;   // read during the load for first_qk_of (head, token, key token)
+  long long first_qk_of[3] = {-1, -1, -1};
 };
+
+// The score curve's q and k (its panel; link key qk).
+enum class ScoreQK { Random, Same, Ones, Layer0 };
 
 // What a link (URL hash, --state, window.ropeviz.set) can set. Defaults are the lesson's. Each member
 // is one row of the link-key table (params.cpp): it parses, encodes and compares them all.
@@ -77,6 +93,9 @@ struct Params {
   Pairing pairing = Pairing::Interleaved;
   std::uint64_t seed = 123;
   int offsets = 64;    // the score curve spans m - n in [-offsets, offsets]
+  ScoreQK qk = ScoreQK::Random;     // the score curve's q and k: random N(0, 1), q = k, all ones, layer 0's
+  long long q_token = 0, k_token = 0;  // qk=layer0: the query's and the key's token ids
+  int qk_head = 0;                     // ... and the head
   int tab_top = 0;     // tab shown in the top bar (app/state/registry.hpp; links name it: tab_top=precision)
   int tab_bottom = 0;  // tab shown in the bottom bar
 
@@ -164,7 +183,7 @@ struct Cached {
 // table in model.cpp (update_model, the only writer). The pieces that read the RoPE frequencies key on
 // Model::freq_version, which changes with each rebuild of freq.
 struct ModelCaches {
-  Cached freq, table, vectors, lookup, rotate, curves, decay, token, field, sinusoidal, sinus_at_m, scaling,
+  Cached freq, table, vectors, score_qk, lookup, rotate, curves, decay, token, field, sinusoidal, sinus_at_m, scaling,
       precision, precision_context, shapes, probes, budget, alibi, exercises;
 };
 
@@ -216,6 +235,12 @@ struct Model {
   AddVsRotate why;                         // q + PE(m) against RoPE(q, m), with k at n (built with the rotation)
 
   // [SECTION] Dot product against offset: score(anchor + r, anchor) for r in [-offsets, offsets]
+  Eigen::VectorXd score_q, score_k;  // the curve's q and k (Params::qk; layer 0's laid out over the whole head)
+  ScoreQK qk_drawn = ScoreQK::Random;  // what they are: Params::qk, or Random when layer 0 cannot be read
+  std::string qk_words;    // what q and k are, in words, for the panel and the text layer (built with them)
+  std::string qk_error;    // why qk=layer0 fell back to random, or ""
+  bool qk_reading = false; // ... because the page has not read the rows yet (it asks for them after the frame)
+  std::uint64_t qk_version = 0;
   double anchor_a = 0.0, anchor_b = 0.0;  // n and n + anchor_shift
   std::vector<double> curve_a, curve_b;   // [2 * offsets + 1]
   std::vector<double> bound,
@@ -370,6 +395,7 @@ struct Ui {
   ExerciseEntry exercises[kExerciseCount];  // by ExerciseId
   int exercise_shown = 0;                   // index into Model::exercises
   bool typing_words = false;  // this frame an exercise's answer (words as well as numbers) takes typed text
+  std::string qk_noted;       // the score curve's last qk=layer0 refusal raised as a note (raised once per change)
 };
 
 // What the lab's inside views (attention maps, KV-cache decode) show of one trained model; rebuilt when a picker

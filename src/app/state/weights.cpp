@@ -11,6 +11,7 @@
 #include "core/base/json_value.hpp"
 #include "core/lab/lab_checkpoint.hpp"
 #include "core/models/json_config.hpp"
+#include "core/weights/attention_layout.hpp"
 
 namespace rv {
 namespace {
@@ -45,7 +46,67 @@ std::string shape_text(long long rows, long long dim) {
   return "[" + std::to_string(rows) + ", " + std::to_string(dim) + "]";
 }
 
+// What qk=layer0 needs of the checkpoint: its embedding's rows and the config's heads (from the header alone), and
+// layer 0's q and k for the pair the load asks for. An Error only for missing bytes (the page supplies them and runs
+// the load again); anything else is why layer 0 cannot be drawn.
+std::optional<Error> layer0_pair(const WeightsFiles& files, Checkpoint& c, LoadedWeights& w) {
+  if (!w.config) {
+    w.no_layer0 = "layer 0's q and k need the checkpoint's config.json beside it";
+    return std::nullopt;
+  }
+  const Expected<AttentionModel> model = attention_model(*w.config, "qk=layer0");
+  if (!model) {
+    w.no_layer0 = model.error().message;
+    return std::nullopt;
+  }
+  const TensorInfo* embed = c.find(model->layout->embed);
+  if (!embed || embed->shape.size() != 2) {
+    w.no_layer0 = "the checkpoint holds no token embedding \"" + std::string(model->layout->embed) + "\"";
+    return std::nullopt;
+  }
+  w.vocab = embed->shape[0];
+  w.qk_heads = model->heads;
+  const int head = int(std::min<long long>(files.qk_of[0], model->heads - 1));
+  const long long token = std::min(files.qk_of[1], w.vocab - 1), key = std::min(files.qk_of[2], w.vocab - 1);
+  Expected<RealQK> qk = real_qk(c, *w.config, head, token, key);
+  if (!qk && qk.error().type == kNeedBytes) return qk.error();
+  if (!qk) {
+    w.no_layer0 = qk.error().message;
+    return std::nullopt;
+  }
+  w.first_qk = std::move(qk.value());
+  w.first_qk_of[0] = head;
+  w.first_qk_of[1] = token;
+  w.first_qk_of[2] = key;
+  return std::nullopt;
+}
+
+// ... then tokenizer.json's vocabulary, once every byte is in (the page runs the load again per range it reads): a
+// bad one refuses the load, naming it.
+std::optional<Error> layer0_of(const WeightsFiles& files, Checkpoint& c, LoadedWeights& w) {
+  if (auto e = layer0_pair(files, c, w)) return e;
+  if (!files.tokenizer_text) return std::nullopt;
+  if (files.tokenizer_bytes > kMaxTokenizerBytes)
+    return bad_request("tokenizer.json: " + format_count((long long)files.tokenizer_bytes) + " bytes is over the " +
+                       format_count((long long)kMaxTokenizerBytes) + "-byte limit");
+  Expected<TokenVocab> words = parse_tokenizer_vocab(*files.tokenizer_text);
+  if (!words) return words.error();
+  w.words = std::move(words.value());
+  w.words_name = "tokenizer.json";
+  return std::nullopt;
+}
+
 }  // namespace
+
+Expected<RealQK> layer0_qk(const Params& p) {
+  const LoadedWeights* w = p.weights.get();
+  if (!w) return bad_request("no checkpoint is loaded (load weights, with their config.json)");
+  if (!w->no_layer0.empty()) return bad_request(w->label + ": " + w->no_layer0);
+  if (w->first_qk && w->first_qk_of[0] == p.qk_head && w->first_qk_of[1] == p.q_token && w->first_qk_of[2] == p.k_token)
+    return *w->first_qk;
+  if (!w->checkpoint || !w->config) return bad_request(w->label + ": the checkpoint is not open");
+  return real_qk(*w->checkpoint, *w->config, p.qk_head, p.q_token, p.k_token);
+}
 
 const WeightsTable* loaded_table(const Params& p) {
   if (!p.weights || !p.weights->table) return nullptr;
@@ -154,7 +215,9 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
   } else {
     w->no_table = find_learned_table(c, "", 0).error().message;  // names what was looked for and what it holds
   }
+  if (auto e = layer0_of(files, c, *w)) return *e;
   w->bytes_read = c.bytes_read();
+  w->checkpoint = std::make_shared<Checkpoint>(std::move(c));
   return std::shared_ptr<const LoadedWeights>(std::move(w));
 }
 
@@ -218,6 +281,8 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights_path(const std::stri
   }
   const std::string config = (dir.empty() ? "" : dir + "/") + "config.json";
   files.config_text = slurp(config, kMaxConfigFileBytes, files.config_bytes);
+  files.tokenizer_text = slurp((dir.empty() ? "" : dir + "/") + "tokenizer.json", kMaxTokenizerBytes + 1,
+                               files.tokenizer_bytes);
   return open_weights(files, disk_opener(dir), serial);
 }
 

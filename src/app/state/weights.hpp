@@ -20,6 +20,9 @@ struct WeightsFiles {
   std::optional<std::string> config_text;  // config.json's text (at most kMaxConfigFileBytes of it)
   std::string config_name = "config.json";
   std::uint64_t config_bytes = 0;  // the config file's real size (a larger one is refused, as load_config does)
+  std::optional<std::string> tokenizer_text;  // tokenizer.json's text, when given beside them
+  std::uint64_t tokenizer_bytes = 0;          // its real size (over kMaxTokenizerBytes is refused)
+  long long qk_of[3] = {0, 0, 0};  // the head, query token and key token whose layer-0 q and k the load reads
 };
 
 // Opens the checkpoint through `open`, finds its learned position table (the config's model_type decides OPT's and
@@ -27,6 +30,10 @@ struct WeightsFiles {
 // SuppliedBytes::wanted): supply them and call again; every other Error names what is wrong.
 Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& files, const SourceOpener& open,
                                                             std::uint64_t serial);
+// Layer 0's q and k of the head and tokens Params ask for (from the load's pair, else read through the kept
+// checkpoint: its embedding rows and the head's projection rows only), or why not (no weights, no config, a model
+// type without a known layout, an Error of kNeedBytes where a page has not supplied the rows yet).
+Expected<RealQK> layer0_qk(const Params& p);
 // Puts loaded weights in the app: the config.json (when given) as model=config, then the table's frame (max_position
 // = its rows, d = its width); false (nothing changed, a note saying why) when they do not fit. Notes what it loaded.
 bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vector<std::string>& notes);

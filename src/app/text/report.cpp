@@ -2,6 +2,7 @@
 // a summary, then the sentences of the two panels on screen (describe_panel, app/panels/panel_calls.hpp).
 #include "app/text/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -198,6 +199,24 @@ void weights_state(JsonWriter& j, const App& app) {
   j.key("done").value((long long)l.done).key("total").value((long long)l.total).end_object();
 }
 
+// The score curve's q and k (link key qk; drawn: what the curve shows, random when layer 0 cannot be read) and its
+// numbers at offsets 0..8 (r = m - n >= 0), the bounds' at 0.
+static void score_curve_state(JsonWriter& j, const App& app) {
+  const Params& p = app.params;
+  const Model& m = app.model;
+  j.key("score_curve").begin_object().key("qk").value(score_qk_name(p.qk)).key("drawn").value(score_qk_name(m.qk_drawn));
+  j.key("q_token").value(p.q_token).key("k_token").value(p.k_token).key("head").value(p.qk_head);
+  j.key("error");
+  if (m.qk_error.empty())
+    j.null();
+  else
+    j.value(m.qk_error);
+  const std::size_t zero = m.curve_a.size() / 2, n = std::min<std::size_t>(9, m.curve_a.size() - zero);
+  j.key("scores").values(m.curve_a.data() + zero, int(n));
+  j.key("cauchy_schwarz").value(m.cauchy_schwarz).key("abel_0").value(m.bound.empty() ? 0.0 : m.bound[zero]);
+  j.key("rms").value(m.curve_rms).key("words").value(m.qk_words).end_object();
+}
+
 std::string state_json(const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
@@ -230,6 +249,7 @@ std::string state_json(const App& app) {
   j.key("rotary_pairs").value(m.rotary_pairs).key("attention_factor").value(m.attention_factor_model);
   j.key("params").value(0).end_object();
   j.key("score").value(m.score).key("norm_max_diff").value(m.norm_max_diff);
+  score_curve_state(j, app);
   j.key("relative_spread")
       .value(m.relative_spread)
       .key("tab_top")

@@ -117,4 +117,10 @@ Expected<RowMatrixXd> Checkpoint::read(const TensorInfo& t) {
   return read_tensor(*it->second, t);
 }
 
+Expected<RowMatrixXd> Checkpoint::read_rows(const TensorInfo& t, long long first, long long count) {
+  const auto it = sources_.find(t.file);
+  if (it == sources_.end()) return bad_request("tensor \"" + t.name + "\" names a file this checkpoint did not open");
+  return read_tensor_rows(*it->second, t, first, count);
+}
+
 }  // namespace rv

@@ -37,6 +37,8 @@ class Checkpoint {
   // The tensor of this name as saved, or the same name with a base-model prefix added or removed.
   const TensorInfo* find(std::string_view name) const;
   Expected<RowMatrixXd> read(const TensorInfo& t);
+  // Rows [first, first + count) of t only (read_tensor_rows).
+  Expected<RowMatrixXd> read_rows(const TensorInfo& t, long long first, long long count);
 
  private:
   std::vector<TensorInfo> tensors_;

@@ -22,21 +22,22 @@ Eigen::VectorXd normed(const Eigen::VectorXd& x, const Eigen::VectorXd& gamma, c
 
 }  // namespace
 
-Expected<RealScores> real_scores(Checkpoint& c, const HfConfig& config, int head, long long token,
-                                 long long key_token, int offsets) {
+Expected<RealQK> real_qk(Checkpoint& c, const HfConfig& config, int head, long long token, long long key_token) {
   Expected<AttentionModel> model = attention_model(config, "real_scores");
   if (!model) return model.error();
   const AttentionLayout* layout = model->layout;
   const RopeModel& rope = model->rope;
   const int H = model->heads, hd = rope.head_dim;
   if (head < 0 || head >= H) return bad_request("\"head\" must be in [0, " + std::to_string(H) + "), got " + std::to_string(head));
-  Expected<RowMatrixXd> embed = read_named(c, layout->embed);
-  if (!embed) return embed.error();
+  const TensorInfo* embed = c.find(layout->embed);
+  if (!embed) return bad_request("the checkpoint holds no tensor \"" + std::string(layout->embed) + "\"");
+  if (embed->shape.size() != 2) return bad_request("tensor \"" + embed->name + "\" is not a matrix");
+  const long long vocab = embed->shape[0];
   for (long long t : {token, key_token})
-    if (t < 0 || t >= embed->rows())
+    if (t < 0 || t >= vocab)
       return Error{"IndexError", "index " + std::to_string(t) + " is out of bounds for dimension 0 with size " +
-                                     std::to_string(embed->rows())};
-  const Eigen::Index width = embed->cols();
+                                     std::to_string(vocab)};
+  const Eigen::Index width = Eigen::Index(embed->shape[1]);
   const double eps = config.rms_norm_eps.value_or(config.layer_norm_eps.value_or(layout->eps));
   if (!std::isfinite(eps) || eps < 0) return bad_request("config: the norm's eps must be a finite number >= 0");
   Expected<Eigen::VectorXd> gamma = read_vector(c, at_layer(layout->norm, 0), width, layout->gemma);
@@ -48,23 +49,28 @@ Expected<RealScores> real_scores(Checkpoint& c, const HfConfig& config, int head
     beta = *b;
   }
   const double scale = layout->gemma ? std::sqrt(double(config.hidden_size.value_or(width))) : 1.0;
-  const auto input = [&](long long t) {
-    return normed(embed->row(t).transpose() * scale, *gamma, beta ? &*beta : nullptr, layout->layer_norm, eps);
+  const auto input = [&](long long t) -> Expected<Eigen::VectorXd> {
+    Expected<RowMatrixXd> row = c.read_rows(*embed, t, 1);
+    if (!row) return row.error();
+    return normed(row->row(0).transpose() * scale, *gamma, beta ? &*beta : nullptr, layout->layer_norm, eps);
   };
   // The projection rows of a head: [first, first + hd) of W, plus the bias where the checkpoint has one.
-  const auto project = [&](const std::string& name, long long first, const Eigen::VectorXd& a)
+  const auto project = [&](const TensorInfo& w, long long first, const Expected<Eigen::VectorXd>& a)
       -> Expected<Eigen::VectorXd> {
-    Expected<RowMatrixXd> w = read_named(c, name);
-    if (!w) return w.error();
-    if (w->cols() != a.size() || first + hd > w->rows())
-      return bad_request("tensor \"" + name + "\" is [" + std::to_string(w->rows()) + ", " + std::to_string(w->cols()) +
+    if (!a) return a.error();
+    const long long rows = w.shape.empty() ? 0 : w.shape[0], cols = w.shape.size() == 2 ? w.shape[1] : 0;
+    if (cols != a->size() || first + hd > rows)
+      return bad_request("tensor \"" + w.name + "\" is [" + std::to_string(rows) + ", " + std::to_string(cols) +
                          "]: no rows " + std::to_string(first) + ".." + std::to_string(first + hd - 1) + " of width " +
-                         std::to_string(a.size()));
-    Eigen::VectorXd out = w->middleRows(first, hd) * a;
-    if (const TensorInfo* b = c.find(bias_of(name))) {
+                         std::to_string(a->size()));
+    Expected<RowMatrixXd> part = c.read_rows(w, first, hd);
+    if (!part) return part.error();
+    Eigen::VectorXd out(hd);  // row by row: the page's build has dot products already, not a matrix-vector kernel
+    for (int i = 0; i < hd; ++i) out[i] = part->row(i).dot(a->transpose());
+    if (const TensorInfo* b = c.find(bias_of(w.name))) {
       Expected<RowMatrixXd> bias = c.read(*b);
       if (!bias) return bias.error();
-      if (bias->size() != w->rows()) return bad_request("tensor \"" + b->name + "\" does not match its weight's rows");
+      if (bias->size() != rows) return bad_request("tensor \"" + b->name + "\" does not match its weight's rows");
       out += Eigen::Map<const Eigen::VectorXd>(bias->data() + first, hd);
     }
     return out;
@@ -89,11 +95,11 @@ Expected<RealScores> real_scores(Checkpoint& c, const HfConfig& config, int head
   k_first = layout->fused == FusedQkv::None   ? (long long)kv_head * hd
             : layout->fused == FusedQkv::Phi3 ? (long long)H * hd + (long long)kv_head * hd
                                               : (long long)kv_head * 3 * hd + hd;
-  Expected<Eigen::VectorXd> q = project(q_name, q_first, input(token));
+  Expected<Eigen::VectorXd> q = project(*qt, q_first, input(token));
   if (!q) return q.error();
-  Expected<Eigen::VectorXd> k = project(k_name, k_first, input(key_token));
+  Expected<Eigen::VectorXd> k = project(*kt, k_first, input(key_token));
   if (!k) return k.error();
-  RealScores out;
+  RealQK out;
   out.q = *q;
   out.k = *k;
   if (layout->q_norm[0]) {
@@ -104,11 +110,47 @@ Expected<RealScores> real_scores(Checkpoint& c, const HfConfig& config, int head
     out.q = normed(out.q, *nq, nullptr, false, eps);
     out.k = normed(out.k, *nk, nullptr, false, eps);
   }
-  const int r = rope.rotary_dims;
+  out.heads = H;
+  out.kv_head = kv_head;
+  out.head_dim = hd;
+  out.rotary_dims = rope.rotary_dims;
+  out.vocab = vocab;
+  out.pairing = rope.pairing;
+  return out;
+}
+
+Expected<RealScores> real_scores(Checkpoint& c, const HfConfig& config, int head, long long token,
+                                 long long key_token, int offsets) {
+  Expected<RealQK> qk = real_qk(c, config, head, token, key_token);
+  if (!qk) return qk.error();
+  Expected<AttentionModel> model = attention_model(config, "real_scores");
+  if (!model) return model.error();
+  const RopeModel& rope = model->rope;
+  RealScores out;
+  out.q = qk->q;
+  out.k = qk->k;
+  const int r = rope.rotary_dims, hd = rope.head_dim;
   const double unrotated = out.q.tail(hd - r).dot(out.k.tail(hd - r));
   const Eigen::VectorXd qr = out.q.head(r), kr = out.k.head(r);
   for (int d = 0; d <= offsets; ++d)
     out.score.push_back(rope_score(qr, kr, double(d), 0.0, rope.inv_freq, rope.pairing) + unrotated);
+  return out;
+}
+
+Eigen::VectorXd whole_head_layout(const Eigen::VectorXd& x, int rotary_dims, Pairing pairing) {
+  const int d = int(x.size());
+  if (pairing == Pairing::Interleaved || rotary_dims >= d) return x;
+  const int half = d / 2, rhalf = rotary_dims / 2;
+  Eigen::VectorXd out(d);
+  for (int i = 0; i < rhalf; ++i) {
+    out[i] = x[i];
+    out[i + half] = x[i + rhalf];
+  }
+  // The pass-through dims x[rotary_dims..d) fill pairs rhalf..half-1, whose frequency is 0.
+  for (int j = 0; j < d - rotary_dims; ++j) {
+    const int pair = rhalf + j / 2;
+    out[j % 2 == 0 ? pair : pair + half] = x[rotary_dims + j];
+  }
   return out;
 }
 

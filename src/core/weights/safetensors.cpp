@@ -207,6 +207,24 @@ Expected<RowMatrixXd> read_tensor(ByteSource& src, const TensorInfo& t) {
   return decode_tensor(t, bytes.data(), bytes.size());
 }
 
+Expected<RowMatrixXd> read_tensor_rows(ByteSource& src, const TensorInfo& t, long long first, long long count) {
+  if (!readable(t.dtype))
+    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype + "; ropeviz reads F64, F32, F16 and BF16");
+  const long long rows = t.shape.size() <= 1 ? 1 : t.shape[0];
+  if (first < 0 || count < 0 || first > rows - count)
+    return bad_request("tensor " + in_quotes(t.name) + " has " + std::to_string(rows) + " rows: no rows " +
+                       std::to_string(first) + ".." + std::to_string(first + count - 1));
+  const long long cols = rows ? t.elements() / rows : 0;
+  TensorInfo part = t;
+  part.shape = {count, cols};
+  const std::uint64_t row_bytes = std::uint64_t(cols) * std::uint64_t(dtype_size(t.dtype));
+  part.begin = t.begin + std::uint64_t(first) * row_bytes;
+  part.end = part.begin + std::uint64_t(count) * row_bytes;
+  std::vector<std::uint8_t> bytes;
+  if (auto e = src.read(part.begin, part.end - part.begin, bytes)) return *e;
+  return decode_tensor(part, bytes.data(), bytes.size());
+}
+
 namespace {
 std::uint16_t half_bits(double x) {
   const double r = round_to(FloatFormat::F16, x);

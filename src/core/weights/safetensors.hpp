@@ -45,6 +45,9 @@ Expected<SafetensorsHeader> read_safetensors_header(ByteSource& src, const std::
 // (a 1-D tensor is one row). F64, F32, F16 and BF16; another dtype is refused naming the tensor and its dtype.
 Expected<RowMatrixXd> decode_tensor(const TensorInfo& t, const std::uint8_t* bytes, std::size_t size);
 Expected<RowMatrixXd> read_tensor(ByteSource& src, const TensorInfo& t);
+// Rows [first, first + count) of a tensor (its first dimension; a 1-D tensor is one row): only their bytes are read,
+// [count, product of the rest]. A range outside the rows is a BadRequest naming the tensor.
+Expected<RowMatrixXd> read_tensor_rows(ByteSource& src, const TensorInfo& t, long long first, long long count);
 
 // float16 and bfloat16 bit patterns as numbers (exact: every value of either is a double).
 double half_to_double(std::uint16_t bits);

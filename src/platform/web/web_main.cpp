@@ -45,6 +45,10 @@ struct Web {
   std::optional<rv::WeightsFiles> weights_files;
   std::shared_ptr<rv::SuppliedBytes> weights_bytes;
   bool weights_any_file = false;  // the Hub: any file the index names can be asked for
+  // The loaded checkpoint's ranges (its SuppliedSources read them): the score curve's layer 0 asks for more rows
+  // after the load (other tokens, another head), which the page reads as it read the load's (rv_js_read_rows).
+  std::shared_ptr<rv::SuppliedBytes> loaded_bytes;
+  bool rows_asked = false;  // a read of rows is under way
 };
 
 // The page's hooks are quoted Module properties, names the closure compiler keeps (page.js sets them).
@@ -116,6 +120,19 @@ struct WebHost final : rv::Host {
   }
 };
 
+// Asks the page for bytes of a loaded checkpoint's file (the score curve's layer 0 for other tokens or head); the page
+// answers with rv_web_rows_supply or rv_web_rows_fail.
+EM_JS(void, rv_js_read_rows, (const char* file, double offset, double length),
+      { Module["rvReadRows"](UTF8ToString(file), offset, length); });
+
+// After a frame: when the score curve waits for rows the page has not read, ask for them (one range at a time).
+void ask_rows(Web& web) {
+  const std::shared_ptr<rv::SuppliedBytes>& store = web.loaded_bytes;
+  if (!store || web.rows_asked || !web.app.model.qk_reading || !store->wanted) return;
+  web.rows_asked = true;
+  rv_js_read_rows(store->wanted->file.c_str(), double(store->wanted->offset), double(store->wanted->length));
+}
+
 // One frame and what it asked the page for. False if nothing can be drawn (the UI shader did not build).
 bool draw_frame(Web& web) {
   glfwPollEvents();
@@ -126,6 +143,7 @@ bool draw_frame(Web& web) {
   }
   WebHost host{web};
   if (rv::serve_requests(web.app, host)) rv::wake(web.window);
+  ask_rows(web);
   publish_if_changed(web);
   const int typing = typing_field(web.app);
   if (typing != web.typing) rv_js_text_input(web.typing = typing);
@@ -198,13 +216,16 @@ EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double 
 
 // Starts reading a checkpoint. `descriptor`: {"label", "file" (the safetensors file, or "" with an index), "sizes":
 // {name: bytes} (-1: not known yet), "any_file" (the Hub), "config_name", "config_bytes", "config", "index"} where
-// config and index say whether the uploaded text of rv_web_weights_text(0 / 1) goes with it.
+// config and index say whether the uploaded text of rv_web_weights_text(0 / 1) goes with it (2: tokenizer.json,
+// with "tokenizer_bytes" its real size).
 EMSCRIPTEN_KEEPALIVE void rv_web_weights_text(Web* web, int which) {
   if (!web->weights_files) web->weights_files.emplace();
   if (which == 0)
     web->weights_files->config_text = std::move(web->upload);
-  else
+  else if (which == 1)
     web->weights_files->index_text = std::move(web->upload);
+  else  // 2: tokenizer.json, for the score curve's layer-0 tokens by word
+    web->weights_files->tokenizer_text = std::move(web->upload);
   web->upload = std::string();
 }
 
@@ -222,6 +243,10 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_begin(Web* web, const char* descriptor)
   f.file = text("file");
   f.config_name = text("config_name").empty() ? "config.json" : text("config_name");
   f.config_bytes = std::uint64_t(std::max(0.0, number(d ? d->find("config_bytes") : nullptr)));
+  f.tokenizer_bytes = std::uint64_t(std::max(0.0, number(d ? d->find("tokenizer_bytes") : nullptr)));
+  // Layer 0's q and k of the score curve's current head and tokens are read with the load (qk=layer0).
+  const rv::Params& now = web->app.params;
+  f.qk_of[0] = now.qk_head, f.qk_of[1] = now.q_token, f.qk_of[2] = now.k_token;
   if (const rv::JsonValue* sizes = d ? d->find("sizes") : nullptr; sizes && sizes->kind == rv::JsonValue::Kind::Object)
     for (const auto& entry : sizes->object)
       if (number(&entry.second) >= 0) web->weights_bytes->sizes[entry.first] = std::uint64_t(number(&entry.second));
@@ -315,12 +340,33 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
       std::shared_ptr<rv::LoadedWeights> loaded = std::make_shared<rv::LoadedWeights>(*w.value());
       loaded->bytes_read = store->supplied;  // what the page read, every retry's ranges once
       const bool fits = rv::install_weights(web->app.params, loaded, web->app.ui.notes);
+      if (fits) web->loaded_bytes = store, web->rows_asked = false;
       finish(fits ? "" : web->app.ui.notes.back(), true);
     }
   }
   j.end_object();
   web->reply = j.str();
   return web->reply.c_str();
+}
+
+// Hands over rows the score curve asked for (rv_js_read_rows): bytes [offset, offset + the upload's size) of `file`,
+// and builds layer 0's q and k again.
+EMSCRIPTEN_KEEPALIVE void rv_web_rows_supply(Web* web, const char* file, double offset) {
+  web->rows_asked = false;
+  if (!web->loaded_bytes) return;
+  web->loaded_bytes->wanted.reset();
+  web->loaded_bytes->supply(file, std::uint64_t(offset), std::vector<std::uint8_t>(web->upload.begin(), web->upload.end()));
+  web->upload = std::string();
+  web->app.model.caches.score_qk = rv::Cached{};  // its inputs did not change, the bytes it lacked came
+  rv::wake(web->window);
+}
+
+// The page could not read them: a note; the curve stays random until the tokens or the head change.
+EMSCRIPTEN_KEEPALIVE void rv_web_rows_fail(Web* web, const char* message) {
+  web->app.ui.notes.push_back(std::string("qk=layer0: ") + message + "; drawing random q and k");
+  web->loaded_bytes.reset();  // not asked again for this load
+  web->rows_asked = false;
+  publish_if_changed(*web);
 }
 
 // The choices of a key (param_choices), comma-separated, for the page's HTML controls.
