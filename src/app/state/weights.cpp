@@ -155,6 +155,7 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
     w->no_table = find_learned_table(c, "", 0).error().message;  // names what was looked for and what it holds
   }
   w->bytes_read = c.bytes_read();
+  w->checkpoint = std::make_shared<Checkpoint>(std::move(c));  // opened once: the rope_usage walk reads through it
   return std::shared_ptr<const LoadedWeights>(std::move(w));
 }
 
