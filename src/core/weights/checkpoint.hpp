@@ -37,6 +37,8 @@ class Checkpoint {
   // The tensor of this name as saved, or the same name with a base-model prefix added or removed.
   const TensorInfo* find(std::string_view name) const;
   Expected<RowMatrixXd> read(const TensorInfo& t);
+  // Its stored bytes (the dtype's, little-endian, row-major), for readers that decode a block of rows at a time.
+  std::optional<Error> read_bytes(const TensorInfo& t, std::vector<std::uint8_t>& out);
 
  private:
   std::vector<TensorInfo> tensors_;
