@@ -197,6 +197,10 @@ UsageStep usage_step(App& app) {
   u.usage.k.push_back(std::move(r.value().k[0]));
   if (int(u.usage.q.size()) == u.total) u.active = false;
   rebuild(u, app.params, app.model);
+  if (!u.active)  // the walk is done: one note, as a load has
+    app.ui.notes.push_back(w->label + ": frequencies in use measured over all " + plural(u.total, "layer", "layers") +
+                           "; the strongest pair is " + std::to_string(u.strongest) + " (wavelength " +
+                           format_sig(u.usage.wavelength[u.strongest], 4) + " positions)");
   out.kind = u.active ? UsageStepKind::Measured : UsageStepKind::Done;
   return out;
 }
