@@ -18,6 +18,7 @@ namespace rv {
 namespace {
 
 constexpr ImU32 kBeyondTint = IM_COL32(255, 183, 77, 40);  // pairs that never turn inside the context
+constexpr ImU32 kMarker = IM_COL32(235, 238, 245, 230);     // the first of them, over the heatmap's gold
 
 // A layer x pair heatmap of `grid` ([layers][pairs], gains >= 0: dark 0, gold the largest), with the first pair past
 // the context marked; hover reads one cell.
@@ -41,8 +42,10 @@ void gain_heatmap(const UsageWalk& u, const char* title, const char* what, const
   const auto first_beyond = std::find(u.beyond.begin(), u.beyond.end(), true);
   if (first_beyond != u.beyond.end()) {
     const float x = a.x + width * float(first_beyond - u.beyond.begin()) / float(half);
-    for (float y = a.y; y < b.y; y += 6.0f) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(b.y, y + 3.0f)), theme::kLearned, 1.5f);
+    for (float y = a.y; y < b.y; y += 6.0f) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(b.y, y + 3.0f)), kMarker, 2.0f);
   }
+  ImGui::TextDisabled("rows: layers %d..%d (top to bottom); columns: pairs 0..%d (fastest to slowest); max %.4g",
+                      r.layers.front(), r.layers.back(), half - 1, vmax);
   if (cell.first >= 0)
     ImGui::SetTooltip("layer %d, pair %d (wavelength %.5g): %s gain %.5g", r.layers[std::size_t(cell.first)], cell.second,
                       r.wavelength[cell.second], what, grid[std::size_t(cell.first) * half + cell.second]);
