@@ -87,8 +87,10 @@ test('a llama-shaped checkpoint: the walk measures every layer, finds the plante
   assert.ok(s.weights.bytes_read < fileBytes / 2, `read ${s.weights.bytes_read} of ${fileBytes}`);
   assert.ok(!s.weights_load.active);
   assert.equal(s.panel_bottom, 'rope_usage');
+  await page.waitForFunction(() => /Frequencies in use panel: done: 6 of 6 layers measured/.test(
+    document.getElementById('a11y').textContent), null, { timeout: 10000 });
   const words = await page.evaluate(() => document.getElementById('a11y').textContent);
-  assert.match(words, /Frequencies in use/);
+  assert.match(words, /Strongest \(q gain × k gain\): pair 3/);
   fs.mkdirSync(artifactDir, { recursive: true });
   await page.screenshot({ path: path.join(artifactDir, 'rope-usage-1600x1000.png') });
   const shot = await page.evaluate(() => window.ropeviz.png('rope_usage'));

@@ -245,12 +245,16 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_begin(Web* web, const char* descriptor)
 
 // Hands over bytes [offset, offset + the upload's size) of `file` (file_size: the whole file's, -1 when unknown).
 EMSCRIPTEN_KEEPALIVE void rv_web_weights_supply(Web* web, const char* file, double offset, double file_size) {
-  if (!web->weights_bytes) return;
-  if (file_size >= 0) web->weights_bytes->sizes[file] = std::uint64_t(file_size);
-  web->weights_bytes->supply(file, std::uint64_t(offset), std::vector<std::uint8_t>(web->upload.begin(), web->upload.end()));
+  // The load's ranges, or once it is done the rope_usage walk's (the loaded checkpoint's own store)
+  const std::shared_ptr<rv::SuppliedBytes> store =
+      web->weights_bytes ? web->weights_bytes
+      : rv::usage_walking(web->app) && web->app.params.weights ? web->app.params.weights->supplied : nullptr;
+  if (!store) return;
+  if (file_size >= 0) store->sizes[file] = std::uint64_t(file_size);
+  store->supply(file, std::uint64_t(offset), std::vector<std::uint8_t>(web->upload.begin(), web->upload.end()));
   web->upload = std::string();
   rv::WeightsLoad& load = web->app.ui.weights_load;
-  load.done = web->weights_bytes->supplied;
+  if (web->weights_bytes) load.done = store->supplied;
   rv::wake(web->window);
 }
 
