@@ -73,8 +73,9 @@ test('the inlined wasm and code unpack to the built ropeviz.wasm and ropeviz.js,
 // saved weights) took it to 333,204 (node's zlib): the budget gave 33,000 bytes for them (Eigen's product kernels
 // and reduction, which the analysis first used, were 9,400 bytes more); to be won back.
 // Frequencies in use (core's rope_usage and attention layouts, first linked into the page, the layer walk, its
-// panel) took it to 344,624 (node's zlib): 11,500 bytes more, to be won back.
-const gzipBudget = 334000 + 11500;
+// panel) took it to 344,624 (node's zlib), and rope_usage built for speed (-O2, SIMD: a 4096-wide layer in about
+// half the time) to 346,801: 13,000 bytes more, to be won back.
+const gzipBudget = 334000 + 13000;
 
 test(`ropeviz.html stays under ${gzipBudget} bytes gzip (level 9); sizes are written to the artefacts`, () => {
   const sizes = ['ropeviz.html', 'ropeviz.js', 'ropeviz.wasm'].map((name) => {
