@@ -76,7 +76,7 @@ void wavelength_plot(const UsageWalk& u, float width) {
   const float dots = plot::dots_for(half);
   plot::series_begin("q", {theme::kRope, 1.5f, dots});
   for (int i = 0; i < half; ++i) plot::series_point(r.wavelength[i], r.q_mean[i]);
-  plot::series_begin("k", {theme::kKey, 1.5f, dots});
+  plot::series_begin("k", {theme::kKey, 1.5f, dots, true});  // dashed: q stays visible where the two coincide
   for (int i = 0; i < half; ++i) plot::series_point(r.wavelength[i], r.k_mean[i]);
   if (u.strongest >= 0) plot::plot_marker("strongest", r.wavelength[u.strongest], r.q_mean[u.strongest], theme::kOk);
   plot::end_plot([&r, &u, half](double x) {
