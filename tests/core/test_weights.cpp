@@ -9,12 +9,14 @@
 #include <memory>
 #include <string>
 
+#include "core/models/json_config.hpp"
 #include "core/rope/precision.hpp"
 #include "core/weights/learned_table.hpp"
-#include "core/models/json_config.hpp"
 #include "core/weights/real_scores.hpp"
+#include "core/weights/rope_usage.hpp"
 #include "core/weights/tokenizer_vocab.hpp"
 #include "llama_checkpoint.hpp"
+#include "planted_checkpoint.hpp"
 
 using namespace rv;
 
@@ -365,4 +367,69 @@ TEST_CASE("tokenizer vocabulary: exact words, a leading space as 'Ġ' or '▁', 
   CHECK(parse_tokenizer_vocab(R"({"model": {}})").error().message == "tokenizer.json has no model.vocab");
   CHECK(parse_tokenizer_vocab(R"({"model": {"vocab": {"a": 1.5}}})").error().message.find("'a'") != std::string::npos);
   CHECK_FALSE(parse_tokenizer_vocab("{").ok());
+}
+
+TEST_CASE("supplied bytes: truncate to a mark drops the ranges after it, keeps the header's and the count read") {
+  SuppliedBytes s;
+  s.supply("a", 0, std::vector<std::uint8_t>(16, 1));
+  s.supply("b", 0, std::vector<std::uint8_t>(8, 2));
+  const SuppliedBytes::Mark m = s.mark();
+  s.supply("a", 100, std::vector<std::uint8_t>(50, 3));
+  s.supply("c", 0, std::vector<std::uint8_t>(30, 4));
+  CHECK(s.held() == 104);
+  s.truncate(m);
+  CHECK(s.held() == 24);
+  CHECK(s.supplied == 104);
+  CHECK(s.ranges.count("c") == 0);
+  REQUIRE(s.ranges["a"].size() == 1);
+  CHECK(s.ranges["a"][0].offset == 0);
+}
+
+TEST_CASE("rope_usage one layer at a time through supplied ranges, each layer's let go: the same gains as all at once") {
+  test::PlantedShape shape;
+  const std::vector<std::uint8_t> file = test::planted_checkpoint(shape, "BF16");
+  const Expected<HfConfig> config = parse_hf_config(test::planted_config(shape));
+  REQUIRE(config.ok());
+  Expected<Checkpoint> whole = Checkpoint::open_file("m", memory_opener({{"m", file}}));
+  REQUIRE(whole.ok());
+  const Expected<RopeUsage> all = rope_usage(whole.value(), *config, {});
+  REQUIRE(all.ok());
+  auto store = std::make_shared<SuppliedBytes>();
+  store->sizes["m"] = file.size();
+  const SourceOpener open = [store](const std::string& f) -> Expected<std::unique_ptr<ByteSource>> {
+    return std::unique_ptr<ByteSource>(new SuppliedSource(store, f, store->sizes[f]));
+  };
+  const auto serve = [&]() {  // what the page does with a want
+    REQUIRE(store->wanted);
+    const SuppliedBytes::Want w = *store->wanted;
+    store->wanted.reset();
+    store->supply(w.file, w.offset, std::vector<std::uint8_t>(file.begin() + long(w.offset),
+                                                              file.begin() + long(w.offset + w.length)));
+  };
+  Expected<Checkpoint> c = Checkpoint::open_file("m", open);
+  while (!c && c.error().type == kNeedBytes) {
+    serve();
+    c = Checkpoint::open_file("m", open);
+  }
+  REQUIRE(c.ok());
+  const SuppliedBytes::Mark header = store->mark();
+  const std::uint64_t header_bytes = store->held();
+  const std::uint64_t layer_bytes = 2 * std::uint64_t(shape.heads + shape.kv_heads) * shape.head_dim * shape.hidden +
+                                    2 * std::uint64_t(shape.hidden);  // bf16 (2 bytes) q, k and the norm
+  for (int l = 0; l < shape.layers; ++l) {
+    Expected<RopeUsage> one = rope_usage(c.value(), *config, {l});
+    while (!one && one.error().type == kNeedBytes) {
+      serve();
+      one = rope_usage(c.value(), *config, {l});
+    }
+    REQUIRE(one.ok());
+    CHECK(store->held() <= header_bytes + layer_bytes);
+    for (int h = 0; h < shape.heads; ++h) CHECK((one->q[0][h] - all->q[l][h]).norm() == doctest::Approx(0.0));
+    Eigen::Index strongest = 0;
+    one->q_mean.maxCoeff(&strongest);
+    CHECK(strongest == shape.planted_pair);
+    store->truncate(header);
+    CHECK(store->held() == header_bytes);
+  }
+  CHECK(store->supplied < file.size() + 1);
 }

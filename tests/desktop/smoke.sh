@@ -49,5 +49,34 @@ printf 'abc' > "$out/short.safetensors"
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --weights "$out/short.safetensors" > "$out/short.log" 2>&1
 grep -qF "short.safetensors: not a safetensors file: 3 bytes, shorter than the 8-byte" "$out/short.log" ||
   { echo "FAIL: no note for the short checkpoint"; cat "$out/short.log"; exit 1; }
+# A llama-shaped checkpoint beside its config.json: --weights walks its layers for Frequencies in use, a layer a frame,
+# and finds the planted pair (pair 3's rows scaled by 10 in every head).
+mkdir -p "$out/llama"
+/usr/bin/python3 - "$out/llama" <<'PY'
+import json, random, struct, sys
+d, L, hidden, heads, kv, hd = sys.argv[1], 4, 32, 4, 2, 8
+random.seed(1)
+tensors, data = {}, b""
+def add(name, rows, cols, planted):
+    global data
+    vals = [random.uniform(-0.05, 0.05) * (10 if planted and (r % hd) in (3, 3 + hd // 2) else 1)
+            for r in range(rows) for _ in range(cols)]
+    tensors[name] = {"dtype": "F32", "shape": [rows, cols] if rows > 1 else [cols], "data_offsets": [len(data), len(data) + 4 * len(vals)]}
+    data += struct.pack("<%df" % len(vals), *vals)
+for l in range(L):
+    add("model.layers.%d.self_attn.q_proj.weight" % l, heads * hd, hidden, True)
+    add("model.layers.%d.self_attn.k_proj.weight" % l, kv * hd, hidden, True)
+    tensors["model.layers.%d.input_layernorm.weight" % l] = {"dtype": "F32", "shape": [hidden], "data_offsets": [len(data), len(data) + 4 * hidden]}
+    data += struct.pack("<%df" % hidden, *([1.0] * hidden))
+h = json.dumps(tensors).encode()
+h += b" " * ((8 - len(h) % 8) % 8)
+open(d + "/model.safetensors", "wb").write(struct.pack("<Q", len(h)) + h + data)
+json.dump({"model_type": "llama", "hidden_size": hidden, "num_attention_heads": heads, "num_key_value_heads": kv,
+           "head_dim": hd, "max_position_embeddings": 2048}, open(d + "/config.json", "w"))
+PY
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 12 --weights "$out/llama/model.safetensors" \
+  --state 'tab_bottom=rope_usage' --screenshot "$out/desktop-rope-usage.png" > "$out/usage.log" 2>&1
+grep -qF "frequencies in use measured over all 4 layers; the strongest pair is 3" "$out/usage.log" ||
+  { echo "FAIL: --weights did not walk the layers"; cat "$out/usage.log"; exit 1; }
 if "$app" --frames 0 2>/dev/null; then echo "FAIL: --frames 0 accepted"; exit 1; fi
 echo "desktop smoke: ok"

@@ -13,6 +13,7 @@
 #include "app/panels/panel_calls.hpp"
 #include "app/shell/shell.hpp"
 #include "app/state/lab_session.hpp"
+#include "app/state/usage.hpp"
 #include "app/state/lesson.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
@@ -214,7 +215,9 @@ void wide_layout(App& app) {
 }  // namespace
 
 bool app_animating(const App& app) {
-  return app.ui.play.on || app.lab.running;  // a sweep of the position, a lab run training a slice per frame
+  // a sweep of the position, a lab run training a slice per frame, a rope_usage walk reading a layer per frame
+  return app.ui.play.on || app.lab.running ||
+         (app.usage.active && app.params.weights && !app.params.weights->supplied);
 }
 
 void frame(App& app) {
@@ -222,6 +225,7 @@ void frame(App& app) {
   lab_tick(app, kLabSliceMs);          // a training run advances a slice per frame (app/state/lab_session.hpp)
   play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/ui/play.hpp)
   update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
+  usage_tick(app);                      // a loaded RoPE checkpoint's walk: a layer per frame (app/state/usage.hpp)
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);

@@ -21,4 +21,5 @@
   X(models, "Compare models", "Models", Bottom)                  \
   X(lab, "Lab: past the training length", "Lab", Bottom)         \
   X(exercises, "Exercises", "Exercises", Bottom)                 \
-  X(trained_table, "Trained vs random table", "Trained", Bottom)
+  X(trained_table, "Trained vs random table", "Trained", Bottom) \
+  X(rope_usage, "Frequencies in use", "Frequencies", Bottom)

@@ -27,9 +27,12 @@
 #include "core/rope/precision.hpp"
 #include "core/rope/rope.hpp"
 #include "core/rope/scaling.hpp"
+#include "core/weights/byte_source.hpp"
+#include "core/weights/checkpoint.hpp"
 #include "core/weights/learned_table.hpp"
 #include "core/weights/real_scores.hpp"
 #include "core/weights/tokenizer_vocab.hpp"
+#include "core/weights/rope_usage.hpp"
 
 namespace rv {
 
@@ -73,6 +76,9 @@ struct LoadedWeights {
   std::string words_name;           // "tokenizer.json"
   std::optional<RealQK> first_qk;   // read during the load for first_qk_of (head, token, key token)
   long long first_qk_of[3] = {-1, -1, -1};
+  // On the page, the ranges the checkpoint's SuppliedSources read from (null on the desktop, whose files are read at
+  // once); the rope_usage walk (app/state/usage.hpp) reads through the same checkpoint.
+  std::shared_ptr<SuppliedBytes> supplied;
 };
 
 // The score curve's q and k (its panel; link key qk).
@@ -450,12 +456,37 @@ struct TrainedView {
   int random_builds = 0;  // the random side's analyses, for tests
 };
 
+// The "Frequencies in use" panel's walk (app/state/usage.hpp): core's rope_usage over a loaded RoPE checkpoint, one
+// layer per step, its gains kept per layer; what the panel draws and says is built when a layer arrives.
+struct UsageWalk {
+  std::uint64_t serial = 0;          // weights_serial it walks
+  bool active = false, stop = false, stopped = false;  // stop: Stop pressed, taken by the next step
+  std::string note;                  // why there is no walk or why it ended early (core's message), or ""
+  RopeUsage usage;                   // layers measured so far (usage.q/k per layer; q_mean/k_mean over them)
+  int total = 0;                     // layers the checkpoint holds
+  HfConfig config;
+  SuppliedBytes::Mark mark;          // the ranges held when the walk began (the headers): kept, the rest let go
+  std::uint64_t bytes_start = 0, bytes_read = 0, held_max = 0;  // bytes the walk read; the most held at once
+  std::vector<double> layer_ms;      // core's time per layer measured
+  int head = 0;                      // the detail's query head
+  // Built when a layer arrives (no per-frame work): [layer][pair] gains, mean over heads, and head `head`'s (its key
+  // head's for k), rebuilt when the picker changes
+  std::vector<float> q_grid, k_grid, head_q_grid, head_k_grid;
+  int head_built = -1;
+  float q_max = 0, k_max = 0;
+  int strongest = -1, weakest = -1;  // pairs by q_mean
+  std::vector<bool> beyond;          // pairs whose wavelength exceeds the context (never a full turn inside it)
+  long long context = 0;
+  std::string progress_text, sentence;
+};
+
 struct App {
   Params params;
   Model model;
   Ui ui;
   LabSession lab;
   TrainedView trained;
+  UsageWalk usage;
 };
 
 }  // namespace rv

@@ -217,7 +217,7 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
   }
   if (auto e = layer0_of(files, c, *w)) return *e;
   w->bytes_read = c.bytes_read();
-  w->checkpoint = std::make_shared<Checkpoint>(std::move(c));
+  w->checkpoint = std::make_shared<Checkpoint>(std::move(c));  // kept: layer 0's reads and the rope_usage walk
   return std::shared_ptr<const LoadedWeights>(std::move(w));
 }
 

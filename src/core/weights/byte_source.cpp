@@ -44,6 +44,31 @@ void SuppliedBytes::supply(const std::string& file, std::uint64_t offset, std::v
 
 void SuppliedBytes::forget(const std::string& file) { ranges.erase(file); }
 
+SuppliedBytes::Mark SuppliedBytes::mark() const {
+  Mark m;
+  for (const auto& [file, list] : ranges) m[file] = list.size();
+  return m;
+}
+
+void SuppliedBytes::truncate(const Mark& m) {
+  for (auto it = ranges.begin(); it != ranges.end();) {
+    const auto kept = m.find(it->first);
+    if (kept == m.end()) {
+      it = ranges.erase(it);
+      continue;
+    }
+    if (it->second.size() > kept->second) it->second.resize(kept->second);
+    ++it;
+  }
+}
+
+std::uint64_t SuppliedBytes::held() const {
+  std::uint64_t n = 0;
+  for (const auto& [file, list] : ranges)
+    for (const Range& r : list) n += r.bytes.size();
+  return n;
+}
+
 std::optional<Error> SuppliedSource::read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) {
   const auto it = store_->ranges.find(file_);
   if (it != store_->ranges.end())

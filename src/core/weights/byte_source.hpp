@@ -2,6 +2,7 @@
 // test), or ranges supplied from outside (a browser File's slices, HTTP range requests), each counting what it read.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -71,6 +72,12 @@ struct SuppliedBytes {
   std::uint64_t supplied = 0;                             // bytes handed over so far (what was really read)
   void supply(const std::string& file, std::uint64_t offset, std::vector<std::uint8_t> bytes);
   void forget(const std::string& file);                   // drop a file's ranges (a layer read once is not kept)
+  // The ranges held now, per file: truncate(m) drops every range supplied after mark() gave m (a layer walk keeps the
+  // headers and lets each layer's projections go once measured). `supplied` still counts them.
+  using Mark = std::map<std::string, std::size_t>;
+  Mark mark() const;
+  void truncate(const Mark& m);
+  std::uint64_t held() const;                             // bytes held now, over every file
 };
 // The size of a file whose size is not known yet (an HTTP answer that did not say it): reads are checked when they
 // arrive instead.

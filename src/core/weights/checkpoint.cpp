@@ -123,4 +123,10 @@ Expected<RowMatrixXd> Checkpoint::read_rows(const TensorInfo& t, long long first
   return read_tensor_rows(*it->second, t, first, count);
 }
 
+std::optional<Error> Checkpoint::read_bytes(const TensorInfo& t, std::vector<std::uint8_t>& out) {
+  const auto it = sources_.find(t.file);
+  if (it == sources_.end()) return bad_request("tensor \"" + t.name + "\" names a file this checkpoint did not open");
+  return it->second->read(t.begin, t.end - t.begin, out);
+}
+
 }  // namespace rv

@@ -39,6 +39,8 @@ class Checkpoint {
   Expected<RowMatrixXd> read(const TensorInfo& t);
   // Rows [first, first + count) of t only (read_tensor_rows).
   Expected<RowMatrixXd> read_rows(const TensorInfo& t, long long first, long long count);
+  // Its stored bytes (the dtype's, little-endian, row-major), for readers that decode a block of rows at a time.
+  std::optional<Error> read_bytes(const TensorInfo& t, std::vector<std::uint8_t>& out);
 
  private:
   std::vector<TensorInfo> tensors_;

@@ -4,12 +4,68 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "core/base/constants.hpp"
 #include "core/weights/attention_layout.hpp"
 
 namespace rv {
+namespace {
+
+constexpr long long kRowsPerBlock = 64;  // rows decoded to float64 at a time (a 4096-wide block is 2 MB)
+
+// A tensor's columns as decode_tensor reads it: a 1-D tensor is one row.
+Eigen::Index width(const TensorInfo& t) {
+  const long long n = t.elements();
+  const long long rows = t.shape.size() < 2 ? 1 : t.shape[0];
+  return Eigen::Index(rows ? n / rows : 0);
+}
+
+// Squared norms of each row of W diag(gamma), W decoded from its stored bytes a block of rows at a time: a 4096 x
+// 4096 projection never becomes a 128 MB float64 matrix.
+Expected<Eigen::VectorXd> row_energy(Checkpoint& c, const TensorInfo& t, const Eigen::VectorXd& gamma) {
+  std::vector<std::uint8_t> bytes;
+  if (auto e = c.read_bytes(t, bytes)) return *e;
+  const long long cols = width(t), rows = cols ? t.elements() / cols : 0;
+  if (cols != gamma.size())
+    return bad_request("tensor \"" + t.name + "\" is " + std::to_string(cols) + " wide, its norm " +
+                       std::to_string(gamma.size()));
+  const std::size_t row_bytes = rows ? bytes.size() / std::size_t(rows) : 0;
+  Eigen::VectorXd out(rows);
+  if ((t.dtype == "BF16" || t.dtype == "F32") && row_bytes == std::size_t(cols) * (t.dtype == "F32" ? 4 : 2)) {
+    // The two dtypes checkpoints ship in, decoded in the loop that sums them (no float64 block between): a bf16 is
+    // the top half of a float32.
+    const bool bf16 = t.dtype == "BF16";
+    for (long long r = 0; r < rows; ++r) {
+      const std::uint8_t* p = bytes.data() + std::size_t(r) * row_bytes;
+      double acc[4] = {0, 0, 0, 0};
+      for (long long col = 0; col < cols; ++col) {
+        const std::uint32_t w = bf16 ? std::uint32_t(p[2 * col] | p[2 * col + 1] << 8) << 16
+                                     : std::uint32_t(p[4 * col]) | std::uint32_t(p[4 * col + 1]) << 8 |
+                                           std::uint32_t(p[4 * col + 2]) << 16 | std::uint32_t(p[4 * col + 3]) << 24;
+        float f;
+        std::memcpy(&f, &w, 4);
+        const double x = double(f) * gamma[col];
+        acc[col & 3] += x * x;
+      }
+      out[r] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    }
+    return out;
+  }
+  TensorInfo block = t;
+  for (long long r0 = 0; r0 < rows; r0 += kRowsPerBlock) {
+    const long long n = std::min(kRowsPerBlock, rows - r0);
+    block.shape = {n, cols};
+    Expected<RowMatrixXd> w = decode_tensor(block, bytes.data() + std::size_t(r0) * row_bytes, std::size_t(n) * row_bytes);
+    if (!w) return w.error();
+    out.segment(r0, n) = (w->array().rowwise() * gamma.transpose().array()).square().rowwise().sum();
+  }
+  return out;
+}
+
+}  // namespace
+
 Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std::vector<int>& layers) {
   Expected<AttentionModel> model = attention_model(config, "rope_usage");
   if (!model) return model.error();
@@ -38,24 +94,24 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
   u.q_mean = Eigen::VectorXd::Zero(half);
   u.k_mean = Eigen::VectorXd::Zero(half);
   for (int l : u.layers) {
-    Expected<RowMatrixXd> wq = read_named(c, at_layer(layout->q, l));
-    if (!wq) return wq.error();
-    const Eigen::Index in = wq->cols();
+    const TensorInfo* tq = c.find(at_layer(layout->q, l));
+    if (!tq) return bad_request("the checkpoint holds no tensor \"" + at_layer(layout->q, l) + "\"");
+    const Eigen::Index in = width(*tq);
     Expected<Eigen::VectorXd> gamma = read_vector(c, at_layer(layout->norm, l), in, layout->gemma);
     if (!gamma) return gamma.error();
-    // Squared norms of each row of W diag(gamma).
-    const auto row_energy = [&](const RowMatrixXd& w) -> Eigen::VectorXd {
-      return (w.array().rowwise() * gamma->transpose().array()).square().rowwise().sum();
-    };
-    Eigen::VectorXd eq = row_energy(*wq), ek;
+    Expected<Eigen::VectorXd> eq_read = row_energy(c, *tq, *gamma);
+    if (!eq_read) return eq_read.error();
+    Eigen::VectorXd eq = std::move(eq_read.value()), ek;
     int q_base_rows = 0, kv = 0;
     std::function<long long(int, int)> q_row, k_row;
     if (layout->fused == FusedQkv::None) {
-      Expected<RowMatrixXd> wk = read_named(c, at_layer(layout->k, l));
-      if (!wk) return wk.error();
-      if (wk->cols() != in) return bad_request("\"" + at_layer(layout->k, l) + "\" and the query projection differ in width");
-      ek = row_energy(*wk);
-      kv = int(wk->rows() / hd);
+      const TensorInfo* tk = c.find(at_layer(layout->k, l));
+      if (!tk) return bad_request("the checkpoint holds no tensor \"" + at_layer(layout->k, l) + "\"");
+      if (width(*tk) != in) return bad_request("\"" + at_layer(layout->k, l) + "\" and the query projection differ in width");
+      Expected<Eigen::VectorXd> ek_read = row_energy(c, *tk, *gamma);
+      if (!ek_read) return ek_read.error();
+      ek = std::move(ek_read.value());
+      kv = int(ek.size() / hd);
       if (eq.size() != (long long)H * hd || ek.size() != (long long)kv * hd || kv < 1 || H % kv != 0)
         return bad_request("\"" + at_layer(layout->q, l) + "\" has " + std::to_string(eq.size()) + " rows and the key " +
                            std::to_string(ek.size()) + ": not " + std::to_string(H) + " query heads and a divisor of "

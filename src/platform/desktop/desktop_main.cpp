@@ -181,6 +181,7 @@ int main(int argc, char** argv) {
   if (!options.weights.empty()) rv::load_weights_path(app.params, options.weights, app.ui.notes);
   rv::apply_query(app.params, options.state, app.ui.notes);
   for (const std::string& note : app.ui.notes) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());
+  const std::vector<std::string> said = app.ui.notes;  // notes the frames raise (a walk's end) are said at exit
 
   rv::Window window;
   std::string error = rv::open_window(window, "ropeviz", options.width, options.height);
@@ -215,6 +216,8 @@ int main(int argc, char** argv) {
     glfwSwapBuffers(window.handle);
     due = rv::next_frame_due(window, app);
   }
+  for (const std::string& note : app.ui.notes)
+    if (std::find(said.begin(), said.end(), note) == said.end()) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());
   if (!frame_ms.empty()) {
     std::sort(frame_ms.begin(), frame_ms.end());
     std::printf("ropeviz: %lld frames, median frame %.3f ms CPU\n", app.ui.frames, frame_ms[frame_ms.size() / 2]);

@@ -16,6 +16,7 @@
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
+#include "app/state/usage.hpp"
 #include "app/state/weights.hpp"
 #include "app/text/report.hpp"
 #include "app/text/text_view.hpp"
@@ -36,6 +37,7 @@ struct Web {
   std::vector<std::string> last_notes;  // the notes the text layer last said
   int typing = 0;                       // the field taking typed text after the last frame (rv_js_text_input)
   long long last_lab = 0;               // 2 x the lab run's serial + running, when the text layer last spoke
+  long long last_usage = 0;             // 2 x the rope_usage walk's layers + active, likewise
   std::string reply;                    // storage for strings returned to JS
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
   bool failed = false;                  // the UI shader did not build: the page says so, nothing is drawn
@@ -86,7 +88,10 @@ EM_JS(void, rv_js_copy_link, (void* web), { Module["rvCopyLink"](web); });
 void publish_if_changed(Web& web) {
   std::string hash = rv::encode_query(web.app.params);
   const long long lab = 2 * web.app.lab.serial + (web.app.lab.running ? 1 : 0);  // a run started or finished
-  if (hash == web.last_hash && web.app.ui.notes == web.last_notes && lab == web.last_lab) return;
+  const long long usage = 2 * (long long)web.app.usage.usage.q.size() + (web.app.usage.active ? 1 : 0);  // a layer came
+  if (hash == web.last_hash && web.app.ui.notes == web.last_notes && lab == web.last_lab && usage == web.last_usage)
+    return;
+  web.last_usage = usage;
   web.last_hash = hash;
   web.last_notes = web.app.ui.notes;
   web.last_lab = lab;
@@ -265,12 +270,16 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_begin(Web* web, const char* descriptor)
 
 // Hands over bytes [offset, offset + the upload's size) of `file` (file_size: the whole file's, -1 when unknown).
 EMSCRIPTEN_KEEPALIVE void rv_web_weights_supply(Web* web, const char* file, double offset, double file_size) {
-  if (!web->weights_bytes) return;
-  if (file_size >= 0) web->weights_bytes->sizes[file] = std::uint64_t(file_size);
-  web->weights_bytes->supply(file, std::uint64_t(offset), std::vector<std::uint8_t>(web->upload.begin(), web->upload.end()));
+  // The load's ranges, or once it is done the rope_usage walk's (the loaded checkpoint's own store)
+  const std::shared_ptr<rv::SuppliedBytes> store =
+      web->weights_bytes ? web->weights_bytes
+      : rv::usage_walking(web->app) && web->app.params.weights ? web->app.params.weights->supplied : nullptr;
+  if (!store) return;
+  if (file_size >= 0) store->sizes[file] = std::uint64_t(file_size);
+  store->supply(file, std::uint64_t(offset), std::vector<std::uint8_t>(web->upload.begin(), web->upload.end()));
   web->upload = std::string();
   rv::WeightsLoad& load = web->app.ui.weights_load;
-  load.done = web->weights_bytes->supplied;
+  if (web->weights_bytes) load.done = store->supplied;
   rv::wake(web->window);
 }
 
@@ -279,12 +288,17 @@ EMSCRIPTEN_KEEPALIVE int rv_web_weights_progress(Web* web, double arrived) {
   rv::WeightsLoad& load = web->app.ui.weights_load;
   if (web->weights_bytes) load.done = web->weights_bytes->supplied + std::uint64_t(std::max(0.0, arrived));
   rv::wake(web->window);
-  return load.stop ? 1 : 0;  // 1: Stop was pressed, the page aborts
+  return load.stop || web->app.usage.stop ? 1 : 0;  // 1: Stop was pressed (the load's or the walk's), the page aborts
 }
 
 // The page could not read what core asked for (a File that went away, the Hub's refusal, Stop): a note, and the state
 // stays as it was.
 EMSCRIPTEN_KEEPALIVE void rv_web_weights_fail(Web* web, const char* message) {
+  if (!web->weights_files && rv::usage_walking(web->app)) {  // the walk's read: its layers so far stay
+    rv::usage_stop(web->app, web->app.usage.stop ? std::string() : std::string(message));
+    publish_if_changed(*web);
+    return;
+  }
   const std::string label = web->weights_files && !web->weights_files->label.empty() ? web->weights_files->label + ": " : "";
   web->app.ui.notes.push_back(label + message + "; kept the current " + (web->app.params.weights ? "weights" : "table"));
   web->weights_files.reset();
@@ -294,8 +308,24 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_fail(Web* web, const char* message) {
   publish_if_changed(*web);
 }
 
+// The rope_usage walk's part of a step (app/state/usage.hpp), once a RoPE checkpoint is in the app: the next layer's
+// ranges as {"want": ...}, or {"done": true} after the last layer (or Stop, or a note naming what is missing).
+void usage_answer(Web* web, rv::JsonWriter& j) {
+  rv::UsageStep s = rv::usage_step(web->app);
+  while (s.kind == rv::UsageStepKind::Measured) s = rv::usage_step(web->app);  // the next layer's bytes are gone: Want
+  if (s.kind == rv::UsageStepKind::Want) {
+    j.key("want").begin_object().key("file").value(s.want.file);
+    j.key("offset").value(double(s.want.offset)).key("length").value(double(s.want.length)).end_object();
+  } else {
+    j.key("done").value(true);
+  }
+  rv::wake(web->window);
+  publish_if_changed(*web);
+}
+
 // Runs the read again with what was supplied: {"want": {"file", "offset", "length"}}, or {"done": true} once the
-// weights are in the app, or {"error": message} (a note says it too; the state stays as it was).
+// weights are in the app (and a RoPE checkpoint's layers walked), or {"error": message} (a note says it too; the
+// state stays as it was).
 EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
   rv::JsonWriter j;
   j.begin_object();
@@ -311,7 +341,9 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
     load.stop = false;
     publish_if_changed(*web);
   };
-  if (!web->weights_files || !web->weights_bytes) {
+  if ((!web->weights_files || !web->weights_bytes) && rv::usage_walking(web->app)) {
+    usage_answer(web, j);
+  } else if (!web->weights_files || !web->weights_bytes) {
     finish("no checkpoint is being read");
   } else if (load.stop) {
     finish("stopped after " + rv::format_count((long long)web->weights_bytes->supplied) + " bytes; kept the current " +
@@ -339,9 +371,17 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
     } else {
       std::shared_ptr<rv::LoadedWeights> loaded = std::make_shared<rv::LoadedWeights>(*w.value());
       loaded->bytes_read = store->supplied;  // what the page read, every retry's ranges once
+      loaded->supplied = store;              // the walk's later reads come through the same ranges
       const bool fits = rv::install_weights(web->app.params, loaded, web->app.ui.notes);
       if (fits) web->loaded_bytes = store, web->rows_asked = false;
-      finish(fits ? "" : web->app.ui.notes.back(), true);
+      if (fits && (rv::sync_usage(web->app), rv::usage_walking(web->app))) {
+        web->weights_files.reset();  // the load is done; the same loop now reads the layers
+        web->weights_bytes.reset();
+        load.active = false;
+        usage_answer(web, j);
+      } else {
+        finish(fits ? "" : web->app.ui.notes.back(), true);
+      }
     }
   }
   j.end_object();

@@ -1,0 +1,160 @@
+// Frequencies in use: how strongly a loaded RoPE checkpoint's query and key projections feed each rotated pair, layer
+// by layer (core's rope_usage, walked by app/state/usage.hpp): layer x pair heatmaps of q and k (mean over heads), one
+// head's detail, and the mean gain per pair against its wavelength with the training context marked.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "app/state/usage.hpp"
+#include "app/ui/heatmap.hpp"
+#include "app/ui/plot_kit.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
+#include "imgui.h"
+
+namespace rv {
+namespace {
+
+constexpr ImU32 kBeyondTint = IM_COL32(255, 183, 77, 40);  // pairs that never turn inside the context
+constexpr ImU32 kMarker = IM_COL32(235, 238, 245, 230);     // the first of them, over the heatmap's gold
+
+// A layer x pair heatmap of `grid` ([layers][pairs], gains >= 0: dark 0, gold the largest), with the first pair past
+// the context marked; hover reads one cell.
+void gain_heatmap(const UsageWalk& u, const char* title, const char* what, const std::vector<float>& grid, float vmax,
+                  float width) {
+  const RopeUsage& r = u.usage;
+  const int layers = int(r.q.size()), half = r.rotary_dims / 2;
+  ImGui::TextDisabled("%s", title);
+  formula_tip("g[l][h][i] = sqrt(sum over the pair's two rows r of W and every input column c of (W[r, c] gamma[c])^2): "
+              "W the stored projection [out, in], gamma the layer's input-norm weight. Rows: layers 0 (top) to the "
+              "last measured; columns: pairs i = 0 (fastest) to r/2 - 1 (slowest). Dark 0, gold the largest gain "
+              "drawn. The dashed line is the first pair whose wavelength exceeds the context.");
+  if (!layers || half < 1 || grid.size() < std::size_t(layers) * half) return;
+  const float h = std::clamp(float(layers) * 6.0f, 4.0f * ImGui::GetTextLineHeight(), 11.0f * ImGui::GetTextLineHeight());
+  const ImVec2 a = ImGui::GetCursorScreenPos(), b(a.x + width, a.y + h);
+  ImGui::Dummy(ImVec2(width, h));
+  const float top = vmax > 0 ? vmax : 1.0f;
+  const auto cell = cell_heatmap(a, b, layers, half, -top, top,
+                                 [&grid, half](int row, int col) { return double(grid[std::size_t(row) * half + col]); });
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const auto first_beyond = std::find(u.beyond.begin(), u.beyond.end(), true);
+  if (first_beyond != u.beyond.end()) {
+    const float x = a.x + width * float(first_beyond - u.beyond.begin()) / float(half);
+    for (float y = a.y; y < b.y; y += 6.0f) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(b.y, y + 3.0f)), kMarker, 2.0f);
+  }
+  ImGui::TextDisabled("rows: layers %d..%d (top to bottom); columns: pairs 0..%d (fastest to slowest); max %.4g",
+                      r.layers.front(), r.layers.back(), half - 1, vmax);
+  if (cell.first >= 0)
+    ImGui::SetTooltip("layer %d, pair %d (wavelength %.5g): %s gain %.5g", r.layers[std::size_t(cell.first)], cell.second,
+                      r.wavelength[cell.second], what, grid[std::size_t(cell.first) * half + cell.second]);
+}
+
+// The mean gain per pair against its wavelength (log), the context and the pairs past it marked.
+void wavelength_plot(const UsageWalk& u, float width) {
+  const RopeUsage& r = u.usage;
+  const int half = r.rotary_dims / 2;
+  ImGui::TextDisabled("mean gain per pair against its wavelength");
+  formula_tip("x: wavelength 2 pi / theta_i in positions (log), theta_i the model's frequencies after its rope_scaling; "
+              "y: the gain averaged over the measured layers and heads (q, and k over key heads). The dashed line is "
+              "the context (max_position_embeddings, from the Context budget); tinted: pairs whose wavelength exceeds "
+              "it, which never complete a turn inside it.");
+  if (r.q.empty() || half < 1) return;
+  plot::Spec spec;
+  spec.x = {"wavelength (positions, log)", plot::Scale::Log10, r.wavelength.minCoeff() / 1.5, r.wavelength.maxCoeff() * 1.5};
+  spec.y = {"mean gain"};
+  const float h = std::clamp(width * 0.35f, 7.0f * ImGui::GetTextLineHeight(), 12.0f * ImGui::GetTextLineHeight());
+  if (!plot::begin_plot("usage_wavelength", ImVec2(width, h), spec)) return;
+  if (u.context > 0) {
+    char label[48], n[28];
+    std::snprintf(label, sizeof label, "context %s", format_count(u.context, n, sizeof n));
+    if (r.wavelength.maxCoeff() > double(u.context))
+      plot::plot_vspan(double(u.context), r.wavelength.maxCoeff() * 1.5, kBeyondTint);
+    plot::plot_vline(double(u.context), theme::kLearned, label);
+  }
+  const float dots = plot::dots_for(half);
+  plot::series_begin("q", {theme::kRope, 1.5f, dots});
+  for (int i = 0; i < half; ++i) plot::series_point(r.wavelength[i], r.q_mean[i]);
+  plot::series_begin("k", {theme::kKey, 1.5f, dots, true});  // dashed: q stays visible where the two coincide
+  for (int i = 0; i < half; ++i) plot::series_point(r.wavelength[i], r.k_mean[i]);
+  if (u.strongest >= 0) plot::plot_marker("strongest", r.wavelength[u.strongest], r.q_mean[u.strongest], theme::kOk);
+  plot::end_plot([&r, &u, half](double x) {
+    int best = 0;  // the pair nearest the cursor on the log axis
+    for (int i = 1; i < half; ++i)
+      if (std::abs(std::log(r.wavelength[i] / x)) < std::abs(std::log(r.wavelength[best] / x))) best = i;
+    ImGui::Text("pair %d: wavelength %.5g%s", best, r.wavelength[best], u.beyond[std::size_t(best)] ? " (past the context)" : "");
+    ImGui::Text("mean gain q %.5g, k %.5g", r.q_mean[best], r.k_mean[best]);
+  });
+}
+
+}  // namespace
+
+void show_rope_usage(App& app) {
+  UsageWalk& u = app.usage;
+  const RopeUsage& r = u.usage;
+  if (r.q.empty() && !u.active) {
+    ImGui::PushTextWrapPos(0);
+    if (!u.note.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", u.note.c_str());
+    ImGui::TextWrapped(
+        "%s Load a model's weights with its config.json (\"load weights\" with both files, a "
+        "drop, --weights beside a config.json, or the Hub's fetch): this panel then reads, layer by layer, how "
+        "strongly each layer's W_q and W_k feed every rotated pair. Llama, Mistral, Qwen, Gemma, Phi, StableLM, "
+        "GPT-NeoX and GPT-J layouts are known.",
+        u.note.empty() ? "No RoPE checkpoint loaded." : "Nothing this panel can measure.");
+    ImGui::TextDisabled("%s", kUsageCaveat);
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  if (u.active) {
+    if (ImGui::Button("Stop")) u.stop = true;
+    record_rect(app.ui, "usage_stop");
+    hover_tip("Ends the walk: the layers measured so far are kept, and every figure says it is over those only.");
+    ImGui::SameLine();
+  }
+  ImGui::ProgressBar(u.total ? float(r.q.size()) / float(u.total) : 0.0f, ImVec2(-1, 0), u.progress_text.c_str());
+  ImGui::PushTextWrapPos(0);
+  if (!u.note.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", u.note.c_str());
+  ImGui::TextWrapped("%s", u.sentence.c_str());
+  ImGui::TextDisabled("%s", kUsageCaveat);
+  ImGui::PopTextWrapPos();
+  if (r.q.empty()) return;
+  const float avail = ImGui::GetContentRegionAvail().x, gap = ImGui::GetStyle().ItemSpacing.x * 2.0f;
+  const bool side = !app.ui.narrow;
+  const float w = side ? std::max(40.0f, (avail - gap) * 0.5f) : avail;
+  const auto pair_of_maps = [&](const char* tq, const std::vector<float>& q, float qmax, const char* tk,
+                                const std::vector<float>& k, float kmax) {
+    ImGui::BeginGroup();
+    gain_heatmap(u, tq, "q", q, qmax, w);
+    ImGui::EndGroup();
+    if (side) ImGui::SameLine(0, gap);
+    ImGui::BeginGroup();
+    gain_heatmap(u, tk, "k", k, kmax, w);
+    ImGui::EndGroup();
+  };
+  pair_of_maps("W_q: layer x pair, mean over query heads", u.q_grid, u.q_max, "W_k: layer x pair, mean over key heads",
+               u.k_grid, u.k_max);
+  wavelength_plot(u, avail);
+  ImGui::SetNextItemWidth(std::min(avail, 14.0f * ImGui::GetTextLineHeight()));
+  ImGui::SliderInt("query head", &u.head, 0, std::max(0, r.heads - 1));
+  record_rect(app.ui, "usage_head");
+  hover_tip("The head the two maps below show: its query rows, and the key head it reads (heads / key heads query "
+            "heads share one).");
+  usage_head_grids(u);
+  float hq = 0, hk = 0;
+  for (float v : u.head_q_grid) hq = std::max(hq, v);
+  for (float v : u.head_k_grid) hk = std::max(hk, v);
+  pair_of_maps("this query head: layer x pair", u.head_q_grid, hq, "its key head: layer x pair", u.head_k_grid, hk);
+}
+
+std::string describe_rope_usage(const App& app) {
+  const UsageWalk& u = app.usage;
+  if (u.usage.q.empty() && !u.active)
+    return "Frequencies in use panel: " + (u.note.empty() ? std::string() : u.note + ". ") +
+           "No RoPE checkpoint loaded; load a model's weights with its config.json to read how strongly each layer "
+           "feeds every rotated pair.";
+  return "Frequencies in use panel: " + u.progress_text + ". " + (u.note.empty() ? std::string() : u.note + ". ") +
+         u.sentence + " " + kUsageCaveat;
+}
+
+}  // namespace rv
