@@ -20,6 +20,7 @@
 #include "imgui_config.hpp"
 
 using rv::test::Headless;
+using rv::test::has_note;
 
 namespace {
 
@@ -35,12 +36,6 @@ int run_new_tabs(Headless& ui) {
     CHECK(ui.app.params.tab_top == tab);
   }
   return rv::imgui_assert_count() - before;
-}
-
-bool has_note(const std::vector<std::string>& notes, const std::string& part) {
-  for (const std::string& n : notes)
-    if (n.find(part) != std::string::npos) return true;
-  return false;
 }
 
 }  // namespace

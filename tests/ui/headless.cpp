@@ -175,4 +175,14 @@ void for_each_setting(std::initializer_list<const char*> states, const std::func
   }
 }
 
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+bool has_note(const std::vector<std::string>& notes, const std::string& part) {
+  for (const std::string& n : notes)
+    if (contains(n, part)) return true;
+  return false;
+}
+
 }  // namespace rv::test

@@ -56,4 +56,8 @@ class Headless {
 // yet), with the state, display and ImGui's first assertion message attached to any failure.
 void for_each_setting(std::initializer_list<const char*> states, const std::function<void(Headless&)>& body);
 
+// Whether `part` occurs in `text`; whether it occurs in any of the notes.
+bool contains(const std::string& text, const std::string& part);
+bool has_note(const std::vector<std::string>& notes, const std::string& part);
+
 }  // namespace rv::test

@@ -23,6 +23,7 @@
 #include "imgui_config.hpp"
 
 using rv::test::Headless;
+using rv::test::contains;
 
 namespace {
 
@@ -44,10 +45,6 @@ rv::Feedback answer(Headless& ui, rv::ExerciseId id, const std::vector<std::stri
 
 std::string panel(const rv::Params& p, rv::Bar bar) {
   return rv::selected_panel(p, bar).key;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 struct Case {

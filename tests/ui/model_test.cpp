@@ -17,6 +17,7 @@
 #include "headless.hpp"
 
 using rv::test::Headless;
+using rv::test::contains;
 
 namespace {
 
@@ -25,10 +26,6 @@ rv::RopeModel preset_rope(const char* name, double seq_len) {
   REQUIRE(info.ok());
   REQUIRE(info->rope.has_value());
   return *info->rope;
-}
-
-bool has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 }  // namespace
@@ -56,9 +53,9 @@ TEST_CASE("model=llama-3.1-8b: its fields, its scaled frequencies in every RoPE 
   CHECK(m.angles[63] == 100000.0 * rope.inv_freq[63]);
   CHECK(m.q_rot == rv::apply_rope(m.q, 100000.0, rope.inv_freq, rv::Pairing::HalfSplit));
   const std::string state = rv::state_json(ui.app);
-  CHECK(has(state, "\"model\":\"llama-3.1-8b\""));
-  CHECK(has(rv::describe(ui.app), "Model: llama-3.1-8b, from meta-llama/Llama-3.1-8B"));
-  CHECK(has(rv::describe(ui.app), "rope_type llama3"));
+  CHECK(contains(state, "\"model\":\"llama-3.1-8b\""));
+  CHECK(contains(rv::describe(ui.app), "Model: llama-3.1-8b, from meta-llama/Llama-3.1-8B"));
+  CHECK(contains(rv::describe(ui.app), "rope_type llama3"));
   // 131072 x 4096 rows are never built: rows come one at a time, the IndexError still at the edge
   CHECK_FALSE(m.table_built);
   CHECK(m.lookup_message.empty());
@@ -76,16 +73,16 @@ TEST_CASE("the fields a model decides stay its own until model=none, and the mod
   CHECK(ui.set_state("d_head=128&base=500000").empty());  // its own values pass silently
   notes = ui.set_state("pairing=interleaved");
   REQUIRE(notes.size() == 1);
-  CHECK(has(notes[0], "pairing is half_split in the model llama-3.1-8b"));
+  CHECK(contains(notes[0], "pairing is half_split in the model llama-3.1-8b"));
   CHECK(ui.set_state("model=none&d_head=8").empty());
   CHECK(ui.app.params.model.empty());
   CHECK(ui.app.params.d_head == 8);
   ui.frame();
-  CHECK(has(rv::state_json(ui.app), "\"model\":null"));
+  CHECK(contains(rv::state_json(ui.app), "\"model\":null"));
   CHECK(ui.app.model.inv_freq == rv::rope_inv_freq(8, 500000.0));
   notes = ui.set_state("model=llama-9");
   REQUIRE(notes.size() == 1);
-  CHECK(has(notes[0], "model='llama-9' is not none, config or one of lesson, gpt2,"));
+  CHECK(contains(notes[0], "model='llama-9' is not none, config or one of lesson, gpt2,"));
   CHECK(ui.app.params.model.empty());
 }
 
@@ -119,7 +116,7 @@ TEST_CASE("partial rotary (phi-2): 16 of 40 pairs rotate, the rest pass through 
     CHECK(m.q_rot[i + 40] == m.q[i + 40]);
   }
   CHECK(m.q_rot[0] != m.q[0]);
-  CHECK(has(rv::describe(ui.app), "32 of 80 head dimensions rotate (the other 24 pairs pass through unchanged)"));
+  CHECK(contains(rv::describe(ui.app), "32 of 80 head dimensions rotate (the other 24 pairs pass through unchanged)"));
 }
 
 TEST_CASE("a learned-position model (gpt2) fills the learned side: its table size and the IndexError at 1024") {
@@ -131,7 +128,7 @@ TEST_CASE("a learned-position model (gpt2) fills the learned side: its table siz
   CHECK(p.d_model() == 768);
   CHECK(ui.app.model.table_built);
   CHECK(ui.app.model.lookup_message == "IndexError: index 1024 is out of bounds for dimension 0 with size 1024");
-  CHECK(has(rv::describe(ui.app), "a learned table of 1,024 rows"));
+  CHECK(contains(rv::describe(ui.app), "a learned table of 1,024 rows"));
   // its table decides max_position, d_head and heads; base and pairing only shape the RoPE comparison: free
   CHECK(ui.set_state("base=500000&pairing=half_split").empty());
   CHECK(ui.app.params.base == 500000.0);
@@ -174,7 +171,7 @@ TEST_CASE("context budget: the panel's figures are core's for the model, against
   CHECK(b.kept + b.blended + b.divided == 64);
   CHECK(b.learned_parameters == 131072LL * 4096);
   CHECK(b.fp16_overflow == 65520.0);
-  CHECK(has(rv::describe(ui.app), "Context budget panel:"));
+  CHECK(contains(rv::describe(ui.app), "Context budget panel:"));
   // free parameters read as a model whose context is max_position
   CHECK(ui.set_state("model=none&max_position=4096&d_head=128&base=10000").empty());
   ui.frame();
@@ -197,9 +194,9 @@ TEST_CASE("compare models: one row per preset, each derived by core, and the CSV
     if (r.info->rope) CHECK(r.budget.rotary_dims == direct->rope->rotary_dims);
   }
   const rv::ExportFile csv = rv::export_models_csv(ui.app, rows);
-  CHECK(has(csv.content,
+  CHECK(contains(csv.content,
             "\nllama-3.1-8b,\"meta-llama/Llama-3.1-8B\",rope,500000,128,128,half_split,llama3,1,131072,8192,"));
-  CHECK(has(csv.content, "\ngpt2,\"openai-community/gpt2\",learned,,,,,,,1024,,,,786432\n"));
+  CHECK(contains(csv.content, "\ngpt2,\"openai-community/gpt2\",learned,,,,,,,1024,,,,786432\n"));
 }
 
 namespace {
@@ -223,14 +220,14 @@ TEST_CASE("a loaded config.json becomes model=config, with the same frequencies 
   CHECK(ui.app.params.model == "config");
   CHECK(ui.app.model.inv_freq == preset_rope("llama-3.1-8b", 6.0).inv_freq);
   const std::string state = rv::state_json(ui.app);
-  CHECK(has(state, "\"model\":null"));  // not a preset
-  CHECK(has(state, "\"model_label\":\"llama-3.1-8b.json\""));
-  CHECK(has(rv::describe(ui.app), "Model: llama-3.1-8b.json, from loaded config.json"));
+  CHECK(contains(state, "\"model\":null"));  // not a preset
+  CHECK(contains(state, "\"model_label\":\"llama-3.1-8b.json\""));
+  CHECK(contains(rv::describe(ui.app), "Model: llama-3.1-8b.json, from loaded config.json"));
   // its link names model=config; elsewhere (no file loaded) that is a note, and the free parameters stay
   rv::Params elsewhere;
   rv::apply_query(elsewhere, rv::encode_query(ui.app.params), notes);
   CHECK(elsewhere.model.empty());
-  CHECK(has(notes.back(), "model=config names a config.json loaded on this page"));
+  CHECK(contains(notes.back(), "model=config names a config.json loaded on this page"));
   // a preset, then the loaded file again from the picker (set_param model=config)
   CHECK(ui.set_state("model=gpt2").empty());
   CHECK(ui.set_state("model=config").empty());
@@ -254,9 +251,9 @@ TEST_CASE("bad config.json files (tests/fixtures/bad_configs.jsonl): a note nami
     std::vector<std::string> notes;
     CHECK_FALSE(rv::load_config(ui.app.params, text, "bad.json", text.size(), notes));
     REQUIRE(notes.size() == 1);
-    CHECK(has(notes[0], field));
-    CHECK(has(notes[0], "bad.json: "));
-    CHECK(has(notes[0], "kept the current model"));
+    CHECK(contains(notes[0], field));
+    CHECK(contains(notes[0], "bad.json: "));
+    CHECK(contains(notes[0], "kept the current model"));
     CHECK(ui.app.params == before);
     CHECK(ui.app.params.loaded == before.loaded);
     ++cases;

@@ -21,6 +21,8 @@
 #include "planted_checkpoint.hpp"
 
 using rv::test::Headless;
+using rv::test::contains;
+using rv::test::has_note;
 using rv::test::PlantedShape;
 
 namespace {
@@ -36,16 +38,6 @@ std::shared_ptr<const rv::LoadedWeights> open_llama(const std::vector<std::uint8
   auto w = rv::open_weights(files, open, rv::next_weights_serial());
   REQUIRE(w.ok());
   return w.value();
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-bool has_note(const std::vector<std::string>& notes, const std::string& part) {
-  for (const std::string& n : notes)
-    if (contains(n, part)) return true;
-  return false;
 }
 
 }  // namespace

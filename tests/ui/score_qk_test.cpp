@@ -23,18 +23,10 @@
 #include "llama_checkpoint.hpp"
 
 using rv::test::Headless;
+using rv::test::contains;
+using rv::test::has_note;
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-bool has_note(const std::vector<std::string>& notes, const std::string& part) {
-  for (const std::string& n : notes)
-    if (contains(n, part)) return true;
-  return false;
-}
 
 double at(const rv::Model& m, int offsets, long long r) {
   return m.curve_a[std::size_t(r + offsets)];

@@ -12,11 +12,9 @@
 #include "headless.hpp"
 
 using rv::test::Headless;
+using rv::test::contains;
 
 namespace {
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 }  // namespace
 
 TEST_CASE("frame_text returns the text a frame drew, and only what it drew") {

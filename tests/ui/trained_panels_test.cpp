@@ -17,12 +17,9 @@
 #include "headless.hpp"
 
 using rv::test::Headless;
+using rv::test::contains;
 
 namespace {
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // Whether a percent has decimals: a digit, '.', one or more digits, then '%'.
 bool has_decimal_percent(const std::string& text) {

@@ -11,11 +11,9 @@
 
 using rv::test::Display;
 using rv::test::Headless;
+using rv::test::contains;
 
 namespace {
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 }  // namespace
 
 TEST_CASE("truth: no table size turns a check red, the probes follow max_position") {

@@ -20,6 +20,7 @@
 #include "headless.hpp"
 
 using rv::test::Headless;
+using rv::test::has_note;
 
 namespace {
 
@@ -54,12 +55,6 @@ std::shared_ptr<const rv::LoadedWeights> open(const std::vector<std::uint8_t>& b
   auto w = rv::open_weights(files, memory_opener(bytes), rv::next_weights_serial());
   REQUIRE(w.ok());
   return w.value();
-}
-
-bool has_note(const std::vector<std::string>& notes, const std::string& part) {
-  for (const std::string& n : notes)
-    if (n.find(part) != std::string::npos) return true;
-  return false;
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,15 +88,7 @@ void token_field(App& app, const char* label, const char* key, long long value) 
   ImGui::SetNextItemWidth(90.0f * app.ui.scale);
   const bool enter = ImGui::InputText("##token", text, sizeof text,
                                       ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
-  std::map<std::string, std::string>& edits = app.ui.field_edits;
-  if (ImGui::IsItemActive()) edits[key] = text;
-  if (enter || ImGui::IsItemDeactivated()) {
-    const auto pending = edits.find(key);
-    const std::string typed = enter || pending == edits.end() ? std::string(text) : pending->second;
-    if (pending != edits.end()) edits.erase(pending);
-    const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
-    if (!escaped && typed != shown) set_param(app.params, key, typed, app.ui.notes);
-  }
+  commit_typed(app, key, text, shown, enter);
   record_rect(app.ui, key);
   ImGui::PopID();
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);

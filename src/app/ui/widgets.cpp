@@ -173,6 +173,21 @@ ModelLock::~ModelLock() {
   if (locked) ImGui::EndDisabled();
 }
 
+void commit_typed(App& app, const char* key, const char* text, const char* shown, bool enter) {
+  // The live text is kept while the field is active: when another widget takes the focus, this field is no
+  // longer active on its last frame and ImGui hands its text back no more.
+  // Escape (ImGui restores the text) drops it.
+  std::map<std::string, std::string>& edits = app.ui.field_edits;
+  if (ImGui::IsItemActive()) edits[key] = text;
+  if (enter || ImGui::IsItemDeactivated()) {
+    const auto pending = edits.find(key);
+    const std::string typed = enter || pending == edits.end() ? std::string(text) : pending->second;
+    if (pending != edits.end()) edits.erase(pending);
+    const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    if (!escaped && typed != shown) set_param(app.params, key, typed, app.ui.notes);
+  }
+}
+
 // typing 2048 into max_position must not pass through 2 and 20 (so no per-keystroke apply)
 void number_field(App& app, const char* label, const char* key, double value, double step) {
   const ModelLock lock(app, key);
@@ -187,18 +202,7 @@ void number_field(App& app, const char* label, const char* key, double value, do
   const bool enter = ImGui::InputText(
       "##value", text, sizeof text,
       ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
-  // The live text is kept while the field is active: when another widget takes the focus, this field is no
-  // longer active on its last frame and ImGui hands its text back no more.
-  // Escape (ImGui restores the text) drops it.
-  std::map<std::string, std::string>& edits = app.ui.field_edits;
-  if (ImGui::IsItemActive()) edits[key] = text;
-  if (enter || ImGui::IsItemDeactivated()) {
-    const auto pending = edits.find(key);
-    const std::string typed = enter || pending == edits.end() ? std::string(text) : pending->second;
-    if (pending != edits.end()) edits.erase(pending);
-    const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
-    if (!escaped && typed != shown) set_param(app.params, key, typed, app.ui.notes);
-  }
+  commit_typed(app, key, text, shown.c_str(), enter);
   // the slider owns the name "position"; its exact-value box is "position_input"
   record_rect(app.ui, std::string(key) == "position" ? "position_input" : key);
   if (step > 0) {

@@ -47,6 +47,10 @@ struct ModelLock {
 // (Escape restores it), never per keystroke, never lost; it goes through set_param like a link. step > 0 adds
 // "-" / "+" buttons (Shift: ten steps). The field takes 55% of the available width; `label` follows it.
 void number_field(App& app, const char* label, const char* key, double value, double step);
+// After the ImGui::InputText of link key `key` (`enter`: it returned true): keeps the live text while the field is
+// active, and applies what was typed (when it differs from `shown`) through set_param on Enter or when the field
+// loses focus; Escape drops it. Every typed field of a link key ends with it.
+void commit_typed(App& app, const char* key, const char* text, const char* shown, bool enter);
 // An unmistakable error block: red frame, bold title line, the full message.
 void error_box(const char* title, const std::string& message);
 
