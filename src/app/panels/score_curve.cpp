@@ -70,7 +70,8 @@ void offsets_control(App& app) {
       "Abel summation (RoFormer 3.4.3): |score(r)| ≤ Σᵢ |hᵢ − hᵢ₊₁| |Sᵢ₊₁| ≤ (maxᵢ |hᵢ₊₁ − hᵢ|) Σ_j |S_j|. "
       "Both hold for this q and k at every offset, drawn as ± envelopes; the second (RoFormer's) is looser, and "
       "|q||k| (Cauchy-Schwarz: rotations keep norms) holds too. They are upper bounds, not typical values. The sums "
-      "of |S_j| shrink as |r| grows: the bound decays with distance, the score need not. Random N(0, 1) q and k "
+      "of |S_j| are largest at r = 0 (each |S_j| = j there) and, with many pairs, shrink on average as |r| grows: "
+      "the bound decays with distance, the score need not. Random N(0, 1) q and k "
       "give noise of about the same size at every distance: no decay to expect. With q = k (or all ones) every "
       "hᵢ = |pairᵢ|² is real and positive: score(r) = Σᵢ |pairᵢ|² cos(r θᵢ), which starts at |q|² (d_head for "
       "ones) and falls as the pairs' cosines drift apart: the decay RoFormer plots. A trained model's q and k are "
@@ -192,7 +193,8 @@ void qk_note(const App& app) {
   else ImGui::TextDisabled("%s.", m.qk_words.c_str());
   ImGui::TextDisabled(
       "score(0) = %s, rms %s over these offsets. The bounds are upper bounds, not typical values: |score| ≤ |q||k| = "
-      "%s everywhere, and the Abel bound decays with |r| (the bound does; the score need not).",
+      "%s everywhere, and the Abel bound is largest at r = 0 and, with many pairs, smaller on average as |r| grows "
+      "(the bound, not the score).",
       format_sig(m.curve_a.empty() ? 0.0 : m.curve_a[m.curve_a.size() / 2], 6).c_str(),
       format_sig(m.curve_rms, 3).c_str(), format_sig(m.cauchy_schwarz, 3).c_str());
   ImGui::PopTextWrapPos();
@@ -257,7 +259,8 @@ std::string describe_score_curve(const App& app) {
          format_sig(m.curve_rms, 3) + ", max |score| " + format_sig(m.curve_absmax, 3) +
          "); its upper bounds are |q||k| = " + format_sig(m.cauchy_schwarz, 3) +
          " and the Abel bound, up to " + format_sig(m.bound_max, 3) +
-         " at offset 0, which decays with distance (the bound does, not the score).";
+         " at offset 0, its largest; with many pairs it is smaller on average at a distance (the bound, not the "
+         "score).";
 }
 
 }  // namespace rv
