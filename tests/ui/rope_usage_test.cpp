@@ -40,6 +40,12 @@ std::shared_ptr<const rv::LoadedWeights> open_llama(const std::vector<std::uint8
   return w.value();
 }
 
+// open_llama of a planted checkpoint and its llama config, installed in the app.
+bool install_planted(rv::App& app, const PlantedShape& shape, const std::string& dtype = "F32") {
+  return rv::install_weights(app.params, open_llama(rv::test::planted_checkpoint(shape, dtype), rv::test::planted_config(shape)),
+                             app.ui.notes);
+}
+
 }  // namespace
 
 TEST_CASE("rope_usage walk: one layer per frame, the planted pair strongest, in F32 and BF16") {
@@ -50,8 +56,7 @@ TEST_CASE("rope_usage walk: one layer per frame, the planted pair strongest, in 
     Headless ui;
     rv::App& app = ui.app;
     ui.set_state("tab_bottom=rope_usage");
-    REQUIRE(rv::install_weights(app.params, open_llama(rv::test::planted_checkpoint(shape, dtype), rv::test::planted_config(shape)),
-                                app.ui.notes));
+    REQUIRE(install_planted(app, shape, dtype));
     CHECK(app.usage.q_grid.empty());
     ui.frame();
     CHECK(app.usage.total == 4);
@@ -85,8 +90,7 @@ TEST_CASE("rope_usage walk: the context and the pairs past it are the Context bu
   Headless ui;
   rv::App& app = ui.app;
   ui.set_state("tab_bottom=rope_usage");
-  REQUIRE(rv::install_weights(app.params, open_llama(rv::test::planted_checkpoint(shape), rv::test::planted_config(shape)),
-                              app.ui.notes));
+  REQUIRE(install_planted(app, shape));
   ui.frames(5);
   REQUIRE(!app.usage.active);
   CHECK(app.usage.context == 512);
@@ -103,8 +107,7 @@ TEST_CASE("rope_usage walk: Stop keeps the layers done and says so") {
   Headless ui;
   rv::App& app = ui.app;
   ui.set_state("tab_bottom=rope_usage");
-  REQUIRE(rv::install_weights(app.params, open_llama(rv::test::planted_checkpoint(shape), rv::test::planted_config(shape)),
-                              app.ui.notes));
+  REQUIRE(install_planted(app, shape));
   ui.frames(2);
   REQUIRE(app.usage.active);
   ui.click("usage_stop");  // three frames: the walk takes a layer in each; the next takes Stop
@@ -146,8 +149,7 @@ TEST_CASE("rope_usage walk: a model type it does not know is refused by name, a 
     Headless ui;
     rv::App& app = ui.app;
     ui.set_state("tab_bottom=rope_usage");
-    REQUIRE(rv::install_weights(app.params, open_llama(rv::test::planted_checkpoint(shape), rv::test::planted_config(shape)),
-                                app.ui.notes));
+    REQUIRE(install_planted(app, shape));
     ui.frames(4);
     CHECK(!app.usage.active);
     CHECK(app.usage.usage.q.size() == 1);
@@ -257,8 +259,7 @@ TEST_CASE("rope_usage panel: steady frames allocate nothing, the head picker reb
   Headless ui;
   rv::App& app = ui.app;
   ui.set_state("tab_bottom=rope_usage");
-  REQUIRE(rv::install_weights(app.params, open_llama(rv::test::planted_checkpoint(shape), rv::test::planted_config(shape)),
-                              app.ui.notes));
+  REQUIRE(install_planted(app, shape));
   ui.frames(8);
   REQUIRE(!app.usage.active);
   const long long before = rv::test::allocations();
