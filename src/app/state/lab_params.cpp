@@ -18,7 +18,8 @@ struct IntKey {
 };
 constexpr IntKey kIntKeys[] = {{&Params::train_len, "--train-len", &LabOptions::train_len},
                                {&Params::table_len, "--table-len", &LabOptions::table_len},
-                               {&Params::steps, "--steps", &LabOptions::steps}};
+                               {&Params::steps, "--steps", &LabOptions::steps},
+                               {&Params::lab_seeds, "--seeds", &LabOptions::seeds}};
 }  // namespace
 
 std::vector<std::string> lab_flags(const Params& p, ScalingType scaling, double factor) {

@@ -1,4 +1,4 @@
-// The lab's link keys (task, methods, train_len, table_len, steps, lab_seed) as LabOptions and CLI flags, and back;
+// The lab's link keys (task, methods, train_len, table_len, steps, lab_seed, seeds) as LabOptions and CLI flags, and back;
 // the page's lab(options) object as CLI flags.
 #pragma once
 #include <string>

@@ -420,6 +420,8 @@ constexpr ParamField kFields[] = {
                            "trained."),
     integer<&P::steps>("steps", 1, kLabStepsMax, "AdamW steps per method in the lab."),
     integer<&P::lab_seed>("lab_seed", 0, Limits::kSeedMax, "Seeds the lab's init, batches and test sequences."),
+    integer<&P::lab_seeds>("seeds", 1, kLabSeedsMax,
+                           "Runs per method in the lab, from seeds lab_seed, lab_seed + 1, ...: means and their band."),
     {"lesson", FieldKind::Integer, 0, kLessonSteps,
      "The guided lesson's step: 1 opens its first view and text, 0 closes it. A link applies the step's view first.",
      parse_lesson, encode_integer<&P::lesson>, member_equal<&P::lesson>, ""},
@@ -576,6 +578,11 @@ void enforce_limits(Params& p, std::vector<std::string>& notes) {
                     std::to_string(trained) + " positions at train_len " + std::to_string(p.train_len) +
                     "); using 0 (exactly the training inputs)");
     p.table_len = 0;
+  }
+  if (p.lab_seed + std::uint64_t(p.lab_seeds - 1) > std::uint64_t(kLabSeedMax)) {
+    p.lab_seed = std::uint64_t(kLabSeedMax) - std::uint64_t(p.lab_seeds - 1);
+    notes.push_back("lab_seed + seeds - 1 must be at most " + std::to_string(kLabSeedMax) + "; using lab_seed " +
+                    std::to_string(p.lab_seed));
   }
 }
 

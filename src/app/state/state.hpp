@@ -133,6 +133,7 @@ struct Params {
   int table_len = LabOptions{}.table_len;                   // learned table rows; 0: the longest training input
   int steps = LabOptions{}.steps;                           // AdamW steps per method
   std::uint64_t lab_seed = LabOptions{}.seed;               // init, batches and evaluation sequences
+  int lab_seeds = LabOptions{}.seeds;                       // runs per method: seeds lab_seed .. lab_seed + seeds - 1
 
   int lesson = 0;  // the guided lesson's step (app/state/lesson.hpp), 1..kLessonSteps; 0: off
 

@@ -11,6 +11,7 @@
 #include "core/base/format.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/encodings/learned.hpp"
+#include "core/lab/lab_runs.hpp"
 
 namespace rv {
 
@@ -124,37 +125,83 @@ Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const D
 
 // [SECTION] LabRun
 
+namespace {
+// Means of one curve over the runs that have its length n: null when any of them is null or none has it.
+void combine_curve(const std::vector<LabSeedRun>& runs, std::vector<std::optional<double>> LabSeedRun::*curve,
+                   std::vector<std::optional<double>>& mean) {
+  std::size_t longest = 0;
+  for (const LabSeedRun& r : runs) longest = std::max(longest, (r.*curve).size());
+  mean.assign(longest, std::nullopt);
+  for (std::size_t n = 0; n < longest; ++n) {
+    double sum = 0;
+    int count = 0;
+    bool null = false;
+    for (const LabSeedRun& r : runs) {
+      if (n >= (r.*curve).size()) continue;
+      const std::optional<double>& v = (r.*curve)[n];
+      null = null || !v;
+      sum += v.value_or(0);
+      ++count;
+    }
+    if (count > 0 && !null) mean[n] = sum / count;
+  }
+}
+}  // namespace
+
+void lab_combine_runs(LabMethodResult& m) {
+  combine_curve(m.runs, &LabSeedRun::accuracy, m.accuracy);
+  combine_curve(m.runs, &LabSeedRun::token_accuracy, m.token_accuracy);
+  combine_curve(m.runs, &LabSeedRun::accuracy_scaled, m.accuracy_scaled);
+  combine_curve(m.runs, &LabSeedRun::token_accuracy_scaled, m.token_accuracy_scaled);
+  m.error.reset();
+  m.reached_bar = !m.runs.empty();
+  for (const LabSeedRun& r : m.runs) {
+    if (!m.error) m.error = r.error;
+    m.reached_bar = m.reached_bar && r.reached_bar;
+  }
+}
+
 LabRun::LabRun(LabOptions o) {
   result_.options = std::move(o);
-  if (!done()) start_method();
+  if (!done()) start_run();
 }
 
 bool LabRun::done() const {
-  return method_ >= result_.options.methods.size();
+  const LabOptions& o = result_.options;
+  return run_ >= o.methods.size() * static_cast<std::size_t>(std::max(1, o.seeds));
 }
 
-double LabRun::progress() const {  // a method's training counts as all its steps once it has stopped
+double LabRun::progress() const {  // a run's training counts as all its steps once it has stopped
   const LabOptions& o = result_.options;
-  const double per_method = o.steps + 4.0 * o.train_len * (o.rope_scaling != ScalingType::None ? 2 : 1);
-  const double now = method_ * per_method + (phase_ == Phase::Eval ? o.steps : step_) + eval_n_;
-  return o.methods.empty() ? 1.0 : std::min(1.0, now / (per_method * o.methods.size()));
+  const double per_run = o.steps + 4.0 * o.train_len * (o.rope_scaling != ScalingType::None ? 2 : 1);
+  const double runs = double(o.methods.size()) * std::max(1, o.seeds);
+  const double now = run_ * per_run + (phase_ == Phase::Eval ? o.steps : step_) + eval_n_;
+  return runs == 0 ? 1.0 : std::min(1.0, now / (per_run * runs));
 }
 
-void LabRun::start_method() {
+void LabRun::start_run() {
   const LabOptions& o = result_.options;
-  config_ = lab_decoder_config(o, o.methods[method_]);
-  weights_ = lab_init_weights(o, o.methods[method_]);
+  const std::size_t seeds = static_cast<std::size_t>(std::max(1, o.seeds));
+  const PositionMethod method = o.methods[run_ / seeds];
+  run_options_ = o;
+  run_options_.seed = o.seed + run_ % seeds;
+  config_ = lab_decoder_config(o, method);
+  weights_ = lab_init_weights(run_options_, method);
   adam_ = adamw_init<float>(config_);
   step_ = eval_n_ = check_n_ = 0;
   phase_ = Phase::Train;
   scaled_.reset();
-  if (o.methods[method_] == PositionMethod::Rope && o.rope_scaling != ScalingType::None)
+  if (method == PositionMethod::Rope && o.rope_scaling != ScalingType::None)
     if (Expected<DecoderConfig> c = lab_scaled_config(o)) scaled_ = *c;  // parse_lab_options checked it
   evals_ = 4 * o.train_len * (scaled_ ? 2 : 1);
-  LabMethodResult r;
-  r.method = o.methods[method_];
+  if (run_ % seeds == 0) {
+    result_.methods.emplace_back();
+    result_.methods.back().method = method;
+  }
+  LabSeedRun r;
+  r.seed = run_options_.seed;
   r.train_loss.reserve(static_cast<std::size_t>(o.steps));
-  result_.methods.push_back(std::move(r));
+  result_.methods.back().runs.push_back(std::move(r));
   reserve_training(o, config_, weights_, batch_, ws_);
 }
 
@@ -173,7 +220,7 @@ void LabRun::step() {
 // One AdamW step on lab_train_batch's rows, all through one forward and backward pass: the loss is the mean over
 // every answer of the batch.
 void LabRun::train_step() {
-  const LabOptions& o = result_.options;
+  const LabOptions& o = run_options_;
   lab_train_batch(o, step_, batch_);
   const float loss = batch_forward(config_, weights_, batch_, ws_, true);  // valid by construction
   batch_backward(config_, weights_, batch_, ws_);
@@ -182,7 +229,7 @@ void LabRun::train_step() {
   opt.weight_decay = o.weight_decay;
   adamw_step(config_, opt, weights_, ws_.grad, adam_);
   result_.tokens_trained += batch_.rows();
-  result_.methods.back().train_loss.push_back(loss);
+  current().train_loss.push_back(loss);
   ++step_;
   if (step_ >= o.steps) {
     finish_training();
@@ -194,7 +241,7 @@ void LabRun::train_step() {
 
 // Checks the next training length, longest first, against the bar; the first one below it resumes training.
 void LabRun::check_length() {
-  const LabOptions& o = result_.options;
+  const LabOptions& o = run_options_;
   const int n = check_n_;
   const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
   if (!acc || acc->first < kLabBar) {
@@ -205,10 +252,11 @@ void LabRun::check_length() {
 }
 
 void LabRun::finish_training() {
-  LabMethodResult& r = result_.methods.back();
+  LabSeedRun& r = current();
+  const PositionMethod method = result_.methods.back().method;
   r.steps_run = step_;
-  if (r.method == PositionMethod::Learned) r.table_row_change = table_row_change(result_.options, weights_);
-  trained_.push_back({result_.methods.back().method, config_, weights_});
+  if (method == PositionMethod::Learned) r.table_row_change = table_row_change(run_options_, weights_);
+  if (result_.methods.back().runs.size() == 1) trained_.push_back({method, config_, weights_, step_});
   phase_ = Phase::Eval;
   eval_n_ = 0;
 }
@@ -216,8 +264,8 @@ void LabRun::finish_training() {
 // Evaluates the next length n = 1..4*train_len; the first error (a learned table too short) is kept in `error`. Then,
 // for rope with scaling, the same lengths (the same sequences) again with the scaled frequencies.
 void LabRun::eval_length() {
-  const LabOptions& o = result_.options;
-  LabMethodResult& r = result_.methods.back();
+  const LabOptions& o = run_options_;
+  LabSeedRun& r = current();
   const int per = 4 * o.train_len;
   const bool scaled = eval_n_ >= per;
   const int n = eval_n_++ % per + 1;
@@ -231,8 +279,10 @@ void LabRun::eval_length() {
     r.reached_bar = true;
     for (int k = 0; k < o.train_len; ++k) r.reached_bar = r.reached_bar && r.accuracy[k].value_or(0) >= kLabBar;
   }
-  if (eval_n_ < evals_) return;
-  if (++method_ < o.methods.size()) start_method();
+  r.evaluated = eval_n_ >= evals_;
+  lab_combine_runs(result_.methods.back());
+  if (!r.evaluated) return;
+  if (++run_ < o.methods.size() * static_cast<std::size_t>(std::max(1, o.seeds))) start_run();
 }
 
 LabResult run_lab(const LabOptions& o) {
@@ -244,19 +294,25 @@ LabResult run_lab(const LabOptions& o) {
 // [SECTION] JSON
 
 namespace {
+// A method: the means over its runs, the first seed's loss, steps and table (as a one-seed lab gives them), the runs.
 void write_method(JsonWriter& w, const LabMethodResult& m) {
+  if (m.runs.empty()) return;
+  const LabSeedRun& first = m.first();
   w.key(position_method_name(m.method)).begin_object();
-  w.key("train_loss").list(m.train_loss);
+  w.key("train_loss").list(first.train_loss);
   w.key("accuracy").list(m.accuracy);
   w.key("token_accuracy").list(m.token_accuracy);
   w.key("error");
   if (m.error) w.value(*m.error); else w.null();
-  w.field("steps_run", m.steps_run).field("reached_bar", m.reached_bar);
-  if (m.method == PositionMethod::Learned) w.key("table_row_change").list(m.table_row_change);
+  w.field("steps_run", first.steps_run).field("reached_bar", m.reached_bar);
+  if (m.method == PositionMethod::Learned) w.key("table_row_change").list(first.table_row_change);
   if (!m.accuracy_scaled.empty()) {
     w.key("accuracy_scaled").list(m.accuracy_scaled);
     w.key("token_accuracy_scaled").list(m.token_accuracy_scaled);
   }
+  w.key("runs").begin_array();
+  for (const LabSeedRun& r : m.runs) write_lab_run(w, r);
+  w.end_array();
   w.end_object();
 }
 
@@ -273,7 +329,7 @@ void write_options(JsonWriter& w, const LabOptions& o) {
   for (int n = 1; n <= 4 * o.train_len; ++n) lengths.push_back(n);
   w.field("task", lab_task_name(o.task)).field("train_len", o.train_len);
   w.key("eval_lengths").list(lengths);
-  w.field("steps", o.steps).field("seed", (long long)o.seed).field("vocab", kLabVocab).field("sep", kLabSep);
+  w.field("steps", o.steps).field("seed", (long long)o.seed).field("seeds", o.seeds).field("vocab", kLabVocab).field("sep", kLabSep);
   w.field("d_model", o.d_model).field("heads", o.heads).field("layers", o.layers).field("d_ff", o.d_ff);
   w.field("batch", o.batch).field("lr", o.lr).field("weight_decay", o.weight_decay);
   w.field("warmup", std::min(o.warmup, o.steps / 2)).field("eval_count", o.eval_count);

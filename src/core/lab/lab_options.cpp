@@ -75,7 +75,7 @@ LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
 
 namespace {
 const char* kFlags =
-    "--task, --methods, --train-len, --table-len, --steps, --seed, --d-model, --heads, --layers, --d-ff, --batch, "
+    "--task, --methods, --train-len, --table-len, --steps, --seed, --seeds, --d-model, --heads, --layers, --d-ff, --batch, "
     "--lr, --warmup, --eval-count, --check-every, --rope-scaling, --rope-factor";
 
 std::optional<Error> parse_int(const std::string& flag, const std::string& text, long long lo, long long hi,
@@ -136,7 +136,7 @@ struct IntFlag {
 };
 constexpr IntFlag kIntFlags[] = {
     {"--train-len", 1, kLabTrainLenMax, &LabOptions::train_len}, {"--steps", 1, kLabStepsMax, &LabOptions::steps},
-    {"--table-len", 0, kLabTableLenMax, &LabOptions::table_len},
+    {"--table-len", 0, kLabTableLenMax, &LabOptions::table_len}, {"--seeds", 1, kLabSeedsMax, &LabOptions::seeds},
     {"--d-model", 2, 512, &LabOptions::d_model},    {"--heads", 1, 64, &LabOptions::heads},
     {"--layers", 1, 16, &LabOptions::layers},       {"--d-ff", 1, 4096, &LabOptions::d_ff},
     {"--batch", 1, 1024, &LabOptions::batch},       {"--warmup", 0, 100000, &LabOptions::warmup},
@@ -152,7 +152,7 @@ std::optional<Error> apply_flag(const std::string& flag, const std::string& valu
   }
   if (flag == "--seed") {
     long long v = 0;
-    if (auto e = parse_int(flag, value, 0, (1LL << 53) - 1, v)) return e;  // exact as a JSON number
+    if (auto e = parse_int(flag, value, 0, kLabSeedMax, v)) return e;  // exact as a JSON number
     o.seed = static_cast<std::uint64_t>(v);
     return std::nullopt;
   }
@@ -179,6 +179,9 @@ std::optional<Error> apply_flag(const std::string& flag, const std::string& valu
 // The model sizes must make a valid decoder for every chosen method (rope needs an even d_head), and a learned table
 // must hold every training input.
 std::optional<Error> check_model(const LabOptions& o) {
+  if (o.seed + std::uint64_t(o.seeds - 1) > std::uint64_t(kLabSeedMax))
+    return bad_request("--seed " + std::to_string(o.seed) + " with --seeds " + std::to_string(o.seeds) +
+                       " passes the largest seed, " + std::to_string(kLabSeedMax));
   if (o.table_len != 0 && o.table_len < lab_trained_positions(o))
     return bad_request("--table-len " + std::to_string(o.table_len) + " is shorter than the longest training input (" +
                        std::to_string(lab_trained_positions(o)) + " positions for " + lab_task_name(o.task) +

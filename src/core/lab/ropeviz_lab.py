@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 
 # The run `ropeviz-cli lab-export` was given, the flags' defaults: the only line that depends on it.
-DEFAULTS = {"task": "copy", "methods": "learned,sinusoidal,rope,alibi,t5,none", "train_len": 3, "table_len": 0, "steps": 2000, "seed": 0, "d_model": 32, "heads": 4, "layers": 3, "d_ff": 64, "batch": 128, "lr": 0.006, "weight_decay": 0.01, "warmup": 100, "eval_count": 100, "check_every": 50, "base": 10000.0, "pairing": "interleaved", "rope_scaling": "none", "rope_factor": 4.0}  # ropeviz-cli lab-export writes this line
+DEFAULTS = {"task": "copy", "methods": "learned,sinusoidal,rope,alibi,t5,none", "train_len": 3, "table_len": 0, "steps": 2000, "seed": 0, "seeds": 3, "d_model": 32, "heads": 4, "layers": 3, "d_ff": 64, "batch": 128, "lr": 0.006, "weight_decay": 0.01, "warmup": 100, "eval_count": 100, "check_every": 50, "base": 10000.0, "pairing": "interleaved", "rope_scaling": "none", "rope_factor": 4.0}  # ropeviz-cli lab-export writes this line
 METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
 TASKS = ["copy", "reverse", "repeat"]
 SCALINGS = ["none", "linear", "dynamic", "yarn"]  # Hugging Face's rope_type names, as the C++'s
@@ -462,6 +462,7 @@ def at_bar(model, o, device, cache):
 
 # ---- One method, then the run ------------------------------------------------------------------------------
 def run_method(o, method, data, device, dtype, log):
+    """One run: method trained from seed o.seed (the data file's weights when given: they are seed o.seed's)."""
     model = make_model(o, method)
     if data is not None:
         data_init(model, data["methods"][method]["weights"])
@@ -494,6 +495,7 @@ def run_method(o, method, data, device, dtype, log):
               "reached_bar": False}
     if init is not None:
         result["table_row_change"] = table_row_change(model, init)
+    result["seed"] = o.seed
     for n in ([] if o.losses_only else range(1, 4 * o.train_len + 1)):
         try:
             exact, per_answer = accuracy(model, o, n, device, cache)
@@ -515,6 +517,36 @@ def run_method(o, method, data, device, dtype, log):
         print("%-10s exact match by size: %s" % (method, " ".join("-" if a is None else "%.2f" % a
                                                                   for a in result["accuracy"])), file=log, flush=True)
     return result, train_seconds, tokens_trained, time.perf_counter() - t0
+
+
+def mean_curve(runs, key):
+    """rv::lab_combine_runs: at each eval length the mean over the runs (summed in seed order, then divided), None
+    when any run's is None."""
+    out = []
+    for n in range(max(len(r.get(key, [])) for r in runs)):
+        values = [r[key][n] for r in runs if n < len(r.get(key, []))]
+        total = 0.0
+        for v in values:
+            total += v or 0.0
+        out.append(None if any(v is None for v in values) else total / len(values))
+    return out
+
+
+def combine_runs(runs):
+    """A method over its seeds as the C++ writes it: the means, the first seed's loss, steps and table, the runs."""
+    first = runs[0]
+    method = {"train_loss": first["train_loss"], "accuracy": mean_curve(runs, "accuracy"),
+              "token_accuracy": mean_curve(runs, "token_accuracy"),
+              "error": next((r["error"] for r in runs if r["error"]), None), "steps_run": first["steps_run"],
+              "reached_bar": all(r["reached_bar"] for r in runs)}
+    if "table_row_change" in first:
+        method["table_row_change"] = first["table_row_change"]
+    if "accuracy_scaled" in first:
+        method["accuracy_scaled"] = mean_curve(runs, "accuracy_scaled")
+        method["token_accuracy_scaled"] = mean_curve(runs, "token_accuracy_scaled")
+    method["runs"] = [dict({"seed": r["seed"], "steps": r["steps_run"]},
+                           **{k: v for k, v in r.items() if k not in ("seed", "steps_run")}) for r in runs]
+    return method
 
 
 def load_data(path, o):
@@ -544,7 +576,7 @@ def lab_command(o):
     def num(x):
         return "%d" % x if x == int(x) else repr(x)
     flags = ["--task", o.task, "--methods", ",".join(o.methods), "--train-len", o.train_len, "--steps", o.steps,
-             "--seed", o.seed, "--d-model", o.d_model, "--heads", o.heads, "--layers", o.layers, "--d-ff", o.d_ff,
+             "--seed", o.seed, "--seeds", o.seeds, "--d-model", o.d_model, "--heads", o.heads, "--layers", o.layers, "--d-ff", o.d_ff,
              "--batch", o.batch, "--lr", num(o.lr), "--warmup", o.warmup, "--eval-count", o.eval_count,
              "--check-every", o.check_every, "--table-len", o.table_len]
     if o.rope_scaling != "none":
@@ -570,6 +602,7 @@ def parse_args(argv=None):
                     help="rows of the learned table (0: exactly the longest training input)")
     ap.add_argument("--steps", type=int, default=D["steps"], help="AdamW steps per method at most")
     ap.add_argument("--seed", type=int, default=D["seed"])
+    ap.add_argument("--seeds", type=int, default=D["seeds"], help="runs per method, from seeds seed .. seed+N-1")
     ap.add_argument("--d-model", type=int, default=D["d_model"])
     ap.add_argument("--heads", type=int, default=D["heads"])
     ap.add_argument("--layers", type=int, default=D["layers"])
@@ -606,6 +639,8 @@ def parse_args(argv=None):
         ap.error("--table-len must be 0 or at least the longest training input (%d)" % trained_positions(o))
     if o.d_model % o.heads or ("rope" in o.methods and (o.d_model // o.heads) % 2):
         ap.error("--d-model must be a multiple of --heads (rope: an even d_head)")
+    if not 1 <= o.seeds <= 16:
+        ap.error("--seeds must be in [1, 16]")
     if not 1.0 < o.rope_factor <= 64.0:
         ap.error("--rope-factor must be in (1, 64]")
     if o.rope_scaling == "dynamic" and "rope" in o.methods and o.d_model // o.heads < 4:
@@ -624,7 +659,7 @@ def main(argv=None):
     if data is not None:
         print("%s: %d batches equal the generated ones" % (o.data, len(data["batches"])), file=log, flush=True)
     doc = {"task": o.task, "train_len": o.train_len, "eval_lengths": list(range(1, 4 * o.train_len + 1)),
-           "steps": o.steps, "seed": o.seed, "vocab": VOCAB, "sep": SEP, "d_model": o.d_model, "heads": o.heads,
+           "steps": o.steps, "seed": o.seed, "seeds": o.seeds, "vocab": VOCAB, "sep": SEP, "d_model": o.d_model, "heads": o.heads,
            "layers": o.layers, "d_ff": o.d_ff, "batch": o.batch, "lr": o.lr, "weight_decay": o.weight_decay,
            "warmup": min(o.warmup, o.steps // 2), "eval_count": o.eval_count, "check_every": o.check_every,
            "bar": BAR, "max_position": table_len(o), "trained_positions": trained_positions(o), "base": o.base, "pairing": o.pairing,
@@ -636,8 +671,13 @@ def main(argv=None):
     seconds = train_seconds = tokens = 0
     methods = {}
     for m in o.methods:
-        methods[m], train_s, tok, s = run_method(o, m, data, device, dtype, log)
-        seconds, train_seconds, tokens = seconds + s, train_seconds + train_s, tokens + tok
+        runs = []
+        for k in range(o.seeds):  # seed o.seed + k, exactly the one-seed run of that seed
+            run_o = argparse.Namespace(**dict(vars(o), seed=o.seed + k))
+            run, train_s, tok, s = run_method(run_o, m, data if k == 0 else None, device, dtype, log)
+            runs.append(run)
+            seconds, train_seconds, tokens = seconds + s, train_seconds + train_s, tokens + tok
+        methods[m] = combine_runs(runs)
     doc.update(seconds=seconds, tokens_per_s=tokens / train_seconds if train_seconds > 0 else 0.0, methods=methods)
     text = json.dumps(doc)
     if o.out == "-":
