@@ -1,23 +1,29 @@
-// `ropeviz-cli lab` (the lab document; --save-weights writes each trained decoder as a checkpoint) and
+// `ropeviz-cli lab` (the lab document, on --jobs threads; --save-weights writes each trained decoder as a checkpoint) and
 // `ropeviz-cli lab-export` (lab_torch_script and lab_torch_data for the lab's flags, into a directory).
 #include "cli/lab_export.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "core/lab/lab_checkpoint.hpp"
+#include "core/lab/lab_parallel.hpp"
 #include "core/lab/lab_torch.hpp"
 
 namespace rv::cli {
 
 namespace {
 constexpr int kMaxBatches = 10000;
+constexpr int kMaxJobs = 64;
 
 // Takes FLAG VALUE / FLAG=VALUE out of args (the rest are lab flags): true with value set when it was there; an
 // error message in `error` when it had no value.
@@ -57,6 +63,31 @@ std::string take_batches(std::vector<std::string>& args, int& batches) {
   return {};
 }
 
+// Takes --jobs N out of args (default: the cores); an error message, or empty.
+std::string take_jobs(std::vector<std::string>& args, int& jobs) {
+  jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  std::string value, error;
+  if (!take_value(args, "--jobs", value, error)) return error;
+  char* end = nullptr;
+  errno = 0;
+  const long v = value.empty() ? -1 : std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno == ERANGE || v < 1 || v > kMaxJobs)
+    return "--jobs must be an integer in [1, " + std::to_string(kMaxJobs) + "], got \"" + value + "\"";
+  jobs = static_cast<int>(v);
+  return {};
+}
+
+// Trains the lab to its end on `jobs` threads (polled every 20 ms). One job too: each run (method, seed) is then a
+// LabRun of its own, as on more threads, so every --jobs gives the same document.
+std::unique_ptr<LabEngine> train(const LabOptions& o, int jobs) {
+  auto run = std::make_unique<LabParallel>(o, jobs);
+  while (!run->done()) {
+    run->step();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return run;
+}
+
 // Writes text to path; the reason it could not, or empty.
 std::string write_file(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -83,15 +114,19 @@ int run_lab(int argc, char** argv, std::FILE* out, std::FILE* err) {
     std::fprintf(err, "ropeviz-cli lab: %s\n", error.empty() ? "--save-weights needs a directory" : error.c_str());
     return 2;
   }
+  int jobs = 1;
+  if (const std::string e = take_jobs(args, jobs); !e.empty()) {
+    std::fprintf(err, "ropeviz-cli lab: %s\n", e.c_str());
+    return 2;
+  }
   const Expected<LabOptions> o = parse_lab_options(args);
   if (!o) {
     std::fprintf(err, "ropeviz-cli lab: %s\n", o.error().message.c_str());
     return 2;
   }
-  LabRun run(*o);
-  while (!run.done()) run.step();
+  const std::unique_ptr<LabEngine> run = train(*o, jobs);
   if (save) {
-    for (const LabTrained& t : run.trained()) {
+    for (const LabTrained& t : run->trained()) {
       const std::string method = position_method_name(t.method);
       const std::string at = (std::filesystem::path(dir) / method).string();
       const Expected<std::vector<std::uint8_t>> bytes = lab_safetensors(t);
@@ -109,7 +144,7 @@ int run_lab(int argc, char** argv, std::FILE* out, std::FILE* err) {
       std::fprintf(err, "ropeviz-cli lab: saved %s/model.safetensors and config.json\n", at.c_str());
     }
   }
-  std::fputs((lab_json(run.result()) + "\n").c_str(), out);
+  std::fputs((lab_json(run->result()) + "\n").c_str(), out);
   return 0;
 }
 

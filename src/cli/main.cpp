@@ -138,6 +138,8 @@ lab: flags (defaults in brackets)
                      with original length = the longest training input (beta_fast 32, beta_slow 1, attention factor
                      0.1 ln F + 1); the old names pi and ntk read as linear and dynamic
   --rope-factor F    the scaling factor  [4 = the evaluation range 4N over the training range N; (1, 64]]
+  --jobs N           (lab only) train the runs (one per method and seed) on N threads [the cores; 1..64]; the
+                     document is the same for every N apart from seconds (wall time) and tokens_per_s (per thread)
   --save-weights DIR (lab only) also write each trained decoder as DIR/<method>/model.safetensors (float32,
                      the decoder's weight names) and DIR/<method>/config.json; learned_table reads them
   The defaults bring all six methods to the bar in about 9 s of one core (2000 steps is only the cap).

@@ -2,8 +2,10 @@
 """ropeviz-cli protocol test: every op of the eval protocol, every bad-input class, ordering, flushing, exit codes."""
 import json
 import math
+import os
 import subprocess
 import sys
+import tempfile
 
 CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 failures = []
@@ -457,6 +459,26 @@ for d in (doc, again):
     d.pop("seconds", None)
     d.pop("tokens_per_s", None)
 check(doc == again, "lab: the same flags and seed give the same document apart from timing")
+# --jobs N: the runs (one per method and seed) on N threads; the same document whatever N, the same saved weights
+timeless = []
+for jobs in ("1", "2", "3"):
+    with tempfile.TemporaryDirectory() as saved:
+        rc, out, err = lab(small_lab + ["--seeds", "2", "--jobs", jobs, "--save-weights", saved])
+        d = strict_loads(out) if rc == 0 else {}
+        d.pop("seconds", None)
+        d.pop("tokens_per_s", None)
+        files = {m: open(os.path.join(saved, m, "model.safetensors"), "rb").read() for m in methods} if rc == 0 else {}
+        timeless.append((d, files))
+        check(rc == 0 and len(files) == 3, "lab --jobs %s: exit 0, three models saved (rc %d, %s)" % (jobs, rc, err))
+check(timeless[0][0] == timeless[1][0] == timeless[2][0] and timeless[0][0].get("seeds") == 2,
+      "lab --jobs 1, 2 and 3: the same document apart from timing")
+check(timeless[0][1] == timeless[1][1] == timeless[2][1], "lab --jobs 1, 2 and 3: the same saved weights, byte for byte")
+for bad in ["0", "65", "-1", "2.5", "two", ""]:
+    rc, out, err = lab(small_lab + ["--jobs", bad])
+    check(rc == 2 and out == "" and "--jobs must be an integer in [1, 64]" in err,
+          "lab --jobs %r: exit 2 naming the flag, got %d %s" % (bad, rc, err.strip()))
+rc, out, err = lab(small_lab + ["--jobs"])
+check(rc == 2 and "--jobs needs a value" in err, "lab --jobs without a value: %s" % err.strip())
 for args, flag in [(["--steps", "0"], "--steps"), (["--task", "sort"], "--task"), (["--methods", "rope,xpos"],
                    "--methods"), (["--frobnicate", "1"], "--frobnicate"), (["--train-len", "abc"], "--train-len"),
                   (["--check-every", "-5"], "--check-every")]:

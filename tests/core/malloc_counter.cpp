@@ -1,6 +1,7 @@
 // Replaces malloc, calloc and realloc of the core test binary with counting versions that call glibc's own.
 #include "malloc_counter.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 
@@ -18,7 +19,7 @@
 #endif
 
 namespace {
-long long g_mallocs = 0;
+std::atomic<long long> g_mallocs{0};  // the lab's threads (test_lab_parallel.cpp) allocate too
 }
 
 namespace rv::test {
@@ -26,7 +27,7 @@ bool mallocs_counted() {
   return RV_COUNT_MALLOC;
 }
 long long mallocs() {
-  return g_mallocs;
+  return g_mallocs.load();
 }
 }  // namespace rv::test
 
@@ -37,15 +38,15 @@ void* __libc_calloc(std::size_t count, std::size_t n);
 void* __libc_realloc(void* p, std::size_t n);
 
 void* malloc(std::size_t n) noexcept {
-  ++g_mallocs;
+  g_mallocs.fetch_add(1, std::memory_order_relaxed);
   return __libc_malloc(n);
 }
 void* calloc(std::size_t count, std::size_t n) noexcept {
-  ++g_mallocs;
+  g_mallocs.fetch_add(1, std::memory_order_relaxed);
   return __libc_calloc(count, n);
 }
 void* realloc(void* p, std::size_t n) noexcept {
-  ++g_mallocs;
+  g_mallocs.fetch_add(1, std::memory_order_relaxed);
   return __libc_realloc(p, n);
 }
 }

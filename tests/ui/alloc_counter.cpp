@@ -1,21 +1,27 @@
 // Replaces the global operator new / delete of the UI test binary with counting versions.
 #include "alloc_counter.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <new>
 
 namespace {
-long long g_allocations = 0;
-}
+std::atomic<long long> g_allocations{0};  // the lab's threads allocate too
+thread_local long long t_allocations = 0;
+}  // namespace
 
 namespace rv::test {
 long long allocations() {
-  return g_allocations;
+  return g_allocations.load();
+}
+long long allocations_on_this_thread() {
+  return t_allocations;
 }
 }  // namespace rv::test
 
 void* operator new(std::size_t n) {
-  ++g_allocations;
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  ++t_allocations;
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }

@@ -4,6 +4,7 @@
 
 namespace rv::test {
 
-long long allocations();  // operator new calls since the program started
+long long allocations();               // operator new calls since the program started, on every thread
+long long allocations_on_this_thread();  // those of the calling thread (a lab's training threads apart)
 
 }  // namespace rv::test
