@@ -33,7 +33,7 @@ int prompt_length(LabTask t, int n) {
 // Method, size and (attention) layer pickers; recomputes the view's numbers when one changes.
 void pickers(App& app, bool layers) {
   LabInspect& in = app.lab.inspect;
-  const LabRun& run = *app.lab.run;
+  const LabEngine& run = *app.lab.run;
   const auto& trained = run.trained();
   const LabOptions& o = run.result().options;
   in.method = std::clamp(in.method, 0, int(trained.size()) - 1);
@@ -61,7 +61,7 @@ void pickers(App& app, bool layers) {
 // Rebuilds what the current pickers show when they changed (not every frame).
 void refresh(App& app, bool kv) {
   LabInspect& in = app.lab.inspect;
-  const LabRun& run = *app.lab.run;
+  const LabEngine& run = *app.lab.run;
   const LabOptions& o = run.result().options;
   if (in.built_serial == app.lab.serial && in.built_method == in.method && in.built_n == in.n && in.built_kv == kv)
     return;

@@ -216,8 +216,12 @@ void wide_layout(App& app) {
 
 bool app_animating(const App& app) {
   // a sweep of the position, a lab run training a slice per frame, a rope_usage walk reading a layer per frame
-  return app.ui.play.on || app.lab.running ||
+  return app.ui.play.on || (app.lab.running && !app.lab.run->background()) ||
          (app.usage.active && app.params.weights && !app.params.weights->supplied);
+}
+
+bool app_polling(const App& app) {
+  return app.lab.running && app.lab.run->background();
 }
 
 void frame(App& app) {

@@ -1,4 +1,4 @@
-// The lab inside the app: runs core's LabRun a slice per frame (app/state/lab_session.hpp).
+// The lab inside the app: runs core's LabRun a slice per frame, or polls runs trained elsewhere (app/state/lab_session.hpp).
 #include "app/state/lab_session.hpp"
 
 #include <algorithm>
@@ -30,7 +30,7 @@ bool lab_start(App& app, const std::vector<std::string>& flags) {
   lab.rope_scaling = o->rope_scaling;  // the panel's settings (and so the link) follow a run started elsewhere
   lab.rope_factor = o->rope_factor;
   set_lab_params(app.params, *o);
-  lab.run = std::make_unique<LabRun>(*o);
+  lab.run = lab.engine ? lab.engine(*o, flags) : std::make_unique<LabSerial>(*o);
   lab.running = !lab.run->done();
   lab.stopped = false;
   lab.error.clear();
@@ -46,9 +46,9 @@ void lab_tick(App& app, double budget_ms) {
   if (!lab.running) return;
   const auto start = std::chrono::steady_clock::now();
   do {
-    lab.run->step();
+    lab.run->step();  // trained elsewhere: takes what arrived, once
     lab.slice_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  } while (!lab.run->done() && lab.slice_ms < budget_ms);
+  } while (!lab.run->done() && !lab.run->background() && lab.slice_ms < budget_ms);
   const auto& methods = lab.run->result().methods;
   if (!methods.empty() && !methods.back().runs.back().train_loss.empty())
     lab.last_loss = methods.back().runs.back().train_loss.back();
@@ -60,16 +60,28 @@ void lab_tick(App& app, double budget_ms) {
 void lab_stop(App& app) {
   LabSession& lab = app.lab;
   if (!lab.running) return;
+  lab.run->stop();  // threads or workers: what finished stays, with the others' runs so far
   lab.running = false;
   lab.stopped = true;
   lab.result_json = lab_json(lab.run->result());
 }
 
-double lab_seconds_left(const LabRun& run) {
+double lab_seconds_left(const LabEngine& run) {
   const double done = run.progress();
   if (run.done() || done <= 0) return 0;
-  return run.result().seconds * (1 - done) / done;
+  return run.seconds() * (1 - done) / done;
 }
+
+namespace {
+// A run trained elsewhere: "runs 5 of 18 done" (the evaluated ones; the others show their losses so far).
+std::string runs_done(const LabResult& r) {
+  long long done = 0;
+  for (const LabMethodResult& m : r.methods)
+    for (const LabSeedRun& run : m.runs) done += run.evaluated;
+  const long long all = (long long)r.options.methods.size() * r.options.seeds;
+  return "runs " + format_count(done) + " of " + format_count(all) + " done";
+}
+}  // namespace
 
 std::string lab_status(const App& app) {
   const LabSession& lab = app.lab;
@@ -83,6 +95,8 @@ std::string lab_status(const App& app) {
            (r.options.seeds > 1 ? " x " + std::to_string(r.options.seeds) + " seeds" : std::string()) + " in " +
            format_sig(r.seconds, 3) + " s · " + rate;
   }
+  if (lab.run->background())
+    return runs_done(r) + " · " + rate + " · " + format_sig(std::ceil(lab_seconds_left(*lab.run)), 3) + " s left";
   if (r.methods.empty()) return "starting";
   const LabSeedRun& m = r.methods.back().runs.back();
   std::string what = std::string(position_method_name(r.methods.back().method));

@@ -9,7 +9,8 @@
 
 namespace rv {
 
-// Training time per frame while a run is in progress (the page also trains slices between frames: web/page.js).
+// Training time per frame while a run trains on this thread (the app's own engine, LabSerial; the desktop trains on
+// threads and the page in Web Workers: LabSession::engine).
 constexpr double kLabSliceMs = 15.0;
 
 // The flags of the panel's Run: the link's settings and the session's scaling.
@@ -20,14 +21,16 @@ const char* lab_scaled_label(const LabOptions& o, char* buf, std::size_t size);
 // Starts a run of these CLI flags (parse_lab_options: a refused flag sets LabSession::error and returns false,
 // leaving any finished run as it was). A run in progress is replaced. The lab's link keys take the run's values.
 bool lab_start(App& app, const std::vector<std::string>& flags);
-// Runs training steps for about budget_ms (at least one step); finishing builds LabSession::result_json.
+// Runs training steps for about budget_ms (at least one step), or, for runs that train elsewhere, takes what has
+// arrived (once: no spinning); finishing builds LabSession::result_json.
 void lab_tick(App& app, double budget_ms);
-// Stops the run in progress; its curves so far stay (stopped).
+// Stops the run in progress (threads and workers too); its curves so far stay (stopped).
 void lab_stop(App& app);
 
-// "rope: step 120 / 300 · loss 0.53 · 25,000 tokens/s · 20 s left" (or the finished run's summary).
+// "rope: step 120 / 300 · loss 0.53 · 25,000 tokens/s · 20 s left", for runs trained elsewhere "runs 5 of 18 done ·
+// ..." (or the finished run's summary).
 std::string lab_status(const App& app);
 // Seconds left at the run's measured rate; 0 when unknown or done.
-double lab_seconds_left(const LabRun& run);
+double lab_seconds_left(const LabEngine& run);
 
 }  // namespace rv

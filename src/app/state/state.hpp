@@ -3,6 +3,7 @@
 #pragma once
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "core/encodings/learned.hpp"
 #include "core/lab/decoder_cache.hpp"
 #include "core/lab/lab.hpp"
+#include "core/lab/lab_engine.hpp"
 #include "core/lesson/add_vs_rotate.hpp"
 #include "core/lesson/exercises.hpp"
 #include "core/lesson/shape_trace.hpp"
@@ -408,7 +410,7 @@ struct Ui {
 // What the lab's inside views (attention maps, KV-cache decode) show of one trained model; rebuilt when a picker
 // changes, not per frame.
 struct LabInspect {
-  int method = 0, n = 1, layer = 0;  // pickers: index into LabRun::trained(), sequence size, layer
+  int method = 0, n = 1, layer = 0;  // pickers: index into LabEngine::trained(), sequence size, layer
   std::uint64_t built_serial = 0;
   int built_method = -1, built_n = -1;
   bool built_kv = false;
@@ -419,9 +421,13 @@ struct LabInspect {
   std::string error;                // e.g. a learned table too short for this size
 };
 
-// The lab's run (core/lab/lab.hpp), advanced by app/state/lab_session.hpp a time slice per frame.
+// The lab's run (core/lab/lab_engine.hpp), advanced by app/state/lab_session.hpp a time slice per frame, or polled
+// once a frame while its runs train elsewhere (threads, Web Workers).
 struct LabSession {
-  std::unique_ptr<LabRun> run;  // the run in progress, or the last one (a stopped run keeps its partial curves)
+  std::unique_ptr<LabEngine> run;  // the run in progress, or the last one (a stopped run keeps its partial curves)
+  // Where a run started here trains: the platform's choice (the desktop's threads, the page's Web Workers), given
+  // its options and the flags they were read from; unset, on this thread, a slice per frame (LabSerial).
+  std::function<std::unique_ptr<LabEngine>(const LabOptions&, const std::vector<std::string>&)> engine;
   bool running = false;
   bool stopped = false;       // Stop was pressed before the run finished
   std::uint64_t serial = 0;   // counts runs started (window.ropeviz.lab waits for its own)

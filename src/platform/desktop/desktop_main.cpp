@@ -1,19 +1,23 @@
 // Desktop seam: GLFW + OpenGL 3.3 core loop that draws on demand (it sleeps in glfwWaitEvents while nothing
 // happens), with --frames, --screenshot and --state for smoke tests and scripted captures, and --config /
-// dropped files for real models.
+// dropped files for real models; the lab trains on threads.
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "app/shell/app.hpp"
 #include "app/shell/host.hpp"
 #include "app/state/export.hpp"
 #include "app/state/params.hpp"
 #include "app/state/weights.hpp"
+#include "core/lab/lab_parallel.hpp"
 #include "core/models/json_config.hpp"
 #include "platform/desktop/screenshot.hpp"
 #include "platform/gl/window.hpp"
@@ -123,10 +127,14 @@ void on_drop(GLFWwindow* handle, int count, const char** paths) {
 }
 
 // Events for the next frame: those waiting now if a frame is due, else the next ones that wake the window
-// (sleeping until then).
+// (sleeping until then); while a lab run trains on threads, a frame at least every kPollSeconds shows its progress.
 void gather_events(rv::Window& window, bool frame_due) {
   if (frame_due) {
     glfwPollEvents();
+    return;
+  }
+  if (window.app && rv::app_polling(*window.app)) {
+    glfwWaitEventsTimeout(rv::kPollSeconds);
     return;
   }
   while (window.frames_due == 0 && !glfwWindowShouldClose(window.handle)) glfwWaitEvents();
@@ -177,6 +185,11 @@ int main(int argc, char** argv) {
   Options options;
   if (!parse_options(argc, argv, options)) return 2;
   rv::App app;
+  // The lab's runs (one per method and seed) train on as many threads as there are cores; frames only poll them.
+  const int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
+  app.lab.engine = [jobs](const rv::LabOptions& o, const std::vector<std::string>&) {
+    return std::make_unique<rv::LabParallel>(o, jobs);
+  };
   if (!options.config.empty()) open_config(app, options.config);
   if (!options.weights.empty()) rv::load_weights_path(app.params, options.weights, app.ui.notes);
   rv::apply_query(app.params, options.state, app.ui.notes);
