@@ -9,7 +9,9 @@ WebAssembly.instantiate, from a fetched file or from the single file's inlined b
 by the hash of the shell's <style> block, images only the data: favicon, fetches only 'self' (the
 served ropeviz.wasm; the single file hands its inlined wasm over as Module.wasmBinary and fetches
 nothing) and the Hugging Face Hub's hosts, which the page asks only when the user presses fetch. Exports are blob: downloads through <a download>, which no fetch directive
-governs; the clipboard needs none either.
+governs; the clipboard needs none either. Workers (the lab's runs, one per method and seed): the served page's own
+ropeviz.js ('self'), or for the single file, which has no file of its own to name, only a blob: URL of the code it
+already runs (web/page.js); no other worker either way.
 
   python3 web/csp.py FILE.html   writes FILE's policy into its <meta http-equiv> ({{{ CSP }}}).
 """
@@ -51,6 +53,7 @@ def policy(page):
         "style-src " + (" ".join(dict.fromkeys(styles)) or "'none'"),
         "img-src data:",
         "connect-src " + " ".join(HUB_HOSTS),
+        "worker-src " + ("blob:" if _packed_code.search(page) else "'self'"),
         "base-uri 'none'",
         "form-action 'none'",
     ])

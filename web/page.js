@@ -5,6 +5,7 @@
 // Emscripten, the C++ side's EM_JS and the tests use; window.ropeviz's; the fields of JSON from the app).
 (function () {
   'use strict';
+  if (typeof document === 'undefined') return labWorker();  // a lab worker (below): no page
   // Start-up milestones for the performance test and the browser's profiler: script, webgl, runtime, started, ready.
   function mark(name) { if (window.performance && performance.mark) performance.mark('ropeviz:' + name); }
   mark('script');
@@ -13,6 +14,7 @@
   var statusText = document.getElementById('status-text');
   var a11y = document.getElementById('a11y');
   var app = 0;           // the C++ Web pointer, set by rvStarted
+  var labs = 0;          // its WebLabs (src/platform/web/web_lab.hpp): the lab's workers report there
   var frames = 0;
   var maxSide = 4096;    // the largest backing store side the GPU takes (viewport and renderbuffer)
   var queryMax = 16386;  // > Limits::query_bytes_max + '#': the C++ side rejects it whole with a note
@@ -462,9 +464,10 @@
     if (!exerciseBox.contains(event.relatedTarget)) syncExercises();
   });
 
-  Module['rvStarted'] = function (ptr) {
+  Module['rvStarted'] = function (ptr, labsPtr) {
     mark('started');
     app = ptr;
+    labs = labsPtr;
     resize();
     applyHash();
   };
@@ -526,6 +529,70 @@
       function () { note('copied the link to this view'); },
       function (e) { note('the browser refused the clipboard (' + e.message + '): copy the link from the address bar'); });
   };
+  // [SECTION] The lab's runs (one per method and seed) in Web Workers (README "The page's window.ropeviz"): the
+  // engine (src/platform/web/web_lab.cpp) asks for `count` of them (0: one less than the cores, at least one), each
+  // a new instance of this same code and wasm: the served page's own ropeviz.js by its URL (the policy's worker-src
+  // 'self'), the single file's inlined code as a blob: URL (worker-src blob:); the wasm is compiled here once and
+  // handed to each. A worker trains one run at a time and posts its progress, what it has so far and the finished
+  // run (labWorker below); a few frames a second show them. Stop terminates the workers.
+  var appScript = document.currentScript;  // the app's script element: its src, or (single file) its code
+  var labWasm = null, labURL = null;
+  var labPool = null;  // {id, workers, next, done, timer}
+  function labStop() {
+    if (!labPool) return;
+    labPool.workers.forEach(function (w) { w.terminate(); });
+    clearInterval(labPool.timer);
+    labPool = null;
+  }
+  function labFailed(pool, message) {
+    if (labPool !== pool) return;
+    labStop();
+    call('rv_web_lab_failed', null, ['number', 'number', 'string'], [labs, pool.id, String(message).slice(0, 500)]);
+  }
+  // A run as a worker posted it after a slice: so far, or finished (with its times and tokens and, for a first seed,
+  // its weights), through the heap, not ccall's stack copy (a long run's JSON is large); rv_web_lab_run reads it.
+  function labRun(pool, d) {
+    var json = new TextEncoder().encode(d.run), weights = d.weights || new Uint8Array(0), stats = d.stats || [0, 0, 0];
+    var at = call('rv_web_lab_buffer', 'number', [], [labs, json.length + weights.length]);
+    HEAPU8.set(json, at);
+    HEAPU8.set(weights, at + json.length);
+    call('rv_web_lab_run', null, [], [labs, pool.id, d.index, json.length, d.progress, stats[0], stats[1], stats[2]]);
+  }
+  Module['rvLabWorkers'] = function (id, flags, runs, count) {
+    labStop();
+    var pool = labPool = { id: id, workers: [], next: 0, done: 0,
+      timer: setInterval(function () { call('rv_web_request_frame', null, [], [app]); }, 250) };
+    var give = function (w) {
+      if (pool.next >= runs.length) return w.terminate();
+      var i = pool.next++;
+      w.postMessage({ flags: flags, method: runs[i][0], seed: runs[i][1], index: i });
+    };
+    var bytes = Module['wasmBinary'];
+    labWasm = labWasm || (bytes ? WebAssembly.compile(bytes) : fetch(appScript.src.replace(/js$/, 'wasm'))
+      .then(function (r) { return r.arrayBuffer(); }).then(WebAssembly.compile));
+    labURL = labURL || appScript.src || URL.createObjectURL(new Blob([appScript.textContent], { type: 'text/javascript' }));
+    labWasm.then(function (module) {
+      var n = Math.min(runs.length, count || Math.max(1, (navigator.hardwareConcurrency || 2) - 1));
+      for (var k = 0; k < n && labPool === pool; k++) {
+        var w = new Worker(labURL);
+        w.onmessage = function (e) {
+          var d = e.data;
+          if (labPool !== pool) return;
+          if (d.error) return labFailed(pool, d.error);
+          labRun(pool, d);
+          if (d.progress < 1 || labPool !== pool) return;
+          if (++pool.done === runs.length) return labStop();
+          give(this);
+        };
+        w.onerror = function (e) { labFailed(pool, 'a worker failed: ' + e.message); };
+        w.postMessage(module);
+        pool.workers.push(w);
+        give(w);
+      }
+    }).catch(function (e) { labFailed(pool, 'the workers could not start: ' + e.message); });
+  };
+  Module['rvLabWorkersStop'] = function (id) { if (labPool && labPool.id === id) labStop(); };
+
   // [SECTION] Frames on demand: at most one frame is requested at a time; the app draws it and says whether
   // another is due (it animates, input is held, or the last event's frames are not all drawn). Events wake it
   // from C++ (GLFW's callbacks, the calls below that change the state): an idle page draws nothing. The first
@@ -538,36 +605,8 @@
   function drawFrame() {
     frameRequested = false;
     lastFrameAt = performance.now();
-    var due = call('rv_web_frame', 'number', ['number'], [app]);
-    if (due === 2) trainBetweenFrames();
-    else if (due) Module['rvRequestFrame']();
+    if (call('rv_web_frame', 'number', ['number'], [app])) Module['rvRequestFrame']();
   }
-  // While a lab run trains (rv_web_frame says 2), it runs slices in tasks of their own between frames, then asks
-  // for the next frame: input still gets its turn between slices, and training does not wait for the compositor
-  // (with a software GPU an animation frame comes every 70-200 ms). The time between frames is four times what
-  // the last frame cost from asking to drawn (so training keeps about 80% of the time), from 16 to 100 ms: about
-  // 50 frames a second with a hardware GPU, 8 or more with a software one. A MessageChannel, not setTimeout, whose
-  // nesting clamp would add 4 ms per slice. An event's frame ends the chain; that frame starts it again.
-  var labChannel = new MessageChannel();
-  var labUntil = 0;
-  var labChain = 0;        // the chain in progress: a message of an older one is dropped
-  var labAskedAt = null;   // when the chain asked for the frame being drawn
-  function trainBetweenFrames() {
-    var now = performance.now();
-    var frameCost = labAskedAt === null ? 25 : now - labAskedAt;
-    labAskedAt = null;
-    labUntil = now + Math.min(100, Math.max(16, 4 * frameCost));
-    labChannel.port2.postMessage(++labChain);
-  }
-  labChannel.port1.onmessage = function (e) {
-    if (e.data !== labChain || frameRequested || !app) return;
-    if (call('rv_web_lab_slice', 'number', ['number'], [app]) && performance.now() < labUntil) {
-      labChannel.port2.postMessage(labChain);
-    } else {
-      labAskedAt = performance.now();
-      Module['rvRequestFrame']();
-    }
-  };
   Module['rvRequestFrame'] = function () {
     if (frameRequested || !app) return;
     frameRequested = true;
@@ -789,8 +828,9 @@
       return fetchHub(repo).then(function () { return api['state'](); });
     },
     // Runs a lab experiment (options: the CLI's flags with underscores, e.g. {task: 'copy', methods: ['rope'],
-    // train_len: 8, steps: 300, seed: 1}) in slices between frames, shown in the Lab panel; resolves to the document
-    // `ropeviz-cli lab` prints for the same options. Rejects refused options, and a run stopped or replaced first.
+    // train_len: 8, steps: 300, seed: 1}, and `workers`: how many Web Workers train its runs) in the workers, shown
+    // in the Lab panel; resolves to the document `ropeviz-cli lab` prints for the same options. Rejects refused
+    // options, and a run stopped or replaced first.
     'lab': function (options) {
       if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
       var text;
@@ -803,7 +843,7 @@
           var lab = api['state']()['lab'];
           if (lab['serial'] !== serial) return reject(new Error('the lab run was replaced by another before it finished'));
           if (lab['running']) return setTimeout(poll, 50);
-          if (lab['stopped']) return reject(new Error('the lab run was stopped before it finished'));
+          if (lab['stopped']) return reject(new Error(lab['error'] || 'the lab run was stopped before it finished'));
           resolve(lab['result']);
         })();
       });
@@ -840,4 +880,39 @@
       return app ? JSON.parse(call('rv_web_rect', 'string', ['number', 'string'], [app, String(id)])) : null;
     },
   };
+
+  // [SECTION] A lab worker (started by the page above, from this same code): its first message is the page's
+  // compiled wasm, which becomes this instance (no window, no GL: main returns at once); each next one a run, trained
+  // to its end in slices of 100 ms (rv_lab_worker_*, src/platform/web/web_lab.cpp), posting after each its progress
+  // and the run so far, and at the end the run with its times and, for a method's first seed, its model.
+  function labWorker() {
+    var c = function (name, ret, args, types) { return Module['ccall'](name, ret, types || [], args); };
+    var jobs = [], started = false;
+    var work = function () { while (started && jobs.length) run(jobs.shift()); };
+    Module['instantiateWasm'] = function (imports, receive) {
+      self.onmessage = function (e) {
+        self.onmessage = function (e) { jobs.push(e.data); work(); };
+        WebAssembly.instantiate(e.data, imports).then(receive, function (err) {
+          self.postMessage({ error: 'the wasm did not start in a worker: ' + err.message });
+        });
+      };
+      return {};
+    };
+    Module['onRuntimeInitialized'] = function () { started = true; setTimeout(work, 0); };
+    function run(job) {
+      var w = c('rv_lab_worker_start', 'number', [job.flags, job.method, job.seed], ['string', 'string']);
+      if (!w) return self.postMessage({ error: 'the run of ' + job.method + ' was refused' });
+      var stat = function (k) { return c('rv_lab_worker_stat', 'number', [w, k]); };
+      for (var p = 0; p < 1;) {
+        p = c('rv_lab_worker_slice', 'number', [w, 100]);
+        var m = { index: job.index, progress: p, run: c('rv_lab_worker_json', 'string', [w]) };
+        if (p < 1) { self.postMessage(m); continue; }
+        var at = c('rv_lab_worker_weights', 'number', [w]);
+        m.weights = HEAPU8.slice(at, at + stat(3));
+        m.stats = [stat(0), stat(1), stat(2)];
+        self.postMessage(m, [m.weights.buffer]);
+      }
+      c('rv_lab_worker_free', null, [w]);
+    }
+  }
 })();

@@ -1,12 +1,16 @@
-// Browser benchmark of the lab (make bench-web): the default six-method experiment in headless Chromium, RUNS times
-// (default 3), with wall time, time inside the run, tokens/s and the steps each method took; then the median, and
-// the native CLI's tokens/s for the same 100-step rope run beside the page's. Not a test: numbers for the note.
+// Browser benchmark of the lab (make bench-web): the default experiment (six methods x three seeds) in headless
+// Chromium with 1 and 2 Web Workers (and 4 where the machine has the cores), RUNS times each (default 3), with wall
+// time, time inside the runs, tokens/s and the steps each method took; the medians and the speed-up over one worker;
+// the native CLI's wall time for the same experiment with --jobs 1 and 2; and the CLI's tokens/s for the same
+// 100-step rope run beside the page's. Not a test: numbers for the README.
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, openPage, startServer, ready } from '../web/lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'build/native/ropeviz-cli');
 const runs = Number(process.env.RUNS || 3);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -15,23 +19,43 @@ const browser = await launch();
 const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/') });
 await page.goto(`${server.origin}/#tab=lab`);
 await ready(page);
-const walls = [];
-for (let i = 0; i < runs; ++i) {
-  const t0 = Date.now();
-  const doc = await page.evaluate(() => window.ropeviz.lab({}));
-  walls.push((Date.now() - t0) / 1000);
-  const steps = Object.entries(doc.methods).map(([k, m]) => `${k} ${m.steps_run}${m.reached_bar ? '' : ' (below the bar)'}`);
-  console.log(`default run ${i + 1}: ${walls[i].toFixed(1)} s wall, ${doc.seconds.toFixed(1)} s in the run, ` +
-    `${Math.round(doc.tokens_per_s)} tokens/s; steps: ${steps.join(', ')}`);
+const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+console.log(`${cores} cores as the page sees them (${os.cpus().length} as node does), load average ` +
+  `${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+const wallOf = {};
+for (const workers of [1, 2, 4].filter((w) => w <= Math.max(2, cores))) {
+  const walls = [];
+  for (let i = 0; i < runs; ++i) {
+    const t0 = Date.now();
+    const doc = await page.evaluate((n) => window.ropeviz.lab({ workers: n }), workers);
+    walls.push((Date.now() - t0) / 1000);
+    const steps = Object.entries(doc.methods).map(([k, m]) =>
+      `${k} ${m.runs.map((r) => r.steps).join('/')}${m.reached_bar ? '' : ' (below the bar)'}`);
+    console.log(`default run, ${workers} worker${workers > 1 ? 's' : ''}, ${i + 1}: ${walls[i].toFixed(1)} s wall, ` +
+      `${Math.round(doc.tokens_per_s)} tokens/s per worker; steps per seed: ${steps.join(', ')}`);
+  }
+  wallOf[workers] = median(walls);
+  console.log(`median of ${runs}, ${workers} worker${workers > 1 ? 's' : ''}: ${wallOf[workers].toFixed(1)} s wall` +
+    (workers > 1 ? `, ${(wallOf[1] / wallOf[workers]).toFixed(2)}x one worker's` : ''));
 }
-console.log(`median of ${runs}: ${median(walls).toFixed(1)} s wall`);
-const rope = ['--methods', 'rope', '--steps', '100', '--check-every', '0'];
+const native = {};
+for (const jobs of [1, 2]) {
+  const walls = [];
+  for (let i = 0; i < runs; ++i) {
+    const t0 = Date.now();
+    execFileSync(cli, ['lab', '--jobs', String(jobs)]);
+    walls.push((Date.now() - t0) / 1000);
+  }
+  native[jobs] = median(walls);
+  console.log(`ropeviz-cli lab --jobs ${jobs} (the default experiment): ${native[jobs].toFixed(1)} s wall, median of ` +
+    `${runs}` + (jobs > 1 ? `, ${(native[1] / native[jobs]).toFixed(2)}x --jobs 1` : ''));
+}
+const rope = ['--methods', 'rope', '--steps', '100', '--check-every', '0', '--seeds', '1'];
 const pageRates = [], nativeRates = [];
 for (let i = 0; i < runs; ++i) {
-  const doc = await page.evaluate(() => window.ropeviz.lab({ methods: ['rope'], steps: 100, check_every: 0 }));
+  const doc = await page.evaluate(() => window.ropeviz.lab({ methods: ['rope'], steps: 100, check_every: 0, seeds: 1 }));
   pageRates.push(doc.tokens_per_s);
-  const cli = JSON.parse(execFileSync(path.join(root, 'build/native/ropeviz-cli'), ['lab', ...rope]).toString());
-  nativeRates.push(cli.tokens_per_s);
+  nativeRates.push(JSON.parse(execFileSync(cli, ['lab', ...rope]).toString()).tokens_per_s);
 }
 const p = median(pageRates), n = median(nativeRates);
 console.log(`rope, 100 steps: page ${Math.round(p)} tokens/s, native ${Math.round(n)} tokens/s (medians of ${runs}): ` +

@@ -1,4 +1,4 @@
-// The lab in the page: window.ropeviz.lab(options) trains in slices between frames and resolves to the document
+// The lab in the page: window.ropeviz.lab(options) trains in Web Workers and resolves to the document
 // `ropeviz-cli lab` prints for the same options (accuracy within 1e-4), refuses bad options with the CLI's message,
 // a link restores the panel's settings, and Run / Stop work with the mouse. Screenshots of a finished run.
 import { test } from 'node:test';

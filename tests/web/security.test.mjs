@@ -1,6 +1,6 @@
 // The page under its Content-Security-Policy: served by the real `make run` server (web/serve.py,
-// header + <meta>) and as the single file from file:// (<meta> only), it loads, draws, exports and
-// copies a link without one policy violation or console error.
+// header + <meta>) and as the single file from file:// (<meta> only), it loads, draws, exports, trains a lab in its
+// Web Workers and copies a link without one policy violation or console error; a worker it does not name is refused.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -44,6 +44,22 @@ const watch = (page) => page.addInitScript(() => {
   });
 });
 
+// A small lab in two Web Workers (the policy's worker-src): it trains and resolves under the policy.
+async function workers(page) {
+  const doc = await page.evaluate(() => window.ropeviz.lab({ methods: ['rope', 'none'], steps: 3, seeds: 1, workers: 2 }));
+  assert.deepEqual(Object.keys(doc.methods), ['rope', 'none']);
+  assert.equal(doc.methods.rope.train_loss.length, 3);
+}
+
+// A worker from `source` ('blob' or a URL) posts 1 when it runs; the policy's refusal is an error event instead.
+const tryWorker = (page, source) => page.evaluate((src) => new Promise((resolve) => {
+  const url = src === 'blob' ? URL.createObjectURL(new Blob(['postMessage(1)'], { type: 'text/javascript' })) : src;
+  let w;
+  try { w = new Worker(url); } catch (e) { return resolve('refused'); }
+  w.onmessage = () => resolve('ran');
+  w.onerror = () => resolve('refused');
+}), source);
+
 async function exercise(page) {
   const s = await ready(page);
   assert.equal(s.position, 3);
@@ -66,6 +82,7 @@ async function exercise(page) {
     return e.defaultPrevented;
   });
   assert.equal(prevented, true, 'oncontextmenu ran under the policy');
+  await workers(page);
   await frames(page, 3);
   assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
   page.assertClean();
@@ -78,6 +95,8 @@ test('served by web/serve.py: the page runs under the header policy with no viol
   const policy = response.headers()['content-security-policy'];
   assert.match(policy, /^default-src 'none'; script-src 'self' 'wasm-unsafe-eval' /);
   assert.ok(!policy.includes("'unsafe-inline'") && !policy.includes("'unsafe-eval'"), policy);
+  assert.match(policy, /; worker-src 'self';/, 'workers: the page\'s own ropeviz.js only');
+  assert.equal(policy.match(/worker-src [^;]*/g).length, 1, policy);
   assert.equal(response.headers()['x-content-type-options'], 'nosniff');
   await exercise(page);
   // The same page must not reach past the policy: an injected inline script and a foreign fetch are refused.
@@ -90,11 +109,13 @@ test('served by web/serve.py: the page runs under the header policy with no viol
     return { injected: window.__injected === true, fetched };
   });
   assert.deepEqual(blocked, { injected: false, fetched: false });
-  // Violation events arrive asynchronously: both refusals are reported (the listener works).
-  await page.waitForFunction(() => window.__cspViolations.length >= 2);
+  assert.equal(await tryWorker(page, 'blob'), 'refused', 'a blob: worker is not the served page\'s');
+  // Violation events arrive asynchronously: the refusals are reported (the listener works).
+  await page.waitForFunction(() => window.__cspViolations.length >= 3);
   const reported = (await page.evaluate(() => window.__cspViolations)).join('\n');
   assert.match(reported, /script-src/);
   assert.match(reported, /connect-src blocked https:\/\/example\.com/);
+  assert.match(reported, /worker-src blocked blob/);
   await page.closeAll();
 });
 
@@ -108,8 +129,14 @@ test('the single file from file:// runs under its <meta> policy with no violatio
   assert.ok(!meta.includes("'unsafe-inline'") && !meta.includes("'unsafe-eval'"), meta);
   // Fetches: the Hugging Face Hub's hosts only (when the user asks for a repo), nothing else
   assert.match(meta, /; connect-src 'self' https:\/\/huggingface\.co https:\/\/\*\.hf\.co;/);
+  // Workers: only a blob: URL (the page's own code, which it has no file of its own for)
+  assert.match(meta, /; worker-src blob:;/);
+  assert.equal(meta.match(/worker-src [^;]*/g).length, 1, meta);
   await exercise(page);
   assert.equal((await state(page)).rope.ok, true);
+  assert.equal(await tryWorker(page, 'data:text/javascript,postMessage(1)'), 'refused', 'a data: worker is not the page\'s');
+  await page.waitForFunction(() => window.__cspViolations.length >= 1);
+  assert.match((await page.evaluate(() => window.__cspViolations)).join('\n'), /worker-src blocked data/);
   await page.closeAll();
 });
 

@@ -55,6 +55,12 @@ def probes(port):
             assert (body == b"") == (method == "HEAD"), (method, path)
             if ctype.startswith("text/html"):
                 assert "script-src 'self' 'wasm-unsafe-eval' " in policy and "connect-src 'self' https://huggingface.co https://*.hf.co;" in policy, policy
+                # the lab's Web Workers: index.html starts its own ropeviz.js, the single file a blob: of its code
+                workers = "worker-src blob:;" if "windows-1252" in ctype else "worker-src 'self';"
+                assert workers in policy and policy.count("worker-src") == 1, policy
+            else:
+                # ropeviz.js, also as a worker's script, runs under nothing more: the page hands it the compiled wasm
+                assert policy == "default-src 'none'; frame-ancestors 'none'", (path, policy)
     # The build directory's other files, traversal in every spelling, absolute paths: 404.
     for path in ["/CMakeCache.txt", "/build.ninja", "/compile_commands.json", "/cmake_install.cmake",
                  "/librv_imgui.a", "/single/ropeviz.html", "/CMakeFiles/", "/src/", "/include-links/",

@@ -77,13 +77,23 @@ std::optional<std::string> flag_value(const JsonValue& v) {
 }
 }  // namespace
 
-Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json) {
+Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json, int* workers) {
   const Expected<JsonValue> doc = parse_json(options_json, kMaxLabOptionsBytes, 4);
   if (!doc) return bad_request("lab options: " + doc.error().message);
   if (doc->kind != JsonValue::Kind::Object)
     return bad_request("lab options must be an object such as {\"task\": \"copy\", \"train_len\": 8}");
   std::vector<std::string> flags;
+  if (workers) *workers = 0;
   for (const auto& [key, value] : doc->object) {
+    if (workers && key == "workers") {
+      const bool whole = value.kind == JsonValue::Kind::Number && value.number == std::floor(value.number);
+      if (!whole || value.number < 1 || value.number > kLabWorkersMax)
+        return bad_request("lab option \"workers\" must be a whole number from 1 to " + std::to_string(kLabWorkersMax) +
+                           " (the Web Workers that train the runs), got " +
+                           (value.kind == JsonValue::Kind::Number ? format_number(value.number) : std::string("another type")));
+      *workers = int(value.number);
+      continue;
+    }
     const std::optional<std::string> text = flag_value(value);
     if (!text)
       return bad_request("lab option \"" + key.substr(0, 40) +

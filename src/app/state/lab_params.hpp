@@ -20,7 +20,10 @@ void set_lab_params(Params& p, const LabOptions& o);
 
 // window.ropeviz.lab's options object as CLI flags: each key is a flag with '_' for '-' (train_len ->
 // --train-len); a string or number is its value, an array of strings a comma-separated list (methods). Any other
-// shape is a BadRequest naming the key; parse_lab_options then checks the flags themselves.
-Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json);
+// shape is a BadRequest naming the key; parse_lab_options then checks the flags themselves. With `workers`, the page's
+// own key "workers" (how many Web Workers train the runs: not a flag, and not in the document) is taken out into it
+// (0 when absent): a whole number 1..kLabWorkersMax, else a BadRequest saying so.
+Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_json, int* workers = nullptr);
+inline constexpr int kLabWorkersMax = 16;
 
 }  // namespace rv

@@ -27,6 +27,7 @@
 #include "imgui.h"
 #include "imgui_internal.h"  // the scrollbar a finger may hold
 #include "platform/gl/window.hpp"
+#include "platform/web/web_lab.hpp"
 
 namespace {
 
@@ -51,6 +52,7 @@ struct Web {
   // after the load (other tokens, another head), which the page reads as it read the load's (rv_js_read_rows).
   std::shared_ptr<rv::SuppliedBytes> loaded_bytes;
   bool rows_asked = false;  // a read of rows is under way
+  rv::WebLabs labs;         // the lab's Web Workers (platform/web/web_lab.hpp)
 };
 
 // The page's hooks are quoted Module properties, names the closure compiler keeps (page.js sets them).
@@ -160,25 +162,13 @@ bool draw_frame(Web& web) {
 
 extern "C" {
 
-// page.js's frame: draws one and says whether another is due (1; 2 while a lab run trains, which page.js feeds
-// slices between frames) or the app waits for an event (0). Draws nothing while the GL context is lost (GL calls
-// would only fail until it is back).
+// page.js's frame: draws one and says whether another is due (1) or the app waits for an event (0). Draws nothing
+// while the GL context is lost (GL calls would only fail until it is back). The lab trains in Web Workers
+// (platform/web/web_lab.hpp): no frame is due for it.
 EMSCRIPTEN_KEEPALIVE int rv_web_frame(Web* web) {
   if (web->gl_lost || web->failed) return 0;
   web->failed = !draw_frame(*web);
-  if (web->failed || !rv::next_frame_due(web->window, web->app)) return 0;
-  return web->app.lab.running ? 2 : 1;
-}
-
-// A lab run's slice between frames, in a task of its own (page.js): an animation frame waits on the compositor,
-// which with a software GPU is most of the frame, so training only inside frames had about a fifth of the time.
-// Returns whether the run goes on; its end wakes the window for the frame that shows the result.
-EMSCRIPTEN_KEEPALIVE int rv_web_lab_slice(Web* web) {
-  if (!web->app.lab.running) return 0;
-  rv::lab_tick(web->app, rv::kLabSliceMs);
-  if (web->app.lab.running) return 1;
-  rv::wake(web->window);
-  return 0;
+  return !web->failed && rv::next_frame_due(web->window, web->app) ? 1 : 0;
 }
 
 // Applies "key=value&..." from the URL hash (on load, on hashchange) or from window.ropeviz.set();
@@ -447,11 +437,12 @@ EMSCRIPTEN_KEEPALIVE void rv_web_exercise_show(Web* web, int index) {
 }
 
 // window.ropeviz.lab(options): starts a lab run of these options (a JSON object, keys as the CLI's flags with
-// underscores); returns "" when it started, else the message why not. The run advances in frames.
+// underscores, and "workers"); returns "" when it started, else the message why not. Its runs train in Web Workers.
 EMSCRIPTEN_KEEPALIVE const char* rv_web_lab_start(Web* web, const char* options_json) {
-  const rv::Expected<std::vector<std::string>> flags = rv::lab_flags_from_json(options_json);
+  const rv::Expected<std::vector<std::string>> flags = rv::lab_flags_from_json(options_json, &web->labs.workers);
   web->reply = !flags ? flags.error().message : rv::lab_start(web->app, *flags) ? "" : web->app.lab.error;
-  rv::wake(web->window);  // the run trains in frames: the first is due now, not at the next input
+  web->labs.workers = 0;  // the panel's Run: the page's default
+  rv::wake(web->window);  // the panel shows the run now, not at the next input
   return web->reply.c_str();
 }
 
@@ -551,8 +542,12 @@ EMSCRIPTEN_KEEPALIVE void rv_web_request_frame(Web* web) {
 }  // extern "C"
 
 int main() {
+  if (EM_ASM_INT({ return typeof document == "undefined"; })) return 0;  // a lab worker (web/page.js): no window
   Web* web = new Web();               // lives as long as the page
   web->app.ui.can_open_files = true;  // page.js: a file picker, drop and paste
+  web->labs.app = &web->app;
+  web->labs.window = &web->window;
+  rv::install_web_lab(web->labs);
   // At the canvas's size, which the page shell (web/shell.html) set before making its context: no resize of a
   // live context.
   const int width = EM_ASM_INT({ return Module["canvas"].width; });
@@ -564,7 +559,7 @@ int main() {
   }
   // The GLFW port cannot change cursors, and its cursor-mode calls ask for pointer lock.
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;
-  EM_ASM({ Module["rvStarted"]($0); }, web);
+  EM_ASM({ Module["rvStarted"]($0, $1); }, web, &web->labs);
   web->window.on_wake = rv_js_request_frame;
   rv::wake(web->window);  // page.js draws the first frame as soon as main has returned
   return 0;               // the runtime stays: page.js draws the next frames (rv_web_frame) when they are due
