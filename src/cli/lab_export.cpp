@@ -50,30 +50,17 @@ bool take_value(std::vector<std::string>& args, const std::string& flag, std::st
   return found;
 }
 
-// Takes --batches N out of args; an error message, or empty.
-std::string take_batches(std::vector<std::string>& args, int& batches) {
+// Takes FLAG N out of args, an integer in [lo, hi] (left as it was when absent); an error message, or empty.
+std::string take_int(std::vector<std::string>& args, const std::string& flag, int lo, int hi, int& n) {
   std::string value, error;
-  if (!take_value(args, "--batches", value, error)) return error;
+  if (!take_value(args, flag, value, error)) return error;
   char* end = nullptr;
   errno = 0;
   const long v = value.empty() ? -1 : std::strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno == ERANGE || v < 0 || v > kMaxBatches)
-    return "--batches must be an integer in [0, " + std::to_string(kMaxBatches) + "], got \"" + value + "\"";
-  batches = static_cast<int>(v);
-  return {};
-}
-
-// Takes --jobs N out of args (default: the cores); an error message, or empty.
-std::string take_jobs(std::vector<std::string>& args, int& jobs) {
-  jobs = int(std::max(1u, std::thread::hardware_concurrency()));
-  std::string value, error;
-  if (!take_value(args, "--jobs", value, error)) return error;
-  char* end = nullptr;
-  errno = 0;
-  const long v = value.empty() ? -1 : std::strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno == ERANGE || v < 1 || v > kMaxJobs)
-    return "--jobs must be an integer in [1, " + std::to_string(kMaxJobs) + "], got \"" + value + "\"";
-  jobs = static_cast<int>(v);
+  if (value.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+    return flag + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got \"" + value +
+           "\"";
+  n = static_cast<int>(v);
   return {};
 }
 
@@ -114,8 +101,8 @@ int run_lab(int argc, char** argv, std::FILE* out, std::FILE* err) {
     std::fprintf(err, "ropeviz-cli lab: %s\n", error.empty() ? "--save-weights needs a directory" : error.c_str());
     return 2;
   }
-  int jobs = 1;
-  if (const std::string e = take_jobs(args, jobs); !e.empty()) {
+  int jobs = int(std::max(1u, std::thread::hardware_concurrency()));  // the cores unless --jobs says
+  if (const std::string e = take_int(args, "--jobs", 1, kMaxJobs, jobs); !e.empty()) {
     std::fprintf(err, "ropeviz-cli lab: %s\n", e.c_str());
     return 2;
   }
@@ -157,7 +144,7 @@ int run_lab_export(int argc, char** argv, std::FILE* out, std::FILE* err) {
   const std::string dir = argv[2];
   std::vector<std::string> args(argv + 3, argv + argc);
   int batches = kLabTorchBatches;
-  if (const std::string e = take_batches(args, batches); !e.empty()) {
+  if (const std::string e = take_int(args, "--batches", 0, kMaxBatches, batches); !e.empty()) {
     std::fprintf(err, "ropeviz-cli lab-export: %s\n", e.c_str());
     return 2;
   }

@@ -2,34 +2,20 @@
 // the single file (exactly: the same wasm trains each run alone), the CLI's within lab.test.mjs's tolerance; the
 // first seeds' models come back bit for bit (the saved weights); Stop during a worker run keeps what trained and
 // ends the workers; a bad `workers` is refused.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { launch, openPage, ready, startServer, state, frames, webDir } from './lib.mjs';
+import { clickDownloads, openPage, ready, servedApp, state, frames, webDir } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-const served = async (hash = '#tab=lab') => {
-  const page = await openPage(browser, { allowed: (u) => u.startsWith(server.origin + '/') });
-  await page.goto(`${server.origin}/${hash}`);
-  await ready(page);
-  return page;
-};
+const open = servedApp();
+const served = (hash = '#tab=lab') => open(hash);
 const single = async (hash = '#tab=lab') => {
   const url = pathToFileURL(path.join(webDir, 'ropeviz.html')).href;
-  const page = await openPage(browser, { allowed: (u) => u === url || u.startsWith(`${url}#`) });
+  const page = await openPage(open.browser(), { allowed: (u) => u === url || u.startsWith(`${url}#`) });
   await page.goto(`${url}${hash}`);
   await ready(page);
   return page;
@@ -45,14 +31,8 @@ const refused = (page, o) => page.evaluate((x) => window.ropeviz.lab(x).then(() 
 
 // The saved weights of the finished run (the panel's "save weights"): {file name: bytes}.
 async function savedWeights(page) {
-  const files = [];
-  page.on('download', (d) => files.push(d));
-  const r = await page.evaluate(() => window.ropeviz.rect('lab_weights'));
-  assert.ok(r, 'save weights is drawn');
-  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
-  for (let i = 0; i < 100 && files.length < 6; ++i) await new Promise((res) => setTimeout(res, 50));
   const out = {};
-  for (const d of files) out[d.suggestedFilename()] = fs.readFileSync(await d.path());
+  for (const d of await clickDownloads(page, 'lab_weights', 6)) out[d.suggestedFilename()] = fs.readFileSync(await d.path());
   return out;
 }
 

@@ -92,6 +92,7 @@ export function servedApp() {
     return page;
   };
   open.origin = () => server.origin;  // for tests that bring their own browser
+  open.browser = () => browser;       // for pages of other origins (the single file) in the same browser
   return open;
 }
 
@@ -132,6 +133,17 @@ export async function drag(page, id, from, to, steps = 8) {
   await page.mouse.up();
   await frames(page);
   return { x, y };
+}
+
+// Clicks a named control and waits (up to 5 s) for `count` downloads; returns them (playwright's Download objects).
+export async function clickDownloads(page, id, count) {
+  const files = [];
+  page.on('download', (d) => files.push(d));
+  const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
+  if (!r) throw new Error(`control ${id} is not drawn`);
+  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
+  for (let i = 0; i < 50 && files.length < count; ++i) await new Promise((done) => setTimeout(done, 100));
+  return files;
 }
 
 export const shot = (page, name) => page.screenshot({ path: path.join(artifactDir, `${name}.png`) });

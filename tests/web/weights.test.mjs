@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { servedApp, state, frames, artifactDir, webDir, launch, openPage, ready } from './lib.mjs';
+import { servedApp, state, frames, artifactDir, webDir, launch, openPage, ready, clickDownloads } from './lib.mjs';
 
 const open = servedApp();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ropeviz-weights-'));
@@ -307,12 +307,7 @@ test('the Lab saves its trained decoders as checkpoints the page opens again; "o
   const page = await open('#tab_bottom=lab');
   await page.evaluate(() => window.ropeviz.lab({ task: 'copy', methods: ['learned', 'rope'], train_len: 3, steps: 200, seed: 2 }));
   await frames(page, 3);
-  const files = [];
-  page.on('download', (d) => files.push(d));
-  const r = await page.evaluate(() => window.ropeviz.rect('lab_weights'));
-  assert.ok(r, 'the save weights button is drawn');
-  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
-  for (let i = 0; i < 50 && files.length < 4; ++i) await new Promise((done) => setTimeout(done, 100));
+  const files = await clickDownloads(page, 'lab_weights', 4);
   assert.deepEqual(files.map((d) => d.suggestedFilename()).sort(), ['ropeviz-lab-learned-config.json',
     'ropeviz-lab-learned-model.safetensors', 'ropeviz-lab-rope-config.json', 'ropeviz-lab-rope-model.safetensors']);
   // The download is the binary file, intact: its header names pos_emb and its data ends where the file does.
