@@ -534,7 +534,8 @@
   // a new instance of this same code and wasm: the served page's own ropeviz.js by its URL (the policy's worker-src
   // 'self'), the single file's inlined code as a blob: URL (worker-src blob:); the wasm is compiled here once and
   // handed to each. A worker trains one run at a time and posts its progress, what it has so far and the finished
-  // run (labWorker below); a few frames a second show them. Stop terminates the workers.
+  // run (labWorker below); a frame a second shows them (each also costs the workers CPU: with a software GPU about
+  // 0.15 s of a core). Stop terminates the workers.
   var appScript = document.currentScript;  // the app's script element: its src, or (single file) its code
   var labWasm = null, labURL = null;
   var labPool = null;  // {id, workers, next, done, timer}
@@ -549,10 +550,11 @@
     labStop();
     call('rv_web_lab_failed', null, ['number', 'number', 'string'], [labs, pool.id, String(message).slice(0, 500)]);
   }
-  // A run as a worker posted it after a slice: so far, or finished (with its times and tokens and, for a first seed,
-  // its weights), through the heap, not ccall's stack copy (a long run's JSON is large); rv_web_lab_run reads it.
+  // A run's progress as a worker posted it after a slice, with the run so far (now and then) or finished (with its times
+  // and tokens and, for a first seed, its weights), through the heap, not ccall's stack copy (a long run's JSON is
+  // large); rv_web_lab_run reads it.
   function labRun(pool, d) {
-    var json = new TextEncoder().encode(d.run), weights = d.weights || new Uint8Array(0), stats = d.stats || [0, 0, 0];
+    var json = new TextEncoder().encode(d.run || ''), weights = d.weights || new Uint8Array(0), stats = d.stats || [0, 0, 0];
     var at = call('rv_web_lab_buffer', 'number', [], [labs, json.length + weights.length]);
     HEAPU8.set(json, at);
     HEAPU8.set(weights, at + json.length);
@@ -561,7 +563,7 @@
   Module['rvLabWorkers'] = function (id, flags, runs, count) {
     labStop();
     var pool = labPool = { id: id, workers: [], next: 0, done: 0,
-      timer: setInterval(function () { call('rv_web_request_frame', null, [], [app]); }, 250) };
+      timer: setInterval(function () { call('rv_web_request_frame', null, [], [app]); }, 1000) };
     var give = function (w) {
       if (pool.next >= runs.length) return w.terminate();
       var i = pool.next++;
@@ -883,8 +885,9 @@
 
   // [SECTION] A lab worker (started by the page above, from this same code): its first message is the page's
   // compiled wasm, which becomes this instance (no window, no GL: main returns at once); each next one a run, trained
-  // to its end in slices of 100 ms (rv_lab_worker_*, src/platform/web/web_lab.cpp), posting after each its progress
-  // and the run so far, and at the end the run with its times and, for a method's first seed, its model.
+  // to its end in slices of 100 ms (rv_lab_worker_*, src/platform/web/web_lab.cpp), posting after each its progress,
+  // after the first and every fifth the run so far, and at the end the run with its times and, for a method's first
+  // seed, its model.
   function labWorker() {
     var c = function (name, ret, args, types) { return Module['ccall'](name, ret, types || [], args); };
     var jobs = [], started = false;
@@ -903,9 +906,10 @@
       var w = c('rv_lab_worker_start', 'number', [job.flags, job.method, job.seed], ['string', 'string']);
       if (!w) return self.postMessage({ error: 'the run of ' + job.method + ' was refused' });
       var stat = function (k) { return c('rv_lab_worker_stat', 'number', [w, k]); };
-      for (var p = 0; p < 1;) {
+      for (var p = 0, slice = 0; p < 1; slice++) {
         p = c('rv_lab_worker_slice', 'number', [w, 100]);
-        var m = { index: job.index, progress: p, run: c('rv_lab_worker_json', 'string', [w]) };
+        var m = { index: job.index, progress: p };
+        if (p >= 1 || slice % 5 === 0) m.run = c('rv_lab_worker_json', 'string', [w]);
         if (p < 1) { self.postMessage(m); continue; }
         var at = c('rv_lab_worker_weights', 'number', [w]);
         m.weights = HEAPU8.slice(at, at + stat(3));

@@ -3,11 +3,12 @@
 // time, time inside the runs, tokens/s and the steps each method took; the medians and the speed-up over one worker;
 // the native CLI's wall time for the same experiment with --jobs 1 and 2; and the CLI's tokens/s for the same
 // 100-step rope run beside the page's. Not a test: numbers for the README.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, openPage, startServer, ready } from '../web/lib.mjs';
+import { ownChildren, treeCpuSeconds } from '../web/measure.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'build/native/ropeviz-cli');
@@ -15,7 +16,9 @@ const runs = Number(process.env.RUNS || 3);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const server = await startServer();
+const before = ownChildren();
 const browser = await launch();
+const browserPid = [...ownChildren()].find((pid) => !before.has(pid));  // its CPU: how much of the machine it got
 const page = await openPage(browser, { allowed: (url) => url.startsWith(server.origin + '/') });
 await page.goto(`${server.origin}/#tab=lab`);
 await ready(page);
@@ -26,13 +29,15 @@ const wallOf = {};
 for (const workers of [1, 2, 4].filter((w) => w <= Math.max(2, cores))) {
   const walls = [];
   for (let i = 0; i < runs; ++i) {
-    const t0 = Date.now();
+    const t0 = Date.now(), cpu0 = treeCpuSeconds(browserPid);
     const doc = await page.evaluate((n) => window.ropeviz.lab({ workers: n }), workers);
     walls.push((Date.now() - t0) / 1000);
+    const cpu = treeCpuSeconds(browserPid) - cpu0;
     const steps = Object.entries(doc.methods).map(([k, m]) =>
       `${k} ${m.runs.map((r) => r.steps).join('/')}${m.reached_bar ? '' : ' (below the bar)'}`);
     console.log(`default run, ${workers} worker${workers > 1 ? 's' : ''}, ${i + 1}: ${walls[i].toFixed(1)} s wall, ` +
-      `${Math.round(doc.tokens_per_s)} tokens/s per worker; steps per seed: ${steps.join(', ')}`);
+      `${cpu.toFixed(1)} s CPU of the browser (${(cpu / walls[i]).toFixed(2)} cores), load average ` +
+      `${os.loadavg()[0].toFixed(1)}, ${Math.round(doc.tokens_per_s)} tokens/s per worker; steps per seed: ${steps.join(', ')}`);
   }
   wallOf[workers] = median(walls);
   console.log(`median of ${runs}, ${workers} worker${workers > 1 ? 's' : ''}: ${wallOf[workers].toFixed(1)} s wall` +
@@ -40,15 +45,17 @@ for (const workers of [1, 2, 4].filter((w) => w <= Math.max(2, cores))) {
 }
 const native = {};
 for (const jobs of [1, 2]) {
-  const walls = [];
-  for (let i = 0; i < runs; ++i) {
-    const t0 = Date.now();
-    execFileSync(cli, ['lab', '--jobs', String(jobs)]);
-    walls.push((Date.now() - t0) / 1000);
+  const walls = [], cpus = [];
+  for (let i = 0; i < runs; ++i) {  // GNU time: wall, user and system seconds
+    const r = spawnSync('/usr/bin/time', ['-f', '%e %U %S', cli, 'lab', '--jobs', String(jobs)], { encoding: 'utf8' });
+    const [wall, user, sys] = r.stderr.trim().split('\n').pop().split(' ').map(Number);
+    walls.push(wall);
+    cpus.push(user + sys);
   }
   native[jobs] = median(walls);
-  console.log(`ropeviz-cli lab --jobs ${jobs} (the default experiment): ${native[jobs].toFixed(1)} s wall, median of ` +
-    `${runs}` + (jobs > 1 ? `, ${(native[1] / native[jobs]).toFixed(2)}x --jobs 1` : ''));
+  console.log(`ropeviz-cli lab --jobs ${jobs} (the default experiment): ${native[jobs].toFixed(1)} s wall, ` +
+    `${median(cpus).toFixed(1)} s CPU, median of ${runs}, load average ${os.loadavg()[0].toFixed(1)}` +
+    (jobs > 1 ? `; ${(native[1] / native[jobs]).toFixed(2)}x --jobs 1` : ''));
 }
 const rope = ['--methods', 'rope', '--steps', '100', '--check-every', '0', '--seeds', '1'];
 const pageRates = [], nativeRates = [];

@@ -93,6 +93,7 @@ TEST_CASE("lab on threads: at the default model sizes, every run is its one-seed
     INFO("jobs " << jobs);
     LabParallel lab(o, jobs);
     poll_until(lab, [](const LabParallel& l) { return l.done(); });
+    REQUIRE(lab.done());
     CHECK(without_times(lab_json(lab.result())) == expected);
   }
 }

@@ -76,10 +76,10 @@ function processTable() {
 }
 
 // The processes this test process started (Playwright starts the browser as our child).
-const ownChildren = () => new Set(processTable().children.get(process.pid) ?? []);
+export const ownChildren = () => new Set(processTable().children.get(process.pid) ?? []);
 
 // CPU seconds used so far by the process `pid` and all its descendants.
-function treeCpuSeconds(pid) {
+export function treeCpuSeconds(pid) {
   const { children, ticks } = processTable();
   let total = 0;
   const stack = [pid];

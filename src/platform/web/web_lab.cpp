@@ -4,6 +4,7 @@
 
 #include <emscripten/emscripten.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -96,6 +97,13 @@ void install_web_lab(WebLabs& labs) {
 }
 
 namespace {
+// A run came in: two frames show it, not an event's settling frames (with a software GPU a frame costs about 0.15 s
+// of a core, which the workers share).
+void show(Window& w) {
+  w.frames_due = std::max(w.frames_due, 2);
+  if (w.on_wake) w.on_wake();
+}
+
 WebLab* ours(WebLabs* labs, double id) {
   return labs->current && labs->current->ours(id) ? labs->current : nullptr;
 }
@@ -129,9 +137,9 @@ EMSCRIPTEN_KEEPALIVE std::uint8_t* rv_web_lab_buffer(rv::WebLabs* labs, int byte
   return labs->bytes.data();
 }
 
-// Run `index` as lab_run_json writes it, the buffer's first json_bytes, and its progress 0..1: so far (progress < 1,
-// no frame for it: the page draws a few a second while workers train) or finished (then its times, tokens and, for
-// a method's first seed, its weights after the JSON).
+// Run `index`'s progress 0..1 and the run as lab_run_json writes it, the buffer's first json_bytes: so far (progress
+// < 1, the JSON now and then, and no frame for it: the page draws one a second while workers train) or finished
+// (then its times, tokens and, for a method's first seed, its weights after the JSON).
 EMSCRIPTEN_KEEPALIVE void rv_web_lab_run(rv::WebLabs* labs, double id, int index, int json_bytes, double progress,
                                          double seconds, double train_seconds, double tokens) {
   rv::WebLab* lab = rv::ours(labs, id);
@@ -144,9 +152,10 @@ EMSCRIPTEN_KEEPALIVE void rv_web_lab_run(rv::WebLabs* labs, double id, int index
   const std::size_t i = std::size_t(std::max(0, index));
   const bool finished = progress >= 1;
   if (!finished) lab->progress(i, progress);
+  if (!finished && json.empty()) return;  // its progress alone
   const std::string error = lab->arrive(i, json.c_str(), finished, seconds, train_seconds, tokens, bytes);
   if (!error.empty()) return rv::fail(labs, error);
-  if (finished) wake(*labs->window);
+  if (finished) rv::show(*labs->window);
 }
 
 // A worker could not train (its wasm did not start, the browser refused a worker): the lab stops with the message.
