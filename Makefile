@@ -45,7 +45,8 @@ bench: setup
 	@cmake --build --preset native -j $(JOBS) --target rv_bench
 	@build/native/tests/bench/rv_bench
 
-# The lab in headless Chromium: the default experiment's wall time (median of RUNS=3) and page vs native tokens/s;
+# The lab in headless Chromium: the default experiment's wall time with 1 and 2 workers (4 with the cores; medians of
+# RUNS=3), ropeviz-cli lab --jobs 1 and 2, and page vs native tokens/s;
 # then start-up, idle CPU and input latency (medians of STARTUP_RUNS=5 fresh browsers) into build/bench-web/startup.txt.
 bench-web: native web
 	@node tests/bench/lab_browser.mjs
