@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "app/panels/panel_views.hpp"
@@ -195,15 +196,16 @@ void steps_cell(const LabMethodResult& m, const LabSummaryBands& b, const LabOpt
     ImGui::SetTooltip(m.reached_bar ? "stopped here: every training size at the bar" : "not at the bar (yet)");
 }
 
-// A figure's mean over the seeds and, with two or more, its band: "48% (44%–52%)".
+// A figure's mean over the seeds and, with two or more that differ, its band in percents: "48% (44–52)".
 void band_cell(const LabBand& b) {
   ImGui::TableNextColumn();
   char mean[24], lo[24], hi[24], buf[80];
   if (!b.mean) return ImGui::TextDisabled("—");
   format_percent(*b.mean, mean, sizeof mean);
-  if (b.runs < 2) return ImGui::TextUnformatted(mean);
   format_percent(*b.lo, lo, sizeof lo);
   format_percent(*b.hi, hi, sizeof hi);
+  if (b.runs < 2 || std::strcmp(lo, hi) == 0) return ImGui::TextUnformatted(mean);
+  lo[std::strlen(lo) - 1] = hi[std::strlen(hi) - 1] = '\0';  // the band's '%' is the mean's
   std::snprintf(buf, sizeof buf, "%s (%s–%s)", mean, lo, hi);
   ImGui::TextUnformatted(buf);
 }
@@ -260,7 +262,7 @@ void summary_table(const LabResult& r, float scale, bool scroll_x) {
 float summary_width() {
   const ImGuiStyle& style = ImGui::GetStyle();
   float w = 2.0f * style.WindowPadding.x + 6.0f * (2.0f * style.CellPadding.x + 1.0f);
-  for (const char* widest : {"sinusoidal", "100% (>99%–100%)", "100% (>99%–100%)", "100% (>99%–100%)", "0.00000",
+  for (const char* widest : {"sinusoidal", ">99% (>99–100)", ">99% (>99–100)", ">99% (>99–100)", "0.00000",
                              "99,999–100,000 (max)"})
     w += ImGui::CalcTextSize(widest).x;
   return w;
