@@ -297,28 +297,59 @@ class Decoder(torch.nn.Module):
                                 for k, t in made.items()}
         return self.tables[key]
 
-    def forward(self, tokens):  # [B, T] -> logits [B, T, vocab]
+    def by_position(self, positions):
+        """What the method reads at each token's position (the README's tiny decoder, positions [B, T]): pe, cos and
+        sin [B, T, *] from tables of every position up to the largest seen (made again only when one is larger);
+        alibi's -slope_n * (p_i - p_j) and t5's bucket(max(p_i - p_j, 0)) [B, T, T] by position distance."""
+        w = self.tok_emb
+        if (positions < 0).any():
+            raise ValueError("positions must be >= 0")
+        out, top = {}, int(positions.max()) + 1
+        if self.position in ("sinusoidal", "rope"):
+            rows = getattr(self, "position_rows", None)  # (positions covered, device, {"pe"} or {"cos", "sin"})
+            if rows is None or rows[0] < top or rows[1] != w.device:
+                made = position_tables(self.position, top, w.shape[1], self.heads, self.base, self.pairing, self.rope)
+                rows = self.position_rows = (top, w.device, {k: t.to(w.device) for k, t in made.items()
+                                                             if k != "causal"})
+            out = {k: t.to(w.dtype)[positions] for k, t in rows[2].items()}
+        distance = positions[:, :, None] - positions[:, None, :]  # p_i - p_j  # [B, T, T]
+        if self.position == "alibi":
+            slopes = torch.tensor(alibi_slopes(self.heads), dtype=torch.float64, device=w.device)
+            out["bias"] = (-slopes[None, :, None, None] * distance[:, None].double()).to(w.dtype)  # [B, heads, T, T]
+        if self.position == "t5":  # every distance from T5_MAX_DISTANCE on is the last bucket
+            buckets = torch.tensor([t5_bucket(r) for r in range(T5_MAX_DISTANCE + 1)], device=w.device)
+            out["bucket"] = buckets[distance.clamp(0, T5_MAX_DISTANCE)]
+        return out
+
+    def forward(self, tokens, positions=None):
+        """tokens [B, T] -> logits [B, T, vocab]. positions [B, T] (default 0..T-1): where each token sits, as its
+        method reads it (pos_emb[p], PE(p), rope at p, alibi and t5 by p_i - p_j); causality stays by index."""
         B, T = tokens.shape
         d_model = self.tok_emb.shape[1]
         d_head = d_model // self.heads
-        if self.position == "learned" and T > self.max_position:  # PyTorch's message for pos_emb[T - 1]
+        if positions is None and self.position == "learned" and T > self.max_position:  # PyTorch's for pos_emb[T - 1]
             raise IndexError("index %d is out of bounds for dimension 0 with size %d"
                              % (self.max_position, self.max_position))
         tab = self.tables_for(T)
+        at = tab if positions is None else self.by_position(positions)
         h = self.tok_emb[tokens]
         if self.position == "learned":
-            h = h + self.pos_emb[:T]
+            h = h + (self.pos_emb[:T] if positions is None else self.pos_emb[positions])
         if self.position == "sinusoidal":
-            h = h + tab["pe"]
-        bias = tab.get("bias")  # alibi: fixed; t5: learned, one table for all layers
+            h = h + at["pe"]
+        bias = at.get("bias")  # alibi: fixed; t5: learned, one table for all layers
         if self.position == "t5":
-            bias = self.rel_bias[tab["bucket"]].permute(2, 0, 1)  # [heads, T, T]
+            bias = self.rel_bias[at["bucket"]]  # [T, T, heads], or [B, T, T, heads] by position
+            bias = bias.permute(2, 0, 1) if positions is None else bias.permute(0, 3, 1, 2)  # [(B,) heads, T, T]
+        cos, sin = at.get("cos"), at.get("sin")
+        if positions is not None and cos is not None:
+            cos, sin = cos[:, None], sin[:, None]  # [B, 1, T, d_head/2]: every head alike
         for layer in self.layers:
             a = rms(h, layer.norm1)
             q, k, v = ((a @ w).view(B, T, self.heads, d_head).transpose(1, 2) for w in (layer.wq, layer.wk, layer.wv))
             if self.position == "rope":
-                q = rotate(q, tab["cos"], tab["sin"], self.pairing)
-                k = rotate(k, tab["cos"], tab["sin"], self.pairing)
+                q = rotate(q, cos, sin, self.pairing)
+                k = rotate(k, cos, sin, self.pairing)
             s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(d_head))  # [B, heads, T, T]
             if bias is not None:
                 s = s + bias
