@@ -375,7 +375,8 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
   for (const LabMethodResult& m : r.methods) {
     const int failing = first_failing(m);
     const int n = failing ? failing - 1 : int(m.accuracy.size());
-    if (m.method == PositionMethod::Learned && n > L) {  // sizes that read rows no training input reached
+    // sizes that read rows no training input reached (random positions train every row of the table)
+    if (m.method == PositionMethod::Learned && n > L && r.options.positions == LabPositions::Sequential) {
       plot::plot_vspan(L + 0.5, n + 0.5, kUntrainedTint);
       plot::plot_vline(L + 0.5, theme::kMuted, "learned: never-trained rows");
     }

@@ -94,12 +94,13 @@ void lab_remedy_view(App& app) {
   const int L = now.options.train_len;
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("Solid: trained at 0 to T-1. Dashed: trained at random positions in [0, %d), tested the same way. "
-                      "Light: that model tested at 0 to T-1. Shaded: the seeds' lowest to highest.",
+                      "Light: that model tested at 0 to T-1. Shaded: the seeds' lowest to highest; the trained sizes "
+                      "are lighter.",
                       lab_position_range(rnd.options));
   ImGui::PopTextWrapPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int count = int(now.methods.size());
-  const int cols = app.ui.narrow ? 1 : std::min(3, count), rows = (count + cols - 1) / cols;
+  const int cols = app.ui.narrow ? 1 : count <= 4 ? std::min(2, count) : 3, rows = (count + cols - 1) / cols;
   const ImVec2 size((avail.x - (cols - 1) * ImGui::GetStyle().ItemSpacing.x) / cols,
                     std::max(140.0f * app.ui.scale, avail.y / rows - ImGui::GetStyle().ItemSpacing.y));
   for (int k = 0; k < count; ++k) {
@@ -111,17 +112,19 @@ void lab_remedy_view(App& app) {
     char id[48];
     std::snprintf(id, sizeof id, "lab_remedy_%s", position_method_name(method));
     plot::Spec spec;
-    spec.x = {position_method_name(method), plot::Scale::Linear, 0.5, 4.0 * L + 0.5, true};
-    spec.y = {"exact match", plot::Scale::Linear, 0.0, 1.0};
+    char title[64];
+    std::snprintf(title, sizeof title, "%s: exact match by size n", position_method_name(method));
+    spec.x = {nullptr, plot::Scale::Linear, 0.5, 4.0 * L + 0.5, true};
+    spec.y = {title, plot::Scale::Linear, 0.0, 1.0};
     if (a && b && plot::begin_plot(id, size, spec)) {
       plot::plot_vspan(0.5, L + 0.5, IM_COL32(255, 255, 255, 14));
       const ImU32 c = theme::kMethods[int(method)];
-      curve(*a, a->accuracy, &LabSeedRun::accuracy, c, false, "0 to T-1");
-      curve(*b, b->accuracy, &LabSeedRun::accuracy, c, true, "random");
+      curve(*a, a->accuracy, &LabSeedRun::accuracy, c, false, nullptr);  // the sentence above says which is which
+      curve(*b, b->accuracy, &LabSeedRun::accuracy, c, true, nullptr);
       const ImVec4 v = theme::vec(c);
       curve(*b, b->accuracy_sequential, &LabSeedRun::accuracy_sequential,
             ImGui::ColorConvertFloat4ToU32(ImVec4(0.5f * (v.x + 1), 0.5f * (v.y + 1), 0.5f * (v.z + 1), v.w)), false,
-            "random, tested at 0 to T-1");
+            nullptr);
       plot::end_plot([&](double x) {
         const int n = int(std::lround(x));
         char p1[24], p2[24], p3[24];
