@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/base/fixed_sum.hpp"
+#include "core/base/portable_math.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
@@ -18,7 +20,7 @@ void norm_backward(const DY& dy, const N& n, const R& r, const RowVec<S>& g, Row
     const auto dyi = dy.row(i).array();
     const auto ni = n.row(i).array();
     dg.array() += dyi * ni;
-    const S mean_dot = (dyi * g.array() * ni).sum() * inv_d;
+    const S mean_dot = fixed_sum(dyi * g.array() * ni) * inv_d;
     dx.row(i).array() += r(i) * (dyi * g.array() - mean_dot * ni);
   }
 }
@@ -76,7 +78,7 @@ void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowM
   auto du = grow(ws.dff, M, f);
   matmul_nt(dy, W.w2, du, ws.wt);
   const auto u = L.u.topRows(M).array();
-  du.array() *= L.cdf.topRows(M).array() + u * (S(-0.5) * u.square()).exp() * inv_sqrt_2pi;
+  du.array() *= L.cdf.topRows(M).array() + u * math::exp(S(-0.5) * u.square()) * inv_sqrt_2pi;
   matmul_tn(L.b.topRows(M), du, G.w1);
   auto dd = grow(ws.dd, N, d);
   matmul_nt(du, W.w1, dd.topRows(M), ws.wt);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/fixed_sum.hpp"
+#include "core/base/portable_math.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
 
@@ -16,7 +18,7 @@ using detail::PositionTables;
 
 template <class S>
 S gelu(S x) {
-  return S(0.5) * x * (S(1) + std::erf(x / std::sqrt(S(2))));  // exact (erf) GELU, as decoder_forward
+  return S(0.5) * x * (S(1) + math::erf(x / std::sqrt(S(2))));  // exact (erf) GELU, as decoder_forward
 }
 
 // a @ b with the decoder's own loops (core/lab/matmul.hpp), as the full forward pass multiplies: Eigen's product kernels
@@ -52,8 +54,8 @@ RowMat<S> attend(const DecoderConfig& c, const DecoderWeightsT<S>& w, const Posi
     s *= scale;
     for (Eigen::Index j = 0; j < keys; ++j)
       s(j) += detail::score_bias(c, w, pos, n, p, key_position[static_cast<std::size_t>(j)]);
-    s = (s.array() - s.maxCoeff()).exp().matrix();
-    s /= s.sum();  // softmax over the cached rows
+    s = math::exp(s.array() - s.maxCoeff()).matrix();
+    s /= fixed_sum(s);  // softmax over the cached rows
     detail::matmul(s, kv.v.middleCols(n * dh, dh), o.middleCols(n * dh, dh));
     rows[static_cast<std::size_t>(n)] = std::move(s);
   }

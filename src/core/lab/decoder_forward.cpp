@@ -1,9 +1,9 @@
 // The tiny decoder's forward pass (the README's 'Interfaces: the tiny decoder'): embeddings, position method,
 // pre-norm layers, loss.
-#include <unsupported/Eigen/SpecialFunctions>
-
 #include <cmath>
 
+#include "core/base/fixed_sum.hpp"
+#include "core/base/portable_math.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
@@ -109,7 +109,7 @@ Error no_counted_targets() {
 
 template <class S>
 RowMat<S> rms_rows(const RowMat<S>& x, ColVec<S>& r) {
-  r = ((x.array().square().rowwise().sum() / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();  // [T]
+  r = ((fixed_row_sums(x.array().square()) / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();  // [T]
   return r.asDiagonal() * x;
 }
 
@@ -151,7 +151,7 @@ void ensure_tables(const DecoderConfig& c, const DecoderWeightsT<S>& w, const Se
 // n = x / sqrt(mean(x^2) + 1e-5) row by row, r = the 1/rms factors, y = n * g.
 template <class S, class X, class N, class R, class Y>
 void rms_norm(const X& x, N n, R r, const RowVec<S>& g, Y y) {
-  r = ((x.array().square().rowwise().sum() / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();
+  r = ((fixed_row_sums(x.array().square()) / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();
   n = r.asDiagonal() * x;
   y = n * g.asDiagonal();
 }
@@ -189,8 +189,8 @@ void attention(const DecoderConfig& c, const SequenceBatch& b, const DecoderWork
         for (Eigen::Index j = 0; j <= i; ++j)  // s = q.k / sqrt(d_head) (+ bias(n, p_i - p_j))
           p[j] = dot(x + i * ld, x + j * ld + d, dh) * scale + (biased ? bias[pos[i] - pos[j]] : S(0));
         Eigen::Map<Eigen::Array<S, 1, Eigen::Dynamic>> row(p, i + 1);
-        row = (row - row.maxCoeff()).exp();
-        row /= row.sum();                    // softmax over j <= i
+        row = math::exp(row - row.maxCoeff());
+        row /= fixed_sum(row);               // softmax over j <= i
         std::fill(p + i + 1, p + T, S(0));  // causal mask
         S* o = L.o.data() + (c0 + i) * d + n * dh;
         for (Eigen::Index j = 0; j <= i; ++j) axpy(p[j], x + j * ld + 2 * d, o, dh);
@@ -225,7 +225,7 @@ void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMa
   rms_norm(hq, grow(L.n2, M, d), grow(L.r2, M), W.norm2, grow(L.b, M, d));
   matmul(L.b.topRows(M), W.w1, grow(L.u, M, f));
   const auto u = L.u.topRows(M).array();
-  grow(L.cdf, M, f) = (S(0.5) * (S(1) + (u * S(0.70710678118654752440)).erf())).matrix();  // Phi(u), exact GELU
+  grow(L.cdf, M, f) = (S(0.5) * (S(1) + math::erf(u * S(0.70710678118654752440)))).matrix();  // Phi(u), exact GELU
   grow(L.g, M, f) = (u * L.cdf.topRows(M).array()).matrix();
   matmul(L.g.topRows(M), W.w2, hq, true);  // h = h + gelu(b @ w1) @ w2
 }
@@ -245,11 +245,11 @@ S loss_forward(const SequenceBatch& b, DecoderWorkspace<S>& ws, bool keep) {
       const Eigen::Index r = ws.out_start[static_cast<std::size_t>(s)] + t - ws.out_from[static_cast<std::size_t>(s)];
       const auto z = ws.logits.row(r);
       const S top = z.maxCoeff();
-      const S sum = (z.array() - top).exp().sum();
-      total += top + std::log(sum) - z(static_cast<Eigen::Index>(y));
+      const S sum = fixed_sum(math::exp(z.array() - top));
+      total += top + math::log(sum) - z(static_cast<Eigen::Index>(y));
       if (!keep) continue;
       auto dz = ws.dlogits.row(r);
-      dz = ((z.array() - top).exp() / sum).matrix();
+      dz = (math::exp(z.array() - top) / sum).matrix();
       dz(static_cast<Eigen::Index>(y)) -= S(1);
       dz /= S(ws.counted);
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/base/fixed_sum.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_positions.hpp"
 #include "core/lab/decoder_workspace.hpp"
@@ -93,15 +94,15 @@ auto grow(ColVec<S>& v, Eigen::Index n) {
   return v.head(n);
 }
 
-// y += a * x and x . y over n values (attention's per-head rows: short, so plain loops the compiler vectorizes).
+// y += a * x and x . y over n values (attention's per-head rows: short, so plain loops the compiler vectorizes; the
+// dot in fixed_sum's order).
 template <class S>
 void axpy(S a, const S* x, S* y, Eigen::Index n) {
   for (Eigen::Index c = 0; c < n; ++c) y[c] += a * x[c];
 }
 template <class S>
 S dot(const S* x, const S* y, Eigen::Index n) {
-  using Row = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>;
-  return Row(x, n).dot(Row(y, n));
+  return fixed_dot(x, y, n);
 }
 
 // f(data of w0, data of each w..., size) for every weight of the config, in weight_refs' order, allocating nothing.

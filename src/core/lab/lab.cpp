@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/base/constants.hpp"
+#include "core/base/fixed_sum.hpp"
 #include "core/base/format.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/encodings/learned.hpp"
@@ -42,8 +43,8 @@ std::vector<double> table_row_change(const LabOptions& o, const DecoderWeightsT<
   const DecoderWeightsT<float> init = lab_init_weights(o, PositionMethod::Learned);
   std::vector<double> change(static_cast<std::size_t>(w.pos_emb.rows()));
   for (Eigen::Index r = 0; r < w.pos_emb.rows(); ++r)
-    change[static_cast<std::size_t>(r)] = double((w.pos_emb.row(r) - init.pos_emb.row(r)).norm()) /
-                                          std::max(1e-30, double(init.pos_emb.row(r).norm()));
+    change[static_cast<std::size_t>(r)] = double(fixed_norm(w.pos_emb.row(r) - init.pos_emb.row(r))) /
+                                          std::max(1e-30, double(fixed_norm(init.pos_emb.row(r))));
   return change;
 }
 
