@@ -95,15 +95,12 @@ int run_lab(int argc, char** argv, std::FILE* out, std::FILE* err) {
       const std::string method = position_method_name(t.method);
       const std::string at = (std::filesystem::path(dir) / method).string();
       const Expected<std::vector<std::uint8_t>> bytes = lab_safetensors(t);
-      int steps_run = 0;
-      for (const LabMethodResult& m : run.result().methods)
-        if (m.method == t.method) steps_run = m.steps_run;
       std::string why = bytes ? make_directory(at) : bytes.error().message;
       if (why.empty())
         why = write_file((std::filesystem::path(at) / "model.safetensors").string(),
                          std::string(bytes->begin(), bytes->end()));
       if (why.empty())
-        why = write_file((std::filesystem::path(at) / "config.json").string(), lab_config_json(t, *o, steps_run));
+        why = write_file((std::filesystem::path(at) / "config.json").string(), lab_config_json(t, *o, t.steps_run));
       if (!why.empty()) {
         std::fprintf(err, "ropeviz-cli lab: cannot save %s's weights in %s: %s\n", method.c_str(), at.c_str(),
                      why.c_str());

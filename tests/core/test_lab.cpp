@@ -8,9 +8,12 @@
 
 #include "alloc_counter.hpp"
 #include "core/lab/lab.hpp"
+#include "lab_test_options.hpp"
 #include "malloc_counter.hpp"
 
 using namespace rv;
+using rv::test::learnable;
+using rv::test::small;
 
 namespace {
 
@@ -26,35 +29,6 @@ std::string parse_error(std::vector<std::string> args) {
 
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
-}
-
-// A quick run: a small model, few steps.
-LabOptions small(std::vector<PositionMethod> methods, int steps, int train_len = 3) {
-  LabOptions o;
-  o.methods = std::move(methods);
-  o.steps = steps;
-  o.train_len = train_len;
-  o.d_model = 16;
-  o.heads = 2;
-  o.layers = 1;
-  o.d_ff = 32;
-  o.batch = 8;
-  o.warmup = 5;
-  o.eval_count = 20;
-  return o;
-}
-
-// Sizes 1..2, a model big enough to learn them quickly: d_model 32, 2 heads, 2 layers, d_ff 64, batch 16, lr 1e-2.
-LabOptions learnable(std::vector<PositionMethod> methods, int steps) {
-  LabOptions o = small(std::move(methods), steps, 2);
-  o.d_model = 32;
-  o.layers = 2;
-  o.d_ff = 64;
-  o.batch = 16;
-  o.lr = 1e-2;
-  o.warmup = 20;
-  o.eval_count = 50;
-  return o;
 }
 
 }  // namespace
@@ -118,6 +92,7 @@ TEST_CASE("lab options: defaults") {
   CHECK(o->train_len == 3);
   CHECK(o->steps == 2000);
   CHECK(o->seed == 0);
+  CHECK(o->seeds == 3);
   CHECK(o->d_model == 32);
   CHECK(o->heads == 4);
   CHECK(o->layers == 3);
@@ -213,7 +188,7 @@ TEST_CASE("lab run: same seed, same document apart from timing; learned is null 
   CHECK(strip(lab_json(a)) == strip(lab_json(b)));
   REQUIRE(a.methods.size() == 2);
   const LabMethodResult& learned = a.methods[0];
-  CHECK(learned.train_loss.size() == 4);
+  CHECK(learned.first().train_loss.size() == 4);
   REQUIRE(learned.accuracy.size() == 12);  // n = 1..4*3
   for (int n = 1; n <= 12; ++n) {
     CHECK(learned.accuracy[n - 1].has_value() == (n <= 3));  // inputs of 2n tokens, table of 6 rows
@@ -228,12 +203,12 @@ TEST_CASE("lab run: same seed, same document apart from timing; learned is null 
   CHECK(contains(doc, "\"accuracy\": [") );
   CHECK(contains(doc, "null"));
   CHECK(contains(doc, "\"eval_lengths\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]"));
-  CHECK(run_lab(small({PositionMethod::Rope}, 4)).methods[0].train_loss == a.methods[1].train_loss);
+  CHECK(run_lab(small({PositionMethod::Rope}, 4)).methods[0].first().train_loss == a.methods[1].first().train_loss);
   LabOptions checked = learnable({PositionMethod::Alibi}, 200);  // with bar checks, and a stop between them
   checked.check_every = 20;
   const LabResult c = run_lab(checked), d = run_lab(checked);
   CHECK(strip(lab_json(c)) == strip(lab_json(d)));
-  CHECK(c.methods[0].steps_run < 200);
+  CHECK(c.methods[0].first().steps_run < 200);
 }
 
 TEST_CASE("lab run: a longer learned table runs on rows no training input reached, which only weight decay moved") {
@@ -244,16 +219,16 @@ TEST_CASE("lab run: a longer learned table runs on rows no training input reache
   for (int n = 1; n <= 12; ++n) CHECK(m.accuracy[n - 1].has_value() == (n <= 6));  // 2n positions, 12 rows
   REQUIRE(m.error);
   CHECK(*m.error == "IndexError: index 12 is out of bounds for dimension 0 with size 12");
-  REQUIRE(m.table_row_change.size() == 12);
-  const double decay = lab_decay_only_change(o, m.steps_run);
+  REQUIRE(m.first().table_row_change.size() == 12);
+  const double decay = lab_decay_only_change(o, m.first().steps_run);
   CHECK(decay > 0);
   CHECK(decay < 1e-3);
   for (int row = 0; row < 12; ++row) {
-    INFO("row ", row, ": moved ", m.table_row_change[row], ", decay alone ", decay);
+    INFO("row ", row, ": moved ", m.first().table_row_change[row], ", decay alone ", decay);
     if (row < 6)
-      CHECK(m.table_row_change[row] > 10 * decay);  // gradients moved it
+      CHECK(m.first().table_row_change[row] > 10 * decay);  // gradients moved it
     else
-      CHECK(m.table_row_change[row] == doctest::Approx(decay).epsilon(1e-3));  // float32 weights
+      CHECK(m.first().table_row_change[row] == doctest::Approx(decay).epsilon(1e-3));  // float32 weights
   }
   const std::string doc = lab_json(r);
   CHECK(contains(doc, "\"max_position\": 12, \"trained_positions\": 6"));
@@ -289,7 +264,7 @@ TEST_CASE("lab run: time-sliced steps reach done() and match run_lab") {
   }
   CHECK(monotone);
   CHECK(sliced.progress() == 1.0);
-  CHECK(sliced.result().methods[0].steps_run < 300);
+  CHECK(sliced.result().methods[0].first().steps_run < 300);
 }
 
 TEST_CASE("lab run: the training loss falls on a tiny run") {
@@ -299,8 +274,8 @@ TEST_CASE("lab run: the training loss falls on a tiny run") {
     INFO(position_method_name(m.method));
     double first = 0, last = 0;
     for (int i = 0; i < 10; ++i) {
-      first += m.train_loss[i];
-      last += m.train_loss[m.train_loss.size() - 1 - i];
+      first += m.first().train_loss[i];
+      last += m.first().train_loss[m.first().train_loss.size() - 1 - i];
     }
     CHECK(last < 0.7 * first);
   }
@@ -321,33 +296,36 @@ TEST_CASE("lab run: a method stops once every training length is at the bar, and
   for (const LabMethodResult& m : r.methods) {
     INFO(position_method_name(m.method));
     CHECK(m.reached_bar);
-    CHECK(m.steps_run < 600);
-    CHECK(m.steps_run % 20 == 0);
-    CHECK(m.train_loss.size() == static_cast<std::size_t>(m.steps_run));
+    CHECK(m.first().steps_run < 600);
+    CHECK(m.first().steps_run % 20 == 0);
+    CHECK(m.first().train_loss.size() == static_cast<std::size_t>(m.first().steps_run));
     for (int n = 1; n <= 2; ++n) CHECK(m.accuracy[n - 1].value_or(0) >= kLabBar);  // the check's sequences
   }
   o.check_every = 0;  // without checks: every step, and reached_bar from the final evaluation
   o.steps = 40;
   o.methods = {PositionMethod::None};
   const LabMethodResult none = run_lab(o).methods[0];
-  CHECK(none.steps_run == 40);
+  CHECK(none.first().steps_run == 40);
   CHECK(none.reached_bar == (none.accuracy[0].value_or(0) >= kLabBar && none.accuracy[1].value_or(0) >= kLabBar));
   const std::string doc = lab_json(r);
-  CHECK(contains(doc, "\"steps_run\": " + std::to_string(r.methods[0].steps_run) + ", \"reached_bar\": true"));
+  CHECK(contains(doc, "\"steps_run\": " + std::to_string(r.methods[0].first().steps_run) + ", \"reached_bar\": true"));
   CHECK(contains(doc, "\"check_every\": 20, \"bar\": 0.95"));
 }
 
-TEST_CASE("lab run: a training step allocates nothing after the first") {
-  for (PositionMethod m : kAllPositionMethods) {
+TEST_CASE("lab run: a training step allocates nothing after the first, at sequential and at random positions") {
+  for (PositionMethod m : kAllPositionMethods)
+  for (LabPositions placement : {LabPositions::Sequential, LabPositions::Random}) {
     LabOptions o = small({m}, 50);
     o.check_every = 0;
+    o.positions = placement;
     LabRun run(o);
     run.step();
     const long long news = test::allocations(), mallocs = test::mallocs();
     for (int i = 0; i < 20; ++i) run.step();
     const long long new_calls = test::allocations() - news, malloc_calls = test::mallocs() - mallocs;
-    INFO(position_method_name(m), ": ", new_calls, " operator new, ", malloc_calls, " malloc");
-    CHECK(run.result().methods[0].train_loss.size() == 21);
+    INFO(position_method_name(m), " ", lab_positions_name(placement), ": ", new_calls, " operator new, ", malloc_calls,
+         " malloc");
+    CHECK(run.result().methods[0].first().train_loss.size() == 21);
     CHECK(new_calls == 0);
     CHECK(malloc_calls == 0);
   }

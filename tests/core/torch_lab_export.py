@@ -31,7 +31,8 @@ except Exception as e:  # noqa: BLE001
 CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
 # a learned table of 12 rows: positions 0..5 trained (copy at train_len 3), rows 6..11 never read in training
-FLAGS = ["--methods", ",".join(METHODS), "--steps", "50", "--check-every", "0", "--train-len", "3", "--table-len", "12"]
+FLAGS = ["--methods", ",".join(METHODS), "--steps", "50", "--check-every", "0", "--train-len", "3", "--table-len", "12",
+         "--seeds", "1"]
 TOL = 1e-4  # |torch loss - C++ loss| at every one of the 50 steps
 ENV = dict(os.environ, OMP_NUM_THREADS="1")  # a tiny model: one thread is fastest, and the machine is shared
 
@@ -165,7 +166,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # ---- rope evaluated with linear, dynamic and YaRN: the script's own scaling math against core's, the same
     # accuracies; the old names pi and ntk read as linear and dynamic, in the CLI and in the script ----------------
     for scaling in ("linear", "dynamic", "yarn"):
-        flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3",
+        flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3", "--seeds", "1",
                  "--rope-scaling", scaling, "--rope-factor", "3"]
         want = json.loads(run([CLI, "lab", *flags]).stdout)
         sline, sscript, _ = export(os.path.join(tmp, "scaled-" + scaling), *flags)
@@ -189,7 +190,7 @@ with tempfile.TemporaryDirectory() as tmp:
             check(len(x) == len(y) == 12 and worst <= 0.05, "%s: %s differs by %.3g" % (scaling, key, worst))
 
     for old, new in (("pi", "linear"), ("ntk", "dynamic")):
-        flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3",
+        flags = ["--methods", "rope", "--steps", "30", "--check-every", "0", "--train-len", "3", "--seeds", "1",
                  "--rope-scaling", old, "--rope-factor", "3"]
         _, old_script, _ = export(os.path.join(tmp, "old-" + old), *flags)
         with open(old_script) as f, open(os.path.join(tmp, "scaled-" + new, "ropeviz_lab.py")) as g:
@@ -201,6 +202,61 @@ with tempfile.TemporaryDirectory() as tmp:
             check(False, "the script refuses --rope-scaling llama3")
         except SystemExit as e:
             check(e.code == 2, "the script refuses --rope-scaling llama3: exit %r" % e.code)
+
+    # ---- --seeds 2: one run per seed, each the C++'s run of that seed; the means as the C++ takes them -------------
+    flags = ["--methods", "rope,learned", "--steps", "20", "--check-every", "0", "--train-len", "2", "--seed", "3",
+             "--seeds", "2"]
+    want = json.loads(run([CLI, "lab", *flags]).stdout)
+    sline, sscript, _ = export(os.path.join(tmp, "seeds"), *flags)
+    check_print_command(sscript, "seeds")
+    got, _ = script_run(sscript, "--data", sline["data"])
+    for m in ("rope", "learned") if got else []:
+        a, b = want["methods"][m], got["methods"][m]
+        check([r["seed"] for r in b["runs"]] == [r["seed"] for r in a["runs"]] == [3, 4], "%s: runs of seeds 3, 4" % m)
+        for ra, rb in zip(a["runs"], b["runs"]):
+            worst = max(abs(x - y) for x, y in zip(ra["train_loss"], rb["train_loss"]))
+            check(len(ra["train_loss"]) == len(rb["train_loss"]) == 20 and worst < TOL,
+                  "%s seed %d: losses differ by %.3g" % (m, ra["seed"], worst))
+            check([x is None for x in ra["accuracy"]] == [x is None for x in rb["accuracy"]],
+                  "%s seed %d: nulls where the C++'s" % (m, ra["seed"]))
+        for key in ("accuracy", "token_accuracy"):
+            runs = [r[key] for r in b["runs"]]
+            means = [None if any(r[n] is None for r in runs) else (0.0 + runs[0][n] + runs[1][n]) / 2
+                     for n in range(len(runs[0]))]
+            check(b[key] == means, "%s: the script's %s is the mean of its runs" % (m, key))
+        check(b["train_loss"] == b["runs"][0]["train_loss"] and b["steps_run"] == b["runs"][0]["steps"],
+              "%s: the method's loss and steps are the first seed's" % m)
+    check(got is not None and got.get("seeds") == 2 and want["seeds"] == 2, "the documents say seeds 2")
+
+    # ---- --positions random: the same positions, so the C++'s losses; both tests; NoPE's two tests agree -----------
+    flags = ["--methods", "rope,alibi,t5,learned,none", "--steps", "20", "--check-every", "0", "--train-len", "2",
+             "--seeds", "1", "--positions", "random", "--position-range", "40"]
+    want = json.loads(run([CLI, "lab", *flags]).stdout)
+    rline, rscript, _ = export(os.path.join(tmp, "random"), *flags)
+    check_print_command(rscript, "random")
+    got, _ = script_run(rscript, "--data", rline["data"])
+    check(got is not None and (got.get("positions"), got.get("position_range"), got.get("max_position")) ==
+          ("random", 40, 40) == (want["positions"], want["position_range"], want["max_position"]),
+          "random: the placement echoed: %r" % ((got and (got.get("positions"), got.get("position_range"),
+                                                          got.get("max_position"))),))
+    rm = load_module(rscript)
+    ro = rm.parse_args([])
+    want_positions = []
+    for step in range(3):  # the script's positions: sorted, distinct, in [0, 40), one list per row
+        rows = rm.train_batch(ro, step)
+        want_positions.append(rm.train_positions(ro, step, rows))
+        check(all(p == sorted(set(p)) and len(p) == len(x) and 0 <= p[0] and p[-1] < 40
+                  for (x, _), p in zip(rows, want_positions[-1])), "random: step %d's positions" % step)
+    for m in ("rope", "alibi", "t5", "learned", "none") if got else []:
+        a, b = want["methods"][m], got["methods"][m]
+        worst = max(abs(x - y) for x, y in zip(a["train_loss"], b["train_loss"]))
+        print("%-10s random positions: worst |torch loss - C++ loss| over 20 steps: %.3g" % (m, worst))
+        check(len(b["train_loss"]) == 20 and worst < TOL, "random %s: losses differ by %.3g" % (m, worst))
+        for key in ("accuracy", "accuracy_sequential"):
+            gap = max(abs((x or 0) - (y or 0)) for x, y in zip(a[key], b.get(key, [])))
+            check(len(b.get(key, [])) == 8 and gap <= 0.05, "random %s: %s differs by %.3g" % (m, key, gap))
+    check(got is None or got["methods"]["none"]["accuracy"] == got["methods"]["none"]["accuracy_sequential"],
+          "random: NoPE reads no position, so its two tests agree")
 
     # ---- the script's nn.Module against decoder_grad in float64, both pairings, 3 heads (ALiBi), T5's log buckets --
     g = torch.Generator().manual_seed(7)

@@ -26,26 +26,17 @@ std::string describe_lab(const App& app);  // the panel's text layer (registry)
 
 namespace {
 
-constexpr const char* kSmallRun = "tab=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5";
+constexpr const char* kSmallRun = "tab=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5&seeds=1";
 
 void check_same_curves(const rv::LabResult& a, const rv::LabResult& b) {
   REQUIRE(a.methods.size() == b.methods.size());
   for (std::size_t i = 0; i < a.methods.size(); ++i) {
     CHECK(a.methods[i].method == b.methods[i].method);
-    CHECK(a.methods[i].train_loss == b.methods[i].train_loss);
+    CHECK(a.methods[i].first().train_loss == b.methods[i].first().train_loss);
     CHECK(a.methods[i].accuracy == b.methods[i].accuracy);
     CHECK(a.methods[i].token_accuracy == b.methods[i].token_accuracy);
     CHECK(a.methods[i].error == b.methods[i].error);
   }
-}
-
-int frames_until_done(Headless& ui) {
-  int frames = 0;
-  while (ui.app.lab.running && frames < 10000) {
-    ui.frame();
-    ++frames;
-  }
-  return frames;
 }
 
 }  // namespace
@@ -69,12 +60,12 @@ TEST_CASE("lab: a link selects the panel and its settings, and the canonical has
   CHECK(back == p);
   const std::vector<std::string> flags = rv::lab_flags(p);
   CHECK(flags == std::vector<std::string>{"--task", "reverse", "--methods", "learned,rope", "--train-len", "3",
-                                          "--table-len", "0", "--steps", "7", "--seed", "5"});
+                                          "--table-len", "0", "--steps", "7", "--seeds", "1", "--seed", "5"});
 }
 
 TEST_CASE("lab: table_len gives the learned table rows no training reaches, and a train_len that outgrows it resets it") {
   Headless ui;
-  CHECK(ui.set_state("tab=lab&methods=learned&train_len=3&table_len=12&steps=5").empty());
+  CHECK(ui.set_state("tab=lab&methods=learned&train_len=3&table_len=12&steps=5&seeds=1").empty());
   CHECK(ui.app.params.table_len == 12);
   CHECK(rv::lab_options(ui.app.params).table_len == 12);
   CHECK(rv::encode_query(ui.app.params).find("table_len=12") != std::string::npos);
@@ -110,7 +101,7 @@ TEST_CASE("lab: Run trains across frames and gives exactly core's run_lab curves
   ui.click("lab_run");
   CHECK(ui.app.lab.running);
   CHECK(ui.app.lab.serial == 1);
-  const int frames = frames_until_done(ui);
+  const int frames = ui.frames_while_lab_runs();
   CHECK(frames >= 1);
   REQUIRE(!ui.app.lab.running);
   CHECK(!ui.app.lab.stopped);
@@ -131,7 +122,7 @@ TEST_CASE("lab: Run trains across frames and gives exactly core's run_lab curves
 
 TEST_CASE("lab: Stop keeps the partial curves, says so in the CSV, and Run starts afresh") {
   Headless ui;
-  ui.set_state("tab=lab&train_len=4&steps=400&methods=rope,none");
+  ui.set_state("tab=lab&train_len=4&steps=400&methods=rope,none&seeds=1");
   ui.frames(2);
   rv::lab_start(ui.app, rv::lab_flags(ui.app.params));
   ui.frames(2);
@@ -141,28 +132,28 @@ TEST_CASE("lab: Stop keeps the partial curves, says so in the CSV, and Run start
   CHECK(ui.app.lab.stopped);
   const rv::LabResult& r = ui.app.lab.run->result();
   REQUIRE(r.methods.size() == 1);
-  const std::size_t steps = r.methods[0].train_loss.size();
+  const std::size_t steps = r.methods[0].first().train_loss.size();
   CHECK(steps > 0);
   CHECK(steps < 400);
   ui.frames(3);  // no more training after Stop
-  CHECK(ui.app.lab.run->result().methods[0].train_loss.size() == steps);
+  CHECK(ui.app.lab.run->result().methods[0].first().train_loss.size() == steps);
   const rv::ExportFile csv = rv::export_lab_csv(ui.app);
   CHECK(csv.content.find("(stopped early)") != std::string::npos);
   CHECK(csv.content.find("--train-len 4 --steps 400") != std::string::npos);
   std::istringstream lines(csv.content);
   std::string line;
   int loss_rows = 0;
-  while (std::getline(lines, line)) loss_rows += line.rfind("rope,train_loss,", 0) == 0;
+  while (std::getline(lines, line)) loss_rows += line.rfind("rope,0,train_loss,", 0) == 0;
   CHECK(loss_rows == int(steps));
   ui.click("lab_run");
   CHECK(ui.app.lab.running);
   CHECK(ui.app.lab.serial == 2);
-  CHECK(ui.app.lab.run->result().methods[0].train_loss.empty());
+  CHECK(ui.app.lab.run->result().methods[0].first().train_loss.empty());
 }
 
 TEST_CASE("lab: the PyTorch button exports the script and its data file for the panel's settings or the last run") {
   Headless ui;
-  ui.set_state("tab=lab&train_len=5&steps=30&methods=rope,alibi&lab_seed=7");
+  ui.set_state("tab=lab&train_len=5&steps=30&methods=rope,alibi&lab_seed=7&seeds=1");
   ui.frames(2);
   ui.click("lab_torch");  // before any run: the panel's settings
   REQUIRE(ui.app.ui.pending_exports.size() == 2);
@@ -220,7 +211,8 @@ TEST_CASE("lab: a run's flags read back to the same options (Re-run and the CSV 
   o.methods = {rv::PositionMethod::T5, rv::PositionMethod::Alibi};
   o.train_len = 11;
   o.steps = 123;
-  o.seed = 9007199254740991ULL;
+  o.seed = 9007199254740991ULL;  // the largest seed: room for one run
+  o.seeds = 1;
   o.lr = 0.0031;
   o.d_model = 48;
   o.heads = 3;
@@ -239,11 +231,11 @@ TEST_CASE("lab: a run's flags read back to the same options (Re-run and the CSV 
 }
 
 TEST_CASE("lab: the panel draws before, during and after a run on every display") {
-  rv::test::for_each_setting({kSmallRun, "tab=lab&methods=none&train_len=1&steps=2"}, [](Headless& ui) {
+  rv::test::for_each_setting({kSmallRun, "tab=lab&methods=none&train_len=1&steps=2&seeds=1"}, [](Headless& ui) {
     ui.frames(2);
     rv::lab_start(ui.app, rv::lab_flags(ui.app.params));
     ui.frames(1);
-    frames_until_done(ui);
+    ui.frames_while_lab_runs();
     ui.frames(2);
     CHECK(!ui.app.lab.running);
   });
@@ -251,10 +243,10 @@ TEST_CASE("lab: the panel draws before, during and after a run on every display"
 
 TEST_CASE("lab: inside a trained model, attention maps per head and a KV-cache decode equal to a full recompute") {
   Headless ui;
-  ui.set_state("tab=lab&task=copy&train_len=3&steps=30&methods=learned,rope&lab_seed=2");
+  ui.set_state("tab=lab&task=copy&train_len=3&steps=30&methods=learned,rope&lab_seed=2&seeds=1");
   ui.frames(2);
   ui.click("lab_run");
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   REQUIRE(ui.app.lab.run->trained().size() == 2);
   rv::LabInspect& in = ui.app.lab.inspect;
   in.method = 1;  // rope
@@ -291,7 +283,7 @@ TEST_CASE("lab: inside a trained model, attention maps per head and a KV-cache d
 TEST_CASE(
     "lab: the rope scaling combo and factor go to Run, a scripted run's scaling shows, and the CSV has the curve") {
   Headless ui;
-  ui.set_state("tab=lab&task=copy&train_len=2&steps=20&methods=rope,alibi&lab_seed=1");
+  ui.set_state("tab=lab&task=copy&train_len=2&steps=20&methods=rope,alibi&lab_seed=1&seeds=1");
   ui.frames(2);
   CHECK(ui.rect("lab_scaling").w > 0);
   CHECK(ui.app.ui.rects.count("lab_factor") == 0);  // no factor field without scaling
@@ -307,7 +299,7 @@ TEST_CASE(
   REQUIRE(ui.app.lab.running);
   CHECK(ui.app.lab.run->result().options.rope_scaling == rv::ScalingType::Linear);
   CHECK(ui.app.lab.run->result().options.rope_factor == 2.5);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   const rv::LabResult& r = ui.app.lab.run->result();
   REQUIRE(r.methods.size() == 2);
   CHECK(r.methods[0].accuracy_scaled.size() == 8);  // rope
@@ -315,7 +307,7 @@ TEST_CASE(
   ui.frames(2);                                     // the scaled curve, its row and readout draw
   const rv::ExportFile csv = rv::export_lab_csv(ui.app);
   CHECK(csv.content.find("--rope-scaling linear --rope-factor 2.5") != std::string::npos);
-  CHECK(csv.content.find("\nrope,accuracy_scaled,8,") != std::string::npos);
+  CHECK(csv.content.find("\nrope,mean,accuracy_scaled,8,") != std::string::npos);
   CHECK(csv.content.find("alibi,accuracy_scaled") == std::string::npos);
   CHECK(rv::describe_lab(ui.app).find("rope + linear x2.5") != std::string::npos);
   // window.ropeviz.lab({...}) with scaling: the panel shows the run's choice
@@ -325,7 +317,7 @@ TEST_CASE(
   REQUIRE(rv::lab_start(ui.app, *js));
   CHECK(ui.app.lab.rope_scaling == rv::ScalingType::Yarn);
   CHECK(ui.app.lab.rope_factor == 8.0);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   CHECK(ui.app.lab.result_json.find("\"accuracy_scaled\": [") != std::string::npos);
   CHECK(!rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"rope_scaling": "llama3"})")));  // not the lab's
   CHECK(ui.app.lab.error.find("--rope-scaling") != std::string::npos);
@@ -334,16 +326,16 @@ TEST_CASE(
   REQUIRE(
       rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"methods": ["rope"], "steps": 2, "rope_scaling": "pi"})")));
   CHECK(ui.app.lab.rope_scaling == rv::ScalingType::Linear);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   CHECK(ui.app.lab.result_json.find("\"rope_scaling\": \"linear\"") != std::string::npos);
 }
 
 TEST_CASE("lab: a run with rope scaling draws on every display") {
-  rv::test::for_each_setting({"tab=lab&methods=rope&train_len=1&steps=2"}, [](Headless& ui) {
+  rv::test::for_each_setting({"tab=lab&methods=rope&train_len=1&steps=2&seeds=1"}, [](Headless& ui) {
     ui.app.lab.rope_scaling = rv::ScalingType::Yarn;
     ui.frames(2);
     rv::lab_start(ui.app, rv::lab_flags(ui.app));
-    frames_until_done(ui);
+    ui.frames_while_lab_runs();
     for (int view : {0, 1}) {
       ui.app.ui.lab_view = view;
       ui.frames(2);
@@ -354,18 +346,18 @@ TEST_CASE("lab: a run with rope scaling draws on every display") {
 
 TEST_CASE("lab: the learned rows view shows rows no training reached, which only weight decay moved") {
   Headless ui;
-  CHECK(ui.set_state("tab=lab&methods=learned,rope&train_len=2&table_len=8&steps=20").empty());
+  CHECK(ui.set_state("tab=lab&methods=learned,rope&train_len=2&table_len=8&steps=20&seeds=1").empty());
   ui.frames(2);
   ui.click("lab_run");
   ui.app.ui.lab_view = 5;  // nothing trained yet: the view falls back to exact match
   ui.frame();
   CHECK(ui.app.ui.lab_view == 0);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   ui.frames(2);
   ui.click("lab_table");
   ui.frames(2);
   CHECK(ui.app.ui.lab_view == 5);
-  const rv::LabMethodResult& m = ui.app.lab.run->result().methods[0];
+  const rv::LabSeedRun& m = ui.app.lab.run->result().methods[0].first();
   REQUIRE(m.table_row_change.size() == 8);  // positions 0..3 trained (copy at train_len 2)
   const std::string text = rv::describe_lab(ui.app);
   CHECK(text.find("Its table has 8 rows; rows 4 to 7 were never trained") != std::string::npos);
@@ -373,9 +365,9 @@ TEST_CASE("lab: the learned rows view shows rows no training reached, which only
                   rv::format_sig(100 * rv::lab_decay_only_change(ui.app.lab.run->result().options, m.steps_run), 3) +
                   "%") != std::string::npos);
   // a run without learned has no such view: exact match again
-  ui.set_state("methods=rope&steps=2");
+  ui.set_state("methods=rope&steps=2&seeds=1");
   ui.click("lab_run");
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   ui.frames(2);
   CHECK(ui.app.ui.lab_view == 0);
 }

@@ -54,7 +54,7 @@ TEST_CASE("text view: the IndexError, the notes as a list, and user text escaped
 
 TEST_CASE("text view: a finished lab run's summary is a table, one row per method") {
   Headless ui;
-  ui.set_state("tab=lab&methods=learned,rope&train_len=2&steps=5");
+  ui.set_state("tab=lab&methods=learned,rope&train_len=2&steps=5&seeds=1");
   ui.frames(2);
   REQUIRE(rv::lab_start(ui.app, rv::lab_flags(ui.app)));
   while (ui.app.lab.running) ui.frame();

@@ -185,7 +185,7 @@ TEST_CASE("trained claims 13: the text layer calls a RoPE model's learned table 
 
 TEST_CASE("trained claims 6: the text view's lab table has whole percents and every method's steps") {
   Headless ui(1600, 1000);
-  at(ui, "tab_bottom=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5");
+  at(ui, "tab_bottom=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5&seeds=1");
   ui.click("lab_run");
   for (int i = 0; i < 2000 && ui.app.lab.running; ++i) ui.frame();
   REQUIRE_FALSE(ui.app.lab.running);

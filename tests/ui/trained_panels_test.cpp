@@ -121,7 +121,7 @@ TEST_CASE("lab: the summary shows every method's steps in whole percents, all ro
   for (const rv::test::Display d : {rv::test::Display{1600, 1000, 1}, rv::test::Display{390, 844, 1}}) {
     CAPTURE(d.w);
     Headless ui(d.w, d.h, d.scale);
-    ui.set_state(std::string("tab=lab&task=copy&train_len=3&steps=300&") + kAllSix);
+    ui.set_state(std::string("tab=lab&task=copy&train_len=3&steps=300&seeds=1&") + kAllSix);
     run_lab(ui);
     const rv::LabResult& r = ui.app.lab.run->result();
     REQUIRE(r.methods.size() == 6);
@@ -136,7 +136,7 @@ TEST_CASE("lab: the summary shows every method's steps in whole percents, all ro
       const std::string name = rv::position_method_name(m.method);
       CAPTURE(name);
       char steps[28];
-      rv::format_count(m.steps_run, steps, sizeof steps);
+      rv::format_count(m.first().steps_run, steps, sizeof steps);
       const auto row = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) {
         return l.rfind(name + " ", 0) == 0 && l.find('%') != std::string::npos;
       });
@@ -146,7 +146,7 @@ TEST_CASE("lab: the summary shows every method's steps in whole percents, all ro
       CHECK(row->compare(row->size() - suffix.size(), suffix.size(), suffix) == 0);
       // 100 sequences per size: no decimals in a percent
       CHECK_FALSE(has_decimal_percent(*row));
-      steps_differ += m.steps_run != r.methods[0].steps_run;
+      steps_differ += m.first().steps_run != r.methods[0].first().steps_run;
     }
     CHECK(steps_differ > 0);  // they stop at the bar at different steps
     const std::string text = ui.frame_sentences();
@@ -176,7 +176,7 @@ TEST_CASE("format_percent: whole percents, never 0% for a share above 0 nor 100%
 // later layers of a causal model); only RoPE rotates them, so only RoPE's cache must not be rotated again.
 TEST_CASE("lab KV cache: what the view says about keys is true for every method") {
   Headless ui(1600, 1000);
-  ui.set_state("tab=lab&task=copy&train_len=3&steps=30&methods=learned,rope&lab_seed=2");
+  ui.set_state("tab=lab&task=copy&train_len=3&steps=30&methods=learned,rope&lab_seed=2&seeds=1");
   run_lab(ui);
   rv::LabInspect& in = ui.app.lab.inspect;
   in.method = 0;  // learned

@@ -244,7 +244,7 @@ TEST_CASE("the lesson on a loaded table: measured numbers in step 1, the offset 
 TEST_CASE("the lab's trained tables: save weights writes each decoder, and open its table makes it the app's table") {
   Headless ui;
   rv::App& app = ui.app;
-  ui.set_state("tab=lab&train_len=3&steps=200&methods=learned,rope");
+  ui.set_state("tab=lab&train_len=3&steps=200&methods=learned,rope&seeds=1");
   ui.frames(2);
   CHECK(rv::lab_weights(app).empty());  // no run yet
   CHECK(!rv::load_lab_table(app.params, app.lab, app.ui.notes));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "app/panels/panel_views.hpp"
@@ -20,11 +21,12 @@ namespace rv {
 namespace {
 
 constexpr LabTask kTasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
-constexpr const char* kLabViewRects[] = {"lab_exact", "lab_per_answer", "lab_loss",
-                                          "lab_attention", "lab_kv", "lab_table"};
-constexpr const char* kLabViews[] = {"exact match", "per answer", "training loss",
-                                     "attention", "KV cache", "learned rows"};
-constexpr int kViewAttention = 3, kViewKv = 4, kViewTable = 5;
+constexpr const char* kLabViewRects[] = {"lab_exact", "lab_per_answer", "lab_loss",  "lab_attention",
+                                          "lab_kv",    "lab_table",      "lab_remedy"};
+constexpr const char* kLabViews[] = {"exact match", "per answer",   "training loss",        "attention",
+                                     "KV cache",    "learned rows", "sequential vs random"};
+constexpr int kViewAttention = 3, kViewKv = 4, kViewTable = 5, kViewRemedy = 6;
+constexpr LabPositions kPlacements[] = {LabPositions::Sequential, LabPositions::Random};
 constexpr ImU32 kUntrainedTint = IM_COL32(160, 160, 160, 34), kIndexErrorTint = IM_COL32(255, 82, 82, 30);
 
 const char* task_words(LabTask t) {
@@ -98,6 +100,26 @@ void settings(App& app) {
   key_tip("steps");
   number_field(app, "lab_seed", "lab_seed", double(p.lab_seed), 1);
   key_tip("lab_seed", "The same seed gives the same initial weights, batches and test sequences: the same curves.");
+  number_field(app, "seeds", "seeds", p.lab_seeds, 1);
+  key_tip("seeds",
+          "Each method trains from this many seeds (lab_seed, lab_seed + 1, ...): the curves are their means and the "
+          "shading runs from the lowest seed to the highest, so a gap between methods can be told from noise.");
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  if (ImGui::BeginCombo("positions", lab_positions_name(p.positions))) {
+    for (LabPositions x : kPlacements)
+      if (ImGui::Selectable(lab_positions_name(x), p.positions == x))
+        set_param(p, "positions", lab_positions_name(x), app.ui.notes);
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "positions");
+  key_tip("positions",
+          "random: each training sequence sits at a sorted sample of distinct positions from [0, position_range) "
+          "(Ruoss et al. 2023), so the model meets far positions and every gap while training; it is tested that "
+          "way and at 0 to T-1. The learned table then has position_range rows.");
+  if (p.positions == LabPositions::Random) {
+    number_field(app, "position_range", "position_range", p.position_range, 16);
+    key_tip("position_range", "0 is 4 x the longest test input.");
+  }
   for (PositionMethod m : kAllPositionMethods) {
     const int bit = 1 << int(m);
     bool on = (p.methods & bit) != 0;
@@ -109,6 +131,7 @@ void settings(App& app) {
   }
   scaling_settings(app);
   enforce_limits(p, app.ui.notes);  // a longer train_len can outgrow table_len
+  ImGui::Spacing();
 }
 
 // Run / Stop, the progress bar and its line, the exports.
@@ -120,7 +143,7 @@ void run_controls(App& app) {
   } else {
     if (ImGui::Button("Run")) lab_start(app, lab_flags(app));
     record_rect(app.ui, "lab_run");
-    hover_tip("Trains every chosen method from the same seed, then evaluates each length; the UI stays live.");
+    hover_tip("Trains every chosen method from the same seeds, then evaluates each length; the UI stays live.");
   }
   if (lab.run && !lab.running) {
     ImGui::SameLine();
@@ -150,8 +173,15 @@ void run_controls(App& app) {
   const float progress = lab.run ? float(lab.run->progress()) : 0.0f;
   ImGui::ProgressBar(progress, ImVec2(-1, 0));
   ImGui::PushTextWrapPos(0);
-  ImGui::TextDisabled("%s", lab_status(app).c_str());
+  if (app.ui.narrow) ImGui::TextDisabled("%s", lab_status(app).c_str());  // wide: above the results (status_line)
   if (!lab.error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", lab.error.c_str());
+  ImGui::PopTextWrapPos();
+}
+
+// The run's progress in words, at the top of the results on a wide display (the settings column can scroll it away).
+void status_line(const App& app) {
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s", lab_status(app).c_str());
   ImGui::PopTextWrapPos();
 }
 
@@ -167,16 +197,35 @@ void cell(const std::optional<double>& v, bool percent = true) {
     ImGui::TextUnformatted(format_sig(*v, 3).c_str());
 }
 
-// Steps a method trained: fewer than the cap when it stopped at the bar, the cap (marked) when it never got there.
-void steps_cell(const LabMethodResult& m, const LabOptions& o) {
+// Steps a method's runs trained ("150" or "150–200" over its seeds): fewer than the cap when they stopped at the bar,
+// the cap (marked) when one never got there.
+void steps_cell(const LabMethodResult& m, const LabSummaryBands& b, const LabOptions& o) {
   ImGui::TableNextColumn();
-  char buf[48], count[28];
-  format_count(m.steps_run, count, sizeof count);
-  const bool capped = !m.reached_bar && m.steps_run >= o.steps;
-  std::snprintf(buf, sizeof buf, "%s%s", count, capped ? " (max)" : "");
+  char buf[64], lo[28], hi[28];
+  format_count(b.steps_lo, lo, sizeof lo);
+  format_count(b.steps_hi, hi, sizeof hi);
+  const bool capped = !m.reached_bar && b.steps_hi >= o.steps;
+  if (b.steps_lo == b.steps_hi)
+    std::snprintf(buf, sizeof buf, "%s%s", lo, capped ? " (max)" : "");
+  else
+    std::snprintf(buf, sizeof buf, "%s–%s%s", lo, hi, capped ? " (max)" : "");
   ImGui::TextUnformatted(buf);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(m.reached_bar ? "stopped here: every training size at the bar" : "not at the bar (yet)");
+}
+
+// A figure's mean over the seeds and, with two or more that differ, its band in percents: "48% (44–52)".
+void band_cell(const LabBand& b) {
+  ImGui::TableNextColumn();
+  char mean[24], lo[24], hi[24], buf[80];
+  if (!b.mean) return ImGui::TextDisabled("—");
+  format_percent(*b.mean, mean, sizeof mean);
+  format_percent(*b.lo, lo, sizeof lo);
+  format_percent(*b.hi, hi, sizeof hi);
+  if (b.runs < 2 || std::strcmp(lo, hi) == 0) return ImGui::TextUnformatted(mean);
+  lo[std::strlen(lo) - 1] = hi[std::strlen(hi) - 1] = '\0';  // the band's '%' is the mean's
+  std::snprintf(buf, sizeof buf, "%s (%s–%s)", mean, lo, hi);
+  ImGui::TextUnformatted(buf);
 }
 
 // Per method: mean exact match inside the training length, just past it and far past it; the final loss and the
@@ -202,25 +251,25 @@ void summary_table(const LabResult& r, float scale, bool scroll_x) {
     ImGui::TableSetupColumn(name);
   ImGui::TableHeadersRow();
   for (const LabMethodResult& m : r.methods) {
-    const LabSummary s = lab_summary(m, L);
+    const LabSummaryBands b = lab_summary_bands(m, L);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextColored(theme::vec(colour_of(m.method)), "%s", position_method_name(m.method));
     if (m.error && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m.error->c_str());
-    cell(s.inside);
-    cell(s.near);
-    cell(s.far);
-    cell(s.final_loss, false);
-    steps_cell(m, o);
+    band_cell(b.inside);
+    band_cell(b.near);
+    band_cell(b.far);
+    cell(b.final_loss.mean, false);
+    steps_cell(m, b, o);
     if (m.accuracy_scaled.empty()) continue;
-    const LabSummary z = lab_summary(m, L, true);  // the same weights, scaled frequencies
+    const LabSummaryBands z = lab_summary_bands(m, L, true);  // the same weights, scaled frequencies
     char label[48];
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextColored(theme::vec(scaled_colour(m.method)), "%s", lab_scaled_label(r.options, label, sizeof label));
-    cell(z.inside);
-    cell(z.near);
-    cell(z.far);
+    band_cell(z.inside);
+    band_cell(z.near);
+    band_cell(z.far);
     cell(std::nullopt, false);
     cell(std::nullopt, false);
   }
@@ -231,7 +280,8 @@ void summary_table(const LabResult& r, float scale, bool scroll_x) {
 float summary_width() {
   const ImGuiStyle& style = ImGui::GetStyle();
   float w = 2.0f * style.WindowPadding.x + 6.0f * (2.0f * style.CellPadding.x + 1.0f);
-  for (const char* widest : {"sinusoidal", "100%", "100%", "100%", "0.00000", "100,000 (max)"})
+  for (const char* widest : {"sinusoidal", ">99% (>99–100)", ">99% (>99–100)", ">99% (>99–100)", "0.00000",
+                             "99,999–100,000 (max)"})
     w += ImGui::CalcTextSize(widest).x;
   return w;
 }
@@ -248,12 +298,22 @@ void summary_note(const LabResult& r) {
   ImGui::TextDisabled("Exact match at sizes n, trained on 1–%d only: %s test sequences per size, in whole percents "
                       "(what %s sequences can tell apart).",
                       o.train_len, per, per);
+  if (o.positions == LabPositions::Random)
+    ImGui::TextDisabled("Trained and tested at random positions in [0, %d) (sorted, distinct); the same models tested "
+                        "at 0 to T-1 are in the sequential vs random view.",
+                        lab_position_range(o));
+  if (o.seeds > 1)
+    ImGui::TextDisabled("Each figure is the mean over %d seeds (%llu–%llu), in brackets the lowest and highest seed's; "
+                        "the plot shades that band.",
+                        o.seeds, (unsigned long long)o.seed, (unsigned long long)(o.seed + o.seeds - 1));
   if (o.check_every > 0)
     ImGui::TextDisabled("Steps differ by method: each stops once every training size is at the bar (%s exact match, "
                         "checked every %s steps), at most %s; max: never reached it.",
                         bar, every, cap);
   else
     ImGui::TextDisabled("Every method trains all %s steps (no bar check: check_every 0).", cap);
+  const std::string verdict = lab_past_verdict(r);
+  if (!verdict.empty()) ImGui::TextUnformatted(verdict.c_str());
   ImGui::PopTextWrapPos();
 }
 
@@ -277,8 +337,14 @@ void accuracy_readout(const LabResult& r, int n) {
     if (n < 1 || n > int(m.accuracy.size())) continue;
     const auto& a = m.accuracy[size_t(n - 1)];
     const auto& t = m.token_accuracy[size_t(n - 1)];
-    char exact[24], tokens[24];
-    if (a)
+    char exact[24], tokens[24], lo[24], hi[24];
+    double band_lo = 0, band_hi = 0;
+    if (a && m.runs.size() > 1 && lab_curve_band(m, &LabSeedRun::accuracy, n, band_lo, band_hi))
+      ImGui::TextColored(theme::vec(colour_of(m.method)), "%s: exact %s (seeds %s–%s), answers %s",
+                         position_method_name(m.method), format_percent(*a, exact, sizeof exact),
+                         format_percent(band_lo, lo, sizeof lo), format_percent(band_hi, hi, sizeof hi),
+                         format_percent(t.value_or(0), tokens, sizeof tokens));
+    else if (a)
       ImGui::TextColored(theme::vec(colour_of(m.method)), "%s: exact %s, answers %s", position_method_name(m.method),
                          format_percent(*a, exact, sizeof exact), format_percent(t.value_or(0), tokens, sizeof tokens));
     else
@@ -309,7 +375,8 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
   for (const LabMethodResult& m : r.methods) {
     const int failing = first_failing(m);
     const int n = failing ? failing - 1 : int(m.accuracy.size());
-    if (m.method == PositionMethod::Learned && n > L) {  // sizes that read rows no training input reached
+    // sizes that read rows no training input reached (random positions train every row of the table)
+    if (m.method == PositionMethod::Learned && n > L && r.options.positions == LabPositions::Sequential) {
       plot::plot_vspan(L + 0.5, n + 0.5, kUntrainedTint);
       plot::plot_vline(L + 0.5, theme::kMuted, "learned: never-trained rows");
     }
@@ -318,6 +385,13 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
       plot::plot_vline(failing - 0.5, theme::kError, "learned: IndexError");
     }
     const auto& values = per_token ? m.token_accuracy : m.accuracy;
+    const auto curve = per_token ? &LabSeedRun::token_accuracy : &LabSeedRun::accuracy;
+    if (m.runs.size() > 1)  // the seeds' spread, under the mean
+      plot::plot_band_g(
+          n, [&](int i) { double lo, hi; return lab_curve_band(m, curve, i + 1, lo, hi); },
+          [&](int i) { double lo = 0, hi = 0; lab_curve_band(m, curve, i + 1, lo, hi); return lo; },
+          [&](int i) { double lo = 0, hi = 0; lab_curve_band(m, curve, i + 1, lo, hi); return hi; },
+          (colour_of(m.method) & 0x00FFFFFF) | 0x38000000, 1.0, 1.0);
     plot::plot_line_g(
         position_method_name(m.method), n, [&values](int i) { return *values[size_t(i)]; },
         {colour_of(m.method), 2.0f, plot::dots_for(n)}, 1.0, 1.0);
@@ -338,7 +412,7 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
 
 // The learned table row by row: how far training moved each row from its init (log), against what weight decay alone
 // does; rows no training input reaches and positions past the table marked.
-void table_rows_plot(const LabResult& r, const LabMethodResult& m, ImVec2 size) {
+void table_rows_plot(const LabResult& r, const LabSeedRun& m, ImVec2 size) {
   const LabOptions& o = r.options;
   const int rows = int(m.table_row_change.size()), trained = lab_trained_positions(o);
   const int longest = lab_input_len(o.task, 4 * o.train_len);  // the longest evaluation input
@@ -372,25 +446,28 @@ void table_rows_plot(const LabResult& r, const LabMethodResult& m, ImVec2 size) 
   });
 }
 
-// Training loss per step (mean over blocks of steps, one block per pixel column), log scale.
+// Training loss per step of every run (mean over blocks of steps, one block per pixel column), log scale; a method's
+// first seed names it in the legend.
 void loss_plot(const LabResult& r, ImVec2 size) {
   plot::Spec spec;
   spec.x = {"training step", plot::Scale::Linear, 0.0, double(std::max(1, r.options.steps)), true};
   spec.y = {"training loss (log)", plot::Scale::Log10};
   if (!plot::begin_plot("lab_loss", size, spec)) return;
   const int columns = std::max(1, plot::columns());
-  for (const LabMethodResult& m : r.methods) {
-    const int n = int(m.train_loss.size());
-    const int points = std::min(n, columns);
-    const auto block_mean = [&m, n, points](int j) {
-      const int i0 = int((long long)j * n / points), i1 = std::max(i0 + 1, int((long long)(j + 1) * n / points));
-      double sum = 0;
-      for (int i = i0; i < i1; ++i) sum += m.train_loss[size_t(i)];
-      return std::max(sum / (i1 - i0), 1e-6);
-    };
-    const double step = points ? double(n) / points : 1.0;
-    plot::plot_line_g(position_method_name(m.method), points, block_mean, {colour_of(m.method), 1.5f}, step, step / 2);
-  }
+  for (const LabMethodResult& m : r.methods)
+    for (const LabSeedRun& run : m.runs) {
+      const int n = int(run.train_loss.size());
+      const int points = std::min(n, columns);
+      const auto block_mean = [&run, n, points](int j) {
+        const int i0 = int((long long)j * n / points), i1 = std::max(i0 + 1, int((long long)(j + 1) * n / points));
+        double sum = 0;
+        for (int i = i0; i < i1; ++i) sum += run.train_loss[size_t(i)];
+        return std::max(sum / (i1 - i0), 1e-6);
+      };
+      const double step = points ? double(n) / points : 1.0;
+      plot::plot_line_g(&run == &m.first() ? position_method_name(m.method) : nullptr, points, block_mean,
+                        {colour_of(m.method), &run == &m.first() ? 1.5f : 1.0f}, step, step / 2);
+    }
   plot::end_plot();
 }
 
@@ -416,20 +493,25 @@ void views(App& app) {
   const LabResult& r = app.lab.run->result();
   const bool inside = !app.lab.run->trained().empty();  // a trained model to look into
   const LabMethodResult* learned = learned_of(r);
-  const bool rows = learned && !learned->table_row_change.empty();  // learned has finished training
+  const bool rows = learned && !learned->first().table_row_change.empty();  // its first seed has finished training
   bool first = true;
   for (int v = 0; v < int(std::size(kLabViews)); ++v) {
     if ((v == kViewAttention || v == kViewKv) && !inside) continue;
     if (v == kViewTable && !rows) continue;
+    if (v == kViewRemedy && !app.lab.running && !app.lab.run->done()) continue;  // a stopped run
     if (!first) same_line_if_fits(ImGui::CalcTextSize(kLabViews[v]).x + ImGui::GetFrameHeight() * 2);
     first = false;
     if (ImGui::RadioButton(kLabViews[v], view == v)) view = v;
     record_rect(app.ui, kLabViewRects[v]);
   }
-  if ((!inside && (view == kViewAttention || view == kViewKv)) || (!rows && view == kViewTable)) view = 0;
+  if ((!inside && (view == kViewAttention || view == kViewKv)) || (!rows && view == kViewTable) ||
+      (view == kViewRemedy && !app.lab.running && !app.lab.run->done()))
+    view = 0;
   const ImVec2 size = ImGui::GetContentRegionAvail();
-  if (view == kViewTable)
-    table_rows_plot(r, *learned, size);
+  if (view == kViewRemedy)
+    lab_remedy_view(app);
+  else if (view == kViewTable)
+    table_rows_plot(r, learned->first(), size);
   else if (view == kViewKv)
     lab_kv_view(app);
   else if (view == kViewAttention)
@@ -448,12 +530,12 @@ void show_lab(App& app) {
   const bool narrow = app.ui.narrow;
   const float left = std::min(300.0f * scale, ImGui::GetContentRegionAvail().x * 0.4f);
   if (!narrow) ImGui::BeginChild("lab_settings", ImVec2(left, 0), false, kChildFlags);
-  settings(app);
-  run_controls(app);
-  if (narrow && app.lab.run) {  // one column: the results under the controls, the panel scrolls (its x too)
+  run_controls(app);  // Run first: always in view, however many settings follow
+  if (narrow && app.lab.run) {  // one column: the results under Run, then the settings; the panel scrolls (its x too)
     summary_table(app.lab.run->result(), scale, summary_width() > ImGui::GetContentRegionAvail().x);
     summary_note(app.lab.run->result());
   }
+  settings(app);
   if (!narrow) ImGui::EndChild();
   if (!narrow) ImGui::SameLine();
   ImGui::BeginChild("lab_plots", ImVec2(0, narrow ? 0.6f * ImGui::GetIO().DisplaySize.y : 0.0f), false, kChildFlags);
@@ -463,6 +545,7 @@ void show_lab(App& app) {
   } else if (narrow) {
     views(app);
   } else {  // the results beside the plots, sized to their rows: every method and column shown whole
+    status_line(app);
     const float results = std::min(summary_width(), 0.45f * ImGui::GetContentRegionAvail().x);
     ImGui::BeginChild("lab_results", ImVec2(results, 0), false, kChildFlags);
     summary_table(app.lab.run->result(), scale, false);
@@ -483,24 +566,38 @@ std::string describe_lab(const App& app) {
                     std::to_string(4 * app.params.train_len) + ". " + lab_status(app) + ".";
   if (!app.lab.run) return out;
   const LabResult& r = app.lab.run->result();
-  char a[24], b[24];
+  char a[24], b[24], lo[24], hi[24];
+  const auto spread = [&](const LabBand& band) {  // " (seeds 44% to 52%)" with two or more seeds
+    return band.runs < 2 ? std::string()
+                         : std::string(" (seeds ") + format_percent(*band.lo, lo, sizeof lo) + " to " +
+                               format_percent(*band.hi, hi, sizeof hi) + ")";
+  };
+  if (r.options.seeds > 1)
+    out += " Each figure is the mean over " + std::to_string(r.options.seeds) + " seeds.";
   for (const LabMethodResult& m : r.methods) {
     const LabSummary s = lab_summary(m, r.options.train_len);
+    const LabSummaryBands bands = lab_summary_bands(m, r.options.train_len);
+    const LabSeedRun& first = m.first();
     out += " " + std::string(position_method_name(m.method)) + ": exact match " +
-           (s.inside ? std::string(format_percent(*s.inside, a, sizeof a)) : std::string("none yet")) +
+           (s.inside ? std::string(format_percent(*s.inside, a, sizeof a)) + spread(bands.inside)
+                     : std::string("none yet")) +
            " inside training, " +
-           (s.near ? std::string(format_percent(*s.near, b, sizeof b)) : std::string("no number")) + " just past it" +
-           (m.error ? " (" + *m.error + ")" : std::string()) + "; trained " + format_count(m.steps_run) + " steps" +
-           (m.reached_bar                    ? " (stopped at the bar)"
-            : m.steps_run >= r.options.steps ? " (never at the bar)"
-                                             : "") +
+           (s.near ? std::string(format_percent(*s.near, b, sizeof b)) + spread(bands.near) : std::string("no number")) +
+           " just past it" + (m.error ? " (" + *m.error + ")" : std::string()) + "; trained " +
+           format_count(bands.steps_lo) +
+           (bands.steps_hi != bands.steps_lo ? " to " + format_count(bands.steps_hi) : std::string()) + " steps" +
+           (m.reached_bar                         ? " (stopped at the bar)"
+            : bands.steps_hi >= r.options.steps ? " (not every seed at the bar)"
+                                                 : "") +
            ".";
-    if (const int trained = lab_trained_positions(r.options); int(m.table_row_change.size()) > trained)
-      out += " Its table has " + std::to_string(m.table_row_change.size()) + " rows; rows " + std::to_string(trained) +
-             " to " + std::to_string(m.table_row_change.size() - 1) + " were never trained: they moved " +
-             format_sig(100 * m.table_row_change.back(), 3) + "% from their random init (weight decay alone: " +
-             format_sig(100 * lab_decay_only_change(r.options, m.steps_run), 3) + "%), row 0 moved " +
-             format_sig(100 * m.table_row_change.front(), 3) + "%.";
+    if (const int trained = lab_trained_positions(r.options); int(first.table_row_change.size()) > trained)
+      out += " Its table" + (m.runs.size() > 1 ? " (seed " + std::to_string(first.seed) + "'s run)" : std::string()) +
+             " has " +
+             std::to_string(first.table_row_change.size()) + " rows; rows " + std::to_string(trained) + " to " +
+             std::to_string(first.table_row_change.size() - 1) + " were never trained: they moved " +
+             format_sig(100 * first.table_row_change.back(), 3) + "% from their random init (weight decay alone: " +
+             format_sig(100 * lab_decay_only_change(r.options, first.steps_run), 3) + "%), row 0 moved " +
+             format_sig(100 * first.table_row_change.front(), 3) + "%.";
     if (m.accuracy_scaled.empty()) continue;
     const LabSummary z = lab_summary(m, r.options.train_len, true);
     char label[48];
@@ -509,7 +606,9 @@ std::string describe_lab(const App& app) {
            " inside training, " +
            (z.near ? std::string(format_percent(*z.near, b, sizeof b)) : std::string("no number")) + " just past it.";
   }
-  return out;
+  const std::string verdict = lab_past_verdict(r), remedy = describe_lab_remedy(app);
+  if (!verdict.empty()) out += " " + verdict;
+  return remedy.empty() ? out : out + " " + remedy;
 }
 
 }  // namespace rv

@@ -16,9 +16,10 @@ ExportFile export_angles_csv(const App& app);
 ExportFile export_score_csv(const App& app);
 // Every preset (model_catalog): base, dims, pairing, scaling, context, critical dim, first negative B(m), costs.
 ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows);
-// The lab's run, one row per number: method, series (exact_match, token_accuracy, and for rope with --rope-scaling
-// accuracy_scaled, token_accuracy_scaled: x = eval length; train_loss:
-// x = step), x, value (empty past a learned table, with its error); the header holds the flags that rerun it.
+// The lab's run, one row per number: method, seed ("mean": the means over the seeds; else one run's seed), series
+// (exact_match, token_accuracy, and for rope with --rope-scaling accuracy_scaled, token_accuracy_scaled: x = eval
+// length; a run's train_loss: x = step), x, value (empty past a learned table, with its error); the header holds the
+// flags that rerun it.
 ExportFile export_lab_csv(const App& app);
 // The lab's experiment for PyTorch (core/lab/lab_torch.hpp): ropeviz_lab.py and ropeviz_lab_data.json (initial weights,
 // first kLabTorchBatches batches) for the last run's options, or the panel's settings before any run.

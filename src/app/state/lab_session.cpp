@@ -27,6 +27,7 @@ bool lab_start(App& app, const std::vector<std::string>& flags) {
     lab.error = o.error().message;
     return false;
   }
+  if (lab.run && lab.run->done() && !lab.stopped) lab.previous = lab.run->result();  // for sequential vs random
   lab.rope_scaling = o->rope_scaling;  // the panel's settings (and so the link) follow a run started elsewhere
   lab.rope_factor = o->rope_factor;
   set_lab_params(app.params, *o);
@@ -50,7 +51,8 @@ void lab_tick(App& app, double budget_ms) {
     lab.slice_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   } while (!lab.run->done() && lab.slice_ms < budget_ms);
   const auto& methods = lab.run->result().methods;
-  if (!methods.empty() && !methods.back().train_loss.empty()) lab.last_loss = methods.back().train_loss.back();
+  if (!methods.empty() && !methods.back().runs.back().train_loss.empty())
+    lab.last_loss = methods.back().runs.back().train_loss.back();
   if (!lab.run->done()) return;
   lab.running = false;
   lab.result_json = lab_json(lab.run->result());
@@ -78,11 +80,17 @@ std::string lab_status(const App& app) {
   const std::string rate = format_count((long long)std::llround(tps)) + " tokens/s";
   if (!lab.running) {
     return std::string(lab.stopped ? "stopped" : "finished") + ": " + format_count((long long)r.methods.size()) +
-           (r.methods.size() == 1 ? " method in " : " methods in ") + format_sig(r.seconds, 3) + " s · " + rate;
+           (r.methods.size() == 1 ? " method" : " methods") +
+           (r.options.seeds > 1 ? " x " + std::to_string(r.options.seeds) + " seeds" : std::string()) + " in " +
+           format_sig(r.seconds, 3) + " s · " + rate;
   }
   if (r.methods.empty()) return "starting";
-  const LabMethodResult& m = r.methods.back();
-  std::string what = std::string(position_method_name(m.method)) + ": ";
+  const LabSeedRun& m = r.methods.back().runs.back();
+  std::string what = std::string(position_method_name(r.methods.back().method));
+  if (r.options.seeds > 1)
+    what += " seed " + std::to_string(m.seed) + " (" + std::to_string(r.methods.back().runs.size()) + " of " +
+            std::to_string(r.options.seeds) + ")";
+  what += ": ";
   if (m.accuracy.empty())
     what += "step " + format_count((long long)m.train_loss.size()) + " / " + format_count(r.options.steps) +
             " · loss " + format_sig(lab.last_loss, 3);

@@ -64,21 +64,34 @@ std::string encodings(const App& app) {
   return out + tag("p", score_sentence(app));
 }
 
+// A summary figure's mean and, over two or more seeds, its band: "48% (44% to 52%)".
+std::string band_percent(const LabBand& b) {
+  if (b.runs < 2) return percent(b.mean);
+  return percent(b.mean) + " (" + percent(b.lo) + " to " + percent(b.hi) + ")";
+}
+
 // The lab's summary per method, as its panel's table.
 std::string lab_table(const App& app) {
   if (!app.lab.run) return "";
   const LabResult& r = app.lab.run->result();
   std::vector<std::vector<std::string>> rows;
   for (const LabMethodResult& m : r.methods) {
-    const LabSummary s = lab_summary(m, r.options.train_len);
-    const bool capped = !m.reached_bar && m.steps_run >= r.options.steps;
-    rows.push_back({position_method_name(m.method), percent(s.inside), percent(s.near), percent(s.far),
-                    s.final_loss ? format_sig(*s.final_loss, 3) : std::string("none yet"),
-                    format_count(m.steps_run) + (capped ? " (max)" : "")});
+    const LabSummaryBands b = lab_summary_bands(m, r.options.train_len);
+    const bool capped = !m.reached_bar && b.steps_hi >= r.options.steps;
+    rows.push_back({position_method_name(m.method), band_percent(b.inside), band_percent(b.near),
+                    band_percent(b.far), b.final_loss.mean ? format_sig(*b.final_loss.mean, 3) : std::string("none yet"),
+                    format_count(b.steps_lo) +
+                        (b.steps_hi != b.steps_lo ? " to " + format_count(b.steps_hi) : std::string()) +
+                        (capped ? " (max)" : "")});
   }
+  const std::string verdict = lab_past_verdict(r);
   return table("Exact match by sequence size, L = " + std::to_string(r.options.train_len) +
+                   (r.options.seeds > 1 ? ", the mean over " + std::to_string(r.options.seeds) +
+                                              " seeds (in brackets the lowest and highest seed's)"
+                                        : std::string()) +
                    "; each method trains until every training size is at the bar, so the step counts differ",
-               {"method", "sizes 1 to L", "L+1 to 2L", "2L+1 to 4L", "final loss", "steps trained"}, rows);
+               {"method", "sizes 1 to L", "L+1 to 2L", "2L+1 to 4L", "final loss", "steps trained"}, rows) +
+         (verdict.empty() ? std::string() : tag("p", verdict));
 }
 }  // namespace
 

@@ -17,7 +17,7 @@ namespace {
 
 // [SECTION] recorded state of the current plot (buffers keep their capacity: no allocation once warm)
 
-enum class Kind { Line, Columns, Envelope, Marker, HLine, VLine, VSpan };
+enum class Kind { Line, Columns, Envelope, Band, Marker, HLine, VLine, VSpan };
 
 struct Item {
   Kind kind;
@@ -134,6 +134,12 @@ void fit_axis(const Axis& ax, bool is_x, double& lo, double& hi) {
   for (const Item& it : g.items) {
     if (!is_x && !it.style.fit) continue;
     const bool env = it.kind == Kind::Envelope;
+    if (it.kind == Kind::Band)
+      for (int i = it.from; i < it.to; ++i)
+        if (g.cols[i].lo <= g.cols[i].hi) {
+          widen(lo, hi, is_x ? g.cols[i].x : g.cols[i].lo);
+          widen(lo, hi, is_x ? g.cols[i].x : g.cols[i].hi);
+        }
     if (it.kind == Kind::Line)
       for (int i = it.from; i < it.to; ++i) widen(lo, hi, is_x ? g.pts[i].x : g.pts[i].y);
     if (it.kind == Kind::Columns || env)
@@ -268,6 +274,23 @@ void draw_envelope(ImDrawList* dl, const Item& it) {
   }
 }
 
+// Quads between neighbouring columns that both have a band (lo <= hi), translucent.
+void draw_band(ImDrawList* dl, const Item& it) {
+  for (int i = it.from; i + 1 < it.to; ++i) {
+    const Column &a = g.cols[i], &b = g.cols[i + 1];
+    if (!(a.lo <= a.hi && b.lo <= b.hi)) continue;
+    dl->AddQuadFilled(ImVec2(sx(a.x), sy(a.lo)), ImVec2(sx(b.x), sy(b.lo)), ImVec2(sx(b.x), sy(b.hi)),
+                      ImVec2(sx(a.x), sy(a.hi)), it.style.colour);
+  }
+  for (int i = it.from; i < it.to; ++i) {  // a lone column (neighbours without a band): a bar the width of a dot
+    const Column& c = g.cols[i];
+    const bool left = i > it.from && g.cols[i - 1].lo <= g.cols[i - 1].hi;
+    const bool right = i + 1 < it.to && g.cols[i + 1].lo <= g.cols[i + 1].hi;
+    if (c.lo <= c.hi && !left && !right)
+      dl->AddRectFilled(ImVec2(sx(c.x) - 3, sy(c.hi)), ImVec2(sx(c.x) + 3, sy(c.lo)), it.style.colour);
+  }
+}
+
 // Moves a vline's label plate (top-left p, size ts) down past every earlier one it would overlap.
 void stack_vplate(ImVec2& p, ImVec2 ts) {
   for (bool moved = true; moved;) {
@@ -317,6 +340,8 @@ void draw_item(ImDrawList* dl, const Item& it) {
       return draw_columns(dl, it);
     case Kind::Envelope:
       return draw_envelope(dl, it);
+    case Kind::Band:
+      return draw_band(dl, it);
     case Kind::Marker:
       return draw_marker(dl, it);
     case Kind::VSpan:
@@ -433,6 +458,17 @@ void series_begin(const char* label, const Style& s) {
 void series_point(double x, double y) {
   g.pts.push_back(Point{to_axis(g.spec.x, x), to_axis(g.spec.y, y)});
   g.items.back().to = int(g.pts.size());
+}
+
+void band_begin(ImU32 colour) {
+  Style s;
+  s.colour = colour;
+  Item& it = add(Kind::Band, nullptr, s);
+  it.from = it.to = int(g.cols.size());
+}
+void band_point(double x, double lo, double hi) {
+  g.cols.push_back(Column{to_axis(g.spec.x, x), to_axis(g.spec.y, lo), to_axis(g.spec.y, hi)});
+  g.items.back().to = int(g.cols.size());
 }
 
 void plot_line(const char* label, const double* ys, int n, const Style& s, double xscale, double x0) {

@@ -48,6 +48,10 @@ void plot_line(const char* label, const double* ys, int n, const Style& s, doubl
 void plot_line(const char* label, const Decimated& d, double x_first, double x_last, const Style& s);
 // ±(column max of d): a symmetric envelope (upper line at each column's max, lower at minus it).
 void plot_envelope(const char* label, const Decimated& d, double x_first, double x_last, const Style& s);
+// A filled band between lo_at(i) and hi_at(i) at x = x0 + i * xscale for the i < n where has(i) (a gap elsewhere); no
+// legend entry (label the line drawn over it).
+template <class Has, class Lo, class Hi>
+void plot_band_g(int n, Has has, Lo lo_at, Hi hi_at, ImU32 colour, double xscale = 1.0, double x0 = 0.0);
 // A filled disc with a ring; outside the x range, an arrow at that edge.
 void plot_marker(const char* label, double x, double y, ImU32 colour);
 // Dashed lines across the data area, with an optional label on a plate at the right (hline) or top (vline).
@@ -78,6 +82,17 @@ inline float dots_for(int n) {
 // [SECTION] internals of plot_line_g
 void series_begin(const char* label, const Style& s);
 void series_point(double x, double y);
+void band_begin(ImU32 colour);
+void band_point(double x, double lo, double hi);  // lo > hi (NaN): a gap
+
+template <class Has, class Lo, class Hi>
+void plot_band_g(int n, Has has, Lo lo_at, Hi hi_at, ImU32 colour, double xscale, double x0) {
+  band_begin(colour);
+  for (int i = 0; i < n; ++i) {
+    const bool h = has(i);
+    band_point(x0 + i * xscale, h ? lo_at(i) : 1.0, h ? hi_at(i) : -1.0);
+  }
+}
 
 template <class F>
 void plot_line_g(const char* label, int n, F y_at, const Style& s, double xscale, double x0) {
