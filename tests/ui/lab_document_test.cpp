@@ -24,7 +24,7 @@ std::string without_times(const std::string& doc) {
 
 TEST_CASE("lab: the app's document for every method is the CLI's, byte for byte but for its times") {
   const std::string methods = "--methods=learned,sinusoidal,rope,alibi,t5,none";
-  const std::vector<std::string> flags = {methods, "--train-len=2", "--steps=60", "--eval-count=10", "--seed=3"};
+  const std::vector<std::string> flags = {methods, "--train-len=2", "--steps=60", "--eval-count=10", "--seeds=1"};
   rv::test::Headless ui;
   REQUIRE(rv::lab_start(ui.app, flags));
   for (int frames = 0; ui.app.lab.running && frames < 10000; ++frames) ui.frame();
