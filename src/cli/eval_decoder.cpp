@@ -1,4 +1,5 @@
-// decoder_grad: parse the config, weights (row-major, by contract name) and token rows; answer loss and gradients.
+// decoder_grad: parse the config, weights (row-major, by contract name), token rows and optional positions; answer
+// loss and gradients.
 #include "cli/eval_decoder.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@ namespace {
 constexpr long long kMaxDecoderParams = 10000000;  // weights in one request (the line limit binds sooner)
 constexpr long long kMaxDecoderTokens = 1000000;   // B * T
 constexpr double kMaxDecoderWork = 2e10;           // multiply-adds, about B*T*(params + layers*T*d_model)
+constexpr double kMaxPositionTable = 1e7;          // (largest position + 1) * d_model: tables of every position
 
 // Records the first problem on r and yields an empty optional of any type.
 std::nullopt_t failed(Request& r, std::string message) {
@@ -101,14 +103,28 @@ std::optional<TokenRows> token_rows(Request& r, const char* key) {
   return rows;
 }
 
-std::optional<Error> check_cost(const DecoderConfig& c, const TokenRows& tokens) {
+// The tables of every position up to the largest (core's decoder) count like a weight of that many rows; learned's
+// positions are bounded by its table (an IndexError past it).
+std::optional<Error> check_positions_cost(const DecoderConfig& c, const TokenRows& positions) {
+  if (c.position == PositionMethod::Learned) return std::nullopt;
+  long long top = 0;
+  for (const std::vector<long long>& row : positions)
+    for (long long p : row) top = std::max(top, p);
+  const double table = (static_cast<double>(top) + 1) * c.d_model;
+  if (table > kMaxPositionTable)
+    return bad_request("\"positions\" reach " + std::to_string(top) +
+                       ": (largest position + 1) * d_model exceeds 10000000");
+  return std::nullopt;
+}
+
+std::optional<Error> check_cost(const DecoderConfig& c, const TokenRows& tokens, const TokenRows* positions) {
   const long long params = decoder_param_count(c);
   if (params > kMaxDecoderParams)
     return bad_request("the model has " + std::to_string(params) + " weights, more than the limit 10000000");
   const double T = tokens.empty() ? 0.0 : static_cast<double>(tokens[0].size());
   const double work = static_cast<double>(tokens.size()) * T * (static_cast<double>(params) + c.layers * T * c.d_model);
   if (work > kMaxDecoderWork) return bad_request("request too large: B*T*(weights + layers*T*d_model) exceeds 2e10");
-  return std::nullopt;
+  return positions ? check_positions_cost(c, *positions) : std::nullopt;
 }
 
 json grads_json(const DecoderConfig& c, const DecoderWeights& grads) {
@@ -129,11 +145,13 @@ Expected<json> op_decoder_grad(Request& r) {
   if (!c) return *r.error;
   const std::optional<TokenRows> tokens = token_rows(r, "tokens");
   const std::optional<TokenRows> targets = token_rows(r, "targets");
+  const std::optional<TokenRows> positions = r.has("positions") ? token_rows(r, "positions") : std::nullopt;
   if (r.error) return *r.error;
-  if (auto e = check_cost(*c, *tokens)) return *e;
+  const TokenRows* at = positions ? &*positions : nullptr;  // absent: row t at position t
+  if (auto e = check_cost(*c, *tokens, at)) return *e;
   std::optional<DecoderWeights> w = decoder_weights(r, *weights, *c);
   if (!w) return *r.error;
-  auto g = decoder_loss_and_grad(*c, *w, *tokens, *targets);
+  auto g = decoder_loss_and_grad(*c, *w, *tokens, *targets, at);
   if (!g) return g.error();
   return json{{"loss", g->loss}, {"grads", grads_json(*c, g->grads)}};
 }

@@ -6,8 +6,9 @@
 
 namespace rv::cli {
 
-// {"op":"decoder_grad","config":{...},"weights":{"tok_emb":[...],...},"tokens":[[...]],"targets":[[...]]}
-// -> {"loss":x,"grads":{"tok_emb":[...],...}}, every weight flattened row-major like the request's.
+// {"op":"decoder_grad","config":{...},"weights":{"tok_emb":[...],...},"tokens":[[...]],"targets":[[...]]} and
+// optionally "positions":[[...]] (like tokens; default 0..T-1) -> {"loss":x,"grads":{"tok_emb":[...],...}}, every
+// weight flattened row-major like the request's.
 Expected<json> op_decoder_grad(Request& r);
 
 }  // namespace rv::cli

@@ -94,7 +94,8 @@ Ops (one example each):
                flattened row-major like the weight. "position": learned | sinusoidal | rope | alibi | t5 | none;
                weights tok_emb [vocab, d_model], pos_emb [max_position, d_model] (learned), l{j}.norm1,
                l{j}.norm2 [d_model], l{j}.wq/wk/wv/wo [d_model, d_model], l{j}.w1 [d_model, d_ff], l{j}.w2
-               [d_ff, d_model], rel_bias [32, heads] (t5), norm_f [d_model], head [d_model, vocab]
+               [d_ff, d_model], rel_bias [32, heads] (t5), norm_f [d_model], head [d_model, vocab]; optional
+               "positions" [B][T] (default 0..T-1): where each token sits (causality stays by index)
     {"op":"decoder_grad","config":{"vocab":7,"d_model":8,"heads":2,"layers":1,"d_ff":12,"position":"rope",
      "base":10000.0,"pairing":"interleaved"},"weights":{"tok_emb":[...56],"l0.norm1":[...8],...},
      "tokens":[[1,4,6]],"targets":[[4,6,-1]]}

@@ -426,6 +426,55 @@ for (name, _, kind, word), r in zip(bad_decoder, resp):
           "decoder_grad %s -> %s naming %s, got %s" % (name, kind, word, r))
 print("decoder_grad lines:", 6 + len(bad_decoder))
 
+# positions (the README's 'Interfaces: the tiny decoder'): 0..T-1 given is the same answer; others move every method's
+# loss but none's; bad ones are BadRequests naming "positions" (learned past its table: the IndexError)
+at_lines = []
+for position in ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]:
+    req, _ = decoder_request(position)
+    at_lines += [json.dumps(req), json.dumps(dict(req, positions=[[0, 1, 2], [0, 1, 2]])),
+                 json.dumps(dict(req, positions=[[1, 2, 3], [0, 3, 3]] if position == "learned" else
+                                 [[2, 40, 41], [7, 7, 1000]]))]
+resp, rc = run(at_lines)
+check(rc == 0 and len(resp) == len(at_lines), "decoder_grad positions: every line answered (exit %d)" % rc)
+for n, position in enumerate(["learned", "sinusoidal", "rope", "alibi", "t5", "none"]):
+    plain, iota, moved = resp[3 * n: 3 * n + 3] if len(resp) == len(at_lines) else ({}, {}, {})
+    check("loss" in plain and iota == plain, "decoder_grad %s: positions 0..T-1 are no positions" % position)
+    check("loss" in moved and (moved["loss"] == plain.get("loss")) == (position == "none"),
+          "decoder_grad %s: other positions move the loss (none's stays): %s vs %s"
+          % (position, moved.get("loss", moved), plain.get("loss")))
+rope_req, _ = decoder_request("rope")
+learned_req, _ = decoder_request("learned")  # a table of 4 rows
+bad_positions = []
+for name, base, at, kind, word in [
+        ("ragged", rope_req, [[0, 1, 2], [0, 1]], "BadRequest", "\"positions\" row [1] must have length 3"),
+        ("row count", rope_req, [[0, 1, 2]], "BadRequest", "\"positions\" must have 2 rows"),
+        ("negative", rope_req, [[0, 1, 2], [0, -1, 2]], "BadRequest", "\"positions\" must be >= 0"),
+        ("fraction", rope_req, [[0, 1, 2.5], [0, 1, 2]], "BadRequest", "\"positions\" must be an array of arrays"),
+        ("string", rope_req, [[0, 1, "2"], [0, 1, 2]], "BadRequest", "\"positions\" must be an array of arrays"),
+        ("null entry", rope_req, [[0, 1, None], [0, 1, 2]], "BadRequest", "\"positions\" must be an array of arrays"),
+        ("flat", rope_req, [0, 1, 2], "BadRequest", "\"positions\" must be an array of arrays"),
+        ("number", rope_req, 3, "BadRequest", "\"positions\" must be an array of arrays"),
+        ("null", rope_req, None, "BadRequest", "\"positions\""),
+        ("too far", rope_req, [[0, 1, 2], [0, 1, 10 ** 7]], "BadRequest", "\"positions\" reach 10000000"),
+        ("huge", rope_req, [[0, 1, 2], [0, 1, 2 ** 63]], "BadRequest", "\"positions\" must be an array of arrays"),
+        ("past the table", learned_req, [[0, 1, 2], [0, 4, 5]], "IndexError",
+         "index 4 is out of bounds for dimension 0 with size 4"),
+        ("far past the table", learned_req, [[0, 1, 2], [0, 1, 10 ** 12]], "IndexError",
+         "index 1000000000000 is out of bounds for dimension 0 with size 4")]:
+    bad_positions.append((name, json.dumps(dict(base, positions=at)), kind, word))
+lines = []
+for _, line, _, _ in bad_positions:
+    lines += [line, json.dumps(rope_req)]
+resp, rc = run(lines)
+check(rc == 1 and len(resp) == len(lines), "decoder_grad bad positions: every line answered")
+for n, (name, _, kind, word) in enumerate(bad_positions):
+    r, after = (resp[2 * n], resp[2 * n + 1]) if len(resp) == len(lines) else ({}, {})
+    err = r.get("error", {})
+    check(err.get("type") == kind and word in err.get("message", ""),
+          "decoder_grad positions %s -> %s naming %s, got %s" % (name, kind, word, r))
+    check("loss" in after, "decoder_grad: the next line is served after bad positions (%s)" % name)
+print("decoder_grad positions lines:", len(at_lines) + len(lines))
+
 # ---- lab: the training document (the README's 'Interfaces: the lab document') ----------------------------------------
 def lab(args):
     p = subprocess.run([CLI, "lab"] + args, capture_output=True, text=True, timeout=120)

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Cross-check the `decoder_grad` op against an independent float64 PyTorch implementation of the tiny decoder
 (the README's 'Interfaces: the tiny decoder'; autograd for the gradients), for every position method and both RoPE
-pairings, on random weights and tokens. Exit 77 (skip) without torch."""
+pairings, on random weights and tokens, at positions 0..T-1 and at given `positions` (sorted random ones, and
+unsorted ones for the relative methods); with positions, the lab script's model (src/core/lab/ropeviz_lab.py) too.
+Exit 77 (skip) without torch."""
+import importlib.util
 import json
 import math
+import os
 import sys
 
 import cli_harness
@@ -46,10 +50,10 @@ def t5_bucket(rel, num_buckets=32, max_distance=128):  # T5's _relative_position
     return torch.where(is_small, n, large)
 
 
-def rope(x, base, pairing):  # x [B, heads, T, d_head] rotated at t = 0..T-1
-    T, dh = x.shape[-2], x.shape[-1]
+def rope(x, base, pairing, positions):  # x [B, heads, T, d_head] rotated at positions [B, T]
+    dh = x.shape[-1]
     inv_freq = 1.0 / (base ** (torch.arange(0, dh, 2, dtype=torch.float64) / dh))
-    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv_freq)  # [T, dh/2]
+    freqs = (positions.double()[..., None] * inv_freq)[:, None]  # [B, 1, T, dh/2]
     if pairing == "interleaved":  # Meta's Llama: view_as_complex * polar
         xc = torch.view_as_complex(x.reshape(*x.shape[:-1], dh // 2, 2).contiguous())
         return torch.view_as_real(xc * torch.polar(torch.ones_like(freqs), freqs)).flatten(-2)
@@ -62,35 +66,37 @@ def rms(x, w):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
 
 
-def forward(cfg, W, tokens, targets):
+def forward(cfg, W, tokens, targets, positions=None):
     B, T = tokens.shape
     d, H = cfg["d_model"], cfg["heads"]
     dh = d // H
     pos = cfg["position"]
+    at = torch.arange(T).expand(B, T) if positions is None else positions  # token j of row b at at[b, j]
     h = W["tok_emb"][tokens]
     if pos == "learned":
-        h = h + W["pos_emb"][torch.arange(T)]  # tensor indexing: IndexError past the table
+        h = h + W["pos_emb"][at]  # tensor indexing: IndexError past the table
     if pos == "sinusoidal":
-        t = torch.arange(T, dtype=torch.float64)[:, None]
-        pe = torch.zeros(T, d, dtype=torch.float64)
+        t = at.double()[..., None]  # [B, T, 1]
+        pe = torch.zeros(B, T, d, dtype=torch.float64)
         i2 = torch.arange(0, d, 2, dtype=torch.float64)
-        pe[:, 0::2] = torch.sin(t / 10000 ** (i2 / d))
-        pe[:, 1::2] = torch.cos(t / 10000 ** (i2[: d // 2] / d))
+        pe[..., 0::2] = torch.sin(t / 10000 ** (i2 / d))
+        pe[..., 1::2] = torch.cos(t / 10000 ** (i2[: d // 2] / d))
         h = h + pe
+    pi, pj = at[:, None, :, None], at[:, None, None, :]  # p_i, p_j  # [B, 1, T, 1], [B, 1, 1, T]
+    bias = torch.zeros(B, H, T, T, dtype=torch.float64)
+    if pos == "alibi":
+        bias = -torch.tensor(get_slopes(H), dtype=torch.float64)[:, None, None] * (pi - pj).double()
+    if pos == "t5":
+        bias = W["rel_bias"][t5_bucket(pj - pi)[:, 0]].permute(0, 3, 1, 2)  # [B, H, T, T]
     i = torch.arange(T)[:, None]
     j = torch.arange(T)[None, :]
-    bias = torch.zeros(H, T, T, dtype=torch.float64)
-    if pos == "alibi":
-        bias = -torch.tensor(get_slopes(H), dtype=torch.float64)[:, None, None] * (i - j).double()
-    if pos == "t5":
-        bias = W["rel_bias"][t5_bucket(j - i)].permute(2, 0, 1)  # [H, T, T]
-    causal = j > i
+    causal = j > i  # by index, whatever the positions
     for l in range(cfg["layers"]):
         a = rms(h, W["l%d.norm1" % l])
         q, k, v = (x.view(B, T, H, dh).transpose(1, 2) for x in (a @ W["l%d.wq" % l], a @ W["l%d.wk" % l],
                                                                     a @ W["l%d.wv" % l]))
         if pos == "rope":
-            q, k = rope(q, cfg["base"], cfg["pairing"]), rope(k, cfg["base"], cfg["pairing"])
+            q, k = rope(q, cfg["base"], cfg["pairing"], at), rope(k, cfg["base"], cfg["pairing"], at)
         s = q @ k.transpose(-1, -2) / math.sqrt(dh) + bias
         p = torch.softmax(s.masked_fill(causal, float("-inf")), dim=-1)
         o = (p @ v).transpose(1, 2).reshape(B, T, d)
@@ -128,9 +134,33 @@ def random_case(cfg, B, T, seed):
     return W, tokens, targets
 
 
-def request(cfg, W, tokens, targets):
-    return {"op": "decoder_grad", "config": cfg, "weights": {n: w.flatten().tolist() for n, w in W.items()},
-            "tokens": tokens.tolist(), "targets": targets.tolist()}
+def request(cfg, W, tokens, targets, positions=None):
+    r = {"op": "decoder_grad", "config": cfg, "weights": {n: w.flatten().tolist() for n, w in W.items()},
+         "tokens": tokens.tolist(), "targets": targets.tolist()}
+    if positions is not None:
+        r["positions"] = positions.tolist()
+    return r
+
+
+def random_positions(B, T, R, seed, order="sorted"):
+    """[B, T] positions drawn from [0, R): sorted (as the lab's remedies train), or in random order."""
+    g = torch.Generator().manual_seed(1000 + seed)
+    p = torch.randint(0, R, (B, T), generator=g)
+    return p.sort(dim=1).values if order == "sorted" else p
+
+
+def lab_model(cfg, W):
+    """The lab script's Decoder (src/core/lab/ropeviz_lab.py) in float64 with the weights W."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("ropeviz_lab", os.path.join(here, "../../src/core/lab/ropeviz_lab.py"))
+    lab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lab)
+    model = lab.Decoder(cfg["position"], cfg["vocab"], cfg["d_model"], cfg["heads"], cfg["layers"], cfg["d_ff"],
+                        cfg["max_position"], cfg["base"], cfg["pairing"]).double()
+    with torch.no_grad():
+        for name, w in model.named_weights():
+            w.copy_(W[name].view(w.shape))
+    return model
 
 
 # ---- the cases -----------------------------------------------------------------------------------------------------
@@ -139,27 +169,41 @@ def config(position, pairing="interleaved", vocab=7, d_model=8, heads=2, layers=
             "max_position": max_position, "base": 10000.0, "pairing": pairing}
 
 
-cases = []
+cases = []  # (label, config, B, T, seed, positions: None, or (R, order) for random positions in [0, R))
 for pos, pairing in [("learned", "interleaved"), ("sinusoidal", "interleaved"), ("rope", "interleaved"),
                      ("rope", "half_split"), ("alibi", "interleaved"), ("t5", "interleaved"), ("none", "interleaved")]:
     label = pos + (" " + pairing if pos == "rope" else "")
-    cases.append((label, config(pos, pairing), 2, 5, 1))  # the tiny config of the unit tests
-    cases.append((label, config(pos, pairing, vocab=11, d_model=24, heads=3 if pos != "rope" else 4, layers=2,
-                                d_ff=20, max_position=40), 3, 40 if pos == "t5" else 19, 2))  # 3 heads: ALiBi's
-    # non-power-of-two slopes; T 40: T5's logarithmic buckets
-cases.append(("rope base 500000", dict(config("rope"), base=500000.0), 2, 6, 3))
+    cases.append((label, config(pos, pairing), 2, 5, 1, None))  # the tiny config of the unit tests
+    big = config(pos, pairing, vocab=11, d_model=24, heads=3 if pos != "rope" else 4, layers=2, d_ff=20,
+                 max_position=40)  # 3 heads: ALiBi's non-power-of-two slopes
+    cases.append((label, big, 3, 40 if pos == "t5" else 19, 2, None))  # T 40: T5's logarithmic buckets
+    # positions: sorted from [0, R) (R 40 = learned's table; 3000: T5's distances past 128, rope's and the
+    # sinusoid's tables past T), and unsorted for the methods that compare positions
+    cases.append((label + " positions", config(pos, pairing), 2, 5, 4, (8, "sorted")))
+    cases.append((label + " positions", big, 3, 19, 5, (40 if pos == "learned" else 3000, "sorted")))
+    if pos in ("rope", "alibi", "t5"):
+        cases.append((label + " unsorted positions", big, 2, 12, 6, (200, "unsorted")))
+cases.append(("rope base 500000", dict(config("rope"), base=500000.0), 2, 6, 3, None))
 
 reqs, refs = [], []
-for label, cfg, B, T, seed in cases:
+for label, cfg, B, T, seed, where in cases:
     W, tokens, targets = random_case(cfg, B, T, seed)
-    reqs.append(request(cfg, W, tokens, targets))
+    positions = None if where is None else random_positions(B, T, where[0], seed, where[1])
+    reqs.append(request(cfg, W, tokens, targets, positions))
     Wg = {n: w.clone().requires_grad_(True) for n, w in W.items()}
-    loss = forward(cfg, Wg, tokens, targets)
+    loss = forward(cfg, Wg, tokens, targets, positions)
     loss.backward()
-    refs.append((label, cfg, loss.item(), {n: w.grad for n, w in Wg.items()}))
+    lab = None  # the lab script's model at the same positions: its loss and gradients
+    if positions is not None:
+        model = lab_model(cfg, W)
+        logits = model(tokens, positions)
+        lab_loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1)
+        lab_loss.backward()
+        lab = (lab_loss.item(), {n: w.grad for n, w in model.named_weights()})
+    refs.append((label, cfg, loss.item(), {n: w.grad for n, w in Wg.items()}, lab))
 
 worst = {}
-for got, (label, cfg, loss, grads) in zip(ask(reqs), refs):
+for got, (label, cfg, loss, grads, lab) in zip(ask(reqs), refs):
     if "error" in got:
         check(False, "%s: %s" % (label, got["error"]))
         continue
@@ -175,9 +219,17 @@ for got, (label, cfg, loss, grads) in zip(ask(reqs), refs):
         e = (ours - g.flatten()).abs().max().item() / max(scale, 1e-300)
         err = max(err, e)
         check(e < TOL, "%s %s: max diff %.3g relative to %.3g" % (label, name, e, scale))
+        if lab is not None:
+            e = (lab[1][name].flatten() - g.flatten()).abs().max().item() / max(scale, 1e-300)
+            err = max(err, e)
+            check(e < TOL, "%s %s: ropeviz_lab.py's max diff %.3g relative to %.3g" % (label, name, e, scale))
+    if lab is not None:
+        e = abs(lab[0] - loss) / max(abs(loss), 1e-300)
+        err = max(err, e)
+        check(e < TOL, "%s: ropeviz_lab.py's loss %r vs torch %r" % (label, lab[0], loss))
     worst[label] = max(worst.get(label, 0.0), err)
 for label, e in worst.items():
-    print("torch cross-check %-16s worst relative difference %.3g" % (label, e))
+    print("torch cross-check %-35s worst relative difference %.3g" % (label, e))
 
 # ---- errors: PyTorch's own messages where PyTorch has one ------------------------------------------------------------
 cfg = config("learned", max_position=4)
@@ -190,6 +242,17 @@ except IndexError as e:
 got = ask([request(cfg, W, tokens, targets)])[0]
 check(got.get("error") == {"type": "IndexError", "message": torch_msg},
       "learned past the table: %r vs torch %r" % (got, torch_msg))
+cfg = config("learned", max_position=8)  # positions past the table, short rows: PyTorch names the first by row
+W, tokens, targets = random_case(cfg, 2, 3, 4)
+positions = torch.tensor([[0, 3, 7], [2, 9, 8]])
+try:
+    forward(cfg, W, tokens, targets, positions)
+    torch_msg = None
+except IndexError as e:
+    torch_msg = str(e)
+got = ask([request(cfg, W, tokens, targets, positions)])[0]
+check(torch_msg is not None and got.get("error") == {"type": "IndexError", "message": torch_msg},
+      "learned position past the table: %r vs torch %r" % (got, torch_msg))
 cfg = config("rope")
 W, tokens, targets = random_case(cfg, 1, 3, 5)
 bad = request(cfg, W, tokens, targets)

@@ -9,28 +9,17 @@
 #include "core/encodings/learned.hpp"
 #include "core/lab/decoder_cache.hpp"
 #include "core/lab/decoder_internal.hpp"
+#include "decoder_fixtures.hpp"
 
 using namespace rv;
+using test::case_name;
+using test::kMethodCases;
+using test::MethodCase;
 
 namespace {
 
-struct Case {
-  PositionMethod m;
-  Pairing p;
-};
-const Case kCases[] = {
-    {PositionMethod::Learned, Pairing::Interleaved}, {PositionMethod::Sinusoidal, Pairing::Interleaved},
-    {PositionMethod::Rope, Pairing::Interleaved},    {PositionMethod::Rope, Pairing::HalfSplit},
-    {PositionMethod::Alibi, Pairing::Interleaved},   {PositionMethod::T5, Pairing::Interleaved},
-    {PositionMethod::None, Pairing::Interleaved}};
-
-std::string case_name(const Case& k) {
-  return std::string(position_method_name(k.m)) +
-         (k.m == PositionMethod::Rope ? std::string(" ") + pairing_name(k.p) : "");
-}
-
 // vocab 11 (the lab's), d_model 16, heads 4 (d_head 4), d_ff 24; a learned table of 12 rows.
-DecoderConfig small(const Case& k, int layers = 2) {
+DecoderConfig small(const MethodCase& k, int layers = 2) {
   DecoderConfig c;
   c.vocab = 11;
   c.d_model = 16;
@@ -56,10 +45,12 @@ DecoderWeights model(const DecoderConfig& c, std::uint64_t seed) {
 
 const std::vector<long long> kTokens = {3, 10, 7, 0, 3, 5, 9, 1, 4, 10, 2, 6};  // T 12 = the learned table
 
-// decoder_forward's logits of one row of tokens  # [T, vocab]
+// decoder_forward's logits of one row of tokens, at `at` (default 0..T-1)  # [T, vocab]
 template <class S>
-RowMat<S> forward_logits(const DecoderConfig& c, const DecoderWeightsT<S>& w, const std::vector<long long>& x) {
-  auto out = decoder_forward(c, w, {x}, {std::vector<long long>(x.size(), 0)});
+RowMat<S> forward_logits(const DecoderConfig& c, const DecoderWeightsT<S>& w, const std::vector<long long>& x,
+                         const std::vector<long long>* at = nullptr) {
+  const TokenRows positions = {at ? *at : std::vector<long long>()};
+  auto out = decoder_forward(c, w, {x}, {std::vector<long long>(x.size(), 0)}, at ? &positions : nullptr);
   REQUIRE(out.ok());
   return out->logits[0];
 }
@@ -72,10 +63,10 @@ double relative_deviation(const RowVec<S>& a, const RowVec<S>& b) {
 
 template <class S>
 std::vector<DecodeStep<S>> decode_all(const DecoderConfig& c, const DecoderWeightsT<S>& w, DecoderCache<S>& cache,
-                                      const std::vector<long long>& x) {
+                                      const std::vector<long long>& x, const std::vector<long long>* at = nullptr) {
   std::vector<DecodeStep<S>> steps;
-  for (long long id : x) {
-    auto s = decoder_decode_step(c, w, cache, id);
+  for (std::size_t t = 0; t < x.size(); ++t) {
+    auto s = decoder_decode_step(c, w, cache, x[t], at ? std::optional<long long>((*at)[t]) : std::nullopt);
     REQUIRE(s.ok());
     steps.push_back(std::move(s.value()));
   }
@@ -105,7 +96,7 @@ DecoderWeightsT<float> to_float(const DecoderConfig& c, const DecoderWeights& w)
 TEST_CASE("KV-cache logits equal a full recompute within 1e-6 (float64) at every step, every method") {
   // Deviation = max |cached - full| / max |full logit| of that step: step t's cached logits against decoder_forward's
   // last row for the prefix x[0..t], recomputed from scratch.
-  for (const Case& k : kCases) {
+  for (const MethodCase& k : kMethodCases) {
     const DecoderConfig c = small(k);
     const DecoderWeights w = model(c, 21);
     DecoderCache<double> cache;
@@ -125,7 +116,7 @@ TEST_CASE("KV-cache logits equal a full recompute within 1e-6 (float64) at every
 }
 
 TEST_CASE("float32: the same cached decode agrees with float32 decoder_forward and with float64") {
-  for (const Case& k : kCases) {
+  for (const MethodCase& k : kMethodCases) {
     const DecoderConfig c = small(k);
     const DecoderWeights w = model(c, 22);
     const DecoderWeightsT<float> wf = to_float(c, w);
@@ -192,7 +183,7 @@ TEST_CASE("rope: the cached key at position p is a @ wk rotated by p, once") {
 }
 
 TEST_CASE("without rope the cached key is a @ wk itself: no method but rope rotates keys") {
-  for (const Case& k : kCases) {
+  for (const MethodCase& k : kMethodCases) {
     if (k.m == PositionMethod::Rope) continue;
     const DecoderConfig c = small(k);
     const DecoderWeights w = model(c, 24);
@@ -205,7 +196,7 @@ TEST_CASE("without rope the cached key is a @ wk itself: no method but rope rota
 }
 
 TEST_CASE("attention maps: rows sum to 1, zero above the diagonal, equal to the full forward's, not uniform") {
-  for (const Case& k : kCases) {
+  for (const MethodCase& k : kMethodCases) {
     const DecoderConfig c = small(k);
     const DecoderWeights w = model(c, 25);
     auto maps = decoder_attention(c, w, kTokens);
@@ -237,7 +228,7 @@ TEST_CASE("attention maps: rows sum to 1, zero above the diagonal, equal to the 
 }
 
 TEST_CASE("greedy generation: tokens are the argmax of a full recompute, steps match decoder_forward") {
-  for (const Case& k : kCases) {
+  for (const MethodCase& k : kMethodCases) {
     const DecoderConfig c = small(k);
     const DecoderWeights w = model(c, 26);
     const std::vector<long long> prompt = {2, 7, 10};
@@ -338,7 +329,7 @@ TEST_CASE("mismatch: a cache built at shifted positions, or reordered, breaks eq
   const std::vector<long long> x(kTokens.begin(), kTokens.begin() + 8), head(x.begin(), x.end() - 1);
   std::vector<long long> shifted_x = {8};
   shifted_x.insert(shifted_x.end(), head.begin(), head.end());
-  for (const Case& k : kCases) {
+  for (const MethodCase& k : kMethodCases) {
     const DecoderConfig c = small(k, 1);
     const DecoderWeights w = model(c, 29);
     DecoderCache<double> right, shifted_src;
@@ -405,7 +396,7 @@ TEST_CASE("mismatch, rope: cached keys rotated twice, one position off, or not a
 }
 
 TEST_CASE("kv_cache_check: every method's cached decode equals a full recompute; rope keys are rotated exactly once") {
-  for (const Case& k : kCases) {
+  for (const MethodCase& k : kMethodCases) {
     CAPTURE(case_name(k));
     const DecoderConfig c = small(k);
     const DecoderWeights w = model(c, 5);
@@ -435,4 +426,99 @@ TEST_CASE("kv_cache_check: a learned table running out stops generation with its
   CHECK(check->error->full() == "IndexError: index 12 is out of bounds for dimension 0 with size 12");
   CHECK(check->steps.size() == 12);
   CHECK(check->worst_logit_diff < 1e-12);
+}
+
+// [SECTION] At given positions
+
+TEST_CASE("KV cache at given positions equals the full forward at them: logits and attention, every method") {
+  for (const MethodCase& k : kMethodCases) {
+    const DecoderConfig c = small(k);
+    const DecoderWeights w = model(c, 31);
+    const bool learned = k.m == PositionMethod::Learned;  // a table of 12 rows
+    for (bool sorted : {true, false}) {
+      const std::vector<long long> at = test::random_positions(kTokens.size(), learned ? 12 : 500, 33, sorted);
+      CAPTURE(case_name(k));
+      CAPTURE(sorted);
+      DecoderCache<double> cache;
+      const std::vector<DecodeStep<double>> steps = decode_all(c, w, cache, kTokens, &at);
+      CHECK(cache.position == at);
+      double worst = 0;
+      for (std::size_t t = 0; t < kTokens.size(); ++t) {
+        CHECK(steps[t].position == at[t]);
+        const std::vector<long long> prefix(kTokens.begin(), kTokens.begin() + static_cast<long>(t + 1)),
+            prefix_at(at.begin(), at.begin() + static_cast<long>(t + 1));
+        worst = std::max(worst,
+                         relative_deviation<double>(steps[t].logits, forward_logits(c, w, prefix, &prefix_at).row(t)));
+      }
+      const TokenRows rows_at = {at};
+      const auto fp = detail::run_forward(c, w, {kTokens}, {std::vector<long long>(kTokens.size(), 0)}, &rows_at);
+      auto maps = decoder_attention(c, w, kTokens, &at);
+      REQUIRE(maps.ok());
+      double worst_map = 0;
+      for (std::size_t j = 0; j < maps->size(); ++j)
+        for (std::size_t n = 0; n < (*maps)[j].size(); ++n)
+          worst_map = std::max(worst_map, ((*maps)[j][n] - fp.seq[0].layer[j].p[n]).cwiseAbs().maxCoeff());
+      std::printf("kv-cache at %-8s positions %-22s logits %.3g, attention %.3g\n", sorted ? "sorted" : "unsorted",
+                  case_name(k).c_str(), worst, worst_map);
+      CHECK(worst < 1e-12);
+      CHECK(worst_map < 1e-12);
+    }
+  }
+}
+
+TEST_CASE("generation at positions: the prompt where given, then last + 1, + 2, ...; logits as the full forward") {
+  for (const MethodCase& k : kMethodCases) {
+    CAPTURE(case_name(k));
+    const DecoderConfig c = small(k);
+    const DecoderWeights w = model(c, 35);
+    const std::vector<long long> prompt = {2, 7, 10}, at = {1, 4, 5};
+    auto g = decoder_generate(c, w, prompt, 6, &at);
+    REQUIRE(g.ok());
+    CHECK(!g->error);
+    REQUIRE(g->steps.size() == 8);
+    const std::vector<long long> fed(g->tokens.begin(), g->tokens.end() - 1), fed_at = {1, 4, 5, 6, 7, 8, 9, 10};
+    CHECK(g->cache.position == fed_at);
+    const RowMat<double> full = forward_logits(c, w, fed, &fed_at);
+    for (std::size_t t = 0; t < fed.size(); ++t) {
+      CHECK(g->steps[t].position == fed_at[t]);
+      CHECK(relative_deviation<double>(g->steps[t].logits, full.row(static_cast<long>(t))) < 1e-12);
+    }
+    auto plain = decoder_generate(c, w, prompt, 6);  // at 0, 1, 2: the second token's logits move, but for none's
+    REQUIRE(plain.ok());
+    const double moved = relative_deviation<double>(g->steps[1].logits, plain->steps[1].logits);
+    CHECK((k.m == PositionMethod::None ? moved == 0 : moved > 1e-6));
+  }
+  // learned: the prompt at 8, 9, 10 of 12 rows leaves room for one generated token to be decoded (at 11)
+  const DecoderConfig c = small({PositionMethod::Learned, Pairing::Interleaved});
+  const std::vector<long long> at = {8, 9, 10};
+  auto g = decoder_generate(c, model(c, 35), {2, 7, 10}, 5, &at);
+  REQUIRE(g.ok());
+  REQUIRE(g->error);
+  CHECK(g->error->full() == "IndexError: index 12 is out of bounds for dimension 0 with size 12");
+  CHECK(g->tokens.size() == 5);
+  CHECK(g->steps.size() == 4);
+}
+
+TEST_CASE("decode errors at positions: negative, past a learned table, shapes; the cache is left unchanged") {
+  const DecoderConfig c = small({PositionMethod::Learned, Pairing::Interleaved});
+  const DecoderWeights w = model(c, 37);
+  DecoderCache<double> cache;
+  REQUIRE(decoder_decode_step(c, w, cache, 3, 11).ok());  // the table's last row, first
+  CHECK(decoder_decode_step(c, w, cache, 3, 12).error().full() ==
+        "IndexError: index 12 is out of bounds for dimension 0 with size 12");
+  CHECK(decoder_decode_step(c, w, cache, 3, -1).error().full() == "BadRequest: \"positions\" must be >= 0, got -1");
+  CHECK(cache.positions() == 1);
+  REQUIRE(decoder_decode_step(c, w, cache, 4).ok());  // by default at cache.positions()
+  CHECK(cache.position == std::vector<long long>{11, 1});
+  DecoderCache<double> wrong = cache;
+  wrong.position.pop_back();
+  CHECK(decoder_decode_step(c, w, wrong, 1).error().full() ==
+        "BadRequest: cache positions must be one per row (2), got 1");
+  wrong.position = {0, -3};
+  CHECK(decoder_decode_step(c, w, wrong, 1).error().full() == "BadRequest: cache positions must be >= 0, got -3");
+  const std::vector<long long> two = {0, 1}, past = {0, 12};
+  CHECK(decoder_generate(c, w, {1, 2, 3}, 1, &two).error().full() ==
+        "BadRequest: \"positions\" row [0] must have length 3, got 2");
+  CHECK(decoder_attention(c, w, {1, 2}, &past).error().full() ==
+        "IndexError: index 12 is out of bounds for dimension 0 with size 12");
 }

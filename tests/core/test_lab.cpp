@@ -312,16 +312,19 @@ TEST_CASE("lab run: a method stops once every training length is at the bar, and
   CHECK(contains(doc, "\"check_every\": 20, \"bar\": 0.95"));
 }
 
-TEST_CASE("lab run: a training step allocates nothing after the first") {
-  for (PositionMethod m : kAllPositionMethods) {
+TEST_CASE("lab run: a training step allocates nothing after the first, at sequential and at random positions") {
+  for (PositionMethod m : kAllPositionMethods)
+  for (LabPositions placement : {LabPositions::Sequential, LabPositions::Random}) {
     LabOptions o = small({m}, 50);
     o.check_every = 0;
+    o.positions = placement;
     LabRun run(o);
     run.step();
     const long long news = test::allocations(), mallocs = test::mallocs();
     for (int i = 0; i < 20; ++i) run.step();
     const long long new_calls = test::allocations() - news, malloc_calls = test::mallocs() - mallocs;
-    INFO(position_method_name(m), ": ", new_calls, " operator new, ", malloc_calls, " malloc");
+    INFO(position_method_name(m), " ", lab_positions_name(placement), ": ", new_calls, " operator new, ", malloc_calls,
+         " malloc");
     CHECK(run.result().methods[0].first().train_loss.size() == 21);
     CHECK(new_calls == 0);
     CHECK(malloc_calls == 0);

@@ -100,10 +100,12 @@ void check_defaults(const JsonValue& d, const LabOptions& o) {
   const std::pair<const char*, std::string> strings[] = {{"task", lab_task_name(o.task)},
                                                          {"methods", methods},
                                                          {"pairing", "interleaved"},
+                                                         {"positions", lab_positions_name(o.positions)},
                                                          {"rope_scaling", lab_scaling_name(o.rope_scaling)}};
   const std::pair<const char*, double> integers[] = {
       {"train_len", o.train_len},   {"table_len", o.table_len},
       {"steps", o.steps},           {"seed", static_cast<double>(o.seed)}, {"seeds", o.seeds},
+      {"position_range", o.position_range},
       {"d_model", o.d_model},       {"heads", o.heads},
       {"layers", o.layers},         {"d_ff", o.d_ff},
       {"batch", o.batch},           {"warmup", o.warmup},
@@ -111,7 +113,7 @@ void check_defaults(const JsonValue& d, const LabOptions& o) {
   const std::pair<const char*, double> reals[] = {
       {"lr", o.lr}, {"weight_decay", o.weight_decay}, {"base", 10000.0}, {"rope_factor", o.rope_factor}};
   const char* order[] = {"task",        "methods", "train_len",    "table_len",    "steps",
-                         "seed",        "seeds",   "d_model", "heads",        "layers",       "d_ff",
+                         "seed",        "seeds",   "positions",    "position_range", "d_model", "heads",        "layers",       "d_ff",
                          "batch",       "lr",      "weight_decay", "warmup",       "eval_count",
                          "check_every", "base",    "pairing",      "rope_scaling", "rope_factor"};
   REQUIRE(d.kind == JsonValue::Kind::Object);

@@ -228,6 +228,36 @@ with tempfile.TemporaryDirectory() as tmp:
               "%s: the method's loss and steps are the first seed's" % m)
     check(got is not None and got.get("seeds") == 2 and want["seeds"] == 2, "the documents say seeds 2")
 
+    # ---- --positions random: the same positions, so the C++'s losses; both tests; NoPE's two tests agree -----------
+    flags = ["--methods", "rope,alibi,t5,learned,none", "--steps", "20", "--check-every", "0", "--train-len", "2",
+             "--seeds", "1", "--positions", "random", "--position-range", "40"]
+    want = json.loads(run([CLI, "lab", *flags]).stdout)
+    rline, rscript, _ = export(os.path.join(tmp, "random"), *flags)
+    check_print_command(rscript, "random")
+    got, _ = script_run(rscript, "--data", rline["data"])
+    check(got is not None and (got.get("positions"), got.get("position_range"), got.get("max_position")) ==
+          ("random", 40, 40) == (want["positions"], want["position_range"], want["max_position"]),
+          "random: the placement echoed: %r" % ((got and (got.get("positions"), got.get("position_range"),
+                                                          got.get("max_position"))),))
+    rm = load_module(rscript)
+    ro = rm.parse_args([])
+    want_positions = []
+    for step in range(3):  # the script's positions: sorted, distinct, in [0, 40), one list per row
+        rows = rm.train_batch(ro, step)
+        want_positions.append(rm.train_positions(ro, step, rows))
+        check(all(p == sorted(set(p)) and len(p) == len(x) and 0 <= p[0] and p[-1] < 40
+                  for (x, _), p in zip(rows, want_positions[-1])), "random: step %d's positions" % step)
+    for m in ("rope", "alibi", "t5", "learned", "none") if got else []:
+        a, b = want["methods"][m], got["methods"][m]
+        worst = max(abs(x - y) for x, y in zip(a["train_loss"], b["train_loss"]))
+        print("%-10s random positions: worst |torch loss - C++ loss| over 20 steps: %.3g" % (m, worst))
+        check(len(b["train_loss"]) == 20 and worst < TOL, "random %s: losses differ by %.3g" % (m, worst))
+        for key in ("accuracy", "accuracy_sequential"):
+            gap = max(abs((x or 0) - (y or 0)) for x, y in zip(a[key], b.get(key, [])))
+            check(len(b.get(key, [])) == 8 and gap <= 0.05, "random %s: %s differs by %.3g" % (m, key, gap))
+    check(got is None or got["methods"]["none"]["accuracy"] == got["methods"]["none"]["accuracy_sequential"],
+          "random: NoPE reads no position, so its two tests agree")
+
     # ---- the script's nn.Module against decoder_grad in float64, both pairings, 3 heads (ALiBi), T5's log buckets --
     g = torch.Generator().manual_seed(7)
     for position, pairing, heads, T in [("learned", "interleaved", 3, 19), ("sinusoidal", "interleaved", 3, 19),

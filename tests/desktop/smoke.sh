@@ -39,7 +39,7 @@ grep -qF "bad-config.json: rope_theta must be a finite number > 1, got -1; kept 
   { echo "FAIL: no note for the bad config"; cat "$out/bad-config.log"; exit 1; }
 # A checkpoint opens as the weights (--weights): the lab's trained learned table, read back through the same reader,
 # is the app's table and its IndexError comes at its size; a broken file is a note, and the app runs on.
-"$(dirname "$app")/ropeviz-cli" lab --methods learned --train-len 3 --steps 200 --save-weights "$out/lab-weights" \
+"$(dirname "$app")/ropeviz-cli" lab --methods learned --train-len 3 --steps 200 --seeds 1 --save-weights "$out/lab-weights" \
   > /dev/null 2>&1
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 10 --weights "$out/lab-weights/learned/model.safetensors" \
   --state 'position=100&tab_bottom=learned_table' --screenshot "$out/desktop-weights.png" > "$out/weights.log" 2>&1

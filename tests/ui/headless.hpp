@@ -37,6 +37,12 @@ class Headless {
   void frames(int n) {
     for (int i = 0; i < n; ++i) frame();
   }
+  // Frames while the lab trains (at most max_frames); returns how many ran.
+  int frames_while_lab_runs(int max_frames = 20000) {
+    int n = 0;
+    for (; app.lab.running && n < max_frames; ++n) frame();
+    return n;
+  }
   void mouse_move(float x, float y);
   void mouse_down(bool down);
   void key(int imgui_key, bool shift = false);  // press and release over two frames

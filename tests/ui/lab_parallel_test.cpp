@@ -81,7 +81,7 @@ TEST_CASE("lab on threads: Run finishes on two threads, equals core's run_lab of
   CHECK(ui.app.lab.inspect.kv.has_value());
 }
 
-TEST_CASE("lab on threads: Stop keeps the runs finished and the others' losses so far; nothing trains after it") {
+TEST_CASE("lab on threads: Stop keeps the runs finished and the others' losses so far, and nothing trains after it") {
   Headless ui;
   on_threads(ui, 2);
   ui.set_state("tab=lab&train_len=4&steps=3000&methods=rope,none&seeds=2");

@@ -39,15 +39,6 @@ void check_same_curves(const rv::LabResult& a, const rv::LabResult& b) {
   }
 }
 
-int frames_until_done(Headless& ui) {
-  int frames = 0;
-  while (ui.app.lab.running && frames < 10000) {
-    ui.frame();
-    ++frames;
-  }
-  return frames;
-}
-
 }  // namespace
 
 TEST_CASE("lab: a link selects the panel and its settings, and the canonical hash carries them") {
@@ -110,7 +101,7 @@ TEST_CASE("lab: Run trains across frames and gives exactly core's run_lab curves
   ui.click("lab_run");
   CHECK(ui.app.lab.running);
   CHECK(ui.app.lab.serial == 1);
-  const int frames = frames_until_done(ui);
+  const int frames = ui.frames_while_lab_runs();
   CHECK(frames >= 1);
   REQUIRE(!ui.app.lab.running);
   CHECK(!ui.app.lab.stopped);
@@ -244,7 +235,7 @@ TEST_CASE("lab: the panel draws before, during and after a run on every display"
     ui.frames(2);
     rv::lab_start(ui.app, rv::lab_flags(ui.app.params));
     ui.frames(1);
-    frames_until_done(ui);
+    ui.frames_while_lab_runs();
     ui.frames(2);
     CHECK(!ui.app.lab.running);
   });
@@ -255,7 +246,7 @@ TEST_CASE("lab: inside a trained model, attention maps per head and a KV-cache d
   ui.set_state("tab=lab&task=copy&train_len=3&steps=30&methods=learned,rope&lab_seed=2&seeds=1");
   ui.frames(2);
   ui.click("lab_run");
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   REQUIRE(ui.app.lab.run->trained().size() == 2);
   rv::LabInspect& in = ui.app.lab.inspect;
   in.method = 1;  // rope
@@ -308,7 +299,7 @@ TEST_CASE(
   REQUIRE(ui.app.lab.running);
   CHECK(ui.app.lab.run->result().options.rope_scaling == rv::ScalingType::Linear);
   CHECK(ui.app.lab.run->result().options.rope_factor == 2.5);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   const rv::LabResult& r = ui.app.lab.run->result();
   REQUIRE(r.methods.size() == 2);
   CHECK(r.methods[0].accuracy_scaled.size() == 8);  // rope
@@ -326,7 +317,7 @@ TEST_CASE(
   REQUIRE(rv::lab_start(ui.app, *js));
   CHECK(ui.app.lab.rope_scaling == rv::ScalingType::Yarn);
   CHECK(ui.app.lab.rope_factor == 8.0);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   CHECK(ui.app.lab.result_json.find("\"accuracy_scaled\": [") != std::string::npos);
   CHECK(!rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"rope_scaling": "llama3"})")));  // not the lab's
   CHECK(ui.app.lab.error.find("--rope-scaling") != std::string::npos);
@@ -335,7 +326,7 @@ TEST_CASE(
   REQUIRE(
       rv::lab_start(ui.app, *rv::lab_flags_from_json(R"({"methods": ["rope"], "steps": 2, "rope_scaling": "pi"})")));
   CHECK(ui.app.lab.rope_scaling == rv::ScalingType::Linear);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   CHECK(ui.app.lab.result_json.find("\"rope_scaling\": \"linear\"") != std::string::npos);
 }
 
@@ -344,7 +335,7 @@ TEST_CASE("lab: a run with rope scaling draws on every display") {
     ui.app.lab.rope_scaling = rv::ScalingType::Yarn;
     ui.frames(2);
     rv::lab_start(ui.app, rv::lab_flags(ui.app));
-    frames_until_done(ui);
+    ui.frames_while_lab_runs();
     for (int view : {0, 1}) {
       ui.app.ui.lab_view = view;
       ui.frames(2);
@@ -361,7 +352,7 @@ TEST_CASE("lab: the learned rows view shows rows no training reached, which only
   ui.app.ui.lab_view = 5;  // nothing trained yet: the view falls back to exact match
   ui.frame();
   CHECK(ui.app.ui.lab_view == 0);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   ui.frames(2);
   ui.click("lab_table");
   ui.frames(2);
@@ -376,7 +367,7 @@ TEST_CASE("lab: the learned rows view shows rows no training reached, which only
   // a run without learned has no such view: exact match again
   ui.set_state("methods=rope&steps=2&seeds=1");
   ui.click("lab_run");
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();
   ui.frames(2);
   CHECK(ui.app.ui.lab_view == 0);
 }

@@ -96,7 +96,7 @@ TEST_CASE("params: every row has a unique key and help, is found by name, and ta
     // Some value the row accepts without a note that differs from the default.
     const rv::Params defaults;
     bool changed = false;
-    for (const char* text : {"2", "3", "half_split", "yarn", "0.5", "7", "lesson", "reverse", "rope", "12", "ones"}) {
+    for (const char* text : {"2", "3", "half_split", "yarn", "0.5", "7", "lesson", "reverse", "rope", "12", "ones", "random", "64"}) {
       rv::Params p;
       std::vector<std::string> notes;
       if (!f.parse(f, p, text, notes) || !notes.empty() || f.encode(p) == f.encode(defaults)) continue;

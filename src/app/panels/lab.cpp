@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "app/panels/panel_views.hpp"
@@ -20,11 +21,12 @@ namespace rv {
 namespace {
 
 constexpr LabTask kTasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
-constexpr const char* kLabViewRects[] = {"lab_exact", "lab_per_answer", "lab_loss",
-                                          "lab_attention", "lab_kv", "lab_table"};
-constexpr const char* kLabViews[] = {"exact match", "per answer", "training loss",
-                                     "attention", "KV cache", "learned rows"};
-constexpr int kViewAttention = 3, kViewKv = 4, kViewTable = 5;
+constexpr const char* kLabViewRects[] = {"lab_exact", "lab_per_answer", "lab_loss",  "lab_attention",
+                                          "lab_kv",    "lab_table",      "lab_remedy"};
+constexpr const char* kLabViews[] = {"exact match", "per answer",   "training loss",        "attention",
+                                     "KV cache",    "learned rows", "sequential vs random"};
+constexpr int kViewAttention = 3, kViewKv = 4, kViewTable = 5, kViewRemedy = 6;
+constexpr LabPositions kPlacements[] = {LabPositions::Sequential, LabPositions::Random};
 constexpr ImU32 kUntrainedTint = IM_COL32(160, 160, 160, 34), kIndexErrorTint = IM_COL32(255, 82, 82, 30);
 
 const char* task_words(LabTask t) {
@@ -102,6 +104,22 @@ void settings(App& app) {
   key_tip("seeds",
           "Each method trains from this many seeds (lab_seed, lab_seed + 1, ...): the curves are their means and the "
           "shading runs from the lowest seed to the highest, so a gap between methods can be told from noise.");
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+  if (ImGui::BeginCombo("positions", lab_positions_name(p.positions))) {
+    for (LabPositions x : kPlacements)
+      if (ImGui::Selectable(lab_positions_name(x), p.positions == x))
+        set_param(p, "positions", lab_positions_name(x), app.ui.notes);
+    ImGui::EndCombo();
+  }
+  record_rect(app.ui, "positions");
+  key_tip("positions",
+          "random: each training sequence sits at a sorted sample of distinct positions from [0, position_range) "
+          "(Ruoss et al. 2023), so the model meets far positions and every gap while training; it is tested that "
+          "way and at 0 to T-1. The learned table then has position_range rows.");
+  if (p.positions == LabPositions::Random) {
+    number_field(app, "position_range", "position_range", p.position_range, 16);
+    key_tip("position_range", "0 is 4 x the longest test input.");
+  }
   for (PositionMethod m : kAllPositionMethods) {
     const int bit = 1 << int(m);
     bool on = (p.methods & bit) != 0;
@@ -113,6 +131,7 @@ void settings(App& app) {
   }
   scaling_settings(app);
   enforce_limits(p, app.ui.notes);  // a longer train_len can outgrow table_len
+  ImGui::Spacing();
 }
 
 // Run / Stop, the progress bar and its line, the exports.
@@ -195,15 +214,16 @@ void steps_cell(const LabMethodResult& m, const LabSummaryBands& b, const LabOpt
     ImGui::SetTooltip(m.reached_bar ? "stopped here: every training size at the bar" : "not at the bar (yet)");
 }
 
-// A figure's mean over the seeds and, with two or more, its band: "48% (44%–52%)".
+// A figure's mean over the seeds and, with two or more that differ, its band in percents: "48% (44–52)".
 void band_cell(const LabBand& b) {
   ImGui::TableNextColumn();
   char mean[24], lo[24], hi[24], buf[80];
   if (!b.mean) return ImGui::TextDisabled("—");
   format_percent(*b.mean, mean, sizeof mean);
-  if (b.runs < 2) return ImGui::TextUnformatted(mean);
   format_percent(*b.lo, lo, sizeof lo);
   format_percent(*b.hi, hi, sizeof hi);
+  if (b.runs < 2 || std::strcmp(lo, hi) == 0) return ImGui::TextUnformatted(mean);
+  lo[std::strlen(lo) - 1] = hi[std::strlen(hi) - 1] = '\0';  // the band's '%' is the mean's
   std::snprintf(buf, sizeof buf, "%s (%s–%s)", mean, lo, hi);
   ImGui::TextUnformatted(buf);
 }
@@ -260,7 +280,7 @@ void summary_table(const LabResult& r, float scale, bool scroll_x) {
 float summary_width() {
   const ImGuiStyle& style = ImGui::GetStyle();
   float w = 2.0f * style.WindowPadding.x + 6.0f * (2.0f * style.CellPadding.x + 1.0f);
-  for (const char* widest : {"sinusoidal", "100% (>99%–100%)", "100% (>99%–100%)", "100% (>99%–100%)", "0.00000",
+  for (const char* widest : {"sinusoidal", ">99% (>99–100)", ">99% (>99–100)", ">99% (>99–100)", "0.00000",
                              "99,999–100,000 (max)"})
     w += ImGui::CalcTextSize(widest).x;
   return w;
@@ -278,6 +298,10 @@ void summary_note(const LabResult& r) {
   ImGui::TextDisabled("Exact match at sizes n, trained on 1–%d only: %s test sequences per size, in whole percents "
                       "(what %s sequences can tell apart).",
                       o.train_len, per, per);
+  if (o.positions == LabPositions::Random)
+    ImGui::TextDisabled("Trained and tested at random positions in [0, %d) (sorted, distinct); the same models tested "
+                        "at 0 to T-1 are in the sequential vs random view.",
+                        lab_position_range(o));
   if (o.seeds > 1)
     ImGui::TextDisabled("Each figure is the mean over %d seeds (%llu–%llu), in brackets the lowest and highest seed's; "
                         "the plot shades that band.",
@@ -351,7 +375,8 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
   for (const LabMethodResult& m : r.methods) {
     const int failing = first_failing(m);
     const int n = failing ? failing - 1 : int(m.accuracy.size());
-    if (m.method == PositionMethod::Learned && n > L) {  // sizes that read rows no training input reached
+    // sizes that read rows no training input reached (random positions train every row of the table)
+    if (m.method == PositionMethod::Learned && n > L && r.options.positions == LabPositions::Sequential) {
       plot::plot_vspan(L + 0.5, n + 0.5, kUntrainedTint);
       plot::plot_vline(L + 0.5, theme::kMuted, "learned: never-trained rows");
     }
@@ -473,14 +498,19 @@ void views(App& app) {
   for (int v = 0; v < int(std::size(kLabViews)); ++v) {
     if ((v == kViewAttention || v == kViewKv) && !inside) continue;
     if (v == kViewTable && !rows) continue;
+    if (v == kViewRemedy && !app.lab.running && !app.lab.run->done()) continue;  // a stopped run
     if (!first) same_line_if_fits(ImGui::CalcTextSize(kLabViews[v]).x + ImGui::GetFrameHeight() * 2);
     first = false;
     if (ImGui::RadioButton(kLabViews[v], view == v)) view = v;
     record_rect(app.ui, kLabViewRects[v]);
   }
-  if ((!inside && (view == kViewAttention || view == kViewKv)) || (!rows && view == kViewTable)) view = 0;
+  if ((!inside && (view == kViewAttention || view == kViewKv)) || (!rows && view == kViewTable) ||
+      (view == kViewRemedy && !app.lab.running && !app.lab.run->done()))
+    view = 0;
   const ImVec2 size = ImGui::GetContentRegionAvail();
-  if (view == kViewTable)
+  if (view == kViewRemedy)
+    lab_remedy_view(app);
+  else if (view == kViewTable)
     table_rows_plot(r, learned->first(), size);
   else if (view == kViewKv)
     lab_kv_view(app);
@@ -500,12 +530,12 @@ void show_lab(App& app) {
   const bool narrow = app.ui.narrow;
   const float left = std::min(300.0f * scale, ImGui::GetContentRegionAvail().x * 0.4f);
   if (!narrow) ImGui::BeginChild("lab_settings", ImVec2(left, 0), false, kChildFlags);
-  settings(app);
-  run_controls(app);
-  if (narrow && app.lab.run) {  // one column: the results under the controls, the panel scrolls (its x too)
+  run_controls(app);  // Run first: always in view, however many settings follow
+  if (narrow && app.lab.run) {  // one column: the results under Run, then the settings; the panel scrolls (its x too)
     summary_table(app.lab.run->result(), scale, summary_width() > ImGui::GetContentRegionAvail().x);
     summary_note(app.lab.run->result());
   }
+  settings(app);
   if (!narrow) ImGui::EndChild();
   if (!narrow) ImGui::SameLine();
   ImGui::BeginChild("lab_plots", ImVec2(0, narrow ? 0.6f * ImGui::GetIO().DisplaySize.y : 0.0f), false, kChildFlags);
@@ -576,8 +606,9 @@ std::string describe_lab(const App& app) {
            " inside training, " +
            (z.near ? std::string(format_percent(*z.near, b, sizeof b)) : std::string("no number")) + " just past it.";
   }
-  const std::string verdict = lab_past_verdict(r);
-  return verdict.empty() ? out : out + " " + verdict;
+  const std::string verdict = lab_past_verdict(r), remedy = describe_lab_remedy(app);
+  if (!verdict.empty()) out += " " + verdict;
+  return remedy.empty() ? out : out + " " + remedy;
 }
 
 }  // namespace rv

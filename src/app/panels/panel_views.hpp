@@ -20,6 +20,11 @@ void frameworks_summary(App& app);
 // and a KV-cache decode checked against a full recompute.
 void lab_attention_view(App& app);
 void lab_kv_view(App& app);
+// The lab panel's "sequential vs random" view (panels/lab_remedy.cpp): the last run beside the one before it when
+// they differ only in positions (lab_comparable), or a button that runs the other; and its sentence for the text layer.
+bool lab_remedy_ready(const App& app);
+void lab_remedy_view(App& app);
+std::string describe_lab_remedy(const App& app);
 
 // What the extension panel shows for pair i (from core's rope_scaled_inv_freq).
 enum class Band { Kept, Interpolated, Blended };

@@ -30,6 +30,10 @@ std::vector<std::string> lab_flags(const Params& p, ScalingType scaling, double 
   }
   flags.push_back("--seed");
   flags.push_back(std::to_string(p.lab_seed));
+  if (p.positions == LabPositions::Random)  // sequential positions take no range (a kept position_range waits)
+    for (std::string f : {std::string("--positions"), std::string("random"), std::string("--position-range"),
+                          std::to_string(p.position_range)})
+      flags.push_back(std::move(f));
   if (scaling != ScalingType::None)
     for (std::string f : {std::string("--rope-scaling"), std::string(lab_scaling_name(scaling)),
                           std::string("--rope-factor"), format_number(factor)})
@@ -48,6 +52,8 @@ void set_lab_params(Params& p, const LabOptions& o) {
   for (PositionMethod m : o.methods) p.methods |= 1 << int(m);
   for (const IntKey& k : kIntKeys) p.*k.param = o.*k.option;
   p.lab_seed = o.seed;
+  p.positions = o.positions;
+  p.position_range = o.position_range;
 }
 
 namespace {

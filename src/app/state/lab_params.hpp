@@ -1,5 +1,5 @@
-// The lab's link keys (task, methods, train_len, table_len, steps, lab_seed, seeds) as LabOptions and CLI flags, and back;
-// the page's lab(options) object as CLI flags.
+// The lab's link keys (task, methods, train_len, table_len, steps, lab_seed, seeds, positions, position_range) as
+// LabOptions and CLI flags, and back; the page's lab(options) object as CLI flags.
 #pragma once
 #include <string>
 #include <string_view>

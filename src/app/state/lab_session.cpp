@@ -27,6 +27,7 @@ bool lab_start(App& app, const std::vector<std::string>& flags) {
     lab.error = o.error().message;
     return false;
   }
+  if (lab.run && lab.run->done() && !lab.stopped) lab.previous = lab.run->result();  // for sequential vs random
   lab.rope_scaling = o->rope_scaling;  // the panel's settings (and so the link) follow a run started elsewhere
   lab.rope_factor = o->rope_factor;
   set_lab_params(app.params, *o);

@@ -276,6 +276,10 @@ std::optional<LabTask> parse_task(std::string_view name) {
   return parse_lab_task(std::string(name));
 }
 
+std::optional<LabPositions> parse_positions(std::string_view name) {
+  return parse_lab_positions(name);
+}
+
 // methods=learned,rope: a comma-separated set of position methods, written back in the lab's order.
 bool parse_methods(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
   int mask = 0;
@@ -422,6 +426,11 @@ constexpr ParamField kFields[] = {
     integer<&P::lab_seed>("lab_seed", 0, Limits::kSeedMax, "Seeds the lab's init, batches and test sequences."),
     integer<&P::lab_seeds>("seeds", 1, kLabSeedsMax,
                            "Runs per method in the lab, from seeds lab_seed, lab_seed + 1, ...: means and their band."),
+    enumeration<&P::positions, parse_positions, lab_positions_name>(
+        "positions", "sequential or random",
+        "Where the lab's training sequences sit: at 0..T-1, or at sorted random positions in [0, position_range)."),
+    integer<&P::position_range>("position_range", 0, kLabPositionRangeMax,
+                                "The range of the lab's random positions; 0 is 4 x the longest test input."),
     {"lesson", FieldKind::Integer, 0, kLessonSteps,
      "The guided lesson's step: 1 opens its first view and text, 0 closes it. A link applies the step's view first.",
      parse_lesson, encode_integer<&P::lesson>, member_equal<&P::lesson>, ""},
@@ -578,6 +587,17 @@ void enforce_limits(Params& p, std::vector<std::string>& notes) {
                     std::to_string(trained) + " positions at train_len " + std::to_string(p.train_len) +
                     "); using 0 (exactly the training inputs)");
     p.table_len = 0;
+  }
+  if (p.positions == LabPositions::Random && p.table_len != 0) {
+    notes.push_back("table_len is for sequential positions: with random positions the learned table has "
+                    "position_range rows; using 0");
+    p.table_len = 0;
+  }
+  const int longest_test = lab_input_len(p.task, 4 * p.train_len);
+  if (p.position_range != 0 && p.position_range < longest_test) {
+    notes.push_back("position_range " + std::to_string(p.position_range) + " is shorter than the longest test input (" +
+                    std::to_string(longest_test) + " positions); using 0 (4 x that)");
+    p.position_range = 0;
   }
   if (p.lab_seed + std::uint64_t(p.lab_seeds - 1) > std::uint64_t(kLabSeedMax)) {
     p.lab_seed = std::uint64_t(kLabSeedMax) - std::uint64_t(p.lab_seeds - 1);

@@ -136,6 +136,8 @@ struct Params {
   int steps = LabOptions{}.steps;                           // AdamW steps per method
   std::uint64_t lab_seed = LabOptions{}.seed;               // init, batches and evaluation sequences
   int lab_seeds = LabOptions{}.seeds;                       // runs per method: seeds lab_seed .. lab_seed + seeds - 1
+  LabPositions positions = LabOptions{}.positions;          // where training sequences sit: 0..T-1 or random in [0, R)
+  int position_range = LabOptions{}.position_range;         // R (random; 0: 4 x the longest test input)
 
   int lesson = 0;  // the guided lesson's step (app/state/lesson.hpp), 1..kLessonSteps; 0: off
 
@@ -435,6 +437,9 @@ struct LabSession {
   double slice_ms = 0.0;      // time spent training in the last frame
   double last_loss = 0.0;     // the latest training loss, for the progress line
   std::string result_json;    // lab_json of the finished (or stopped) run, built once; "" while running
+  // The finished run before this one, kept when a Run starts: the Lab's "sequential vs random" view sets the two side
+  // by side when their options differ only in positions and position_range (lab_comparable).
+  std::optional<LabResult> previous;
   LabInspect inspect;
   // Context extension rope's final weights are evaluated with too (--rope-scaling, --rope-factor): the panel's combo
   // and field, not link keys; Run passes them on and a run started elsewhere sets them.

@@ -109,15 +109,23 @@ struct DecoderGrad {
   DecoderWeightsT<S> grads;  // same names and shapes as the weights
 };
 
-// Errors: config/weights as above; ragged or empty rows, targets not shaped like tokens -> BadRequest; token id
-// outside [0, vocab) -> IndexError (as nn.Embedding); T > max_position for learned -> IndexError of position
-// max_position; target outside [-1, vocab) -> IndexError "Target 9 is out of bounds."; no target >= 0 -> BadRequest.
+// positions ([B][T] like tokens, or nullptr: row t at position t) place token j of a row at positions[row][j]: the
+// position its method reads (pos_emb[p], PE(p), rope's rotation at p, alibi's -slope_n (p_i - p_j), t5's
+// rel_bias[bucket(max(p_i - p_j, 0)), n]: a key at a later position than its query takes bucket 0, as T5's causal
+// bucketing of -min(j - i, 0) does); causality stays by index (the README's 'Interfaces: the tiny decoder'). Without
+// positions the numbers are those of 0..T-1 given explicitly, bit for bit.
+// Errors: config/weights as above; ragged or empty rows, targets or positions not shaped like tokens, a negative
+// position -> BadRequest; token id outside [0, vocab) -> IndexError (as nn.Embedding); for learned, a position
+// >= max_position -> IndexError of the first such position by row (without positions: T > max_position is position
+// max_position's); target outside [-1, vocab) -> IndexError "Target 9 is out of bounds."; no target >= 0 ->
+// BadRequest. The position tables cover every position up to the largest: memory grows with it.
 template <class S>
-Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
-                                           const TokenRows& tokens, const TokenRows& targets);
+Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
+                                           const TokenRows& targets, const TokenRows* positions = nullptr);
 template <class S>
 Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig& c, const DecoderWeightsT<S>& w,
-                                               const TokenRows& tokens, const TokenRows& targets);
+                                               const TokenRows& tokens, const TokenRows& targets,
+                                               const TokenRows* positions = nullptr);
 
 // [SECTION] AdamW (Loshchilov & Hutter; torch.optim.AdamW's update)
 struct AdamWConfig {

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/base/fixed_sum.hpp"
+#include "core/base/portable_math.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
@@ -18,7 +20,7 @@ void norm_backward(const DY& dy, const N& n, const R& r, const RowVec<S>& g, Row
     const auto dyi = dy.row(i).array();
     const auto ni = n.row(i).array();
     dg.array() += dyi * ni;
-    const S mean_dot = (dyi * g.array() * ni).sum() * inv_d;
+    const S mean_dot = fixed_sum(dyi * g.array() * ni) * inv_d;
     dx.row(i).array() += r(i) * (dyi * g.array() - mean_dot * ni);
   }
 }
@@ -28,7 +30,7 @@ void norm_backward(const DY& dy, const N& n, const R& r, const RowVec<S>& g, Row
 template <class S, class DO>
 void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderWorkspace<S>& ws, const QueryRows& q,
                         const LayerBuffers<S>& L, const DO& d_o) {
-  const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.table_rows;
+  const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.stride;
   const S scale = S(1) / std::sqrt(S(dh));
   const bool trains_bias = score_bias_trains(c);  // t5
   grow(ws.dqkv, b.rows(), ld).setZero();
@@ -37,9 +39,11 @@ void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderW
   for (int s = 0; s < b.sequences(); ++s) {
     const Eigen::Index r0 = b.start[static_cast<std::size_t>(s)], T = b.length[static_cast<std::size_t>(s)];
     const Eigen::Index i0 = q.first(s), c0 = q.start[s] - i0;  // query i is row c0 + i of L.p and d_o
+    const long long* pos = ws.position.data() + r0;            // row i at position pos[i]
     for (int n = 0; n < c.heads; ++n) {
       const S* x = L.qkv.data() + r0 * ld + n * dh;  // q_i of head n at x + i * ld, k_i at + d, v_i at + 2d
       S* dx = ws.dqkv.data() + r0 * ld + n * dh;
+      S* d_bias = trains_bias ? ws.d_bias.data() + n * ws.d_bias.cols() + ws.before : nullptr;  // distance r at [r]
       for (Eigen::Index i = i0; i < T; ++i) {
         const S* p = L.p.data() + (c0 + i) * L.p.cols() + n * stride;
         const S* dOi = &d_o(c0 + i, n * dh);
@@ -50,7 +54,7 @@ void attention_backward(const DecoderConfig& c, const SequenceBatch& b, DecoderW
         }
         for (Eigen::Index j = 0; j <= i; ++j) {  // softmax backward: dS = P * (dP - sum_j dP P)
           dS[j] = p[j] * (dS[j] - row_dot);
-          if (trains_bias) ws.d_bias(n, i - j) += dS[j];         // bias(n, i - j)
+          if (trains_bias) d_bias[pos[i] - pos[j]] += dS[j];     // bias(n, p_i - p_j)
           axpy(p[j], dOi, dx + j * ld + 2 * d, dh);              // dv_j += P dO_i
           axpy(dS[j] * scale, x + j * ld + d, dx + i * ld, dh);  // dq_i += dS k_j / sqrt(d_head)
           axpy(dS[j] * scale, x + i * ld, dx + j * ld + d, dh);  // dk_j += dS q_i / sqrt(d_head)
@@ -74,7 +78,7 @@ void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowM
   auto du = grow(ws.dff, M, f);
   matmul_nt(dy, W.w2, du, ws.wt);
   const auto u = L.u.topRows(M).array();
-  du.array() *= L.cdf.topRows(M).array() + u * (S(-0.5) * u.square()).exp() * inv_sqrt_2pi;
+  du.array() *= L.cdf.topRows(M).array() + u * math::exp(S(-0.5) * u.square()) * inv_sqrt_2pi;
   matmul_tn(L.b.topRows(M), du, G.w1);
   auto dd = grow(ws.dd, N, d);
   matmul_nt(du, W.w1, dd.topRows(M), ws.wt);
@@ -83,7 +87,7 @@ void layer_backward(const DecoderConfig& c, const LayerWeights<S>& W, const RowM
   matmul_tn(L.o.topRows(M), dy, G.wo);
   matmul_nt(dy, W.wo, dd.topRows(M), ws.wt);  // d o
   attention_backward(c, b, ws, q, L, dd);
-  rotate_qk(c, ws.pos, b, ws.dqkv, 2 * d, -1);  // back to q and k before rope (the rotation's transpose)
+  rotate_qk(c, ws.pos, ws.position.data(), ws.dqkv, N, 2 * d, -1);  // back to q and k before rope (the transpose)
   auto dqkv = ws.dqkv.topRows(N);
   matmul_tn(L.a.topRows(N), dqkv, g_qkv);
   matmul_nt(dqkv, wqkv, dd, ws.wt);  // d a
@@ -113,10 +117,11 @@ void zero_grads(const DecoderConfig& c, DecoderWorkspace<S>& ws) {
   ws.g_qkv.resize(static_cast<std::size_t>(c.layers));
   for (RowMat<S>& m : ws.g_qkv)
     if (m.rows() != c.d_model || m.cols() != 3 * c.d_model) m.resize(c.d_model, 3 * c.d_model);
-  if (score_bias_trains(c)) ws.d_bias.setZero(c.heads, ws.table_rows);
+  if (score_bias_trains(c)) ws.d_bias.setZero(c.heads, ws.before + ws.table_rows);
 }
 
-// Gradients that only gather: the embedding rows (learned: its positions' too), t5's buckets, the packed q, k, v.
+// Gradients that only gather: the embedding rows (learned: its rows' positions' too), t5's buckets, the packed q, k,
+// v.
 template <class S>
 void scatter_grads(const DecoderConfig& c, const SequenceBatch& b, DecoderWorkspace<S>& ws) {
   DecoderWeightsT<S>& G = ws.grad;
@@ -124,9 +129,9 @@ void scatter_grads(const DecoderConfig& c, const SequenceBatch& b, DecoderWorksp
     for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t) {
       const int r = b.start[static_cast<std::size_t>(s)] + t;
       G.tok_emb.row(b.tokens[static_cast<std::size_t>(r)]) += ws.dh.row(r);
-      add_input_position_grad(c, t, ws.dh.row(r).data(), G);
+      add_input_position_grad(c, ws.position[static_cast<std::size_t>(r)], ws.dh.row(r).data(), G);
     }
-  score_bias_grad(c, ws.pos, ws.d_bias, G);
+  score_bias_grad(c, ws.pos, ws.d_bias, ws.before, G);
   const Eigen::Index d = c.d_model;
   for (std::size_t j = 0; j < G.layer.size(); ++j) {
     G.layer[j].wq = ws.g_qkv[j].leftCols(d);
@@ -163,19 +168,20 @@ void batch_backward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const S
 
 template <class S>
 Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig& c, const DecoderWeightsT<S>& w,
-                                               const TokenRows& tokens, const TokenRows& targets) {
+                                               const TokenRows& tokens, const TokenRows& targets,
+                                               const TokenRows* positions) {
   DecoderWorkspace<S> ws;
-  const Expected<SequenceBatch> b = detail::checked_batch_forward(c, w, tokens, targets, ws, true, false);
+  const Expected<SequenceBatch> b = detail::checked_batch_forward(c, w, tokens, targets, positions, ws, true, false);
   if (!b) return b.error();
   batch_backward(c, w, *b, ws);
   return DecoderGrad<S>{ws.loss, std::move(ws.grad)};
 }
 
-#define RV_DECODER_BACKWARD(S)                                                                                   \
-  template void batch_backward(const DecoderConfig&, const DecoderWeightsT<S>&, const SequenceBatch&,           \
-                               DecoderWorkspace<S>&);                                                            \
-  template Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig&, const DecoderWeightsT<S>&,      \
-                                                          const TokenRows&, const TokenRows&);
+#define RV_DECODER_BACKWARD(S)                                                                             \
+  template void batch_backward(const DecoderConfig&, const DecoderWeightsT<S>&, const SequenceBatch&,      \
+                               DecoderWorkspace<S>&);                                                      \
+  template Expected<DecoderGrad<S>> decoder_loss_and_grad(const DecoderConfig&, const DecoderWeightsT<S>&, \
+                                                          const TokenRows&, const TokenRows&, const TokenRows*);
 RV_DECODER_BACKWARD(double)
 RV_DECODER_BACKWARD(float)
 #undef RV_DECODER_BACKWARD

@@ -1,9 +1,9 @@
 // The tiny decoder's forward pass (the README's 'Interfaces: the tiny decoder'): embeddings, position method,
 // pre-norm layers, loss.
-#include <unsupported/Eigen/SpecialFunctions>
-
 #include <cmath>
 
+#include "core/base/fixed_sum.hpp"
+#include "core/base/portable_math.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/matmul.hpp"
@@ -15,6 +15,7 @@ namespace rv {
 void SequenceBatch::clear() {
   tokens.clear();
   targets.clear();
+  position.clear();
   start.clear();
   length.clear();
   max_length = 0;
@@ -24,18 +25,31 @@ int SequenceBatch::append(int T) {
   const int r0 = rows();
   tokens.resize(static_cast<std::size_t>(r0 + T), 0);
   targets.resize(static_cast<std::size_t>(r0 + T), -1);
+  if (!position.empty())
+    for (int t = 0; t < T; ++t) position.push_back(t);
   start.push_back(r0);
   length.push_back(T);
   max_length = std::max(max_length, T);
   return r0;
 }
 
-SequenceBatch sequence_batch(const TokenRows& tokens, const TokenRows& targets) {
+void SequenceBatch::set_positions(int s, const long long* p) {
+  if (position.empty()) {  // every sequence at 0..T-1 so far
+    position.resize(tokens.size());
+    for (std::size_t k = 0; k < start.size(); ++k)
+      for (int t = 0; t < length[k]; ++t) position[static_cast<std::size_t>(start[k] + t)] = t;
+  }
+  const std::size_t k = static_cast<std::size_t>(s);
+  std::copy(p, p + length[k], position.begin() + start[k]);
+}
+
+SequenceBatch sequence_batch(const TokenRows& tokens, const TokenRows& targets, const TokenRows* positions) {
   SequenceBatch b;
   for (std::size_t s = 0; s < tokens.size(); ++s) {
     const int r0 = b.append(static_cast<int>(tokens[s].size()));
     std::copy(tokens[s].begin(), tokens[s].end(), b.tokens.begin() + r0);
     std::copy(targets[s].begin(), targets[s].end(), b.targets.begin() + r0);
+    if (positions) b.set_positions(static_cast<int>(s), (*positions)[s].data());
   }
   return b;
 }
@@ -46,8 +60,16 @@ std::optional<Error> check_sequence_batch(const DecoderConfig& c, const Sequence
     if (id < 0 || id >= c.vocab) return index_error(id, c.vocab);  // nn.Embedding refuses negatives too
   for (long long t : b.targets)
     if (t < -1 || t >= c.vocab) return Error{"IndexError", "Target " + std::to_string(t) + " is out of bounds."};
-  if (c.position == PositionMethod::Learned && b.max_length > c.max_position)
+  if (!b.position.empty() && b.position.size() != b.tokens.size())
+    return bad_request("\"positions\" must hold one position per row (" + std::to_string(b.rows()) + "), got " +
+                       std::to_string(b.position.size()));
+  for (long long p : b.position)
+    if (p < 0) return bad_request("\"positions\" must be >= 0, got " + std::to_string(p));
+  if (c.position != PositionMethod::Learned) return std::nullopt;
+  if (b.position.empty() && b.max_length > c.max_position)
     return index_error(c.max_position, c.max_position);  // position max_position is the first one past the table
+  for (long long p : b.position)
+    if (p >= c.max_position) return index_error(p, c.max_position);  // the first one past the table, by row
   return std::nullopt;
 }
 
@@ -55,7 +77,8 @@ std::optional<Error> check_sequence_batch(const DecoderConfig& c, const Sequence
 
 namespace rv::detail {
 
-std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens, const TokenRows& targets) {
+std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens, const TokenRows& targets,
+                                 const TokenRows* positions) {
   if (tokens.empty() || tokens[0].empty()) return bad_request("\"tokens\" must be a non-empty [B][T] array");
   if (targets.size() != tokens.size())
     return bad_request("\"targets\" must have " + std::to_string(tokens.size()) + " rows like \"tokens\", got " +
@@ -70,7 +93,14 @@ std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens
       return bad_request("\"targets\" row " + row + " must have length " + std::to_string(T) + ", got " +
                          std::to_string(targets[b].size()));
   }
-  return check_sequence_batch(c, sequence_batch(tokens, targets));
+  if (positions && positions->size() != tokens.size())
+    return bad_request("\"positions\" must have " + std::to_string(tokens.size()) + " rows like \"tokens\", got " +
+                       std::to_string(positions->size()));
+  for (std::size_t b = 0; positions && b < positions->size(); ++b)
+    if ((*positions)[b].size() != T)
+      return bad_request("\"positions\" row [" + std::to_string(b) + "] must have length " + std::to_string(T) +
+                         ", got " + std::to_string((*positions)[b].size()));
+  return check_sequence_batch(c, sequence_batch(tokens, targets, positions));
 }
 
 Error no_counted_targets() {
@@ -79,7 +109,7 @@ Error no_counted_targets() {
 
 template <class S>
 RowMat<S> rms_rows(const RowMat<S>& x, ColVec<S>& r) {
-  r = ((x.array().square().rowwise().sum() / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();  // [T]
+  r = ((fixed_row_sums(x.array().square()) / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();  // [T]
   return r.asDiagonal() * x;
 }
 
@@ -91,26 +121,42 @@ bool same_config(const DecoderConfig& a, const DecoderConfig& b) {
          a.pairing == b.pairing && a.inv_freq == b.inv_freq && a.attention_factor == b.attention_factor;
 }
 
-// Position tables for at least T positions (computed once, then only grown), and the score bias by distance (every
-// call: t5's follows rel_bias).
+// Each row's position into ws.position; position tables for positions up to the largest (computed afresh only when
+// it grows) and the stride; the score bias by distance (every call: t5's follows rel_bias).
 template <class S>
-void ensure_tables(const DecoderConfig& c, const DecoderWeightsT<S>& w, int T, DecoderWorkspace<S>& ws) {
-  if (T > ws.table_rows) {
-    ws.pos = position_tables<S>(c, 0, T);
-    ws.table_rows = T;
+void ensure_tables(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b,
+                   DecoderWorkspace<S>& ws) {
+  ws.position.resize(static_cast<std::size_t>(b.rows()));
+  long long end = 0, before = 0;  // the largest position + 1; the most a row's position falls below an earlier one's
+  for (int s = 0; s < b.sequences(); ++s) {
+    const std::size_t r0 = static_cast<std::size_t>(b.start[static_cast<std::size_t>(s)]);
+    long long top = -1;  // the largest position of the sequence's earlier rows
+    for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t) {
+      const long long p = b.position.empty() ? t : b.position[r0 + static_cast<std::size_t>(t)];
+      ws.position[r0 + static_cast<std::size_t>(t)] = p;
+      before = std::max(before, top - p);
+      top = std::max(top, p);
+      end = std::max(end, p + 1);
+    }
   }
-  score_bias_by_distance(c, w, ws.pos, ws.table_rows, ws.bias);
+  ws.stride = std::max(ws.stride, b.max_length);
+  if (end > ws.table_rows) {
+    ws.pos = position_tables<S>(c, 0, end);
+    ws.table_rows = end;
+  }
+  ws.before = std::max(ws.before, before);
+  score_bias_by_distance(c, w, ws.pos, ws.before, ws.table_rows, ws.bias);
 }
 
 // n = x / sqrt(mean(x^2) + 1e-5) row by row, r = the 1/rms factors, y = n * g.
 template <class S, class X, class N, class R, class Y>
 void rms_norm(const X& x, N n, R r, const RowVec<S>& g, Y y) {
-  r = ((x.array().square().rowwise().sum() / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();
+  r = ((fixed_row_sums(x.array().square()) / S(x.cols())) + S(kRmsEps)).rsqrt().matrix();
   n = r.asDiagonal() * x;
   y = n * g.asDiagonal();
 }
 
-// h = tok_emb[x] (+ pos_emb[t] or PE(t))  # [rows, d_model]
+// h = tok_emb[x] (+ pos_emb[p] or PE(p), p the row's position)  # [rows, d_model]
 template <class S>
 void embed(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBatch& b, DecoderWorkspace<S>& ws) {
   auto h = grow(ws.h, b.rows(), c.d_model);
@@ -118,7 +164,7 @@ void embed(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBa
     for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t) {
       const int r = b.start[static_cast<std::size_t>(s)] + t;
       h.row(r) = w.tok_emb.row(b.tokens[static_cast<std::size_t>(r)]);
-      add_input_position(c, w, ws.pos, t, h.row(r).data());
+      add_input_position(c, w, ws.pos, ws.position[static_cast<std::size_t>(r)], h.row(r).data());
     }
 }
 
@@ -126,7 +172,7 @@ void embed(const DecoderConfig& c, const DecoderWeightsT<S>& w, const SequenceBa
 template <class S>
 void attention(const DecoderConfig& c, const SequenceBatch& b, const DecoderWorkspace<S>& ws, const QueryRows& q,
                LayerBuffers<S>& L) {
-  const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.table_rows;
+  const Eigen::Index d = c.d_model, dh = c.d_head(), ld = 3 * d, stride = ws.stride;
   const S scale = S(1) / std::sqrt(S(dh));
   const bool biased = ws.bias.size() > 0;  // alibi, t5
   grow(L.p, q.rows, c.heads * stride);
@@ -134,15 +180,17 @@ void attention(const DecoderConfig& c, const SequenceBatch& b, const DecoderWork
   for (int s = 0; s < b.sequences(); ++s) {
     const Eigen::Index r0 = b.start[static_cast<std::size_t>(s)], T = b.length[static_cast<std::size_t>(s)];
     const Eigen::Index i0 = q.first(s), c0 = q.start[s] - i0;  // query i is row c0 + i of L.p and L.o
+    const long long* pos = ws.position.data() + r0;            // row i at position pos[i]
     for (int n = 0; n < c.heads; ++n) {
       const S* x = L.qkv.data() + r0 * ld + n * dh;  // q_i of head n at x + i * ld, k_i at + d, v_i at + 2d
+      const S* bias = biased ? ws.bias.data() + n * ws.bias.cols() + ws.before : nullptr;  // bias[r]: distance r
       for (Eigen::Index i = i0; i < T; ++i) {
         S* p = L.p.data() + (c0 + i) * L.p.cols() + n * stride;
-        for (Eigen::Index j = 0; j <= i; ++j)  // s = q.k / sqrt(d_head) (+ bias(n, i - j))
-          p[j] = dot(x + i * ld, x + j * ld + d, dh) * scale + (biased ? ws.bias(n, i - j) : S(0));
+        for (Eigen::Index j = 0; j <= i; ++j)  // s = q.k / sqrt(d_head) (+ bias(n, p_i - p_j))
+          p[j] = dot(x + i * ld, x + j * ld + d, dh) * scale + (biased ? bias[pos[i] - pos[j]] : S(0));
         Eigen::Map<Eigen::Array<S, 1, Eigen::Dynamic>> row(p, i + 1);
-        row = (row - row.maxCoeff()).exp();
-        row /= row.sum();                    // softmax over j <= i
+        row = math::exp(row - row.maxCoeff());
+        row /= fixed_sum(row);               // softmax over j <= i
         std::fill(p + i + 1, p + T, S(0));  // causal mask
         S* o = L.o.data() + (c0 + i) * d + n * dh;
         for (Eigen::Index j = 0; j <= i; ++j) axpy(p[j], x + j * ld + 2 * d, o, dh);
@@ -162,7 +210,7 @@ void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMa
   if (keep) grow(L.h_in, N, d) = h;
   rms_norm(h, grow(L.n1, N, d), grow(L.r1, N), W.norm1, grow(L.a, N, d));  // a = rms(h) * norm1
   matmul(L.a.topRows(N), wqkv, grow(L.qkv, N, 3 * d));                     // q, k, v = a@wq, a@wk, a@wv
-  rotate_qk(c, ws.pos, b, L.qkv, 2 * d, +1);                               // q and k, side by side
+  rotate_qk(c, ws.pos, ws.position.data(), L.qkv, N, 2 * d, +1);           // q and k, side by side
   attention(c, b, ws, q, L);
   if (&stream != &ws.h) {  // gather the query rows of the residual stream
     grow(stream, M, d);
@@ -177,7 +225,7 @@ void layer_forward(const DecoderConfig& c, const LayerWeights<S>& W, const RowMa
   rms_norm(hq, grow(L.n2, M, d), grow(L.r2, M), W.norm2, grow(L.b, M, d));
   matmul(L.b.topRows(M), W.w1, grow(L.u, M, f));
   const auto u = L.u.topRows(M).array();
-  grow(L.cdf, M, f) = (S(0.5) * (S(1) + (u * S(0.70710678118654752440)).erf())).matrix();  // Phi(u), exact GELU
+  grow(L.cdf, M, f) = (S(0.5) * (S(1) + math::erf(u * S(0.70710678118654752440)))).matrix();  // Phi(u), exact GELU
   grow(L.g, M, f) = (u * L.cdf.topRows(M).array()).matrix();
   matmul(L.g.topRows(M), W.w2, hq, true);  // h = h + gelu(b @ w1) @ w2
 }
@@ -197,11 +245,11 @@ S loss_forward(const SequenceBatch& b, DecoderWorkspace<S>& ws, bool keep) {
       const Eigen::Index r = ws.out_start[static_cast<std::size_t>(s)] + t - ws.out_from[static_cast<std::size_t>(s)];
       const auto z = ws.logits.row(r);
       const S top = z.maxCoeff();
-      const S sum = (z.array() - top).exp().sum();
-      total += top + std::log(sum) - z(static_cast<Eigen::Index>(y));
+      const S sum = fixed_sum(math::exp(z.array() - top));
+      total += top + math::log(sum) - z(static_cast<Eigen::Index>(y));
       if (!keep) continue;
       auto dz = ws.dlogits.row(r);
-      dz = ((z.array() - top).exp() / sum).matrix();
+      dz = (math::exp(z.array() - top) / sum).matrix();
       dz(static_cast<Eigen::Index>(y)) -= S(1);
       dz /= S(ws.counted);
     }
@@ -234,7 +282,7 @@ void prepare(const DecoderConfig& c, const DecoderWeightsT<S>& w, const Sequence
     ws.config = c;
   }
   ws.rows = b.rows();
-  ensure_tables(c, w, b.max_length, ws);
+  ensure_tables(c, w, b, ws);
   output_rows(b, all_rows, ws);
   const std::size_t layers = keep ? w.layer.size() : 1;
   if (ws.layer.size() < layers) ws.layer.resize(layers);
@@ -309,20 +357,20 @@ LayerCache<S> layer_cache(const DecoderConfig& c, const DecoderWorkspace<S>& ws,
   out.g = rows_of(L.g, b, s, 0, f);
   out.r1 = rows_of(L.r1, b, s);
   out.r2 = rows_of(L.r2, b, s);
-  for (int n = 0; n < c.heads; ++n) out.p.push_back(rows_of(L.p, b, s, n * ws.table_rows, T));
+  for (int n = 0; n < c.heads; ++n) out.p.push_back(rows_of(L.p, b, s, n * ws.stride, T));
   return out;
 }
 }  // namespace
 
 template <class S>
 ForwardPass<S> run_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
-                           const TokenRows& targets) {
-  const SequenceBatch b = sequence_batch(tokens, targets);
+                           const TokenRows& targets, const TokenRows* positions) {
+  const SequenceBatch b = sequence_batch(tokens, targets, positions);
   DecoderWorkspace<S> ws;
   ForwardPass<S> fp;
   fp.loss = batch_forward(c, w, b, ws, true, true);  // every row: out_start = start
   fp.counted = ws.counted;
-  fp.pos = ws.pos;  // for positions 0 .. max_length - 1
+  fp.pos = ws.pos;  // for positions 0 .. the largest
   for (int s = 0; s < b.sequences(); ++s) {
     SequenceCache<S> sc;
     for (const LayerBuffers<S>& L : ws.layer) sc.layer.push_back(layer_cache(c, ws, L, b, s));
@@ -342,9 +390,10 @@ namespace rv {
 
 template <class S>
 Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
-                                                         const TokenRows& tokens, const TokenRows& targets) {
-  if (auto e = detail::check_inputs(c, w, tokens, targets)) return *e;
-  detail::ForwardPass<S> fp = detail::run_forward(c, w, tokens, targets);
+                                                         const TokenRows& tokens, const TokenRows& targets,
+                                                         const TokenRows* positions) {
+  if (auto e = detail::check_inputs(c, w, tokens, targets, positions)) return *e;
+  detail::ForwardPass<S> fp = detail::run_forward(c, w, tokens, targets, positions);
   if (fp.counted == 0) return detail::no_counted_targets();
   return fp;
 }
@@ -352,38 +401,38 @@ Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig& c,
 template <class S>
 Expected<SequenceBatch> detail::checked_batch_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                                       const TokenRows& tokens, const TokenRows& targets,
-                                                      DecoderWorkspace<S>& ws, bool for_backward, bool all_rows) {
-  if (auto e = detail::check_inputs(c, w, tokens, targets)) return *e;
-  SequenceBatch b = sequence_batch(tokens, targets);
+                                                      const TokenRows* positions, DecoderWorkspace<S>& ws,
+                                                      bool for_backward, bool all_rows) {
+  if (auto e = detail::check_inputs(c, w, tokens, targets, positions)) return *e;
+  SequenceBatch b = sequence_batch(tokens, targets, positions);
   batch_forward(c, w, b, ws, for_backward, all_rows);
   if (ws.counted == 0) return detail::no_counted_targets();
   return b;
 }
 
 template <class S>
-Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
-                                           const TokenRows& tokens, const TokenRows& targets) {
+Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
+                                           const TokenRows& targets, const TokenRows* positions) {
   DecoderWorkspace<S> ws;
-  const Expected<SequenceBatch> b = detail::checked_batch_forward(c, w, tokens, targets, ws, false, true);
+  const Expected<SequenceBatch> b = detail::checked_batch_forward(c, w, tokens, targets, positions, ws, false, true);
   if (!b) return b.error();
   DecoderOutput<S> out{ws.loss, {}};
   for (int s = 0; s < b->sequences(); ++s) out.logits.push_back(detail::rows_of(ws.logits, *b, s, 0, c.vocab));
   return out;
 }
 
-#define RV_DECODER_FORWARD(S)                                                                                      \
-  template Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig&, const DecoderWeightsT<S>&,            \
-                                                      const TokenRows&, const TokenRows&);                         \
-  template S batch_forward(const DecoderConfig&, const DecoderWeightsT<S>&, const SequenceBatch&,                 \
-                           DecoderWorkspace<S>&, bool, bool);                                                      \
-  template Expected<detail::ForwardPass<S>> detail::checked_forward(const DecoderConfig&,                         \
-                                                                     const DecoderWeightsT<S>&, const TokenRows&, \
-                                                                     const TokenRows&);                           \
-  template detail::ForwardPass<S> detail::run_forward(const DecoderConfig&, const DecoderWeightsT<S>&,            \
-                                                      const TokenRows&, const TokenRows&);                         \
-  template Expected<SequenceBatch> detail::checked_batch_forward(const DecoderConfig&, const DecoderWeightsT<S>&, \
-                                                                 const TokenRows&, const TokenRows&,              \
-                                                                 DecoderWorkspace<S>&, bool, bool);               \
+#define RV_DECODER_FORWARD(S)                                                                                          \
+  template Expected<DecoderOutput<S>> decoder_forward(const DecoderConfig&, const DecoderWeightsT<S>&,                 \
+                                                      const TokenRows&, const TokenRows&, const TokenRows*);           \
+  template S batch_forward(const DecoderConfig&, const DecoderWeightsT<S>&, const SequenceBatch&,                      \
+                           DecoderWorkspace<S>&, bool, bool);                                                          \
+  template Expected<detail::ForwardPass<S>> detail::checked_forward(                                                   \
+      const DecoderConfig&, const DecoderWeightsT<S>&, const TokenRows&, const TokenRows&, const TokenRows*);          \
+  template detail::ForwardPass<S> detail::run_forward(const DecoderConfig&, const DecoderWeightsT<S>&,                 \
+                                                      const TokenRows&, const TokenRows&, const TokenRows*);           \
+  template Expected<SequenceBatch> detail::checked_batch_forward(const DecoderConfig&, const DecoderWeightsT<S>&,      \
+                                                                 const TokenRows&, const TokenRows&, const TokenRows*, \
+                                                                 DecoderWorkspace<S>&, bool, bool);                    \
   template RowMat<S> detail::rms_rows(const RowMat<S>&, detail::ColVec<S>&);
 RV_DECODER_FORWARD(double)
 RV_DECODER_FORWARD(float)

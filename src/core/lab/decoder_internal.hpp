@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/base/fixed_sum.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_positions.hpp"
 #include "core/lab/decoder_workspace.hpp"
@@ -31,30 +32,32 @@ template <class S>
 struct ForwardPass {
   S loss = 0;
   long long counted = 0;  // targets >= 0
-  PositionTables<S> pos;  // positions 0 .. T - 1 of the longest sequence
+  PositionTables<S> pos;  // positions 0 .. the largest of the batch
   std::vector<SequenceCache<S>> seq;  // [B]
 };
 
-// Checks config, weights and batch, then runs the forward pass; BadRequest if no target is >= 0.
+// Checks config, weights and batch, then runs the forward pass; BadRequest if no target is >= 0. positions as
+// decoder_forward's.
 template <class S>
 Expected<ForwardPass<S>> checked_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
-                                         const TokenRows& targets);
+                                         const TokenRows& targets, const TokenRows* positions = nullptr);
 // Validated inputs only.
 template <class S>
 ForwardPass<S> run_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
-                           const TokenRows& targets);
+                           const TokenRows& targets, const TokenRows* positions = nullptr);
 // Row-wise x / sqrt(mean(x^2) + 1e-5); r receives the 1/rms factors  # [T, d] -> [T, d]
 template <class S>
 RowMat<S> rms_rows(const RowMat<S>& x, ColVec<S>& r);
-// First bad field of a batch, or nothing.
-std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens, const TokenRows& targets);
+// First bad field of a batch (positions, when given, shaped like tokens), or nothing.
+std::optional<Error> check_batch(const DecoderConfig& c, const TokenRows& tokens, const TokenRows& targets,
+                                 const TokenRows* positions = nullptr);
 // First bad input of a call with weights (the config, the weights against it, then the batch), or nothing.
 template <class S>
 std::optional<Error> check_inputs(const DecoderConfig& c, const DecoderWeightsT<S>& w, const TokenRows& tokens,
-                                  const TokenRows& targets) {
+                                  const TokenRows& targets, const TokenRows* positions) {
   if (auto e = check_decoder_config(c)) return e;
   if (auto e = check_decoder_weights(c, w)) return e;
-  return check_batch(c, tokens, targets);
+  return check_batch(c, tokens, targets, positions);
 }
 // The error of a batch whose targets are all ignored (< 0): its mean cross-entropy is undefined.
 Error no_counted_targets();
@@ -63,7 +66,8 @@ Error no_counted_targets();
 template <class S>
 Expected<SequenceBatch> checked_batch_forward(const DecoderConfig& c, const DecoderWeightsT<S>& w,
                                               const TokenRows& tokens, const TokenRows& targets,
-                                              DecoderWorkspace<S>& ws, bool for_backward, bool all_rows);
+                                              const TokenRows* positions, DecoderWorkspace<S>& ws, bool for_backward,
+                                              bool all_rows);
 
 // [SECTION] The batched engine's helpers (decoder_workspace.hpp)
 inline constexpr double kRmsEps = 1e-5;
@@ -90,15 +94,15 @@ auto grow(ColVec<S>& v, Eigen::Index n) {
   return v.head(n);
 }
 
-// y += a * x and x . y over n values (attention's per-head rows: short, so plain loops the compiler vectorizes).
+// y += a * x and x . y over n values (attention's per-head rows: short, so plain loops the compiler vectorizes; the
+// dot in fixed_sum's order).
 template <class S>
 void axpy(S a, const S* x, S* y, Eigen::Index n) {
   for (Eigen::Index c = 0; c < n; ++c) y[c] += a * x[c];
 }
 template <class S>
 S dot(const S* x, const S* y, Eigen::Index n) {
-  using Row = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>;
-  return Row(x, n).dot(Row(y, n));
+  return fixed_dot(x, y, n);
 }
 
 // f(data of w0, data of each w..., size) for every weight of the config, in weight_refs' order, allocating nothing.

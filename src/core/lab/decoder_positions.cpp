@@ -1,9 +1,10 @@
 // The tiny decoder's position methods: their tables, input vectors, q/k rotation and score biases, and gradients.
 #include "core/lab/decoder_positions.hpp"
 
+#include <algorithm>
+
 #include "core/encodings/biases.hpp"
 #include "core/encodings/sinusoidal.hpp"
-#include "core/lab/decoder_workspace.hpp"
 #include "core/rope/rotate_pair.hpp"
 
 namespace rv::detail {
@@ -27,8 +28,9 @@ template <class S>
 PositionTables<S> position_tables(const DecoderConfig& c, long long first, long long rows) {
   PositionTables<S> pos;
   pos.first = first;
-  std::vector<double> t(static_cast<std::size_t>(rows));
-  for (long long r = 0; r < rows; ++r) t[static_cast<std::size_t>(r)] = static_cast<double>(first + r);
+  std::vector<double> t;  // first .. first + rows - 1, for the methods with a table by position  # [rows]
+  if (c.position == PositionMethod::Sinusoidal || c.position == PositionMethod::Rope)
+    for (long long r = 0; r < rows; ++r) t.push_back(static_cast<double>(first + r));
   switch (c.position) {
     case PositionMethod::Sinusoidal:  // PE(t, 2i) = sin(t / 10000^(2i/d_model)), PE(t, 2i+1) = cos(...)
       pos.added = sinusoidal(c.d_model, t).cast<S>();
@@ -90,24 +92,22 @@ void rotate_qk(const DecoderConfig& c, const PositionTables<S>& pos, long long t
 }
 
 template <class S>
-void rotate_qk(const DecoderConfig& c, const PositionTables<S>& pos, const SequenceBatch& b, RowMat<S>& x,
-               Eigen::Index cols, int sign) {
+void rotate_qk(const DecoderConfig& c, const PositionTables<S>& pos, const long long* position, RowMat<S>& x,
+               Eigen::Index rows, Eigen::Index cols, int sign) {
   if (c.position != PositionMethod::Rope) return;
-  for (int s = 0; s < b.sequences(); ++s)
-    for (int t = 0; t < b.length[static_cast<std::size_t>(s)]; ++t)
-      rotate_qk(c, pos, t, x.row(b.start[static_cast<std::size_t>(s)] + t).data(), cols, sign);
+  for (Eigen::Index r = 0; r < rows; ++r) rotate_qk(c, pos, position[r], x.row(r).data(), cols, sign);
 }
 
 // [SECTION] A bias on the scores
 
 template <class S>
-S score_bias(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos, int n, long long i,
-             long long j) {
+S score_bias(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos, int n, long long p_i,
+             long long p_j) {
   switch (c.position) {
     case PositionMethod::Alibi:
-      return static_cast<S>(-pos.slopes[static_cast<std::size_t>(n)] * (i - j));
+      return static_cast<S>(-pos.slopes[static_cast<std::size_t>(n)] * (p_i - p_j));
     case PositionMethod::T5:
-      return w.rel_bias(pos.bucket[static_cast<std::size_t>(i - j)], n);
+      return w.rel_bias(pos.bucket[static_cast<std::size_t>(std::max(p_i - p_j, 0LL))], n);
     case PositionMethod::Learned:
     case PositionMethod::Sinusoidal:
     case PositionMethod::Rope:
@@ -119,14 +119,14 @@ S score_bias(const DecoderConfig& c, const DecoderWeightsT<S>& w, const Position
 
 template <class S>
 void score_bias_by_distance(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos,
-                            Eigen::Index rows, RowMat<S>& bias) {
+                            Eigen::Index before, Eigen::Index rows, RowMat<S>& bias) {
   if (c.position != PositionMethod::Alibi && c.position != PositionMethod::T5) {
     bias.resize(0, 0);
     return;
   }
-  if (bias.rows() != c.heads || bias.cols() != rows) bias.resize(c.heads, rows);
+  if (bias.rows() != c.heads || bias.cols() != before + rows) bias.resize(c.heads, before + rows);
   for (int n = 0; n < c.heads; ++n)
-    for (Eigen::Index r = 0; r < rows; ++r) bias(n, r) = score_bias(c, w, pos, n, r, 0);
+    for (Eigen::Index r = -before; r < rows; ++r) bias(n, before + r) = score_bias(c, w, pos, n, r, 0);
 }
 
 bool score_bias_trains(const DecoderConfig& c) {
@@ -134,27 +134,28 @@ bool score_bias_trains(const DecoderConfig& c) {
 }
 
 template <class S>
-void score_bias_grad(const DecoderConfig& c, const PositionTables<S>& pos, const RowMat<S>& d_bias,
+void score_bias_grad(const DecoderConfig& c, const PositionTables<S>& pos, const RowMat<S>& d_bias, Eigen::Index before,
                      DecoderWeightsT<S>& grad) {
   if (!score_bias_trains(c)) return;
   for (int n = 0; n < c.heads; ++n)
-    for (Eigen::Index r = 0; r < d_bias.cols(); ++r)
-      grad.rel_bias(pos.bucket[static_cast<std::size_t>(r)], n) += d_bias(n, r);
+    for (Eigen::Index r = -before; r < d_bias.cols() - before; ++r)
+      grad.rel_bias(pos.bucket[static_cast<std::size_t>(std::max(r, Eigen::Index(0)))], n) += d_bias(n, before + r);
 }
 
-#define RV_DECODER_POSITIONS(S)                                                                                    \
-  template PositionTables<S> position_tables(const DecoderConfig&, long long, long long);                          \
-  template void add_input_position(const DecoderConfig&, const DecoderWeightsT<S>&, const PositionTables<S>&,      \
-                                   long long, S*);                                                                 \
-  template void add_input_position_grad(const DecoderConfig&, long long, const S*, DecoderWeightsT<S>&);           \
-  template void rotate_qk(const DecoderConfig&, const PositionTables<S>&, long long, S*, Eigen::Index, int);       \
-  template void rotate_qk(const DecoderConfig&, const PositionTables<S>&, const SequenceBatch&, RowMat<S>&,        \
-                          Eigen::Index, int);                                                                      \
-  template S score_bias(const DecoderConfig&, const DecoderWeightsT<S>&, const PositionTables<S>&, int, long long, \
-                        long long);                                                                                \
-  template void score_bias_by_distance(const DecoderConfig&, const DecoderWeightsT<S>&, const PositionTables<S>&,  \
-                                       Eigen::Index, RowMat<S>&);                                                  \
-  template void score_bias_grad(const DecoderConfig&, const PositionTables<S>&, const RowMat<S>&, DecoderWeightsT<S>&);
+#define RV_DECODER_POSITIONS(S)                                                                                       \
+  template PositionTables<S> position_tables(const DecoderConfig&, long long, long long);                             \
+  template void add_input_position(const DecoderConfig&, const DecoderWeightsT<S>&, const PositionTables<S>&,         \
+                                   long long, S*);                                                                    \
+  template void add_input_position_grad(const DecoderConfig&, long long, const S*, DecoderWeightsT<S>&);              \
+  template void rotate_qk(const DecoderConfig&, const PositionTables<S>&, long long, S*, Eigen::Index, int);          \
+  template void rotate_qk(const DecoderConfig&, const PositionTables<S>&, const long long*, RowMat<S>&, Eigen::Index, \
+                          Eigen::Index, int);                                                                         \
+  template S score_bias(const DecoderConfig&, const DecoderWeightsT<S>&, const PositionTables<S>&, int, long long,    \
+                        long long);                                                                                   \
+  template void score_bias_by_distance(const DecoderConfig&, const DecoderWeightsT<S>&, const PositionTables<S>&,     \
+                                       Eigen::Index, Eigen::Index, RowMat<S>&);                                       \
+  template void score_bias_grad(const DecoderConfig&, const PositionTables<S>&, const RowMat<S>&, Eigen::Index,       \
+                                DecoderWeightsT<S>&);
 RV_DECODER_POSITIONS(double)
 RV_DECODER_POSITIONS(float)
 #undef RV_DECODER_POSITIONS

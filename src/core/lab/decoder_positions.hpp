@@ -6,13 +6,10 @@
 
 #include "core/lab/decoder.hpp"
 
-namespace rv {
-struct SequenceBatch;  // decoder_workspace.hpp
-}  // namespace rv
-
 namespace rv::detail {
 
-// What queries at positions first .. first + rows - 1 need, against keys from position 0 on.
+// What queries at positions first .. first + rows - 1 need, against keys at any positions >= 0. A token's
+// position is its row's (the README's 'Interfaces: the tiny decoder': 0..T-1 unless given).
 template <class S>
 struct PositionTables {
   long long first = 0;         // the position of row 0
@@ -38,27 +35,29 @@ void add_input_position_grad(const DecoderConfig& c, long long t, const S* dh, D
 // undoing it (the transpose of a rotation); the others leave q and k alone.
 template <class S>
 void rotate_qk(const DecoderConfig& c, const PositionTables<S>& pos, long long t, S* x, Eigen::Index cols, int sign);
-// The same for every row of a batch: row start[s] + t of x is at position t.
+// The same for rows 0..rows-1 of x: row r at position[r].
 template <class S>
-void rotate_qk(const DecoderConfig& c, const PositionTables<S>& pos, const SequenceBatch& b, RowMat<S>& x,
-               Eigen::Index cols, int sign);
+void rotate_qk(const DecoderConfig& c, const PositionTables<S>& pos, const long long* position, RowMat<S>& x,
+               Eigen::Index rows, Eigen::Index cols, int sign);
 
 // [SECTION] A bias on the scores
-// Head n's additive bias on query i's score against key j <= i, before the causal mask: -slope_n (i - j) (alibi),
-// rel_bias[bucket(i - j), n] (t5), 0 for the others.
+// Head n's additive bias on the score of a query at position p_i against a key at p_j (j <= i by row), before the
+// causal mask: -slope_n (p_i - p_j) (alibi), rel_bias[bucket(max(p_i - p_j, 0)), n] (t5: a key at a later position
+// than its query takes bucket 0, as T5's causal bucketing of -min(p_j - p_i, 0) does), 0 for the others.
+// pos.bucket must reach p_i.
 template <class S>
-S score_bias(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos, int n, long long i,
-             long long j);
-// bias(n, r) = score_bias(n, r, 0) for the distances r < rows, [heads, rows]; empty when the method has no bias.
-// t5's follows rel_bias, so a pass refills it; no allocation once bias has the shape.
+S score_bias(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos, int n, long long p_i,
+             long long p_j);
+// bias(n, before + r) = score_bias(n, r, 0) for the distances -before <= r < rows, [heads, before + rows]; empty when
+// the method has no bias. t5's follows rel_bias, so a pass refills it; no allocation once bias has the shape.
 template <class S>
 void score_bias_by_distance(const DecoderConfig& c, const DecoderWeightsT<S>& w, const PositionTables<S>& pos,
-                            Eigen::Index rows, RowMat<S>& bias);
-// Whether the bias trains, so that the backward pass accumulates d_bias(n, r) (t5).
+                            Eigen::Index before, Eigen::Index rows, RowMat<S>& bias);
+// Whether the bias trains, so that the backward pass accumulates d_bias(n, before + r) (t5).
 bool score_bias_trains(const DecoderConfig& c);
-// Its gradient: grad.rel_bias[bucket(r), n] += d_bias(n, r) (t5); nothing for the others.
+// Its gradient: grad.rel_bias[bucket(max(r, 0)), n] += d_bias(n, before + r) (t5); nothing for the others.
 template <class S>
-void score_bias_grad(const DecoderConfig& c, const PositionTables<S>& pos, const RowMat<S>& d_bias,
+void score_bias_grad(const DecoderConfig& c, const PositionTables<S>& pos, const RowMat<S>& d_bias, Eigen::Index before,
                      DecoderWeightsT<S>& grad);
 
 }  // namespace rv::detail

@@ -13,19 +13,24 @@ namespace rv {
 // clear() keeps the capacity, so refilling a batch of no more rows than before allocates nothing.
 struct SequenceBatch {
   std::vector<long long> tokens, targets;  // [rows]: input ids, next-token targets (-1 = no loss)
+  std::vector<long long> position;         // [rows]; empty: row t of a sequence is at position t
   std::vector<int> start, length;          // [sequences]
   int max_length = 0;
 
   int rows() const { return static_cast<int>(tokens.size()); }
   int sequences() const { return static_cast<int>(start.size()); }
   void clear();
-  // Appends a sequence of T rows (tokens and targets -1) and returns the row it starts at.
+  // Appends a sequence of T rows (tokens and targets -1; at positions 0..T-1) and returns the row it starts at.
   int append(int T);
+  // Sequence s at positions p[0 .. length[s] - 1] (the README's 'Interfaces: the tiny decoder': non-negative, any
+  // order; causality stays by row). The other sequences keep theirs (0..T-1 unless set).
+  void set_positions(int s, const long long* p);
 };
-// The rows of a rectangular batch, one sequence each.
-SequenceBatch sequence_batch(const TokenRows& tokens, const TokenRows& targets);
-// decoder_forward's errors for a batch: empty, token id outside [0, vocab), target outside [-1, vocab), a learned
-// position past the table. (Config and weights are checked by check_decoder_config / check_decoder_weights.)
+// The rows of a rectangular batch, one sequence each, at `positions` ([B][T] like tokens) when given.
+SequenceBatch sequence_batch(const TokenRows& tokens, const TokenRows& targets, const TokenRows* positions = nullptr);
+// decoder_forward's errors for a batch: empty, token id outside [0, vocab), target outside [-1, vocab), positions
+// not one per row or negative (BadRequest), a learned position past the table (IndexError of the first such
+// position, by row). (Config and weights are checked by check_decoder_config / check_decoder_weights.)
 std::optional<Error> check_sequence_batch(const DecoderConfig& c, const SequenceBatch& b);
 
 // What one layer keeps for the backward pass
@@ -33,8 +38,8 @@ template <class S>
 struct LayerBuffers {
   RowMat<S> h_in, n1, a, qkv;              // [rows, *]; qkv = [q | k | v], q and k after rope
   RowMat<S> o, h_mid, n2, b, u, cdf, g;    // [query rows, *] (the last layer's: out_rows); cdf = Phi(u)
-  RowMat<S> p;  // attention probabilities [query rows, heads * table_rows]: query i of head n attends to j at column
-                // n * table_rows + j
+  RowMat<S> p;  // attention probabilities [query rows, heads * stride]: query i of head n attends to j at column
+                // n * stride + j (DecoderWorkspace::stride)
   Eigen::Matrix<S, Eigen::Dynamic, 1> r1, r2;  // 1/rms per row
 };
 
@@ -55,15 +60,21 @@ struct DecoderWorkspace {
   int out_rows = 0;
   RowMat<S> out, n_f, f, logits, dlogits;  // [out_rows, d_model] x3, [out_rows, vocab] x2
   Eigen::Matrix<S, Eigen::Dynamic, 1> r_f;
-  // Position tables for positions 0..table_rows-1 (grown to the longest sequence seen); table_rows is also the
-  // column stride of each head's probabilities in LayerBuffers::p.
-  int table_rows = 0;
+  // Row r of the last batch_forward is at position[r]: the batch's positions, or t for row t of a sequence.
+  std::vector<long long> position;  // [rows]
+  int stride = 0;  // the longest sequence seen: the column stride of each head's probabilities in LayerBuffers::p
+  // Position tables for positions 0..table_rows-1, grown to the largest position seen (not only the longest sequence).
+  long long table_rows = 0;
   detail::PositionTables<S> pos;  // positions 0 .. table_rows - 1 (decoder_positions.hpp)
-  RowMat<S> bias;                 // score bias by distance r = i - j, [heads, T] (alibi: -slope * r; t5: rel_bias)
+  // Score bias by distance r = p_i - p_j, [heads, before + table_rows]: column before + r is distance r, from
+  // -before (the most a later row's position falls below an earlier one's; 0 for sorted positions) to table_rows - 1
+  // (alibi: -slope * r; t5: rel_bias of bucket(max(r, 0))). Grown, never shrunk.
+  long long before = 0;
+  RowMat<S> bias;
   std::vector<RowMat<S>> wqkv;  // [wq | wk | wv] per layer  # [d_model, 3*d_model]
   // backward
   RowMat<S> dh, dout, dff, dd, dqkv, dp, d_bias;  // [rows, d_model], [out_rows, d_model], [rows, d_ff],
-                                                  // [rows, d_model], [rows, 3*d_model], [1, T] scratch, [heads, T]
+                                                  // [rows, d_model], [rows, 3*d_model], [1, stride] scratch, as bias
   std::vector<S> wt;                        // a weight transposed for matmul_nt (grown to the largest)
   std::vector<RowMat<S>> g_qkv;             // gradient of [wq | wk | wv] per layer
   DecoderWeightsT<S> grad;                  // d loss / d weights after batch_backward

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/base/constants.hpp"
+#include "core/base/fixed_sum.hpp"
 #include "core/base/format.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/encodings/learned.hpp"
@@ -42,8 +43,8 @@ std::vector<double> table_row_change(const LabOptions& o, const DecoderWeightsT<
   const DecoderWeightsT<float> init = lab_init_weights(o, PositionMethod::Learned);
   std::vector<double> change(static_cast<std::size_t>(w.pos_emb.rows()));
   for (Eigen::Index r = 0; r < w.pos_emb.rows(); ++r)
-    change[static_cast<std::size_t>(r)] = double((w.pos_emb.row(r) - init.pos_emb.row(r)).norm()) /
-                                          std::max(1e-30, double(init.pos_emb.row(r).norm()));
+    change[static_cast<std::size_t>(r)] = double(fixed_norm(w.pos_emb.row(r) - init.pos_emb.row(r))) /
+                                          std::max(1e-30, double(fixed_norm(init.pos_emb.row(r))));
   return change;
 }
 
@@ -52,15 +53,44 @@ std::vector<double> table_row_change(const LabOptions& o, const DecoderWeightsT<
 void reserve_training(const LabOptions& o, const DecoderConfig& c, const DecoderWeightsT<float>& w,
                       SequenceBatch& batch, DecoderWorkspace<float>& ws) {
   batch.clear();
+  const int longest = lab_input_len(o.task, o.train_len);
   for (int r = 0; r < o.batch; ++r) {
-    const std::size_t r0 = static_cast<std::size_t>(batch.append(lab_trained_positions(o)));
+    const std::size_t r0 = static_cast<std::size_t>(batch.append(longest));
     batch.targets[r0] = 0;
+  }
+  if (const int range = lab_position_range(o); range > 0) {  // random: the tables reach the last position R - 1
+    std::vector<long long> last(static_cast<std::size_t>(longest));
+    for (int t = 0; t < longest; ++t) last[std::size_t(t)] = range - longest + t;
+    for (int s = 0; s < batch.sequences(); ++s) batch.set_positions(s, last.data());
   }
   batch_forward(c, w, batch, ws, true);
   batch_backward(c, w, batch, ws);
   batch.clear();
 }
 }  // namespace
+
+namespace {
+// Every sequence of b at lab_sample_positions(T, range), drawn in order from one stream.
+void place_sequences(SequenceBatch& b, int range, std::uint64_t seed) {
+  NormalRng rng(seed);
+  long long p[4 * kLabTrainLenMax + kRepeatPeriod];  // the longest input, lab_input_len(task, 4 * kLabTrainLenMax)
+  for (int s = 0; s < b.sequences(); ++s) {
+    lab_sample_positions(rng, b.length[std::size_t(s)], range, p);
+    b.set_positions(s, p);
+  }
+}
+}  // namespace
+
+void lab_sample_positions(NormalRng& rng, int T, int R, long long* out) {
+  int taken = 0;
+  for (long long j = R - T; j < R; ++j) {  // Floyd: T draws give a uniform T-subset of [0, R)
+    const long long t = static_cast<long long>(rng.uniform() * double(j + 1));
+    bool seen = false;
+    for (int k = 0; k < taken && !seen; ++k) seen = out[k] == t;
+    out[taken++] = seen ? j : t;
+  }
+  std::sort(out, out + taken);
+}
 
 // Hashed (one splitmix64 output): NormalRng steps its state by k, so seeds k apart would be one stream a draw apart.
 std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
@@ -85,6 +115,7 @@ void lab_train_batch(const LabOptions& o, int step, SequenceBatch& b) {
     NormalRng sizes(rng.next_u64());  // one stream per size, in increasing size
     append_lab_sequences(b, o.task, n, rows_of_size[n], sizes);
   }
+  if (o.positions == LabPositions::Random) place_sequences(b, lab_position_range(o), lab_seed(o.seed, 3, step));
 }
 
 double lab_learning_rate(const LabOptions& o, int step) {
@@ -102,13 +133,19 @@ double lab_decay_only_change(const LabOptions& o, int steps) {
 
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
                                                  int n, int count, std::uint64_t seed, DecoderWorkspace<float>& ws,
-                                                 SequenceBatch& batch) {
+                                                 SequenceBatch& batch, LabPlacement at) {
   NormalRng rng(seed);  // one stream over every chunk: the sequences of make_lab_batch(t, n, count, seed)
+  NormalRng place(at.position_seed);  // and one for their positions
   const int chunk = std::max(1, kLabEvalRows / lab_input_len(t, n));
   long long exact = 0, right = 0, total = 0;
+  long long p[4 * kLabTrainLenMax + kRepeatPeriod];
   for (int done = 0; done < count; done += chunk) {
     batch.clear();
     append_lab_sequences(batch, t, n, std::min(chunk, count - done), rng);
+    for (int s = 0; at.range > 0 && s < batch.sequences(); ++s) {
+      lab_sample_positions(place, batch.length[std::size_t(s)], at.range, p);
+      batch.set_positions(s, p);
+    }
     if (auto e = check_sequence_batch(c, batch)) return *e;
     batch_forward(c, w, batch, ws, false);
     for (int s = 0; s < batch.sequences(); ++s) exact += sequence_exact(ws, batch, s, right, total);
@@ -117,10 +154,10 @@ Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const D
 }
 
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
-                                                 int n, int count, std::uint64_t seed) {
+                                                 int n, int count, std::uint64_t seed, LabPlacement at) {
   DecoderWorkspace<float> ws;
   SequenceBatch batch;
-  return lab_accuracy(c, w, t, n, count, seed, ws, batch);
+  return lab_accuracy(c, w, t, n, count, seed, ws, batch, at);
 }
 
 // [SECTION] LabRun
@@ -153,6 +190,8 @@ void lab_combine_runs(LabMethodResult& m) {
   combine_curve(m.runs, &LabSeedRun::token_accuracy, m.token_accuracy);
   combine_curve(m.runs, &LabSeedRun::accuracy_scaled, m.accuracy_scaled);
   combine_curve(m.runs, &LabSeedRun::token_accuracy_scaled, m.token_accuracy_scaled);
+  combine_curve(m.runs, &LabSeedRun::accuracy_sequential, m.accuracy_sequential);
+  combine_curve(m.runs, &LabSeedRun::token_accuracy_sequential, m.token_accuracy_sequential);
   m.error.reset();
   m.reached_bar = !m.runs.empty();
   for (const LabSeedRun& r : m.runs) {
@@ -173,7 +212,8 @@ bool LabRun::done() const {
 
 double LabRun::progress() const {  // a run's training counts as all its steps once it has stopped
   const LabOptions& o = result_.options;
-  const double per_run = o.steps + 4.0 * o.train_len * (o.rope_scaling != ScalingType::None ? 2 : 1);
+  const int passes = 1 + (o.rope_scaling != ScalingType::None) + (o.positions == LabPositions::Random);
+  const double per_run = o.steps + 4.0 * o.train_len * passes;
   const double runs = double(o.methods.size()) * std::max(1, o.seeds);
   const double now = run_ * per_run + (phase_ == Phase::Eval ? o.steps : step_) + eval_n_;
   return runs == 0 ? 1.0 : std::min(1.0, now / (per_run * runs));
@@ -193,7 +233,9 @@ void LabRun::start_run() {
   scaled_.reset();
   if (method == PositionMethod::Rope && o.rope_scaling != ScalingType::None)
     if (Expected<DecoderConfig> c = lab_scaled_config(o)) scaled_ = *c;  // parse_lab_options checked it
-  evals_ = 4 * o.train_len * (scaled_ ? 2 : 1);
+  passes_ = {Pass::AsTrained};
+  if (scaled_) passes_.push_back(Pass::Scaled);
+  if (o.positions == LabPositions::Random) passes_.push_back(Pass::Sequential);
   if (run_ % seeds == 0) {
     result_.methods.emplace_back();
     result_.methods.back().method = method;
@@ -202,6 +244,10 @@ void LabRun::start_run() {
   r.seed = run_options_.seed;
   r.train_loss.reserve(static_cast<std::size_t>(o.steps));
   result_.methods.back().runs.push_back(std::move(r));
+  // A fresh workspace: a run's sums must not depend on the runs before it (the vectorised ones round by where a
+  // row starts, which the shapes a workspace has seen decide), so each run is the one-run lab's, bit for bit.
+  ws_ = DecoderWorkspace<float>();
+  batch_ = SequenceBatch();
   reserve_training(o, config_, weights_, batch_, ws_);
 }
 
@@ -243,7 +289,8 @@ void LabRun::train_step() {
 void LabRun::check_length() {
   const LabOptions& o = run_options_;
   const int n = check_n_;
-  const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
+  const auto acc = lab_accuracy(config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_,
+                                {lab_position_range(o), lab_seed(o.seed, 4, n)});
   if (!acc || acc->first < kLabBar) {
     phase_ = Phase::Train;
     return;
@@ -261,25 +308,30 @@ void LabRun::finish_training() {
   eval_n_ = 0;
 }
 
-// Evaluates the next length n = 1..4*train_len; the first error (a learned table too short) is kept in `error`. Then,
-// for rope with scaling, the same lengths (the same sequences) again with the scaled frequencies.
+// Evaluates the next length n = 1..4*train_len of the current pass: as trained (the first error, a learned table too
+// short, is kept in `error`), then for rope with scaling the same lengths (the same sequences and positions) with the
+// scaled frequencies, then with random positions the same sequences at 0..T-1.
 void LabRun::eval_length() {
   const LabOptions& o = run_options_;
   LabSeedRun& r = current();
   const int per = 4 * o.train_len;
-  const bool scaled = eval_n_ >= per;
+  const Pass pass = passes_[std::size_t(eval_n_ / per)];
   const int n = eval_n_++ % per + 1;
-  const auto acc =
-      lab_accuracy(scaled ? *scaled_ : config_, weights_, o.task, n, o.eval_count, lab_seed(o.seed, 2, n), ws_, batch_);
-  (scaled ? r.accuracy_scaled : r.accuracy).push_back(acc ? std::optional<double>(acc->first) : std::nullopt);
-  (scaled ? r.token_accuracy_scaled : r.token_accuracy)
-      .push_back(acc ? std::optional<double>(acc->second) : std::nullopt);
+  const LabPlacement at = pass == Pass::Sequential ? LabPlacement{} : LabPlacement{lab_position_range(o), lab_seed(o.seed, 4, n)};
+  const auto acc = lab_accuracy(pass == Pass::Scaled ? *scaled_ : config_, weights_, o.task, n, o.eval_count,
+                                lab_seed(o.seed, 2, n), ws_, batch_, at);
+  auto& exact = pass == Pass::Scaled ? r.accuracy_scaled : pass == Pass::Sequential ? r.accuracy_sequential : r.accuracy;
+  auto& answers = pass == Pass::Scaled       ? r.token_accuracy_scaled
+                  : pass == Pass::Sequential ? r.token_accuracy_sequential
+                                             : r.token_accuracy;
+  exact.push_back(acc ? std::optional<double>(acc->first) : std::nullopt);
+  answers.push_back(acc ? std::optional<double>(acc->second) : std::nullopt);
   if (!acc && !r.error) r.error = acc.error().full();
   if (eval_n_ == per) {
     r.reached_bar = true;
     for (int k = 0; k < o.train_len; ++k) r.reached_bar = r.reached_bar && r.accuracy[k].value_or(0) >= kLabBar;
   }
-  r.evaluated = eval_n_ >= evals_;
+  r.evaluated = eval_n_ >= per * int(passes_.size());
   lab_combine_runs(result_.methods.back());
   if (!r.evaluated) return;
   if (++run_ < o.methods.size() * static_cast<std::size_t>(std::max(1, o.seeds))) start_run();
@@ -310,6 +362,10 @@ void write_method(JsonWriter& w, const LabMethodResult& m) {
     w.key("accuracy_scaled").list(m.accuracy_scaled);
     w.key("token_accuracy_scaled").list(m.token_accuracy_scaled);
   }
+  if (!m.accuracy_sequential.empty()) {
+    w.key("accuracy_sequential").list(m.accuracy_sequential);
+    w.key("token_accuracy_sequential").list(m.token_accuracy_sequential);
+  }
   w.key("runs").begin_array();
   for (const LabSeedRun& r : m.runs) write_lab_run(w, r);
   w.end_array();
@@ -335,6 +391,7 @@ void write_options(JsonWriter& w, const LabOptions& o) {
   w.field("warmup", std::min(o.warmup, o.steps / 2)).field("eval_count", o.eval_count);
   w.field("check_every", o.check_every).field("bar", kLabBar).field("max_position", lab_table_len(o));
   w.field("trained_positions", lab_trained_positions(o));
+  w.field("positions", lab_positions_name(o.positions)).field("position_range", lab_position_range(o));
   write_scaling(w, o);
 }
 }  // namespace

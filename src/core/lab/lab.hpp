@@ -49,12 +49,19 @@ inline constexpr int kLabTrainLenMax = 64;
 inline constexpr int kLabStepsMax = 100000;
 inline constexpr int kLabTableLenMax = 4096;  // rows of the learned table (--table-len)
 inline constexpr int kLabSeedsMax = 16;        // --seeds
+inline constexpr int kLabPositionRangeMax = 8192;  // --position-range
 inline constexpr long long kLabSeedMax = (1LL << 53) - 1;  // --seed + --seeds - 1 at most: exact as a JSON number
 
 // The defaults train every method to the bar (kLabBar at n = 1..3) in about 9 s of one core natively: learned, rope,
 // sinusoidal and t5 stop after 100-200 steps, alibi and none after 500-850 (seeds 0-2); 2000 steps is the cap.
 // On copy up to n = 3 alibi and none sit near 0.9 for long (copying by "the token after the last one like mine"
 // fails on repeated symbols); a third layer and 128 rows per step get them past it soonest per unit of compute.
+// Where a sequence's tokens sit while the lab trains: at 0..T-1, or at a sorted sample of T distinct positions drawn
+// uniformly from [0, R) (Ruoss et al. 2023, "Randomized Positional Encodings Boost Length Generalization").
+enum class LabPositions { Sequential, Random };
+const char* lab_positions_name(LabPositions p);  // "sequential", "random"
+std::optional<LabPositions> parse_lab_positions(std::string_view name);
+
 struct LabOptions {
   LabTask task = LabTask::Copy;
   std::vector<PositionMethod> methods{std::begin(kAllPositionMethods), std::end(kAllPositionMethods)};
@@ -65,6 +72,8 @@ struct LabOptions {
   int steps = 2000;    // AdamW steps per method at most (a check that finds the bar reached stops it sooner)
   std::uint64_t seed = 0;
   int seeds = 3;       // each method trains from seeds seed .. seed + seeds - 1 (its runs); curves are their means
+  LabPositions positions = LabPositions::Sequential;
+  int position_range = 0;  // random: R (0: lab_position_range's default); sequential: 0
   int d_model = 32, heads = 4, layers = 3, d_ff = 64;
   int batch = 128;
   double lr = 6e-3, weight_decay = 0.01;
@@ -78,16 +87,25 @@ struct LabOptions {
 };
 // Exact match a method must reach at every training length (n = 1..train_len) on the evaluation sequences.
 inline constexpr double kLabBar = 0.95;
-// Tokens after "lab": --task, --methods a,b, --train-len, --table-len, --steps, --seed, --seeds, --d-model, --heads, --layers,
+// Tokens after "lab": --task, --methods a,b, --train-len, --table-len, --steps, --seed, --seeds, --positions
+// sequential|random, --position-range R, --d-model, --heads, --layers,
 // --d-ff, --batch, --lr, --warmup, --eval-count, --check-every, --rope-scaling none|linear|dynamic|yarn (pi and ntk
 // read as linear and dynamic), --rope-factor F.
 // BadRequest naming the flag for anything else or out of range (--table-len: 0, or at least the longest training
 // input).
 Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args);
-// Positions a training input reaches (0 .. this - 1): the longest training input, lab_input_len(task, train_len).
+// Positions a training input reaches (0 .. this - 1): the longest training input, lab_input_len(task, train_len);
+// with random positions, the range R.
 int lab_trained_positions(const LabOptions& o);
-// Rows of the learned table: table_len, or lab_trained_positions when it is 0.
+// Rows of the learned table: table_len, or lab_trained_positions when it is 0 (random positions: R rows, so the
+// IndexError moves to R).
 int lab_table_len(const LabOptions& o);
+// R of random positions: position_range, or when it is 0, 4 x the longest evaluation input, lab_input_len(task,
+// 4 * train_len) (every test size fits, with room for gaps); 0 for sequential positions.
+int lab_position_range(const LabOptions& o);
+// T distinct positions drawn uniformly from [0, R), sorted, into out (Floyd's sampling: draw j = R - T .. R - 1, take
+// t = floor(uniform * (j + 1)), or j when t is taken; then ascending). T <= R.
+void lab_sample_positions(NormalRng& rng, int T, int R, long long* out);
 // The decoder the lab trains for this method: vocab 11, max_position = lab_table_len (learned).
 DecoderConfig lab_decoder_config(const LabOptions& o, PositionMethod m);
 // The flag's names for the scalings the lab offers, Hugging Face's rope_type names as scaling_name's: none, linear,
@@ -116,6 +134,9 @@ struct LabSeedRun {
   // rope with options.rope_scaling: the same final weights evaluated with the scaled frequencies (lab_scaled_config)
   // per eval length; empty for other methods and without scaling
   std::vector<std::optional<double>> accuracy_scaled, token_accuracy_scaled;
+  // random positions: the same final weights tested at positions 0..T-1 (accuracy is tested as trained, at random
+  // positions); empty for sequential positions
+  std::vector<std::optional<double>> accuracy_sequential, token_accuracy_sequential;
   // learned: per table row, |P_final[r] - P_init[r]| / |P_init[r]| when training ended. Rows at or past
   // lab_trained_positions got no gradient: only weight decay moved them (1 - prod(1 - lr_t * weight_decay)).
   std::vector<double> table_row_change;
@@ -130,6 +151,7 @@ struct LabMethodResult {
   PositionMethod method = PositionMethod::Rope;
   std::vector<LabSeedRun> runs;  // seeds seed, seed + 1, ... (while a lab runs: the ones started so far)
   std::vector<std::optional<double>> accuracy, token_accuracy, accuracy_scaled, token_accuracy_scaled;
+  std::vector<std::optional<double>> accuracy_sequential, token_accuracy_sequential;
   std::optional<std::string> error;  // the first run's error that has one
   bool reached_bar = false;          // every run reached the bar
   const LabSeedRun& first() const { return runs.front(); }  // the first seed's run (runs is never empty)
@@ -182,8 +204,9 @@ class LabRun {
   std::size_t run_ = 0;     // runs go method by method, each through its seeds: method run_ / seeds, seed run_ % seeds
   LabOptions run_options_;  // the options with this run's seed
   Phase phase_ = Phase::Train;
-  int step_ = 0, eval_n_ = 0, check_n_ = 0;  // eval_n_ past 4 * train_len: the scaled evaluation
-  int evals_ = 0;                            // evaluations this method runs: 4 * train_len, twice for scaled rope
+  enum class Pass { AsTrained, Scaled, Sequential };  // the evaluations of a run, each over 4 * train_len lengths
+  int step_ = 0, eval_n_ = 0, check_n_ = 0;  // eval_n_: pass eval_n_ / (4 * train_len), length eval_n_ % that + 1
+  std::vector<Pass> passes_;                 // as trained; then rope with scaling, scaled; random: at 0..T-1
   DecoderConfig config_;
   std::optional<DecoderConfig> scaled_;  // rope with scaling: its evaluation config
   DecoderWeightsT<float> weights_;
@@ -201,18 +224,27 @@ double lab_decay_only_change(const LabOptions& o, int steps);
 DecoderWeightsT<float> lab_init_weights(const LabOptions& o, PositionMethod m);
 // Training step `step`'s batch, into b (cleared first): o.batch sizes drawn uniformly from 1..train_len by
 // NormalRng(lab_seed(seed, 1, step)), then the rows of each size present, in increasing size, from
-// NormalRng(that stream's next_u64()). Allocates nothing once b has held as many rows.
+// NormalRng(that stream's next_u64()). Random positions: then each sequence in batch order at
+// lab_sample_positions(T, R) from one NormalRng(lab_seed(seed, 3, step)). Allocates nothing once b has held as many
+// rows.
 void lab_train_batch(const LabOptions& o, int step, SequenceBatch& b);
-// The seed of one of the run's random streams: init (0), training step (1, step), evaluation length (2, n); distinct
+// The seed of one of the run's random streams: init (0), training step (1, step), evaluation length (2, n), a training
+// step's positions (3, step), an evaluation length's positions (4, n); distinct
 // (seed, stream, index) give unrelated NormalRng streams.
 std::uint64_t lab_seed(std::uint64_t seed, std::uint64_t stream, std::uint64_t index = 0);
+// Where test sequences sit: at 0..T-1 (range 0), or each at lab_sample_positions(T, range) from one
+// NormalRng(position_seed) over the sequences in order.
+struct LabPlacement {
+  int range = 0;
+  std::uint64_t position_seed = 0;
+};
 // Exact-match and per-answer accuracy of the model on `count` fresh sequences of size n; errors as decoder_forward.
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
-                                                 int n, int count, std::uint64_t seed);
+                                                 int n, int count, std::uint64_t seed, LabPlacement at = {});
 // The same through a caller's workspace and batch, in chunks of about kLabEvalRows rows.
 Expected<std::pair<double, double>> lab_accuracy(const DecoderConfig& c, const DecoderWeightsT<float>& w, LabTask t,
                                                  int n, int count, std::uint64_t seed, DecoderWorkspace<float>& ws,
-                                                 SequenceBatch& batch);
+                                                 SequenceBatch& batch, LabPlacement at = {});
 inline constexpr int kLabEvalRows = 1024;
 // What one method's curves say, for tables and the text layer (lab_report.cpp). Means of exact match over eval
 // lengths: inside training (1..L), just past it (L+1..2L) and far past it (2L+1..4L); null when no length of the
@@ -244,6 +276,10 @@ bool lab_curve_band(const LabMethodResult& m, std::vector<std::optional<double>>
 // others its band separates from (its worst run above their best) and which it does not. With one seed per method,
 // says that one run cannot tell a difference from noise. Empty until two methods have the figure.
 std::string lab_past_verdict(const LabResult& r);
+
+// Whether two labs differ only in where they train (positions, position_range), with one sequential and one random:
+// the Lab's "sequential vs random" view sets such a pair side by side.
+bool lab_comparable(const LabOptions& a, const LabOptions& b);
 
 // Every flag of `ropeviz-cli lab` for these options: parse_lab_options reads them back to equal options, so a run
 // can be repeated exactly (the app's Re-run, the CSV's header).

@@ -36,6 +36,19 @@ void write_sequence(LabTask t, int n, NormalRng& rng, long long* tokens, long lo
 }  // namespace
 
 namespace {
+constexpr Named<LabPositions> kPositionsNames[] = {{LabPositions::Sequential, "sequential"},
+                                                   {LabPositions::Random, "random"}};
+}  // namespace
+
+const char* lab_positions_name(LabPositions p) {
+  return name_of(kPositionsNames, p);
+}
+
+std::optional<LabPositions> parse_lab_positions(std::string_view name) {
+  return parse_name(kPositionsNames, name);
+}
+
+namespace {
 constexpr Named<LabTask> kTaskNames[] = {{LabTask::Copy, "copy"}, {LabTask::Reverse, "reverse"},
                                          {LabTask::Repeat, "repeat"}};
 }  // namespace
@@ -75,7 +88,7 @@ LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
 
 namespace {
 const char* kFlags =
-    "--task, --methods, --train-len, --table-len, --steps, --seed, --seeds, --d-model, --heads, --layers, --d-ff, --batch, "
+    "--task, --methods, --train-len, --table-len, --steps, --seed, --seeds, --positions, --position-range, --d-model, --heads, --layers, --d-ff, --batch, "
     "--lr, --warmup, --eval-count, --check-every, --rope-scaling, --rope-factor";
 
 std::optional<Error> parse_int(const std::string& flag, const std::string& text, long long lo, long long hi,
@@ -137,6 +150,7 @@ struct IntFlag {
 constexpr IntFlag kIntFlags[] = {
     {"--train-len", 1, kLabTrainLenMax, &LabOptions::train_len}, {"--steps", 1, kLabStepsMax, &LabOptions::steps},
     {"--table-len", 0, kLabTableLenMax, &LabOptions::table_len}, {"--seeds", 1, kLabSeedsMax, &LabOptions::seeds},
+    {"--position-range", 0, kLabPositionRangeMax, &LabOptions::position_range},
     {"--d-model", 2, 512, &LabOptions::d_model},    {"--heads", 1, 64, &LabOptions::heads},
     {"--layers", 1, 16, &LabOptions::layers},       {"--d-ff", 1, 4096, &LabOptions::d_ff},
     {"--batch", 1, 1024, &LabOptions::batch},       {"--warmup", 0, 100000, &LabOptions::warmup},
@@ -167,6 +181,12 @@ std::optional<Error> apply_flag(const std::string& flag, const std::string& valu
     o.rope_scaling = *t;
     return std::nullopt;
   }
+  if (flag == "--positions") {
+    const auto p = parse_lab_positions(value);
+    if (!p) return bad_request("--positions: unknown placement \"" + value + "\" (sequential, random)");
+    o.positions = *p;
+    return std::nullopt;
+  }
   if (flag == "--task") {
     const auto t = parse_lab_task(value);
     if (!t) return bad_request("--task: unknown task \"" + value + "\" (copy, reverse, repeat)");
@@ -179,6 +199,17 @@ std::optional<Error> apply_flag(const std::string& flag, const std::string& valu
 // The model sizes must make a valid decoder for every chosen method (rope needs an even d_head), and a learned table
 // must hold every training input.
 std::optional<Error> check_model(const LabOptions& o) {
+  const int longest_eval = lab_input_len(o.task, 4 * o.train_len);
+  if (o.positions == LabPositions::Sequential && o.position_range != 0)
+    return bad_request("--position-range is for --positions random (sequential positions are 0..T-1)");
+  if (o.positions == LabPositions::Random && o.position_range != 0 && o.position_range < longest_eval)
+    return bad_request("--position-range " + std::to_string(o.position_range) +
+                       " is shorter than the longest test input (" + std::to_string(longest_eval) + " positions for " +
+                       lab_task_name(o.task) + " at --train-len " + std::to_string(o.train_len) +
+                       "); use 0 for 4 x that");
+  if (o.positions == LabPositions::Random && o.table_len != 0)
+    return bad_request("--table-len is for sequential positions: with --positions random the learned table has "
+                       "--position-range rows");
   if (o.seed + std::uint64_t(o.seeds - 1) > std::uint64_t(kLabSeedMax))
     return bad_request("--seed " + std::to_string(o.seed) + " with --seeds " + std::to_string(o.seeds) +
                        " passes the largest seed, " + std::to_string(kLabSeedMax));
@@ -218,7 +249,12 @@ Expected<LabOptions> parse_lab_options(const std::vector<std::string>& args) {
 }
 
 int lab_trained_positions(const LabOptions& o) {
-  return lab_input_len(o.task, o.train_len);
+  return o.positions == LabPositions::Random ? lab_position_range(o) : lab_input_len(o.task, o.train_len);
+}
+
+int lab_position_range(const LabOptions& o) {
+  if (o.positions != LabPositions::Random) return 0;
+  return o.position_range > 0 ? o.position_range : 4 * lab_input_len(o.task, 4 * o.train_len);
 }
 
 int lab_table_len(const LabOptions& o) {

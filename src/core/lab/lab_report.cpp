@@ -130,6 +130,14 @@ std::string lab_past_verdict(const LabResult& r) {
          ": these seeds cannot tell those apart.";
 }
 
+bool lab_comparable(const LabOptions& a, const LabOptions& b) {
+  if (a.positions == b.positions) return false;
+  LabOptions same = a;
+  same.positions = b.positions;
+  same.position_range = b.position_range;
+  return lab_option_flags(same) == lab_option_flags(b);
+}
+
 std::vector<std::string> lab_option_flags(const LabOptions& o) {
   std::string methods;
   for (PositionMethod m : o.methods) methods += std::string(methods.empty() ? "" : ",") + position_method_name(m);
@@ -143,6 +151,12 @@ std::vector<std::string> lab_option_flags(const LabOptions& o) {
       "--lr",         format_number(o.lr),          "--warmup",      std::to_string(o.warmup),
       "--eval-count", std::to_string(o.eval_count), "--check-every", std::to_string(o.check_every),
       "--table-len",  std::to_string(o.table_len)};
+  if (o.positions != LabPositions::Sequential) {
+    flags.push_back("--positions");
+    flags.push_back(lab_positions_name(o.positions));
+    flags.push_back("--position-range");
+    flags.push_back(std::to_string(o.position_range));
+  }
   if (o.rope_scaling != ScalingType::None) {
     flags.push_back("--rope-scaling");
     flags.push_back(lab_scaling_name(o.rope_scaling));

@@ -32,6 +32,10 @@ void write_lab_run(JsonWriter& w, const LabSeedRun& r) {
     w.key("accuracy_scaled").list(r.accuracy_scaled);
     w.key("token_accuracy_scaled").list(r.token_accuracy_scaled);
   }
+  if (!r.accuracy_sequential.empty()) {
+    w.key("accuracy_sequential").list(r.accuracy_sequential);
+    w.key("token_accuracy_sequential").list(r.token_accuracy_sequential);
+  }
   w.key("error");
   if (r.error) w.value(*r.error); else w.null();
   w.field("reached_bar", r.reached_bar);
@@ -104,11 +108,15 @@ Expected<LabSeedRun> parse_lab_run(std::string_view json, const LabOptions& o, P
   if (auto e = read_list(*doc, "token_accuracy", true, false, r.token_accuracy)) return *e;
   if (auto e = read_list(*doc, "accuracy_scaled", true, true, r.accuracy_scaled)) return *e;
   if (auto e = read_list(*doc, "token_accuracy_scaled", true, true, r.token_accuracy_scaled)) return *e;
+  if (auto e = read_list(*doc, "accuracy_sequential", true, true, r.accuracy_sequential)) return *e;
+  if (auto e = read_list(*doc, "token_accuracy_sequential", true, true, r.token_accuracy_sequential)) return *e;
   if (auto e = read_numbers(*doc, "table_row_change", true, r.table_row_change)) return *e;
   const bool scaled = m == PositionMethod::Rope && o.rope_scaling != ScalingType::None;
-  r.evaluated = r.accuracy.size() == eval_lengths(o) && r.token_accuracy.size() == eval_lengths(o) &&
-                (!scaled || (r.accuracy_scaled.size() == eval_lengths(o) &&
-                             r.token_accuracy_scaled.size() == eval_lengths(o)));
+  const bool random = o.positions == LabPositions::Random;
+  const std::size_t n = eval_lengths(o);
+  r.evaluated = r.accuracy.size() == n && r.token_accuracy.size() == n &&
+                (!scaled || (r.accuracy_scaled.size() == n && r.token_accuracy_scaled.size() == n)) &&
+                (!random || (r.accuracy_sequential.size() == n && r.token_accuracy_sequential.size() == n));
   return r;
 }
 

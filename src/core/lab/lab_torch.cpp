@@ -38,6 +38,7 @@ void option_fields(JsonWriter& w, const LabOptions& o, Literal as) {
   w.field("task", lab_task_name(o.task)).field("methods", method_list(o));
   w.field("train_len", o.train_len).field("table_len", o.table_len).field("steps", o.steps);
   w.field("seed", static_cast<long long>(o.seed)).field("seeds", o.seeds);
+  w.field("positions", lab_positions_name(o.positions)).field("position_range", o.position_range);
   w.field("d_model", o.d_model).field("heads", o.heads).field("layers", o.layers).field("d_ff", o.d_ff);
   w.field("batch", o.batch);
   real("lr", o.lr);

@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 
 # The run `ropeviz-cli lab-export` was given, the flags' defaults: the only line that depends on it.
-DEFAULTS = {"task": "copy", "methods": "learned,sinusoidal,rope,alibi,t5,none", "train_len": 3, "table_len": 0, "steps": 2000, "seed": 0, "seeds": 3, "d_model": 32, "heads": 4, "layers": 3, "d_ff": 64, "batch": 128, "lr": 0.006, "weight_decay": 0.01, "warmup": 100, "eval_count": 100, "check_every": 50, "base": 10000.0, "pairing": "interleaved", "rope_scaling": "none", "rope_factor": 4.0}  # ropeviz-cli lab-export writes this line
+DEFAULTS = {"task": "copy", "methods": "learned,sinusoidal,rope,alibi,t5,none", "train_len": 3, "table_len": 0, "steps": 2000, "seed": 0, "seeds": 3, "positions": "sequential", "position_range": 0, "d_model": 32, "heads": 4, "layers": 3, "d_ff": 64, "batch": 128, "lr": 0.006, "weight_decay": 0.01, "warmup": 100, "eval_count": 100, "check_every": 50, "base": 10000.0, "pairing": "interleaved", "rope_scaling": "none", "rope_factor": 4.0}  # ropeviz-cli lab-export writes this line
 METHODS = ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]
 TASKS = ["copy", "reverse", "repeat"]
 SCALINGS = ["none", "linear", "dynamic", "yarn"]  # Hugging Face's rope_type names, as the C++'s
@@ -98,7 +98,8 @@ def portable_log(x):
 
 
 def lab_seed(seed, stream, index=0):
-    """The seed of one of a run's streams: init (0), training step (1, step), evaluation size (2, n)."""
+    """The seed of one of a run's streams: init (0), training step (1, step), evaluation size (2, n), a training step's
+    positions (3, step), an evaluation size's positions (4, n)."""
     k = 0x9E3779B97F4A7C15
     return NormalRng((((seed * k + stream) * k + index) * k) & MASK64).next_u64()
 
@@ -139,19 +140,51 @@ def train_batch(o, step):
     return rows
 
 
+def position_range(o):
+    """R of random positions (rv::lab_position_range): --position-range, or 4 x the longest test input; 0 when
+    sequential."""
+    if o.positions != "random":
+        return 0
+    return o.position_range or 4 * input_len(o.task, 4 * o.train_len)
+
+
+def sample_positions(rng, T, R):
+    """T distinct positions drawn uniformly from [0, R), sorted (rv::lab_sample_positions: Floyd's sampling)."""
+    out = []
+    for j in range(R - T, R):
+        t = int(rng.uniform() * (j + 1))
+        out.append(j if t in out else t)
+    return sorted(out)
+
+
+def place(rows, R, seed):
+    """Each row's positions, drawn in order from one stream: sorted random ones in [0, R), or None at R = 0 (0..T-1)."""
+    if not R:
+        return None
+    rng = NormalRng(seed)
+    return [sample_positions(rng, len(x), R) for x, _ in rows]
+
+
+def train_positions(o, step, rows):
+    """Training step `step`'s positions: random ones from the stream (3, step), else None."""
+    return place(rows, position_range(o), lab_seed(o.seed, 3, step))
+
+
 def eval_rows(o, n):
     """The o.eval_count evaluation sequences of size n (the same at every check and in the final evaluation)."""
     rng = NormalRng(lab_seed(o.seed, 2, n))
     return [sequence(o.task, n, rng) for _ in range(o.eval_count)]
 
 
-def to_tensors(rows, device):
-    """Rows of any lengths as [B, T] tensors, padded on the right (token 0, target -1): causal attention keeps the
-    padding out of every real position, and the loss ignores it."""
+def to_tensors(rows, device, positions=None):
+    """Rows of any lengths as [B, T] tensors, padded on the right (token 0, target -1, position 0): causal attention
+    keeps the padding out of every real position, and the loss ignores it. Positions: None, or a [B, T] tensor."""
     T = max(len(x) for x, _ in rows)
     tokens = torch.tensor([x + [0] * (T - len(x)) for x, _ in rows], device=device)
     targets = torch.tensor([y + [-1] * (T - len(y)) for _, y in rows], device=device)
-    return tokens, targets
+    if positions is not None:
+        positions = torch.tensor([p + [0] * (T - len(p)) for p in positions], device=device)
+    return tokens, targets, positions
 
 
 # ---- The model (the README's lab section) ------------------------------------------------------------------
@@ -297,28 +330,59 @@ class Decoder(torch.nn.Module):
                                 for k, t in made.items()}
         return self.tables[key]
 
-    def forward(self, tokens):  # [B, T] -> logits [B, T, vocab]
+    def by_position(self, positions):
+        """What the method reads at each token's position (the README's tiny decoder, positions [B, T]): pe, cos and
+        sin [B, T, *] from tables of every position up to the largest seen (made again only when one is larger);
+        alibi's -slope_n * (p_i - p_j) and t5's bucket(max(p_i - p_j, 0)) [B, T, T] by position distance."""
+        w = self.tok_emb
+        if (positions < 0).any():
+            raise ValueError("positions must be >= 0")
+        out, top = {}, int(positions.max()) + 1
+        if self.position in ("sinusoidal", "rope"):
+            rows = getattr(self, "position_rows", None)  # (positions covered, device, {"pe"} or {"cos", "sin"})
+            if rows is None or rows[0] < top or rows[1] != w.device:
+                made = position_tables(self.position, top, w.shape[1], self.heads, self.base, self.pairing, self.rope)
+                rows = self.position_rows = (top, w.device, {k: t.to(w.device) for k, t in made.items()
+                                                             if k != "causal"})
+            out = {k: t.to(w.dtype)[positions] for k, t in rows[2].items()}
+        distance = positions[:, :, None] - positions[:, None, :]  # p_i - p_j  # [B, T, T]
+        if self.position == "alibi":
+            slopes = torch.tensor(alibi_slopes(self.heads), dtype=torch.float64, device=w.device)
+            out["bias"] = (-slopes[None, :, None, None] * distance[:, None].double()).to(w.dtype)  # [B, heads, T, T]
+        if self.position == "t5":  # every distance from T5_MAX_DISTANCE on is the last bucket
+            buckets = torch.tensor([t5_bucket(r) for r in range(T5_MAX_DISTANCE + 1)], device=w.device)
+            out["bucket"] = buckets[distance.clamp(0, T5_MAX_DISTANCE)]
+        return out
+
+    def forward(self, tokens, positions=None):
+        """tokens [B, T] -> logits [B, T, vocab]. positions [B, T] (default 0..T-1): where each token sits, as its
+        method reads it (pos_emb[p], PE(p), rope at p, alibi and t5 by p_i - p_j); causality stays by index."""
         B, T = tokens.shape
         d_model = self.tok_emb.shape[1]
         d_head = d_model // self.heads
-        if self.position == "learned" and T > self.max_position:  # PyTorch's message for pos_emb[T - 1]
+        if positions is None and self.position == "learned" and T > self.max_position:  # PyTorch's for pos_emb[T - 1]
             raise IndexError("index %d is out of bounds for dimension 0 with size %d"
                              % (self.max_position, self.max_position))
         tab = self.tables_for(T)
+        at = tab if positions is None else self.by_position(positions)
         h = self.tok_emb[tokens]
         if self.position == "learned":
-            h = h + self.pos_emb[:T]
+            h = h + (self.pos_emb[:T] if positions is None else self.pos_emb[positions])
         if self.position == "sinusoidal":
-            h = h + tab["pe"]
-        bias = tab.get("bias")  # alibi: fixed; t5: learned, one table for all layers
+            h = h + at["pe"]
+        bias = at.get("bias")  # alibi: fixed; t5: learned, one table for all layers
         if self.position == "t5":
-            bias = self.rel_bias[tab["bucket"]].permute(2, 0, 1)  # [heads, T, T]
+            bias = self.rel_bias[at["bucket"]]  # [T, T, heads], or [B, T, T, heads] by position
+            bias = bias.permute(2, 0, 1) if positions is None else bias.permute(0, 3, 1, 2)  # [(B,) heads, T, T]
+        cos, sin = at.get("cos"), at.get("sin")
+        if positions is not None and cos is not None:
+            cos, sin = cos[:, None], sin[:, None]  # [B, 1, T, d_head/2]: every head alike
         for layer in self.layers:
             a = rms(h, layer.norm1)
             q, k, v = ((a @ w).view(B, T, self.heads, d_head).transpose(1, 2) for w in (layer.wq, layer.wk, layer.wv))
             if self.position == "rope":
-                q = rotate(q, tab["cos"], tab["sin"], self.pairing)
-                k = rotate(k, tab["cos"], tab["sin"], self.pairing)
+                q = rotate(q, cos, sin, self.pairing)
+                k = rotate(k, cos, sin, self.pairing)
             s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(d_head))  # [B, heads, T, T]
             if bias is not None:
                 s = s + bias
@@ -330,12 +394,12 @@ class Decoder(torch.nn.Module):
 
 
 def trained_positions(o):
-    """Positions a training input reaches: the longest training input."""
-    return input_len(o.task, o.train_len)
+    """Positions a training input reaches: the longest training input; with random positions, the range R."""
+    return position_range(o) or input_len(o.task, o.train_len)
 
 
 def table_len(o):
-    """Rows of the learned table: --table-len, or exactly the trained positions when it is 0."""
+    """Rows of the learned table: --table-len, or exactly the trained positions when it is 0 (random: R rows)."""
     return o.table_len or trained_positions(o)
 
 
@@ -349,9 +413,9 @@ def table_row_change(model, init):
     return ((p - init).norm(dim=1) / init.norm(dim=1).clamp_min(1e-30)).tolist()
 
 
-def loss_of(model, tokens, targets):
+def loss_of(model, tokens, targets, positions=None):
     """Mean cross-entropy over the answers (targets >= 0) of the whole batch."""
-    logits = model(tokens)
+    logits = model(tokens, positions)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1)
 
 
@@ -437,17 +501,21 @@ def learning_rate(o, step):
 
 # ---- Evaluation --------------------------------------------------------------------------------------------
 @torch.no_grad()
-def accuracy(model, o, n, device, cache):
+def accuracy(model, o, n, device, cache, sequential=False):
     """Exact match (every answer the argmax) and per-answer accuracy on the evaluation sequences of size n, teacher
-    forced; IndexError for a learned table too short."""
+    forced, as trained (random positions from the stream (4, n)) or at 0..T-1 (sequential); IndexError for a learned
+    table too short."""
     if n not in cache:
-        cache[n] = eval_rows(o, n)
-    rows = cache[n]
+        rows = eval_rows(o, n)
+        cache[n] = rows, place(rows, position_range(o), lab_seed(o.seed, 4, n))
+    rows, positions = cache[n]
+    positions = None if sequential else positions
     chunk = max(1, EVAL_ROWS // input_len(o.task, n))
     exact = right = total = 0
     for at in range(0, len(rows), chunk):
-        tokens, targets = to_tensors(rows[at:at + chunk], device)
-        hit = model(tokens).argmax(-1) == targets
+        tokens, targets, where = to_tensors(rows[at:at + chunk], device,
+                                            None if positions is None else positions[at:at + chunk])
+        hit = model(tokens, where).argmax(-1) == targets
         answer = targets >= 0
         exact += int((hit | ~answer).all(dim=1).sum())
         right += int((hit & answer).sum())
@@ -475,8 +543,8 @@ def run_method(o, method, data, device, dtype, log):
     t0 = time.perf_counter()
     for step in range(o.steps):
         rows = train_batch(o, step)
-        tokens, targets = to_tensors(rows, device)
-        loss = loss_of(model, tokens, targets)
+        tokens, targets, positions = to_tensors(rows, device, train_positions(o, step, rows))
+        loss = loss_of(model, tokens, targets, positions)
         model.zero_grad(set_to_none=True)
         loss.backward()
         lr = learning_rate(o, step)
@@ -512,6 +580,10 @@ def run_method(o, method, data, device, dtype, log):
         result["token_accuracy_scaled"] = [t for _, t in scaled]
         print("%-10s with %s x%g: %s" % (method, o.rope_scaling, o.rope_factor,
                                          " ".join("%.2f" % a for a in result["accuracy_scaled"])), file=log, flush=True)
+    if o.positions == "random" and not o.losses_only:  # the same weights and sequences at 0..T-1
+        sequential = [accuracy(model, o, n, device, cache, sequential=True) for n in range(1, 4 * o.train_len + 1)]
+        result["accuracy_sequential"] = [a for a, _ in sequential]
+        result["token_accuracy_sequential"] = [t for _, t in sequential]
     if result["accuracy"]:
         result["reached_bar"] = all((a or 0) >= BAR for a in result["accuracy"][:o.train_len])
         print("%-10s exact match by size: %s" % (method, " ".join("-" if a is None else "%.2f" % a
@@ -541,9 +613,9 @@ def combine_runs(runs):
               "reached_bar": all(r["reached_bar"] for r in runs)}
     if "table_row_change" in first:
         method["table_row_change"] = first["table_row_change"]
-    if "accuracy_scaled" in first:
-        method["accuracy_scaled"] = mean_curve(runs, "accuracy_scaled")
-        method["token_accuracy_scaled"] = mean_curve(runs, "token_accuracy_scaled")
+    for key in ("accuracy_scaled", "token_accuracy_scaled", "accuracy_sequential", "token_accuracy_sequential"):
+        if key in first:
+            method[key] = mean_curve(runs, key)
     method["runs"] = [dict({"seed": r["seed"], "steps": r["steps_run"]},
                            **{k: v for k, v in r.items() if k not in ("seed", "steps_run")}) for r in runs]
     return method
@@ -579,6 +651,8 @@ def lab_command(o):
              "--seed", o.seed, "--seeds", o.seeds, "--d-model", o.d_model, "--heads", o.heads, "--layers", o.layers, "--d-ff", o.d_ff,
              "--batch", o.batch, "--lr", num(o.lr), "--warmup", o.warmup, "--eval-count", o.eval_count,
              "--check-every", o.check_every, "--table-len", o.table_len]
+    if o.positions != "sequential":
+        flags += ["--positions", o.positions, "--position-range", o.position_range]
     if o.rope_scaling != "none":
         flags += ["--rope-scaling", o.rope_scaling]
     if o.rope_scaling != "none" or o.rope_factor != 4.0:  # 4: the C++'s default
@@ -603,6 +677,10 @@ def parse_args(argv=None):
     ap.add_argument("--steps", type=int, default=D["steps"], help="AdamW steps per method at most")
     ap.add_argument("--seed", type=int, default=D["seed"])
     ap.add_argument("--seeds", type=int, default=D["seeds"], help="runs per method, from seeds seed .. seed+N-1")
+    ap.add_argument("--positions", choices=["sequential", "random"], default=D["positions"],
+                    help="train at 0..T-1, or at sorted random positions in [0, R) (Ruoss et al. 2023)")
+    ap.add_argument("--position-range", type=int, default=D["position_range"],
+                    help="R for random positions (0: 4 x the longest test input)")
     ap.add_argument("--d-model", type=int, default=D["d_model"])
     ap.add_argument("--heads", type=int, default=D["heads"])
     ap.add_argument("--layers", type=int, default=D["layers"])
@@ -641,6 +719,12 @@ def parse_args(argv=None):
         ap.error("--d-model must be a multiple of --heads (rope: an even d_head)")
     if not 1 <= o.seeds <= 16:
         ap.error("--seeds must be in [1, 16]")
+    if o.positions == "sequential" and o.position_range:
+        ap.error("--position-range is for --positions random")
+    if o.positions == "random" and (o.table_len or not (o.position_range == 0 or
+                                                         input_len(o.task, 4 * o.train_len) <= o.position_range <= 8192)):
+        ap.error("--positions random: --table-len must be 0 and --position-range 0 or from the longest test input "
+                 "(%d) to 8192" % input_len(o.task, 4 * o.train_len))
     if not 1.0 < o.rope_factor <= 64.0:
         ap.error("--rope-factor must be in (1, 64]")
     if o.rope_scaling == "dynamic" and "rope" in o.methods and o.d_model // o.heads < 4:
@@ -662,7 +746,8 @@ def main(argv=None):
            "steps": o.steps, "seed": o.seed, "seeds": o.seeds, "vocab": VOCAB, "sep": SEP, "d_model": o.d_model, "heads": o.heads,
            "layers": o.layers, "d_ff": o.d_ff, "batch": o.batch, "lr": o.lr, "weight_decay": o.weight_decay,
            "warmup": min(o.warmup, o.steps // 2), "eval_count": o.eval_count, "check_every": o.check_every,
-           "bar": BAR, "max_position": table_len(o), "trained_positions": trained_positions(o), "base": o.base, "pairing": o.pairing,
+           "bar": BAR, "max_position": table_len(o), "trained_positions": trained_positions(o),
+           "positions": o.positions, "position_range": position_range(o), "base": o.base, "pairing": o.pairing,
            "device": str(device), "dtype": o.dtype, "init": o.data or o.init, "torch": torch.__version__}
     if o.rope_scaling != "none":
         theta, factor = scaled_rope(o)
