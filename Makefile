@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 FUZZ_S ?= 600
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native web run test test-asan fuzz fuzz-build bench bench-web clean
+.PHONY: setup native web run test test-units test-browser test-asan fuzz fuzz-build bench bench-web clean
 
 setup:
 	@./setup.sh
@@ -20,9 +20,17 @@ web: setup
 run: web
 	@python3 web/serve.py --root build/web --port $(PORT)
 
+# ctest and the browser suite side by side (each one's output whole once it ends): ctest keeps the cores busy, the
+# browser suite mostly waits on frames, timers and page loads, BROWSER_JOBS test files at a time.
+BROWSER_JOBS ?= 2
 test: native web
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-units test-browser
+
+test-units:
 	@ctest --preset native -j $(JOBS)
-	@cd tests/web && node --test --test-concurrency=1 .
+
+test-browser:
+	@cd tests/web && node --test --test-concurrency=$(BROWSER_JOBS) .
 	@/usr/bin/python3 tests/web/serve_test.py
 
 test-asan: setup
