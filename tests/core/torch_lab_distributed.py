@@ -11,6 +11,7 @@ import importlib.util
 import io
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -42,22 +43,19 @@ ENV["OMP_NUM_THREADS"] = "1"  # a tiny model: one thread each is fastest, and th
 
 def start(script, args, env=None):
     return subprocess.Popen([sys.executable, script, "--device", "cpu", "--print-every", "10", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(ENV, **(env or {})))
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(ENV, **(env or {})),
+                            start_new_session=True)  # its own process group, ranks included
 
 
 def finish(p, timeout=120):
-    """(exit code, stdout, stderr) of a started script; a hang is killed and counts as failed."""
+    """(exit code, stdout, stderr) of a started script; a hang is killed, ranks and all, and counts as failed."""
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        p.kill()
+        os.killpg(p.pid, signal.SIGKILL)
         out, err = p.communicate()
         return "hung", out, err
     return p.returncode, out, err
-
-
-def run(script, *args, env=None):
-    return finish(start(script, args, env))
 
 
 def document(path, what, code, err):
@@ -136,7 +134,6 @@ with tempfile.TemporaryDirectory() as tmp:
     port = free_port()  # meanwhile, bad flags: exit 2 on every rank, before any training
     ranks = [start(script, ["--out", os.path.join(tmp, "bad.json"), "--steps", "-1"], torchrun_env(r, port))
              for r in range(2)]
-    alone = start(script, ["--out", os.path.join(tmp, "bad.json"), "--nproc", "2", "--ddp", "--batch", "1"])
     code, stdout, err = finish(ddp_p)
     ddp = document(out["ddp"], "--ddp --nproc 2", code, err)
     if one and ddp:
@@ -169,16 +166,15 @@ with tempfile.TemporaryDirectory() as tmp:
     for r, (code, stdout, err) in enumerate([finish(p) for p in ranks]):
         check(code == 2 and "--steps must be at least 1" in err and "step" not in stdout,
               "torchrun's environment, rank %d refuses --steps -1: exit %r, %r" % (r, code, err[-300:]))
-    code, stdout, err = finish(alone)
-    check(code == 2 and "--batch must be at least that" in err and stdout == "",
-          "--nproc 2 --ddp --batch 1 is refused before any process starts: exit %r, %r" % (code, err[-300:]))
     check(not os.path.exists(os.path.join(tmp, "bad.json")), "a refused run writes no document")
 
     spec = importlib.util.spec_from_file_location("ropeviz_lab", script)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     saved = dict(os.environ)
+    printed = io.StringIO()  # main refuses these before it starts a process or trains (nothing on stdout)
     for args, env, text in [(["--nproc", "0"], {}, "--nproc must be at least 1"),
+                            (["--nproc", "2", "--ddp", "--batch", "1"], {}, "--batch must be at least that"),
                             (["--ddp"], {}, "--ddp trains each run across several processes"),
                             (["--ddp", "--nproc", "1"], {}, "--ddp trains each run across several processes"),
                             (["--nproc", "2"], torchrun_env(0, 29500), "--nproc starts its own processes"),
@@ -189,12 +185,14 @@ with tempfile.TemporaryDirectory() as tmp:
         os.environ.update(ENV, **env)
         err = io.StringIO()
         try:
-            with contextlib.redirect_stderr(err):
-                mod.parse_args(args)
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(printed):
+                mod.main(args + ["--device", "cpu", "--out", os.path.join(tmp, "bad.json")])
             code = 0
         except SystemExit as e:
             code = e.code
         check(code == 2 and text in err.getvalue(), "%s %s: exit %r, %r" % (env, args, code, err.getvalue()[-300:]))
+    check(printed.getvalue() == "" and not os.path.exists(os.path.join(tmp, "bad.json")),
+          "refused runs print nothing: %r" % printed.getvalue())
     os.environ.clear()
     os.environ.update(saved)
     os.environ.update(torchrun_env(1, 29500))

@@ -41,6 +41,7 @@ import datetime
 import json
 import math
 import os
+import signal
 import socket
 import sys
 import time
@@ -591,7 +592,8 @@ def run_method(o, method, data, device, dtype, log, rank=0, world=1):
         (torch_init if o.init == "torch" else lab_init)(model, o.seed)
     model.to(device=device, dtype=dtype)
     init = model.pos_emb.detach().double().cpu().clone() if method == "learned" else None
-    net = model if world == 1 else DistributedDataParallel(model, device_ids=[device] if device.type == "cuda" else None)
+    gpu = [device] if device.type == "cuda" else None
+    net = model if world == 1 else DistributedDataParallel(model, device_ids=gpu)  # averages the ranks' gradients
     opt = LabAdamW(model.parameters(), o.weight_decay)
     cache, losses, tokens_trained = {}, [], 0
     label = method if o.seeds == 1 else "%s seed %d" % (method, o.seed)
@@ -770,11 +772,11 @@ def parse_args(argv=None):
     ap.add_argument("--losses-only", action="store_true", help="train only: no bar checks, no evaluation")
     ap.add_argument("--print-command", action="store_true",
                     help="print this run as a `ropeviz-cli lab` command (the C++ run) and exit")
-    ap.add_argument("--nproc", type=int, help="start N processes on this machine (torch.multiprocessing, env:// on "
+    ap.add_argument("--nproc", type=int, metavar="N", help="start N processes on this machine (torch.multiprocessing, env:// on "
                     "127.0.0.1), as `torchrun --nproc-per-node N` would: the runs are shared out among them")
     ap.add_argument("--ddp", action="store_true", help="with several processes: train each run data-parallel "
                     "(DistributedDataParallel, every batch split across the ranks) instead of sharing the runs out")
-    ap.add_argument("--timeout", type=float, default=1800.0,
+    ap.add_argument("--timeout", type=float, default=1800.0, metavar="S",
                     help="seconds a process waits for the others (for one run at most) before it fails")
     o = ap.parse_args(argv)
     o.methods = o.methods.split(",")
@@ -842,6 +844,7 @@ def start_processes(o, data):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(o.nproc))
     first = mp.get_context("spawn").Value("i", -1)  # the rank that failed first
     ranks = mp.start_processes(process, args=(o, data, first), nprocs=o.nproc, join=False, start_method="spawn")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # stopped: stop the ranks too
     try:
         while not ranks.join():
             pass
@@ -849,8 +852,12 @@ def start_processes(o, data):
         rank, text = e.error_index, str(e)
         if first.value not in (-1, rank) and not ranks.error_queues[first.value].empty():
             rank, text = first.value, ranks.error_queues[first.value].get()
-        sys.exit("rank %d of %d failed (the others were stopped):\n%s" % (rank, o.nproc,
-                                                                         text[max(0, text.find("Traceback")):].rstrip()))
+        text = text[max(0, text.find("Traceback")):].rstrip()  # spawn's own header left out
+        sys.exit("rank %d of %d failed (the others were stopped):\n%s" % (rank, o.nproc, text))
+    finally:
+        for p in ranks.processes:
+            if p.is_alive():
+                p.terminate()
 
 
 def process(rank, o, data, first):
@@ -922,7 +929,8 @@ def lab(o, data, rank=0, world=1, local_rank=0):
         return
     seconds = time.perf_counter() - t0
     train_seconds, tokens = sum(r[1] for r in results), sum(r[2] for r in results)
-    methods = {m: combine_runs([r[0] for r in results[j * o.seeds:(j + 1) * o.seeds]]) for j, m in enumerate(o.methods)}
+    methods = {m: combine_runs([r[0] for r in results[j * o.seeds:(j + 1) * o.seeds]])  # as one process combines
+               for j, m in enumerate(o.methods)}
     doc.update(seconds=seconds, tokens_per_s=tokens / train_seconds if train_seconds > 0 else 0.0, methods=methods)
     text = json.dumps(doc)
     if o.out == "-":
