@@ -772,8 +772,9 @@ def parse_args(argv=None):
     ap.add_argument("--losses-only", action="store_true", help="train only: no bar checks, no evaluation")
     ap.add_argument("--print-command", action="store_true",
                     help="print this run as a `ropeviz-cli lab` command (the C++ run) and exit")
-    ap.add_argument("--nproc", type=int, metavar="N", help="start N processes on this machine (torch.multiprocessing, env:// on "
-                    "127.0.0.1), as `torchrun --nproc-per-node N` would: the runs are shared out among them")
+    ap.add_argument("--nproc", type=int, metavar="N", help="start N processes on this machine "
+                    "(torch.multiprocessing, env:// on 127.0.0.1), as `torchrun --nproc-per-node N` would: the runs "
+                    "are shared out among them")
     ap.add_argument("--ddp", action="store_true", help="with several processes: train each run data-parallel "
                     "(DistributedDataParallel, every batch split across the ranks) instead of sharing the runs out")
     ap.add_argument("--timeout", type=float, default=1800.0, metavar="S",
