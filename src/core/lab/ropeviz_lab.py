@@ -21,16 +21,36 @@ batches it holds are the ones generated here.
     python3 ropeviz_lab.py --methods rope,alibi --train-len 16 --d-model 128 --layers 4 --steps 5000 --init torch
     python3 ropeviz_lab.py --print-command        # this run as `ropeviz-cli lab ...`, then exit
 
+Past one machine (the README's "Past one machine"): under `torchrun --nproc-per-node N` (and --nnodes), or with
+--nproc N (N local processes through torch.multiprocessing, the same env:// rendezvous, where torchrun is missing),
+the runs (one per method and seed) are shared out, run i to rank i % world size, and rank 0 writes the one document,
+the one a single process writes (its seconds and tokens_per_s aside). With --ddp each run is instead trained by all
+ranks, data-parallel (DistributedDataParallel: every batch split across them; gloo on CPUs, nccl on GPUs, where
+rank r uses cuda:LOCAL_RANK), its losses within rounding of one process's; rank 0 checks the bar and evaluates, and
+the document also holds "world_size".
+
+    python3 ropeviz_lab.py --nproc 2 --device cpu          # two processes share the runs out
+    torchrun --nproc-per-node 8 ropeviz_lab.py --device cuda --ddp
+
+The environment variable ROPEVIZ_LAB_FAIL_RANK=R is a test hook: rank R raises RuntimeError at its first run.
+
 Needs only Python 3 and PyTorch. Every flag's default is this run's setting (--help lists them).
 """
 import argparse
+import datetime
 import json
 import math
+import os
+import signal
+import socket
 import sys
 import time
 
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
 
 # The run `ropeviz-cli lab-export` was given, the flags' defaults: the only line that depends on it.
 DEFAULTS = {"task": "copy", "methods": "learned,sinusoidal,rope,alibi,t5,none", "train_len": 3, "table_len": 0, "steps": 2000, "seed": 0, "seeds": 3, "positions": "sequential", "position_range": 0, "d_model": 32, "heads": 4, "layers": 3, "d_ff": 64, "batch": 128, "lr": 0.006, "weight_decay": 0.01, "warmup": 100, "eval_count": 100, "check_every": 50, "base": 10000.0, "pairing": "interleaved", "rope_scaling": "none", "rope_factor": 4.0}  # ropeviz-cli lab-export writes this line
@@ -44,6 +64,8 @@ BAR = 0.95            # exact match a method must reach at every training size t
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
 INIT_STD, EMB_STD = 0.02, 1.0  # matrices N(0, 0.02^2); tok_emb and pos_emb N(0, 1) like nn.Embedding
 EVAL_ROWS = 1024      # tokens per evaluation chunk (as the C++)
+LAUNCH_ENV = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR")  # what torchrun sets in each process it starts
+FAIL_RANK = "ROPEVIZ_LAB_FAIL_RANK"  # a test hook: the rank it names raises RuntimeError at its first run
 
 
 # ---- The random stream: rv::NormalRng and rv::lab_seed, bit for bit ----------------------------------------
@@ -529,8 +551,40 @@ def at_bar(model, o, device, cache):
 
 
 # ---- One method, then the run ------------------------------------------------------------------------------
-def run_method(o, method, data, device, dtype, log):
-    """One run: method trained from seed o.seed (the data file's weights when given: they are seed o.seed's)."""
+class Log:
+    """Progress lines on a stream, each behind a prefix ("[rank 1/2] " when several processes share the work)."""
+
+    def __init__(self, stream, prefix=""):
+        self.stream, self.prefix = stream, prefix
+
+    def __call__(self, text):
+        print(self.prefix + text, file=self.stream, flush=True)
+
+
+def shard_loss(net, tokens, targets, positions, rank, world):
+    """--ddp: rank's part of the batch's loss, and the batch's mean loss (summed over the ranks). The rank takes its
+    contiguous rows; its part is their answers' summed cross-entropy over the count of ALL the batch's answers, times
+    world, so DDP's average of the ranks' gradients is the whole batch's mean gradient however the rows split."""
+    lo, hi = rank * len(tokens) // world, (rank + 1) * len(tokens) // world
+    logits = net(tokens[lo:hi], None if positions is None else positions[lo:hi])
+    part = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets[lo:hi].reshape(-1), ignore_index=-1,
+                           reduction="sum") / int((targets >= 0).sum())
+    total = part.detach().clone()
+    dist.all_reduce(total)
+    return part * world, total
+
+
+def rank0_says(flag, device):
+    """--ddp: rank 0's flag on every rank (its bar check decides when they all stop)."""
+    t = torch.tensor([int(flag)], device=device)
+    dist.broadcast(t, 0)
+    return bool(t.item())
+
+
+def run_method(o, method, data, device, dtype, log, rank=0, world=1):
+    """One run: method trained from seed o.seed (the data file's weights when given: they are seed o.seed's). With
+    world > 1 (--ddp) the ranks train it together, data-parallel, and rank 0 alone checks the bar and evaluates: the
+    others return None."""
     model = make_model(o, method)
     if data is not None:
         data_init(model, data["methods"][method]["weights"])
@@ -538,27 +592,37 @@ def run_method(o, method, data, device, dtype, log):
         (torch_init if o.init == "torch" else lab_init)(model, o.seed)
     model.to(device=device, dtype=dtype)
     init = model.pos_emb.detach().double().cpu().clone() if method == "learned" else None
+    gpu = [device] if device.type == "cuda" else None
+    net = model if world == 1 else DistributedDataParallel(model, device_ids=gpu)  # averages the ranks' gradients
     opt = LabAdamW(model.parameters(), o.weight_decay)
     cache, losses, tokens_trained = {}, [], 0
+    label = method if o.seeds == 1 else "%s seed %d" % (method, o.seed)
     t0 = time.perf_counter()
     for step in range(o.steps):
         rows = train_batch(o, step)
         tokens, targets, positions = to_tensors(rows, device, train_positions(o, step, rows))
-        loss = loss_of(model, tokens, targets, positions)
+        if world == 1:
+            loss = total = loss_of(model, tokens, targets, positions)
+        else:
+            loss, total = shard_loss(net, tokens, targets, positions, rank, world)
         model.zero_grad(set_to_none=True)
         loss.backward()
         lr = learning_rate(o, step)
         opt.step(lr)
-        losses.append(loss.item())
+        losses.append(total.item())
         tokens_trained += sum(len(x) for x, _ in rows)
-        if o.print_every and (step + 1) % o.print_every == 0:
-            print("%-10s step %5d  lr %.3e  loss %.6f" % (method, step + 1, lr, losses[-1]), file=log, flush=True)
+        if o.print_every and (step + 1) % o.print_every == 0 and rank == 0:
+            log("%-10s step %5d  lr %.3e  loss %.6f" % (label, step + 1, lr, losses[-1]))
         done = step + 1
         if not o.losses_only and o.check_every > 0 and done % o.check_every == 0 and done < o.steps:
-            if at_bar(model, o, device, cache):
-                print("%-10s at the bar after %d steps" % (method, done), file=log, flush=True)
+            stop = rank == 0 and at_bar(model, o, device, cache)
+            if rank0_says(stop, device) if world > 1 else stop:
+                if rank == 0:
+                    log("%-10s at the bar after %d steps" % (label, done))
                 break
     train_seconds = time.perf_counter() - t0
+    if rank != 0:
+        return None
     result = {"train_loss": losses, "accuracy": [], "token_accuracy": [], "error": None, "steps_run": len(losses),
               "reached_bar": False}
     if init is not None:
@@ -578,16 +642,16 @@ def run_method(o, method, data, device, dtype, log):
         model.rope = None
         result["accuracy_scaled"] = [a for a, _ in scaled]
         result["token_accuracy_scaled"] = [t for _, t in scaled]
-        print("%-10s with %s x%g: %s" % (method, o.rope_scaling, o.rope_factor,
-                                         " ".join("%.2f" % a for a in result["accuracy_scaled"])), file=log, flush=True)
+        log("%-10s with %s x%g: %s" % (label, o.rope_scaling, o.rope_factor,
+                                       " ".join("%.2f" % a for a in result["accuracy_scaled"])))
     if o.positions == "random" and not o.losses_only:  # the same weights and sequences at 0..T-1
         sequential = [accuracy(model, o, n, device, cache, sequential=True) for n in range(1, 4 * o.train_len + 1)]
         result["accuracy_sequential"] = [a for a, _ in sequential]
         result["token_accuracy_sequential"] = [t for _, t in sequential]
     if result["accuracy"]:
         result["reached_bar"] = all((a or 0) >= BAR for a in result["accuracy"][:o.train_len])
-        print("%-10s exact match by size: %s" % (method, " ".join("-" if a is None else "%.2f" % a
-                                                                  for a in result["accuracy"])), file=log, flush=True)
+        log("%-10s exact match by size: %s" % (label, " ".join("-" if a is None else "%.2f" % a
+                                                               for a in result["accuracy"])))
     return result, train_seconds, tokens_trained, time.perf_counter() - t0
 
 
@@ -708,6 +772,13 @@ def parse_args(argv=None):
     ap.add_argument("--losses-only", action="store_true", help="train only: no bar checks, no evaluation")
     ap.add_argument("--print-command", action="store_true",
                     help="print this run as a `ropeviz-cli lab` command (the C++ run) and exit")
+    ap.add_argument("--nproc", type=int, metavar="N", help="start N processes on this machine "
+                    "(torch.multiprocessing, env:// on 127.0.0.1), as `torchrun --nproc-per-node N` would: the runs "
+                    "are shared out among them")
+    ap.add_argument("--ddp", action="store_true", help="with several processes: train each run data-parallel "
+                    "(DistributedDataParallel, every batch split across the ranks) instead of sharing the runs out")
+    ap.add_argument("--timeout", type=float, default=1800.0, metavar="S",
+                    help="seconds a process waits for the others (for one run at most) before it fails")
     o = ap.parse_args(argv)
     o.methods = o.methods.split(",")
     for m in o.methods:
@@ -729,19 +800,97 @@ def parse_args(argv=None):
         ap.error("--rope-factor must be in (1, 64]")
     if o.rope_scaling == "dynamic" and "rope" in o.methods and o.d_model // o.heads < 4:
         ap.error("--rope-scaling dynamic needs d_head >= 4")
+    for name in ("train_len", "steps", "batch", "eval_count"):
+        if getattr(o, name) < 1:
+            ap.error("--%s must be at least 1" % name.replace("_", "-"))
+    try:  # several processes: every rank refuses a bad flag here, before any of them starts training
+        launch = launched()
+    except ValueError as e:
+        ap.error(str(e))
+    if o.nproc is not None and o.nproc < 1:
+        ap.error("--nproc must be at least 1")
+    if o.nproc is not None and launch:
+        ap.error("--nproc starts its own processes: not under torchrun (%s set)" % ", ".join(
+            k for k in LAUNCH_ENV if k in os.environ))
+    world = o.nproc or (launch[1] if launch else 1)
+    if o.ddp and world < 2:
+        ap.error("--ddp trains each run across several processes: add --nproc N, or start it with torchrun")
+    if o.ddp and o.batch < world:
+        ap.error("--ddp splits every batch across the %d processes: --batch must be at least that" % world)
+    if not o.timeout > 0:
+        ap.error("--timeout must be positive")
     return o
 
 
-def main(argv=None):
-    o = parse_args(argv)
-    if o.print_command:
-        print(lab_command(o))
-        return
-    log = sys.stderr if o.out == "-" else sys.stdout
+def launched():
+    """(rank, world size, local rank) as torchrun (or another env:// launcher) gave them to this process; None when
+    none of LAUNCH_ENV is set; ValueError when some are missing."""
+    if not any(k in os.environ for k in LAUNCH_ENV):
+        return None
+    missing = [k for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT") if k not in os.environ]
+    if missing:
+        raise ValueError("%s set, but not %s (torchrun sets them all)" % (
+            ", ".join(k for k in LAUNCH_ENV if k in os.environ), ", ".join(missing)))
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    return rank, world, int(os.environ.get("LOCAL_RANK", rank))
+
+
+def start_processes(o, data):
+    """--nproc N: N processes of this script on this machine, ranks 0..N-1 meeting at env:// on 127.0.0.1 (a free
+    port), as torchrun's would. When one fails the others are stopped, and this exits 1 with the error of the rank that
+    failed first (the others' follow from it)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(o.nproc))
+    first = mp.get_context("spawn").Value("i", -1)  # the rank that failed first
+    ranks = mp.start_processes(process, args=(o, data, first), nprocs=o.nproc, join=False, start_method="spawn")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # stopped: stop the ranks too
+    try:
+        while not ranks.join():
+            pass
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as e:
+        rank, text = e.error_index, str(e)
+        if first.value not in (-1, rank) and not ranks.error_queues[first.value].empty():
+            rank, text = first.value, ranks.error_queues[first.value].get()
+        text = text[max(0, text.find("Traceback")):].rstrip()  # spawn's own header left out
+        sys.exit("rank %d of %d failed (the others were stopped):\n%s" % (rank, o.nproc, text))
+    finally:
+        for p in ranks.processes:
+            if p.is_alive():
+                p.terminate()
+
+
+def process(rank, o, data, first):
+    """One of --nproc's processes: rank `rank` of o.nproc, on this machine; first: where the first to fail says so."""
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank))
+    if "OMP_NUM_THREADS" not in os.environ:  # the processes share the cores (torchrun sets 1 thread each)
+        torch.set_num_threads(max(1, torch.get_num_threads() // o.nproc))
+    try:
+        lab(o, data, rank, o.nproc, rank)
+    except Exception:
+        with first.get_lock():
+            if first.value < 0:
+                first.value = rank
+        raise
+
+
+def lab(o, data, rank=0, world=1, local_rank=0):
+    """The run on this process: all of it (one process), its share of the runs (run i on rank i % world), or every
+    run together with the others (--ddp). Rank 0 writes the document."""
+    log = Log(sys.stderr if o.out == "-" else sys.stdout, "[rank %d/%d] " % (rank, world) if world > 1 else "")
     device, dtype = torch.device(o.device), getattr(torch, o.dtype)
-    data = load_data(o.data, o) if o.data else None
-    if data is not None:
-        print("%s: %d batches equal the generated ones" % (o.data, len(data["batches"])), file=log, flush=True)
+    here = device  # this rank's device: with several processes, --device cuda is cuda:LOCAL_RANK
+    if world > 1 and device.type == "cuda" and device.index is None:
+        here = torch.device("cuda", local_rank % torch.cuda.device_count())
+    if world > 1:
+        if here.type == "cuda":
+            torch.cuda.set_device(here)
+        os.environ.setdefault("NCCL_ASYNC_ERROR_HANDLING", "1")  # so that nccl's collectives time out too
+        dist.init_process_group("nccl" if o.ddp and here.type == "cuda" else "gloo", rank=rank, world_size=world,
+                                timeout=datetime.timedelta(seconds=o.timeout))
+    if data is not None and rank == 0:
+        log("%s: %d batches equal the generated ones" % (o.data, len(data["batches"])))
     doc = {"task": o.task, "train_len": o.train_len, "eval_lengths": list(range(1, 4 * o.train_len + 1)),
            "steps": o.steps, "seed": o.seed, "seeds": o.seeds, "vocab": VOCAB, "sep": SEP, "d_model": o.d_model, "heads": o.heads,
            "layers": o.layers, "d_ff": o.d_ff, "batch": o.batch, "lr": o.lr, "weight_decay": o.weight_decay,
@@ -749,20 +898,40 @@ def main(argv=None):
            "bar": BAR, "max_position": table_len(o), "trained_positions": trained_positions(o),
            "positions": o.positions, "position_range": position_range(o), "base": o.base, "pairing": o.pairing,
            "device": str(device), "dtype": o.dtype, "init": o.data or o.init, "torch": torch.__version__}
+    if o.ddp:
+        doc["world_size"] = world
     if o.rope_scaling != "none":
         theta, factor = scaled_rope(o)
         doc.update(rope_scaling=o.rope_scaling, rope_factor=o.rope_factor, rope_inv_freq_scaled=theta,
                    rope_attention_factor=factor)
-    seconds = train_seconds = tokens = 0
-    methods = {}
-    for m in o.methods:
-        runs = []
-        for k in range(o.seeds):  # seed o.seed + k, exactly the one-seed run of that seed
-            run_o = argparse.Namespace(**dict(vars(o), seed=o.seed + k))
-            run, train_s, tok, s = run_method(run_o, m, data if k == 0 else None, device, dtype, log)
-            runs.append(run)
-            seconds, train_seconds, tokens = seconds + s, train_seconds + train_s, tokens + tok
-        methods[m] = combine_runs(runs)
+    runs = [(m, k) for m in o.methods for k in range(o.seeds)]  # seed o.seed + k, exactly the one-seed run of it
+
+    def train(i):  # run i: (result, training seconds, tokens, seconds); None on ranks other than 0 with --ddp
+        if os.environ.get(FAIL_RANK) == str(rank):
+            raise RuntimeError("rank %d stops: %s=%d (a test hook)" % (rank, FAIL_RANK, rank))
+        m, k = runs[i]
+        run_o = argparse.Namespace(**dict(vars(o), seed=o.seed + k))
+        return run_method(run_o, m, data if k == 0 else None, here, dtype, log, *((rank, world) if o.ddp else (0, 1)))
+
+    t0 = time.perf_counter()
+    if o.ddp or world == 1:
+        results = [train(i) for i in range(len(runs))]
+    else:  # in rounds of one run per rank, so that no rank waits for more than one run at the gather
+        results = [None] * len(runs)
+        for start in range(0, len(runs), world):
+            i = start + rank
+            got = [None] * world if rank == 0 else None
+            dist.gather_object((i, train(i)) if i < len(runs) else None, got, dst=0)
+            for j, run in filter(None, got or []):
+                results[j] = run
+    if world > 1:
+        dist.destroy_process_group()
+    if rank != 0:
+        return
+    seconds = time.perf_counter() - t0
+    train_seconds, tokens = sum(r[1] for r in results), sum(r[2] for r in results)
+    methods = {m: combine_runs([r[0] for r in results[j * o.seeds:(j + 1) * o.seeds]])  # as one process combines
+               for j, m in enumerate(o.methods)}
     doc.update(seconds=seconds, tokens_per_s=tokens / train_seconds if train_seconds > 0 else 0.0, methods=methods)
     text = json.dumps(doc)
     if o.out == "-":
@@ -770,7 +939,19 @@ def main(argv=None):
     else:
         with open(o.out, "w") as f:
             f.write(text + "\n")
-        print("wrote %s (%.1f s)" % (o.out, seconds), file=log)
+        log("wrote %s (%.1f s)" % (o.out, seconds))
+
+
+def main(argv=None):
+    o = parse_args(argv)
+    if o.print_command:
+        print(lab_command(o))
+        return
+    data = load_data(o.data, o) if o.data else None
+    if o.nproc and o.nproc > 1:
+        start_processes(o, data)
+    else:
+        lab(o, data, *(launched() or (0, 1, 0)))
 
 
 if __name__ == "__main__":
