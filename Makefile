@@ -21,8 +21,8 @@ run: web
 	@python3 web/serve.py --root build/web --port $(PORT)
 
 # ctest and the browser suite side by side (each one's output whole once it ends): ctest keeps the cores busy, the
-# browser suite mostly waits on frames, timers and page loads, BROWSER_JOBS test files at a time.
-BROWSER_JOBS ?= 2
+# browser suite mostly waits on frames, timers and page loads, BROWSER_JOBS test files at a time (1: two at a time made the arrow-key test flaky once).
+BROWSER_JOBS ?= 1
 test: native web
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-units test-browser
 
