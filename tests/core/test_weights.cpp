@@ -385,6 +385,48 @@ TEST_CASE("supplied bytes: truncate to a mark drops the ranges after it, keeps t
   CHECK(s.ranges["a"][0].offset == 0);
 }
 
+TEST_CASE("byte sources: view gives held bytes in place, reads the rest into scratch, and counts both") {
+  std::vector<std::uint8_t> bytes(64);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = std::uint8_t(i * 7);
+  std::vector<std::uint8_t> scratch;
+  MemorySource memory(bytes);
+  const Expected<const std::uint8_t*> in_memory = memory.view(8, 16, scratch);
+  REQUIRE(in_memory.ok());
+  CHECK(scratch.empty());  // no copy
+  CHECK(std::memcmp(*in_memory, bytes.data() + 8, 16) == 0);
+  CHECK(memory.bytes_read() == 16);
+  CHECK(memory.view(60, 8, scratch).error().message == "bytes [60, 68) are past the end of a 64-byte file");
+
+  SparseSource sparse(bytes, 1000);  // reads only: into scratch
+  const Expected<const std::uint8_t*> read = sparse.view(4, 100, scratch);
+  REQUIRE(read.ok());
+  CHECK(*read == scratch.data());
+  CHECK(scratch.size() == 100);
+  CHECK(scratch[10] == bytes[14]);
+  CHECK(scratch[99] == 0);
+  CHECK(sparse.bytes_read() == 100);
+
+  auto store = std::make_shared<SuppliedBytes>();
+  store->supply("f", 32, std::vector<std::uint8_t>(bytes.begin() + 32, bytes.end()));
+  SuppliedSource supplied(store, "f", 64);
+  scratch = std::vector<std::uint8_t>();  // no room left from the read above
+  const Expected<const std::uint8_t*> held = supplied.view(40, 8, scratch);
+  REQUIRE(held.ok());
+  CHECK(scratch.empty());
+  CHECK(*held == store->ranges["f"][0].bytes.data() + 8);
+  const Expected<const std::uint8_t*> missing = supplied.view(16, 32, scratch);  // straddles the supplied range
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().type == kNeedBytes);
+  REQUIRE(store->wanted);
+  CHECK(store->wanted->offset == 16);
+  CHECK(store->wanted->length == 32);
+  CHECK(scratch.capacity() == 0);  // a miss makes no room for bytes that are not here
+  CHECK(supplied.bytes_read() == 8);
+  std::vector<std::uint8_t> none{1, 2};
+  CHECK_FALSE(supplied.read(0, 0, none));  // nothing asked, nothing missing
+  CHECK(none.empty());
+}
+
 TEST_CASE("rope_usage one layer at a time through supplied ranges, each layer's let go: the same gains as all at once") {
   test::PlantedShape shape;
   const std::vector<std::uint8_t> file = test::planted_checkpoint(shape, "BF16");

@@ -5,15 +5,36 @@
 
 namespace rv {
 
-std::optional<Error> ByteSource::read(std::uint64_t offset, std::uint64_t length, std::vector<std::uint8_t>& out) {
+std::optional<Error> ByteSource::check_range(std::uint64_t offset, std::uint64_t length) const {
   if (offset > size() || length > size() - offset)
     return bad_request("bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
                        ") are past the end of a " + std::to_string(size()) + "-byte file");
+  return std::nullopt;
+}
+
+std::optional<Error> ByteSource::read(std::uint64_t offset, std::uint64_t length, std::vector<std::uint8_t>& out) {
+  if (auto e = check_range(offset, length)) return e;
+  if (length == 0) {
+    out.clear();
+    return std::nullopt;
+  }
+  if (auto e = missing(offset, length)) return e;
   out.resize(length);
-  if (length == 0) return std::nullopt;
   if (auto e = read_at(offset, length, out.data())) return e;
   bytes_read_ += length;
   return std::nullopt;
+}
+
+Expected<const std::uint8_t*> ByteSource::view(std::uint64_t offset, std::uint64_t length,
+                                               std::vector<std::uint8_t>& scratch) {
+  if (auto e = check_range(offset, length)) return *e;
+  if (length)
+    if (const std::uint8_t* p = view_at(offset, length)) {
+      bytes_read_ += length;
+      return p;
+    }
+  if (auto e = read(offset, length, scratch)) return *e;
+  return static_cast<const std::uint8_t*>(scratch.data());
 }
 
 Expected<std::unique_ptr<FileSource>> FileSource::open(const std::string& path) {
@@ -69,17 +90,26 @@ std::uint64_t SuppliedBytes::held() const {
   return n;
 }
 
-std::optional<Error> SuppliedSource::read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) {
+const std::uint8_t* SuppliedSource::view_at(std::uint64_t offset, std::uint64_t length) {
   const auto it = store_->ranges.find(file_);
   if (it != store_->ranges.end())
     for (const SuppliedBytes::Range& r : it->second)
-      if (offset >= r.offset && offset + length <= r.offset + r.bytes.size()) {
-        std::memcpy(out, r.bytes.data() + (offset - r.offset), length);
-        return std::nullopt;
-      }
+      if (offset >= r.offset && offset + length <= r.offset + r.bytes.size()) return r.bytes.data() + (offset - r.offset);
+  return nullptr;
+}
+
+std::optional<Error> SuppliedSource::missing(std::uint64_t offset, std::uint64_t length) {
+  if (view_at(offset, length)) return std::nullopt;
   if (!store_->wanted) store_->wanted = SuppliedBytes::Want{file_, offset, length};
   return Error{kNeedBytes, file_ + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
                                ") are not here yet"};
+}
+
+std::optional<Error> SuppliedSource::read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) {
+  const std::uint8_t* p = view_at(offset, length);
+  if (!p) return missing(offset, length);
+  std::memcpy(out, p, length);
+  return std::nullopt;
 }
 
 }  // namespace rv

@@ -21,10 +21,18 @@ class ByteSource {
   virtual std::uint64_t size() const = 0;
   // Bytes [offset, offset + length) into out (resized to length); an Error when they cannot be read.
   std::optional<Error> read(std::uint64_t offset, std::uint64_t length, std::vector<std::uint8_t>& out);
+  // The same bytes where the source already holds them in memory (no copy), else read into scratch: a 32 MB
+  // projection supplied by the page is summed where it lies.
+  Expected<const std::uint8_t*> view(std::uint64_t offset, std::uint64_t length, std::vector<std::uint8_t>& scratch);
   std::uint64_t bytes_read() const { return bytes_read_; }
 
  private:
   virtual std::optional<Error> read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) = 0;
+  // The bytes in place, or nullptr when they are not held in memory (view then reads them).
+  virtual const std::uint8_t* view_at(std::uint64_t, std::uint64_t) { return nullptr; }
+  // An Error when the bytes cannot be had now (a range not supplied yet), before read makes room for them.
+  virtual std::optional<Error> missing(std::uint64_t, std::uint64_t) { return std::nullopt; }
+  std::optional<Error> check_range(std::uint64_t offset, std::uint64_t length) const;
   std::uint64_t bytes_read_ = 0;
 };
 
@@ -51,6 +59,7 @@ class MemorySource final : public ByteSource {
 
  private:
   std::optional<Error> read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) override;
+  const std::uint8_t* view_at(std::uint64_t offset, std::uint64_t) override { return bytes_.data() + offset; }
   std::vector<std::uint8_t> bytes_;
 };
 
@@ -92,6 +101,8 @@ class SuppliedSource final : public ByteSource {
 
  private:
   std::optional<Error> read_at(std::uint64_t offset, std::uint64_t length, std::uint8_t* out) override;
+  const std::uint8_t* view_at(std::uint64_t offset, std::uint64_t length) override;
+  std::optional<Error> missing(std::uint64_t offset, std::uint64_t length) override;
   std::shared_ptr<SuppliedBytes> store_;
   std::string file_;
   std::uint64_t size_;

@@ -123,10 +123,10 @@ Expected<RowMatrixXd> Checkpoint::read_rows(const TensorInfo& t, long long first
   return read_tensor_rows(*it->second, t, first, count);
 }
 
-std::optional<Error> Checkpoint::read_bytes(const TensorInfo& t, std::vector<std::uint8_t>& out) {
+Expected<const std::uint8_t*> Checkpoint::view_bytes(const TensorInfo& t, std::vector<std::uint8_t>& scratch) {
   const auto it = sources_.find(t.file);
   if (it == sources_.end()) return bad_request("tensor \"" + t.name + "\" names a file this checkpoint did not open");
-  return it->second->read(t.begin, t.end - t.begin, out);
+  return it->second->view(t.begin, t.end - t.begin, scratch);
 }
 
 }  // namespace rv

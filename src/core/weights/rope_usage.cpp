@@ -22,42 +22,74 @@ Eigen::Index width(const TensorInfo& t) {
   return Eigen::Index(rows ? n / rows : 0);
 }
 
-// Squared norms of each row of W diag(gamma), W decoded from its stored bytes a block of rows at a time: a 4096 x
-// 4096 projection never becomes a 128 MB float64 matrix.
-Expected<Eigen::VectorXd> row_energy(Checkpoint& c, const TensorInfo& t, const Eigen::VectorXd& gamma) {
-  std::vector<std::uint8_t> bytes;
-  if (auto e = c.read_bytes(t, bytes)) return *e;
+// One float32 weight from its stored bytes, little-endian: a bf16 is the top half of a float32.
+inline float load_bf16(const std::uint8_t* p, long long col) {
+  const std::uint32_t w = std::uint32_t(p[2 * col] | p[2 * col + 1] << 8) << 16;
+  float f;
+  std::memcpy(&f, &w, 4);
+  return f;
+}
+inline float load_f32(const std::uint8_t* p, long long col) {
+  const std::uint32_t w = std::uint32_t(p[4 * col]) | std::uint32_t(p[4 * col + 1]) << 8 |
+                          std::uint32_t(p[4 * col + 2]) << 16 | std::uint32_t(p[4 * col + 3]) << 24;
+  float f;
+  std::memcpy(&f, &w, 4);
+  return f;
+}
+
+// Each row's sum of (w * gamma)^2 in four lanes (lane = column mod 4, then (0 + 1) + (2 + 3)), decoded in the loop
+// that sums them: the same order on every build.
+template <float (*Load)(const std::uint8_t*, long long)>
+void sum_rows(const std::uint8_t* bytes, std::size_t row_bytes, long long rows, long long cols, const double* g,
+              double* out) {
+  for (long long r = 0; r < rows; ++r) {
+    const std::uint8_t* p = bytes + std::size_t(r) * row_bytes;
+    double a[4] = {0, 0, 0, 0};
+    long long col = 0;
+    for (; col + 4 <= cols; col += 4) {
+      const double x0 = double(Load(p, col)) * g[col], x1 = double(Load(p, col + 1)) * g[col + 1];
+      const double x2 = double(Load(p, col + 2)) * g[col + 2], x3 = double(Load(p, col + 3)) * g[col + 3];
+      a[0] += x0 * x0;
+      a[1] += x1 * x1;
+      a[2] += x2 * x2;
+      a[3] += x3 * x3;
+    }
+    for (; col < cols; ++col) {
+      const double x = double(Load(p, col)) * g[col];
+      a[col & 3] += x * x;
+    }
+    out[r] = (a[0] + a[1]) + (a[2] + a[3]);
+  }
+}
+
+// Squared norms of each row of W diag(gamma), summed where the source holds W's bytes (the page's supplied ranges,
+// no copy) or in scratch (a file): a 4096 x 4096 projection never becomes a 128 MB float64 matrix.
+Expected<Eigen::VectorXd> row_energy(Checkpoint& c, const TensorInfo& t, const Eigen::VectorXd& gamma,
+                                     std::vector<std::uint8_t>& scratch) {
+  Expected<const std::uint8_t*> view = c.view_bytes(t, scratch);
+  if (!view) return view.error();
+  const std::uint8_t* bytes = *view;
+  const std::size_t size = std::size_t(t.end - t.begin);
   const long long cols = width(t), rows = cols ? t.elements() / cols : 0;
   if (cols != gamma.size())
     return bad_request("tensor \"" + t.name + "\" is " + std::to_string(cols) + " wide, its norm " +
                        std::to_string(gamma.size()));
-  const std::size_t row_bytes = rows ? bytes.size() / std::size_t(rows) : 0;
+  const std::size_t row_bytes = rows ? size / std::size_t(rows) : 0;
   Eigen::VectorXd out(rows);
-  if ((t.dtype == "BF16" || t.dtype == "F32") && row_bytes == std::size_t(cols) * (t.dtype == "F32" ? 4 : 2)) {
-    // The two dtypes checkpoints ship in, decoded in the loop that sums them (no float64 block between): a bf16 is
-    // the top half of a float32.
-    const bool bf16 = t.dtype == "BF16";
-    for (long long r = 0; r < rows; ++r) {
-      const std::uint8_t* p = bytes.data() + std::size_t(r) * row_bytes;
-      double acc[4] = {0, 0, 0, 0};
-      for (long long col = 0; col < cols; ++col) {
-        const std::uint32_t w = bf16 ? std::uint32_t(p[2 * col] | p[2 * col + 1] << 8) << 16
-                                     : std::uint32_t(p[4 * col]) | std::uint32_t(p[4 * col + 1]) << 8 |
-                                           std::uint32_t(p[4 * col + 2]) << 16 | std::uint32_t(p[4 * col + 3]) << 24;
-        float f;
-        std::memcpy(&f, &w, 4);
-        const double x = double(f) * gamma[col];
-        acc[col & 3] += x * x;
-      }
-      out[r] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    }
+  // The two dtypes checkpoints ship in, summed straight from their bytes.
+  if (t.dtype == "BF16" && row_bytes == std::size_t(cols) * 2) {
+    sum_rows<load_bf16>(bytes, row_bytes, rows, cols, gamma.data(), out.data());
+    return out;
+  }
+  if (t.dtype == "F32" && row_bytes == std::size_t(cols) * 4) {
+    sum_rows<load_f32>(bytes, row_bytes, rows, cols, gamma.data(), out.data());
     return out;
   }
   TensorInfo block = t;
   for (long long r0 = 0; r0 < rows; r0 += kRowsPerBlock) {
     const long long n = std::min(kRowsPerBlock, rows - r0);
     block.shape = {n, cols};
-    Expected<RowMatrixXd> w = decode_tensor(block, bytes.data() + std::size_t(r0) * row_bytes, std::size_t(n) * row_bytes);
+    Expected<RowMatrixXd> w = decode_tensor(block, bytes + std::size_t(r0) * row_bytes, std::size_t(n) * row_bytes);
     if (!w) return w.error();
     out.segment(r0, n) = (w->array().rowwise() * gamma.transpose().array()).square().rowwise().sum();
   }
@@ -91,6 +123,7 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
     return u.pairing == Pairing::HalfSplit ? std::pair<int, int>{i, i + half} : std::pair<int, int>{2 * i, 2 * i + 1};
   };
   double layers_seen = 0;
+  std::vector<std::uint8_t> scratch;  // a file's projection, one at a time
   u.q_mean = Eigen::VectorXd::Zero(half);
   u.k_mean = Eigen::VectorXd::Zero(half);
   for (int l : u.layers) {
@@ -99,7 +132,7 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
     const Eigen::Index in = width(*tq);
     Expected<Eigen::VectorXd> gamma = read_vector(c, at_layer(layout->norm, l), in, layout->gemma);
     if (!gamma) return gamma.error();
-    Expected<Eigen::VectorXd> eq_read = row_energy(c, *tq, *gamma);
+    Expected<Eigen::VectorXd> eq_read = row_energy(c, *tq, *gamma, scratch);
     if (!eq_read) return eq_read.error();
     Eigen::VectorXd eq = std::move(eq_read.value()), ek;
     int q_base_rows = 0, kv = 0;
@@ -108,7 +141,7 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
       const TensorInfo* tk = c.find(at_layer(layout->k, l));
       if (!tk) return bad_request("the checkpoint holds no tensor \"" + at_layer(layout->k, l) + "\"");
       if (width(*tk) != in) return bad_request("\"" + at_layer(layout->k, l) + "\" and the query projection differ in width");
-      Expected<Eigen::VectorXd> ek_read = row_energy(c, *tk, *gamma);
+      Expected<Eigen::VectorXd> ek_read = row_energy(c, *tk, *gamma, scratch);
       if (!ek_read) return ek_read.error();
       ek = std::move(ek_read.value());
       kv = int(ek.size() / hd);

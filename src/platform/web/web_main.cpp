@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/panels/exercises_ui.hpp"
@@ -42,7 +43,7 @@ struct Web {
   std::string reply;                    // storage for strings returned to JS
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
   bool failed = false;                  // the UI shader did not build: the page says so, nothing is drawn
-  std::string upload;  // a file's bytes, written by the page (rv_web_upload_buffer) before rv_web_load_config
+  std::vector<std::uint8_t> upload;  // a file's bytes or a range of them, written by the page (rv_web_upload_buffer)
   // A checkpoint being read (rv_web_weights_begin .. a step that answers done or error): what was given, and the
   // ranges the page has supplied so far.
   std::optional<rv::WeightsFiles> weights_files;
@@ -158,6 +159,13 @@ bool draw_frame(Web& web) {
   return true;
 }
 
+// The uploaded bytes, taken: a range is moved into its store whole (no copy of a 32 MB projection), a text copied out.
+std::vector<std::uint8_t> take_upload(Web* web) { return std::exchange(web->upload, {}); }
+std::string take_upload_text(Web* web) {
+  const std::vector<std::uint8_t> bytes = take_upload(web);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
 }  // namespace
 
 extern "C" {
@@ -192,16 +200,17 @@ EMSCRIPTEN_KEEPALIVE void rv_web_note(Web* web, const char* text) {
 
 // Room for `bytes` of a file the page is about to hand over (dropped, pasted or picked): it writes them into
 // HEAPU8 at the returned address, then calls rv_web_load_config. Through the heap, not ccall's stack copy.
-EMSCRIPTEN_KEEPALIVE char* rv_web_upload_buffer(Web* web, int bytes) {
-  web->upload.assign(std::size_t(std::max(0, bytes)), '\0');
+EMSCRIPTEN_KEEPALIVE std::uint8_t* rv_web_upload_buffer(Web* web, int bytes) {
+  web->upload.assign(std::size_t(std::max(0, bytes)), 0);
   return web->upload.data();
 }
+
 
 // Opens the uploaded bytes as a config.json named `name`; total_bytes is the whole file's size (the page sends at
 // most one byte past the reader's limit). A note says what happened; a bad file leaves the model as it was.
 EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double total_bytes) {
-  rv::load_config(web->app.params, web->upload, name, std::size_t(std::max(0.0, total_bytes)), web->app.ui.notes);
-  web->upload = std::string();
+  rv::load_config(web->app.params, take_upload_text(web), name, std::size_t(std::max(0.0, total_bytes)),
+                  web->app.ui.notes);
   publish_if_changed(*web);
 }
 
@@ -216,12 +225,11 @@ EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double 
 EMSCRIPTEN_KEEPALIVE void rv_web_weights_text(Web* web, int which) {
   if (!web->weights_files) web->weights_files.emplace();
   if (which == 0)
-    web->weights_files->config_text = std::move(web->upload);
+    web->weights_files->config_text = take_upload_text(web);
   else if (which == 1)
-    web->weights_files->index_text = std::move(web->upload);
+    web->weights_files->index_text = take_upload_text(web);
   else  // 2: tokenizer.json, for the score curve's layer-0 tokens by word
-    web->weights_files->tokenizer_text = std::move(web->upload);
-  web->upload = std::string();
+    web->weights_files->tokenizer_text = take_upload_text(web);
 }
 
 EMSCRIPTEN_KEEPALIVE void rv_web_weights_begin(Web* web, const char* descriptor) {
@@ -266,8 +274,7 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_supply(Web* web, const char* file, doub
       : rv::usage_walking(web->app) && web->app.params.weights ? web->app.params.weights->supplied : nullptr;
   if (!store) return;
   if (file_size >= 0) store->sizes[file] = std::uint64_t(file_size);
-  store->supply(file, std::uint64_t(offset), std::vector<std::uint8_t>(web->upload.begin(), web->upload.end()));
-  web->upload = std::string();
+  store->supply(file, std::uint64_t(offset), take_upload(web));
   rv::WeightsLoad& load = web->app.ui.weights_load;
   if (web->weights_bytes) load.done = store->supplied;
   rv::wake(web->window);
@@ -385,8 +392,7 @@ EMSCRIPTEN_KEEPALIVE void rv_web_rows_supply(Web* web, const char* file, double 
   web->rows_asked = false;
   if (!web->loaded_bytes) return;
   web->loaded_bytes->wanted.reset();
-  web->loaded_bytes->supply(file, std::uint64_t(offset), std::vector<std::uint8_t>(web->upload.begin(), web->upload.end()));
-  web->upload = std::string();
+  web->loaded_bytes->supply(file, std::uint64_t(offset), take_upload(web));
   web->app.model.caches.score_qk = rv::Cached{};  // its inputs did not change, the bytes it lacked came
   rv::wake(web->window);
 }
