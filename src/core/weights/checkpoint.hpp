@@ -39,8 +39,8 @@ class Checkpoint {
   Expected<RowMatrixXd> read(const TensorInfo& t);
   // Rows [first, first + count) of t only (read_tensor_rows).
   Expected<RowMatrixXd> read_rows(const TensorInfo& t, long long first, long long count);
-  // Its stored bytes (the dtype's, little-endian, row-major), for readers that decode a block of rows at a time.
-  // The same bytes in place where the source holds them in memory, else read into scratch (ByteSource::view).
+  // Its stored bytes (the dtype's, little-endian, row-major), in place where the source holds them in memory, else
+  // read into scratch (ByteSource::view): for readers that sum or decode them a block of rows at a time.
   Expected<const std::uint8_t*> view_bytes(const TensorInfo& t, std::vector<std::uint8_t>& scratch);
 
  private:

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 
 #include "core/base/constants.hpp"
@@ -22,24 +21,9 @@ Eigen::Index width(const TensorInfo& t) {
   return Eigen::Index(rows ? n / rows : 0);
 }
 
-// One float32 weight from its stored bytes, little-endian: a bf16 is the top half of a float32.
-inline float load_bf16(const std::uint8_t* p, long long col) {
-  const std::uint32_t w = std::uint32_t(p[2 * col] | p[2 * col + 1] << 8) << 16;
-  float f;
-  std::memcpy(&f, &w, 4);
-  return f;
-}
-inline float load_f32(const std::uint8_t* p, long long col) {
-  const std::uint32_t w = std::uint32_t(p[4 * col]) | std::uint32_t(p[4 * col + 1]) << 8 |
-                          std::uint32_t(p[4 * col + 2]) << 16 | std::uint32_t(p[4 * col + 3]) << 24;
-  float f;
-  std::memcpy(&f, &w, 4);
-  return f;
-}
-
 // Each row's sum of (w * gamma)^2 in four lanes (lane = column mod 4, then (0 + 1) + (2 + 3)), decoded in the loop
 // that sums them: the same order on every build.
-template <float (*Load)(const std::uint8_t*, long long)>
+template <float (*At)(const std::uint8_t*), std::size_t Size>
 void sum_rows(const std::uint8_t* bytes, std::size_t row_bytes, long long rows, long long cols, const double* g,
               double* out) {
   for (long long r = 0; r < rows; ++r) {
@@ -47,15 +31,16 @@ void sum_rows(const std::uint8_t* bytes, std::size_t row_bytes, long long rows, 
     double a[4] = {0, 0, 0, 0};
     long long col = 0;
     for (; col + 4 <= cols; col += 4) {
-      const double x0 = double(Load(p, col)) * g[col], x1 = double(Load(p, col + 1)) * g[col + 1];
-      const double x2 = double(Load(p, col + 2)) * g[col + 2], x3 = double(Load(p, col + 3)) * g[col + 3];
+      const std::uint8_t* q = p + Size * std::size_t(col);
+      const double x0 = double(At(q)) * g[col], x1 = double(At(q + Size)) * g[col + 1];
+      const double x2 = double(At(q + 2 * Size)) * g[col + 2], x3 = double(At(q + 3 * Size)) * g[col + 3];
       a[0] += x0 * x0;
       a[1] += x1 * x1;
       a[2] += x2 * x2;
       a[3] += x3 * x3;
     }
     for (; col < cols; ++col) {
-      const double x = double(Load(p, col)) * g[col];
+      const double x = double(At(p + Size * std::size_t(col))) * g[col];
       a[col & 3] += x * x;
     }
     out[r] = (a[0] + a[1]) + (a[2] + a[3]);
@@ -78,11 +63,11 @@ Expected<Eigen::VectorXd> row_energy(Checkpoint& c, const TensorInfo& t, const E
   Eigen::VectorXd out(rows);
   // The two dtypes checkpoints ship in, summed straight from their bytes.
   if (t.dtype == "BF16" && row_bytes == std::size_t(cols) * 2) {
-    sum_rows<load_bf16>(bytes, row_bytes, rows, cols, gamma.data(), out.data());
+    sum_rows<bf16_at, 2>(bytes, row_bytes, rows, cols, gamma.data(), out.data());
     return out;
   }
   if (t.dtype == "F32" && row_bytes == std::size_t(cols) * 4) {
-    sum_rows<load_f32>(bytes, row_bytes, rows, cols, gamma.data(), out.data());
+    sum_rows<f32_at, 4>(bytes, row_bytes, rows, cols, gamma.data(), out.data());
     return out;
   }
   TensorInfo block = t;

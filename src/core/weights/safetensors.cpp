@@ -188,18 +188,11 @@ Expected<RowMatrixXd> decode_tensor(const TensorInfo& t, const std::uint8_t* byt
       std::memcpy(&out[i], &w, 8);
     }
   } else if (t.dtype == "F32") {
-    for (long long i = 0; i < n; ++i) {
-      const std::uint8_t* p = bytes + i * 4;
-      const std::uint32_t w = std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
-                              std::uint32_t(p[3]) << 24;
-      float f;
-      std::memcpy(&f, &w, 4);
-      out[i] = f;
-    }
+    for (long long i = 0; i < n; ++i) out[i] = f32_at(bytes + i * 4);
   } else if (t.dtype == "F16") {
     for (long long i = 0; i < n; ++i) out[i] = half_to_double(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
   } else {
-    for (long long i = 0; i < n; ++i) out[i] = bfloat16_to_double(std::uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+    for (long long i = 0; i < n; ++i) out[i] = bf16_at(bytes + i * 2);
   }
   return m;
 }

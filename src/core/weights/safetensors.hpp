@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,6 +49,22 @@ Expected<RowMatrixXd> read_tensor(ByteSource& src, const TensorInfo& t);
 // Rows [first, first + count) of a tensor (its first dimension; a 1-D tensor is one row): only their bytes are read,
 // [count, product of the rest]. A range outside the rows is a BadRequest naming the tensor.
 Expected<RowMatrixXd> read_tensor_rows(ByteSource& src, const TensorInfo& t, long long first, long long count);
+
+// One stored float32 or bfloat16 from its little-endian bytes, inline for the loops over 16 M of them (decode_tensor,
+// rope_usage's sums): a bf16 is the top half of a float32.
+inline float f32_at(const std::uint8_t* p) {
+  const std::uint32_t w = std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+                          std::uint32_t(p[3]) << 24;
+  float f;
+  std::memcpy(&f, &w, 4);
+  return f;
+}
+inline float bf16_at(const std::uint8_t* p) {
+  const std::uint32_t w = std::uint32_t(p[0] | p[1] << 8) << 16;
+  float f;
+  std::memcpy(&f, &w, 4);
+  return f;
+}
 
 // float16 and bfloat16 bit patterns as numbers (exact: every value of either is a double).
 double half_to_double(std::uint16_t bits);

@@ -205,7 +205,6 @@ EMSCRIPTEN_KEEPALIVE std::uint8_t* rv_web_upload_buffer(Web* web, int bytes) {
   return web->upload.data();
 }
 
-
 // Opens the uploaded bytes as a config.json named `name`; total_bytes is the whole file's size (the page sends at
 // most one byte past the reader's limit). A note says what happened; a bad file leaves the model as it was.
 EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double total_bytes) {
