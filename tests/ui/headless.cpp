@@ -4,11 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "app/state/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
@@ -38,6 +41,22 @@ std::vector<std::string> Headless::set_state(const std::string& query) {
   std::vector<std::string> notes;
   apply_query(app.params, query, notes);
   return notes;
+}
+
+int Headless::frames_while_lab_runs(int max_frames, double slice_ms) {
+  int n = 0;
+  for (; app.lab.running && n < max_frames; ++n) {
+    if (app.lab.run->background())
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    else
+      lab_tick(app, slice_ms);
+    frame();
+  }
+  return n;
+}
+
+void Headless::resize(float width, float height) {
+  ImGui::GetIO().DisplaySize = ImVec2(width, height);
 }
 
 void Headless::frame() {

@@ -29,6 +29,7 @@ class Headless {
   // Applies a link's "key=value&..." as the page would; returns the notes it raised.
   std::vector<std::string> set_state(const std::string& query);
   void frame();  // one full app frame
+  void resize(float width, float height);  // a new display size in logical pixels, from the next frame on
   // One frame, returning the text it drew as read back from the glyphs in its draw lists, window by window, a
   // line per drawn line: what a user sees, so text scrolled out of view, clipped by its window or in a closed tab is absent.
   std::string frame_text();
@@ -37,12 +38,10 @@ class Headless {
   void frames(int n) {
     for (int i = 0; i < n; ++i) frame();
   }
-  // Frames while the lab trains (at most max_frames); returns how many ran.
-  int frames_while_lab_runs(int max_frames = 20000) {
-    int n = 0;
-    for (; app.lab.running && n < max_frames; ++n) frame();
-    return n;
-  }
+  // Frames while the lab trains (at most max_frames), each after slice_ms of training on this thread (frame() trains
+  // its own kLabSliceMs too; runs on threads or workers are polled, 2 ms apart): what a user sees, at fewer frames, so
+  // that a frame's drawing, dear under the sanitizers, does not outweigh the training. Returns how many ran.
+  int frames_while_lab_runs(int max_frames = 20000, double slice_ms = 500);
   void mouse_move(float x, float y);
   void mouse_down(bool down);
   void key(int imgui_key, bool shift = false);  // press and release over two frames

@@ -27,7 +27,7 @@ TEST_CASE("lab: the app's document for every method is the CLI's, byte for byte 
   const std::vector<std::string> flags = {methods, "--train-len=2", "--steps=60", "--eval-count=10", "--seeds=1"};
   rv::test::Headless ui;
   REQUIRE(rv::lab_start(ui.app, flags));
-  for (int frames = 0; ui.app.lab.running && frames < 10000; ++frames) ui.frame();
+  ui.frames_while_lab_runs();
   REQUIRE(!ui.app.lab.running);
   const rv::Expected<rv::LabOptions> o = rv::parse_lab_options(flags);
   REQUIRE(o);

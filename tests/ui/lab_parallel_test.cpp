@@ -26,16 +26,6 @@ void on_threads(Headless& ui, int jobs) {
   };
 }
 
-// Frames until the run is over, a few milliseconds apart (the threads train meanwhile); the frames drawn.
-int frames_until_done(Headless& ui) {
-  int frames = 0;
-  for (; ui.app.lab.running && frames < 20000; ++frames) {
-    ui.frame();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return frames;
-}
-
 std::string without_times(std::string s) {
   const std::size_t from = s.find("\"seconds\""), to = s.find("\"methods\"");
   return s.erase(from, to - from);
@@ -64,7 +54,7 @@ TEST_CASE("lab on threads: Run finishes on two threads, equals core's run_lab of
   CHECK(!rv::app_animating(ui.app));  // no frame is due for it: the loops poll (app_polling)
   CHECK(rv::app_polling(ui.app));
   CHECK(rv::lab_status(ui.app).find("runs ") == 0);
-  frames_until_done(ui);
+  ui.frames_while_lab_runs();  // a frame every 2 ms while the threads train
   REQUIRE(!ui.app.lab.running);
   CHECK(!ui.app.lab.stopped);
   CHECK(!rv::app_polling(ui.app));

@@ -171,7 +171,7 @@ TEST_CASE("lab: the PyTorch button exports the script and its data file for the 
   CHECK(doc->find("methods")->find("none") == nullptr);
   ui.app.ui.pending_exports.clear();
   rv::lab_start(ui.app, {"--methods", "none", "--train-len", "2", "--steps", "3"});  // a run's options win
-  while (ui.app.lab.running) ui.frames(1);
+  ui.frames_while_lab_runs();
   ui.frames(1);  // the finished run's buttons drawn where they now are, as a user sees them before clicking
   ui.click("lab_torch");
   REQUIRE(ui.app.ui.pending_exports.size() == 2);

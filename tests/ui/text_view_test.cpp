@@ -57,7 +57,7 @@ TEST_CASE("text view: a finished lab run's summary is a table, one row per metho
   ui.set_state("tab=lab&methods=learned,rope&train_len=2&steps=5&seeds=1");
   ui.frames(2);
   REQUIRE(rv::lab_start(ui.app, rv::lab_flags(ui.app)));
-  while (ui.app.lab.running) ui.frame();
+  ui.frames_while_lab_runs();
   const std::string html = rv::text_view_html(ui.app);
   CHECK(contains(html, "<caption>Exact match by sequence size, L = 2; each method trains until every training size is at "
                   "the bar, so the step counts differ</caption>"));

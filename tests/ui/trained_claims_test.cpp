@@ -187,7 +187,7 @@ TEST_CASE("trained claims 6: the text view's lab table has whole percents and ev
   Headless ui(1600, 1000);
   at(ui, "tab_bottom=lab&task=reverse&train_len=3&steps=7&methods=rope,learned&lab_seed=5&seeds=1");
   ui.click("lab_run");
-  for (int i = 0; i < 2000 && ui.app.lab.running; ++i) ui.frame();
+  ui.frames_while_lab_runs();
   REQUIRE_FALSE(ui.app.lab.running);
   const std::string html = rv::text_view_html(ui.app);
   CHECK(contains(html, "steps trained"));

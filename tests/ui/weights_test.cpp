@@ -250,7 +250,7 @@ TEST_CASE("the lab's trained tables: save weights writes each decoder, and open 
   CHECK(!rv::load_lab_table(app.params, app.lab, app.ui.notes));
   CHECK(has_note(app.ui.notes, "no trained learned table yet"));
   rv::lab_start(app, rv::lab_flags(app.params));
-  for (int i = 0; i < 2000 && app.lab.running; ++i) ui.frame();
+  ui.frames_while_lab_runs();
   REQUIRE(!app.lab.running);
   const std::vector<rv::ExportFile> files = rv::lab_weights(app);
   REQUIRE(files.size() == 4);

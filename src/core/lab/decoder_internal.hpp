@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/base/fixed_sum.hpp"
+#include "core/base/sanitize.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_positions.hpp"
 #include "core/lab/decoder_workspace.hpp"
@@ -97,7 +98,7 @@ auto grow(ColVec<S>& v, Eigen::Index n) {
 // y += a * x and x . y over n values (attention's per-head rows: short, so plain loops the compiler vectorizes; the
 // dot in fixed_sum's order).
 template <class S>
-void axpy(S a, const S* x, S* y, Eigen::Index n) {
+RV_LOOP_KERNEL void axpy(S a, const S* x, S* y, Eigen::Index n) {
   for (Eigen::Index c = 0; c < n; ++c) y[c] += a * x[c];
 }
 template <class S>

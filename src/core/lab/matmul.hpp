@@ -8,13 +8,15 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/base/sanitize.hpp"
+
 namespace rv::detail {
 namespace {
 
 // c[M, N] (+)= a[M, K] @ b[K, N]; leading dimensions lda, ldb, ldc. Four rows of b per pass over a row of c.
 template <class S>
-void gemm_nn(const S* a, Eigen::Index lda, const S* b, Eigen::Index ldb, S* c, Eigen::Index ldc, Eigen::Index M,
-             Eigen::Index K, Eigen::Index N, bool accumulate) {
+RV_LOOP_KERNEL void gemm_nn(const S* a, Eigen::Index lda, const S* b, Eigen::Index ldb, S* c, Eigen::Index ldc,
+                            Eigen::Index M, Eigen::Index K, Eigen::Index N, bool accumulate) {
   for (Eigen::Index i = 0; i < M; ++i) {
     S* __restrict ci = c + i * ldc;
     const S* ai = a + i * lda;
@@ -38,8 +40,8 @@ void gemm_nn(const S* a, Eigen::Index lda, const S* b, Eigen::Index ldb, S* c, E
 
 // c[K, N] (+)= a[M, K]^T @ b[M, N]. Four rows of a and b per pass over c.
 template <class S>
-void gemm_tn(const S* a, Eigen::Index lda, const S* b, Eigen::Index ldb, S* c, Eigen::Index ldc, Eigen::Index M,
-             Eigen::Index K, Eigen::Index N, bool accumulate) {
+RV_LOOP_KERNEL void gemm_tn(const S* a, Eigen::Index lda, const S* b, Eigen::Index ldb, S* c, Eigen::Index ldc,
+                            Eigen::Index M, Eigen::Index K, Eigen::Index N, bool accumulate) {
   if (!accumulate)
     for (Eigen::Index k = 0; k < K; ++k) std::fill(c + k * ldc, c + k * ldc + N, S(0));
   Eigen::Index i = 0;
@@ -78,8 +80,8 @@ template <class A, class B, class C>
 void matmul(const A& a, const B& b, C&& c, bool accumulate = false) {
   static_assert(row_major<A>() && row_major<B>() && row_major<C>(), "matmul takes row-major operands");
   eigen_assert(a.cols() == b.rows() && c.rows() == a.rows() && c.cols() == b.cols());
-  gemm_nn(a.data(), a.outerStride(), b.data(), b.outerStride(), c.data(), c.outerStride(), a.rows(), a.cols(),
-          b.cols(), accumulate);
+  gemm_nn(a.data(), a.outerStride(), b.data(), b.outerStride(), c.data(), c.outerStride(), a.rows(), a.cols(), b.cols(),
+          accumulate);
 }
 
 // c = a^T @ b (a [M, K], b [M, N], c [K, N]).
@@ -87,14 +89,14 @@ template <class A, class B, class C>
 void matmul_tn(const A& a, const B& b, C&& c) {
   static_assert(row_major<A>() && row_major<B>() && row_major<C>(), "matmul_tn takes row-major operands");
   eigen_assert(a.rows() == b.rows() && c.rows() == a.cols() && c.cols() == b.cols());
-  gemm_tn(a.data(), a.outerStride(), b.data(), b.outerStride(), c.data(), c.outerStride(), a.rows(), a.cols(),
-          b.cols(), false);
+  gemm_tn(a.data(), a.outerStride(), b.data(), b.outerStride(), c.data(), c.outerStride(), a.rows(), a.cols(), b.cols(),
+          false);
 }
 
 // c = a @ w^T for a weight w [R, N] (a [M, N], c [M, R]): w^T goes through `scratch` (grown to the largest weight,
 // then reused without allocating) so the product runs along contiguous rows.
 template <class A, class W, class C, class S>
-void matmul_nt(const A& a, const W& w, C&& c, std::vector<S>& scratch) {
+RV_LOOP_KERNEL void matmul_nt(const A& a, const W& w, C&& c, std::vector<S>& scratch) {
   static_assert(row_major<A>() && row_major<W>() && row_major<C>(), "matmul_nt takes row-major operands");
   eigen_assert(a.cols() == w.cols() && c.rows() == a.rows() && c.cols() == w.rows());
   const Eigen::Index R = w.rows(), N = w.cols();
