@@ -535,6 +535,28 @@ for args, flag in [(["--steps", "0"], "--steps"), (["--task", "sort"], "--task")
     check(rc == 2 and out == "" and flag in err, "lab %s: exit 2 and a message naming the flag, got %d %s"
           % (" ".join(args), rc, err.strip()))
 
+# ---- lab-export: the PyTorch script and its data file (torch_lab_export.py runs them; here the command alone, so the
+# sanitizer build, which leaves the PyTorch training to the plain build, still runs it) --------------------------------
+with tempfile.TemporaryDirectory() as tmp:
+    p = subprocess.run([CLI, "lab-export", os.path.join(tmp, "out")] + small_lab, capture_output=True, text=True,
+                       timeout=120)
+    check(p.returncode == 0 and p.stderr == "", "lab-export: exit 0, nothing on stderr (rc %d, %s)" % (p.returncode,
+                                                                                                     p.stderr))
+    names = sorted(os.listdir(os.path.join(tmp, "out"))) if p.returncode == 0 else []
+    check(names == ["ropeviz_lab.py", "ropeviz_lab_data.json"], "lab-export writes the script and its data: %s" % names)
+    if names:
+        with open(os.path.join(tmp, "out", "ropeviz_lab_data.json")) as f:
+            data = strict_loads(f.read())
+        o = data.get("options", {})
+        check(o.get("methods") == "learned,rope,alibi" and o.get("train_len") == 2 and o.get("steps") == 5,
+              "lab-export's data file holds the flags' options: %s" % {k: o.get(k) for k in ("methods", "steps")})
+        with open(os.path.join(tmp, "out", "ropeviz_lab.py")) as f:
+            compile(f.read(), "ropeviz_lab.py", "exec")  # a SyntaxError fails the test
+    for args, code, text in [([], 2, "needs a directory"), ([tmp, "--steps", "0"], 2, "--steps"),
+                             ([tmp, "--bogus", "1"], 2, "unknown flag \"--bogus\"")]:
+        p = subprocess.run([CLI, "lab-export"] + args, capture_output=True, text=True, timeout=120)
+        check(p.returncode == code and text in p.stderr, "lab-export %s: exit %d, %r" % (args, p.returncode, p.stderr))
+
 # ---- hostile lines: too long, too deep -------------------------------------------------------------------------------
 huge = '{"op":"inv_freq","d_head":8,"pad":"' + "x" * (9 << 20) + '"}'
 deep = "[" * 100000 + "]" * 100000
