@@ -37,8 +37,7 @@ test-asan: setup
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 	@ctest --preset asan -j $(JOBS)
-	@$(MAKE) --no-print-directory fuzz-build
-	@tests/fuzz/run.sh 5 --seeds-only
+	@tests/fuzz/run.sh 5 --seeds-only build/asan
 
 # libFuzzer targets (tests/fuzz), each for FUZZ_S seconds on build/fuzz/corpus/<target>.
 fuzz-build: setup

@@ -1,13 +1,14 @@
 #!/bin/sh
 # Runs each libFuzzer target for SECONDS on its corpus and prints executions and coverage per target.
-# Usage: tests/fuzz/run.sh SECONDS [--seeds-only]   (make fuzz: FUZZ_S=600; make test: 5 s on the seeds only)
-# The committed seeds (tests/fuzz/corpus/<target>) are copied to build/fuzz/corpus/<target>, which keeps what a run
-# finds; --seeds-only fuzzes a fresh copy of the seeds instead. A crash leaves build/fuzz/artifacts/<target>-crash-*.
+# Usage: tests/fuzz/run.sh SECONDS [--seeds-only] [BUILD]   (make fuzz: FUZZ_S=600 in build/fuzz; make test-asan: 5 s
+# on the seeds only, with the targets of build/asan)
+# The committed seeds (tests/fuzz/corpus/<target>) are copied to BUILD/corpus/<target>, which keeps what a run
+# finds; --seeds-only fuzzes a fresh copy of the seeds instead. A crash leaves BUILD/artifacts/<target>-crash-*.
 set -eu
-seconds=${1:?usage: run.sh SECONDS [--seeds-only]}
+seconds=${1:?usage: run.sh SECONDS [--seeds-only] [BUILD]}
 mode=${2:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=$root/build/fuzz
+build=$root/${3:-build/fuzz}
 mkdir -p "$build/logs" "$build/artifacts"
 status=0
 for target in fuzz_eval fuzz_params fuzz_config fuzz_lab_options fuzz_safetensors; do
