@@ -8,7 +8,7 @@ out=${2:-build/native/screenshots}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 run() {  # name state size error
-  xvfb-run -a -s '-screen 0 1920x1080x24' "$app" --frames 20 --size "$3" --state "$2" --screenshot "$out/$1.png"
+  xvfb-run -a -s '-screen 0 1920x1080x24' "$app" --frames 6 --size "$3" --state "$2" --screenshot "$out/$1.png"
   /usr/bin/python3 "$here/check_png.py" "$out/$1.png" --size "$3" --error "$4"
 }
 run desktop-inside "position=5&max_position=10" 1280x800 absent
