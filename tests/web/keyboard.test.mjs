@@ -5,10 +5,6 @@ import assert from 'node:assert/strict';
 import { servedApp, frames, state, shot } from './lib.mjs';
 
 const open = servedApp();
-// The small display (800 x 600): Tab order and the keys' effects do not depend on the size, and each of the many
-// frames these tests wait for costs the software GPU half of what it does at 1280 x 800 (the keyboard-only
-// exercise: 13 s against 23 s).
-const small = { viewport: { width: 800, height: 600 } };
 
 const press = async (page, key) => {
   await page.keyboard.press(key);
@@ -36,7 +32,7 @@ const tabTo = async (page, target, limit) => {
 };
 
 test('Tab reaches the canvas controls in order, Enter and Space press them, a tabbed field takes typed text', async () => {
-  const page = await open('#position=50&max_position=20', small);
+  const page = await open('#position=50&max_position=20');
   await page.focus('canvas');
   await press(page, 'Tab');
   assert.equal((await state(page)).focus, 'lesson_start');
@@ -64,7 +60,7 @@ test('Tab reaches the canvas controls in order, Enter and Space press them, a ta
 });
 
 test('keyboard only: the first exercise answered and checked without the mouse', async () => {
-  const page = await open('#tab_bottom=exercises', small);
+  const page = await open('#tab_bottom=exercises');
   await page.focus('canvas');
   const hops = await tabTo(page, 'ex_answer0', 200);
   assert.equal((await state(page)).focus, 'ex_answer0', `Tab reaches the first answer field (${hops} presses)`);
