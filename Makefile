@@ -21,9 +21,9 @@ run: web
 	@python3 web/serve.py --root build/web --port $(PORT)
 
 # ctest and the browser suite side by side (each one's output whole once it ends), each as soon as its own build is
-# done: ctest runs while the web build's single-threaded link and closure pass leave a core free. The browser suite is
-# the longer and keeps both cores busy itself (the software GPU: 55 CPU s in 28 s of the keyboard tests), so it runs
-# one file at a time (BROWSER_JOBS: three at a time took as long as one, 414 s against 391 s alone).
+# done (from a fresh clone 999 s against 1,018 s with both builds first: within this machine's noise). The browser
+# suite is the longer and keeps both cores busy itself (the software GPU: 55 CPU s in 28 s of the keyboard tests), so
+# it runs one file at a time (BROWSER_JOBS: three at a time took as long as one, 414 s against 391 s alone).
 BROWSER_JOBS ?= 1
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-units test-browser
