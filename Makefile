@@ -4,13 +4,17 @@ JOBS ?= $(shell nproc)
 FUZZ_S ?= 600
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native web run test test-units test-browser test-asan fuzz fuzz-build bench bench-web clean
+.PHONY: setup native-cli native web run test test-units test-browser test-asan fuzz fuzz-build bench bench-web clean
 
 setup:
 	@./setup.sh
 
-native: setup
+# The CLI first: the browser suite compares the page with it, and starts as soon as the web build and the CLI are done.
+native-cli: setup
 	@cmake --preset native >/dev/null
+	@cmake --build --preset native -j $(JOBS) --target ropeviz-cli
+
+native: native-cli
 	@cmake --build --preset native -j $(JOBS)
 
 web: setup
@@ -31,7 +35,7 @@ test:
 test-units: native
 	@ctest --preset native -j $(JOBS)
 
-test-browser: web
+test-browser: web native-cli
 	@cd tests/web && node --test --test-concurrency=$(BROWSER_JOBS) .
 	@/usr/bin/python3 tests/web/serve_test.py
 

@@ -18,6 +18,8 @@ import os
 import subprocess
 import sys
 import tempfile
+import traceback
+import types
 
 import cli_harness
 from cli_harness import check, checks, failures
@@ -40,16 +42,19 @@ FLAGS = ["--methods", ",".join(METHODS), "--steps", "50", "--check-every", "0", 
          "--seeds", "1"]
 TOL = 1e-4  # |torch loss - C++ loss| at every one of the 50 steps
 ENV = dict(os.environ, OMP_NUM_THREADS="1")  # a tiny model: one thread is fastest, and the machine is shared
+torch.set_num_threads(1)  # the same for the runs in this process
 
 
 def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1800, env=ENV)
 
 
-def script_run(script, *args):
-    """Runs the exported script on the CPU; its result document, or None (with a failed check) when it fails."""
+def script_run(script, *args, subprocess_run=False):
+    """Runs the exported script on the CPU; its result document, or None (with a failed check) when it fails. In this
+    process (torch imported once, not once a run: 1 CPU s each) unless subprocess_run, as `python3 ropeviz_lab.py`."""
     out = os.path.join(os.path.dirname(script), "result.json")
-    p = run([sys.executable, script, "--device", "cpu", "--out", out, "--print-every", "0", *args])
+    argv = ["--device", "cpu", "--out", out, "--print-every", "0", *args]
+    p = run([sys.executable, script, *argv]) if subprocess_run else in_process(script, *argv)
     check(p.returncode == 0, "script %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr[-2000:]))
     if p.returncode != 0:
         return None, p
@@ -57,11 +62,31 @@ def script_run(script, *args):
         return json.load(f), p
 
 
+modules = {}
+
+
 def load_module(script):
-    spec = importlib.util.spec_from_file_location("ropeviz_lab", script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    if script not in modules:
+        spec = importlib.util.spec_from_file_location("ropeviz_lab", script)
+        modules[script] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(modules[script])
+    return modules[script]
+
+
+def in_process(script, *argv):
+    """The script's main(argv) in this process, as a finished subprocess: returncode, stdout, stderr."""
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            load_module(script).main(list(argv))
+        except SystemExit as e:  # as the interpreter exits: a number is the code, a message goes to stderr with 1
+            code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+            if not isinstance(e.code, int) and e.code is not None:
+                print(e.code, file=sys.stderr)
+        except Exception:  # noqa: BLE001
+            code = 1
+            traceback.print_exc()
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 MARK = "  # ropeviz-cli lab-export writes this line"
@@ -78,7 +103,7 @@ def marked_defaults(script):
 
 def check_print_command(script, tag):
     """--print-command's `ropeviz-cli lab ...` is the exported run: lab-export of its flags writes the same script."""
-    p = run([sys.executable, script, "--print-command"])
+    p = in_process(script, "--print-command")
     words = p.stdout.split()
     check(p.returncode == 0 and words[:2] == ["ropeviz-cli", "lab"], "%s: --print-command: %r" % (tag, p.stdout))
     again = os.path.join(os.path.dirname(script) + "-again")
@@ -105,7 +130,7 @@ with tempfile.TemporaryDirectory() as tmp:
     mod = load_module(script)
     if PART in ("all", "base"):
         # ---- float32 from the data file's weights: the C++'s losses and evaluation -----------------------------------
-        ours, p = script_run(script, "--data", line["data"], "--dtype", "float32")
+        ours, p = script_run(script, "--data", line["data"], "--dtype", "float32", subprocess_run=True)
         check(p.returncode == 0 and "50 batches equal the generated ones" in p.stdout,
               "the script checked the data file's batches: %r" % p.stdout[:300])
         for m in METHODS if ours else []:
