@@ -130,10 +130,10 @@ test('three presets on screen: a learned table past its end, partial rotary, a l
 
 test('"load config.json" opens a file picker; pasted config text loads too', async () => {
   const page = await open('');
+  const chooser = page.waitForEvent('filechooser');  // frames before the click, as weights.test.mjs's pick() says
   await frames(page, 2);
   const r = await page.evaluate(() => window.ropeviz.rect('load_config'));
   assert.ok(r, 'the button is drawn');
-  const chooser = page.waitForEvent('filechooser');
   await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
   await (await chooser).setFiles(path.join(fixtures, 'configs/gemma-2-9b.json'));
   await page.waitForFunction(() => window.ropeviz.state().model_label === 'gemma-2-9b.json');

@@ -63,14 +63,17 @@ const gpt2Sizes = writeSafetensors(path.join(gpt2, 'model.safetensors'), [
 ]);
 fs.writeFileSync(path.join(gpt2, 'config.json'), gpt2Config);
 
-// Clicks "load weights" as a user would (the pointer over it first, a frame to see it) and picks the files.
+// Clicks "load weights" as a user would (the pointer over it first, a frame to see it) and picks the files. Playwright
+// turns on the browser's file-chooser interception when the wait starts, without waiting for it to take: so the wait
+// starts frames before the click instead of racing it (a chooser the browser opens unintercepted is cancelled unseen).
 async function pick(page, files) {
+  const chooser = page.waitForEvent('filechooser');
   await frames(page, 2);
   const r = await page.evaluate(() => window.ropeviz.rect('load_weights'));
   assert.ok(r, 'the load weights button has a rect');
   await page.mouse.move(r.x + r.w / 2, r.y + r.h / 2);
   await frames(page, 2);
-  const chooser = page.waitForEvent('filechooser');
+  assert.deepEqual(await page.evaluate(() => window.ropeviz.rect('load_weights')), r, 'the button stayed put');
   await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
   await (await chooser).setFiles(files);
 }
