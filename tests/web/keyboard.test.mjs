@@ -11,10 +11,10 @@ const press = async (page, key) => {
   await frames(page, 3);
 };
 
-// Tab (or `key`: Shift+Tab) until the focus is `target`, at most `limit` presses; returns the presses. A press waits as press() does, for
-// 3 frames, unless the focus moves to another named control before (then the press has done what it does: the key
-// queue hands ImGui its release and the next press in order, a frame each, so the next press needs no wait of its
-// own). Controls without a name show as focus null, so a press from null to null waits the 3 frames.
+// Tab (or `key`: Shift+Tab) until the focus is `target`, at most `limit` presses; returns the presses. A press waits
+// as press() does, for 3 frames, unless the focus moves to another named control before (then the press has done
+// what it does: the key queue hands ImGui its release and the next press in order, a frame each, so the next press
+// needs no wait of its own). Controls without a name show as focus null, so a press from null to null waits 3 frames.
 const tabTo = async (page, target, limit, key = 'Tab') => {
   let hops = 0;
   let focus = (await state(page)).focus;

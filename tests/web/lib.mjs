@@ -135,6 +135,23 @@ export async function drag(page, id, from, to, steps = 8) {
   return { x, y };
 }
 
+// Clicks a named control as a user would (the pointer over it first, a frame to see it) and gives the file chooser it
+// opens `files`. Playwright turns on the browser's file-chooser interception when the wait starts, without waiting for
+// it to take: so the wait starts frames before the click instead of racing it (a chooser the browser opens
+// unintercepted is cancelled unseen).
+export async function pickFiles(page, id, files) {
+  const chooser = page.waitForEvent('filechooser');
+  await frames(page, 2);
+  const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
+  if (!r) throw new Error(`control ${id} has no rect`);
+  await page.mouse.move(r.x + r.w / 2, r.y + r.h / 2);
+  await frames(page, 2);
+  const now = await page.evaluate((name) => window.ropeviz.rect(name), id);
+  if (JSON.stringify(now) !== JSON.stringify(r)) throw new Error(`control ${id} moved from under the pointer`);
+  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
+  await (await chooser).setFiles(files);
+}
+
 // Clicks a named control and waits (up to 5 s) for `count` downloads; returns them (playwright's Download objects).
 export async function clickDownloads(page, id, count) {
   const files = [];

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { servedApp, frames, state, shot, a11yText } from './lib.mjs';
+import { servedApp, frames, state, shot, a11yText, pickFiles } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -130,12 +130,7 @@ test('three presets on screen: a learned table past its end, partial rotary, a l
 
 test('"load config.json" opens a file picker; pasted config text loads too', async () => {
   const page = await open('');
-  const chooser = page.waitForEvent('filechooser');  // frames before the click, as weights.test.mjs's pick() says
-  await frames(page, 2);
-  const r = await page.evaluate(() => window.ropeviz.rect('load_config'));
-  assert.ok(r, 'the button is drawn');
-  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
-  await (await chooser).setFiles(path.join(fixtures, 'configs/gemma-2-9b.json'));
+  await pickFiles(page, 'load_config', path.join(fixtures, 'configs/gemma-2-9b.json'));
   await page.waitForFunction(() => window.ropeviz.state().model_label === 'gemma-2-9b.json');
   let s = await state(page);
   assert.equal(s.d_head, 256);

@@ -9,7 +9,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { servedApp, state, frames, artifactDir, webDir, launch, openPage, ready, clickDownloads } from './lib.mjs';
+import { servedApp, state, frames, artifactDir, webDir, launch, openPage, ready, clickDownloads, pickFiles } from './lib.mjs';
 
 const open = servedApp();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ropeviz-weights-'));
@@ -63,20 +63,7 @@ const gpt2Sizes = writeSafetensors(path.join(gpt2, 'model.safetensors'), [
 ]);
 fs.writeFileSync(path.join(gpt2, 'config.json'), gpt2Config);
 
-// Clicks "load weights" as a user would (the pointer over it first, a frame to see it) and picks the files. Playwright
-// turns on the browser's file-chooser interception when the wait starts, without waiting for it to take: so the wait
-// starts frames before the click instead of racing it (a chooser the browser opens unintercepted is cancelled unseen).
-async function pick(page, files) {
-  const chooser = page.waitForEvent('filechooser');
-  await frames(page, 2);
-  const r = await page.evaluate(() => window.ropeviz.rect('load_weights'));
-  assert.ok(r, 'the load weights button has a rect');
-  await page.mouse.move(r.x + r.w / 2, r.y + r.h / 2);
-  await frames(page, 2);
-  assert.deepEqual(await page.evaluate(() => window.ropeviz.rect('load_weights')), r, 'the button stayed put');
-  await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
-  await (await chooser).setFiles(files);
-}
+const pick = (page, files) => pickFiles(page, 'load_weights', files);
 
 test('a 500 MB GPT-2-shaped checkpoint: only its header and wpe are read, and the app takes its frame', async () => {
   const page = await open('#tab_bottom=learned_table');
