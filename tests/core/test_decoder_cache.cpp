@@ -19,7 +19,7 @@ using test::MethodCase;
 namespace {
 
 // vocab 11 (the lab's), d_model 16, heads 4 (d_head 4), d_ff 24; a learned table of 12 rows.
-DecoderConfig small(const MethodCase& k, int layers = 2) {
+DecoderConfig small_decoder(const MethodCase& k, int layers = 2) {
   DecoderConfig c;
   c.vocab = 11;
   c.d_model = 16;
@@ -43,7 +43,7 @@ DecoderWeights model(const DecoderConfig& c, std::uint64_t seed) {
   return w;
 }
 
-const std::vector<long long> kTokens = {3, 10, 7, 0, 3, 5, 9, 1, 4, 10, 2, 6};  // T 12 = the learned table
+const std::vector<long long> kCacheTokens = {3, 10, 7, 0, 3, 5, 9, 1, 4, 10, 2, 6};  // T 12 = the learned table
 
 // decoder_forward's logits of one row of tokens, at `at` (default 0..T-1)  # [T, vocab]
 template <class S>
@@ -97,16 +97,16 @@ TEST_CASE("KV-cache logits equal a full recompute within 1e-6 (float64) at every
   // Deviation = max |cached - full| / max |full logit| of that step: step t's cached logits against decoder_forward's
   // last row for the prefix x[0..t], recomputed from scratch.
   for (const MethodCase& k : kMethodCases) {
-    const DecoderConfig c = small(k);
+    const DecoderConfig c = small_decoder(k);
     const DecoderWeights w = model(c, 21);
     DecoderCache<double> cache;
     double worst = 0;
-    for (std::size_t t = 0; t < kTokens.size(); ++t) {
-      auto step = decoder_decode_step(c, w, cache, kTokens[t]);
+    for (std::size_t t = 0; t < kCacheTokens.size(); ++t) {
+      auto step = decoder_decode_step(c, w, cache, kCacheTokens[t]);
       REQUIRE(step.ok());
       CHECK(step->position == static_cast<long long>(t));
       CHECK(cache.positions() == static_cast<long long>(t + 1));
-      const std::vector<long long> prefix(kTokens.begin(), kTokens.begin() + static_cast<long>(t + 1));
+      const std::vector<long long> prefix(kCacheTokens.begin(), kCacheTokens.begin() + static_cast<long>(t + 1));
       worst = std::max(worst, relative_deviation<double>(step->logits, forward_logits(c, w, prefix).row(t)));
     }
     std::printf("kv-cache vs full recompute %-22s worst relative deviation %.3g\n", case_name(k).c_str(), worst);
@@ -117,16 +117,16 @@ TEST_CASE("KV-cache logits equal a full recompute within 1e-6 (float64) at every
 
 TEST_CASE("float32: the same cached decode agrees with float32 decoder_forward and with float64") {
   for (const MethodCase& k : kMethodCases) {
-    const DecoderConfig c = small(k);
+    const DecoderConfig c = small_decoder(k);
     const DecoderWeights w = model(c, 22);
     const DecoderWeightsT<float> wf = to_float(c, w);
     DecoderCache<float> cf;
     DecoderCache<double> cd;
-    const std::vector<DecodeStep<float>> sf = decode_all(c, wf, cf, kTokens);
-    const std::vector<DecodeStep<double>> sd = decode_all(c, w, cd, kTokens);
-    const RowMat<float> full = forward_logits(c, wf, kTokens);
+    const std::vector<DecodeStep<float>> sf = decode_all(c, wf, cf, kCacheTokens);
+    const std::vector<DecodeStep<double>> sd = decode_all(c, w, cd, kCacheTokens);
+    const RowMat<float> full = forward_logits(c, wf, kCacheTokens);
     double vs_forward = 0, vs_double = 0;
-    for (std::size_t t = 0; t < kTokens.size(); ++t) {
+    for (std::size_t t = 0; t < kCacheTokens.size(); ++t) {
       vs_forward = std::max(vs_forward, relative_deviation<float>(sf[t].logits, full.row(static_cast<long>(t))));
       vs_double = std::max(vs_double, relative_deviation<double>(sf[t].logits.cast<double>(), sd[t].logits));
     }
@@ -140,12 +140,12 @@ TEST_CASE("float32: the same cached decode agrees with float32 decoder_forward a
 
 TEST_CASE("rope: the cached key at position p is a @ wk rotated by p, once") {
   for (Pairing p : {Pairing::Interleaved, Pairing::HalfSplit}) {
-    const DecoderConfig c = small({PositionMethod::Rope, p});
+    const DecoderConfig c = small_decoder({PositionMethod::Rope, p});
     const DecoderWeights w = model(c, 23);
     DecoderCache<double> cache;
-    const std::vector<DecodeStep<double>> steps = decode_all(c, w, cache, kTokens);
+    const std::vector<DecodeStep<double>> steps = decode_all(c, w, cache, kCacheTokens);
     // a = rms(h) * norm1 of every position and layer, from the full forward pass (an independent computation)
-    const auto fp = detail::run_forward(c, w, {kTokens}, {std::vector<long long>(kTokens.size(), 0)});
+    const auto fp = detail::run_forward(c, w, {kCacheTokens}, {std::vector<long long>(kCacheTokens.size(), 0)});
     const Eigen::VectorXd theta = rope_inv_freq(c.d_head(), c.base);
     const int dh = c.d_head();
     double worst_once = 0, least_twice = 1e300;
@@ -153,7 +153,7 @@ TEST_CASE("rope: the cached key at position p is a @ wk rotated by p, once") {
       const detail::LayerCache<double>& L = fp.seq[0].layer[static_cast<std::size_t>(j)];
       const RowMat<double> raw = L.a * w.layer[static_cast<std::size_t>(j)].wk;  // unrotated keys  # [T, d_model]
       CHECK((cache.layer[static_cast<std::size_t>(j)].k - L.k).cwiseAbs().maxCoeff() < 1e-12);  // forward's keys
-      for (int pos = 0; pos < static_cast<int>(kTokens.size()); ++pos) {
+      for (int pos = 0; pos < static_cast<int>(kCacheTokens.size()); ++pos) {
         CHECK((steps[static_cast<std::size_t>(pos)].key_before_rope[static_cast<std::size_t>(j)] - raw.row(pos))
                   .cwiseAbs()
                   .maxCoeff() < 1e-12);
@@ -185,10 +185,10 @@ TEST_CASE("rope: the cached key at position p is a @ wk rotated by p, once") {
 TEST_CASE("without rope the cached key is a @ wk itself: no method but rope rotates keys") {
   for (const MethodCase& k : kMethodCases) {
     if (k.m == PositionMethod::Rope) continue;
-    const DecoderConfig c = small(k);
+    const DecoderConfig c = small_decoder(k);
     const DecoderWeights w = model(c, 24);
     DecoderCache<double> cache;
-    const std::vector<DecodeStep<double>> steps = decode_all(c, w, cache, kTokens);
+    const std::vector<DecodeStep<double>> steps = decode_all(c, w, cache, kCacheTokens);
     for (std::size_t j = 0; j < w.layer.size(); ++j)
       for (std::size_t pos = 0; pos < steps.size(); ++pos)
         CHECK(cache.layer[j].k.row(static_cast<long>(pos)) == steps[pos].key_before_rope[j]);
@@ -197,13 +197,13 @@ TEST_CASE("without rope the cached key is a @ wk itself: no method but rope rota
 
 TEST_CASE("attention maps: rows sum to 1, zero above the diagonal, equal to the full forward's, not uniform") {
   for (const MethodCase& k : kMethodCases) {
-    const DecoderConfig c = small(k);
+    const DecoderConfig c = small_decoder(k);
     const DecoderWeights w = model(c, 25);
-    auto maps = decoder_attention(c, w, kTokens);
+    auto maps = decoder_attention(c, w, kCacheTokens);
     REQUIRE(maps.ok());
     REQUIRE(maps->size() == 2);
-    const auto fp = detail::run_forward(c, w, {kTokens}, {std::vector<long long>(kTokens.size(), 0)});
-    const Eigen::Index T = static_cast<Eigen::Index>(kTokens.size());
+    const auto fp = detail::run_forward(c, w, {kCacheTokens}, {std::vector<long long>(kCacheTokens.size(), 0)});
+    const Eigen::Index T = static_cast<Eigen::Index>(kCacheTokens.size());
     double worst_sum = 0, worst_vs_forward = 0, top = 0;
     for (std::size_t j = 0; j < maps->size(); ++j) {
       REQUIRE((*maps)[j].size() == 4);
@@ -229,7 +229,7 @@ TEST_CASE("attention maps: rows sum to 1, zero above the diagonal, equal to the 
 
 TEST_CASE("greedy generation: tokens are the argmax of a full recompute, steps match decoder_forward") {
   for (const MethodCase& k : kMethodCases) {
-    const DecoderConfig c = small(k);
+    const DecoderConfig c = small_decoder(k);
     const DecoderWeights w = model(c, 26);
     const std::vector<long long> prompt = {2, 7, 10};
     auto g = decoder_generate(c, w, prompt, 6);
@@ -253,7 +253,7 @@ TEST_CASE("greedy generation: tokens are the argmax of a full recompute, steps m
       }
     }
   }
-  const DecoderConfig c = small({PositionMethod::Rope, Pairing::Interleaved});
+  const DecoderConfig c = small_decoder({PositionMethod::Rope, Pairing::Interleaved});
   auto none = decoder_generate(c, model(c, 26), {4, 5}, 0);
   REQUIRE(none.ok());
   CHECK(none->tokens == std::vector<long long>{4, 5});
@@ -261,11 +261,11 @@ TEST_CASE("greedy generation: tokens are the argmax of a full recompute, steps m
 }
 
 TEST_CASE("learned: decoding past max_position is decoder_forward's IndexError; the cache is left unchanged") {
-  const DecoderConfig c = small({PositionMethod::Learned, Pairing::Interleaved});
+  const DecoderConfig c = small_decoder({PositionMethod::Learned, Pairing::Interleaved});
   const DecoderWeights w = model(c, 27);
   DecoderCache<double> cache;
-  decode_all(c, w, cache, kTokens);  // 12 tokens = the whole table
-  std::vector<long long> longer = kTokens;
+  decode_all(c, w, cache, kCacheTokens);  // 12 tokens = the whole table
+  std::vector<long long> longer = kCacheTokens;
   longer.push_back(5);
   auto full = decoder_forward(c, w, {longer}, {std::vector<long long>(longer.size(), 0)});
   REQUIRE(!full.ok());
@@ -279,7 +279,7 @@ TEST_CASE("learned: decoding past max_position is decoder_forward's IndexError; 
   CHECK(maps.error().full() == full.error().full());
 
   // generation stops at the end of the table, keeping what it generated: positions 0..11 decoded, 3 new tokens
-  auto g = decoder_generate(c, w, std::vector<long long>(kTokens.begin(), kTokens.begin() + 10), 5);
+  auto g = decoder_generate(c, w, std::vector<long long>(kCacheTokens.begin(), kCacheTokens.begin() + 10), 5);
   REQUIRE(g.ok());
   REQUIRE(g->error);
   CHECK(g->error->full() == full.error().full());
@@ -290,14 +290,14 @@ TEST_CASE("learned: decoding past max_position is decoder_forward's IndexError; 
   CHECK(too_long.error().full() == full.error().full());
 
   // rope has no table: the same step works
-  const DecoderConfig r = small({PositionMethod::Rope, Pairing::Interleaved});
+  const DecoderConfig r = small_decoder({PositionMethod::Rope, Pairing::Interleaved});
   DecoderCache<double> rc;
   decode_all(r, model(r, 27), rc, longer);
   CHECK(rc.positions() == 13);
 }
 
 TEST_CASE("decode errors: token ids as nn.Embedding, bad caches and prompts name what is wrong") {
-  const DecoderConfig c = small({PositionMethod::Alibi, Pairing::Interleaved});
+  const DecoderConfig c = small_decoder({PositionMethod::Alibi, Pairing::Interleaved});
   const DecoderWeights w = model(c, 28);
   DecoderCache<double> cache;
   auto full = decoder_forward(c, w, {{1, 11}}, {{0, 0}});
@@ -326,11 +326,11 @@ TEST_CASE("decode errors: token ids as nn.Embedding, bad caches and prompts name
 
 TEST_CASE("mismatch: a cache built at shifted positions, or reordered, breaks equality exactly where it should") {
   // One layer, so layer 0's keys and values depend on their own token and position only. x has 8 tokens.
-  const std::vector<long long> x(kTokens.begin(), kTokens.begin() + 8), head(x.begin(), x.end() - 1);
+  const std::vector<long long> x(kCacheTokens.begin(), kCacheTokens.begin() + 8), head(x.begin(), x.end() - 1);
   std::vector<long long> shifted_x = {8};
   shifted_x.insert(shifted_x.end(), head.begin(), head.end());
   for (const MethodCase& k : kMethodCases) {
-    const DecoderConfig c = small(k, 1);
+    const DecoderConfig c = small_decoder(k, 1);
     const DecoderWeights w = model(c, 29);
     DecoderCache<double> right, shifted_src;
     decode_all(c, w, right, head);
@@ -364,9 +364,9 @@ TEST_CASE("mismatch: a cache built at shifted positions, or reordered, breaks eq
 
 TEST_CASE("mismatch, rope: cached keys rotated twice, one position off, or not at all all break equality") {
   for (Pairing p : {Pairing::Interleaved, Pairing::HalfSplit}) {
-    const DecoderConfig c = small({PositionMethod::Rope, p}, 1);
+    const DecoderConfig c = small_decoder({PositionMethod::Rope, p}, 1);
     const DecoderWeights w = model(c, 30);
-    const std::vector<long long> x(kTokens.begin(), kTokens.begin() + 8);
+    const std::vector<long long> x(kCacheTokens.begin(), kCacheTokens.begin() + 8);
     DecoderCache<double> right;
     decode_all(c, w, right, std::vector<long long>(x.begin(), x.end() - 1));
     const Eigen::VectorXd theta = rope_inv_freq(c.d_head(), c.base);
@@ -398,9 +398,9 @@ TEST_CASE("mismatch, rope: cached keys rotated twice, one position off, or not a
 TEST_CASE("kv_cache_check: every method's cached decode equals a full recompute; rope keys are rotated exactly once") {
   for (const MethodCase& k : kMethodCases) {
     CAPTURE(case_name(k));
-    const DecoderConfig c = small(k);
+    const DecoderConfig c = small_decoder(k);
     const DecoderWeights w = model(c, 5);
-    const std::vector<long long> prompt(kTokens.begin(), kTokens.begin() + 4);
+    const std::vector<long long> prompt(kCacheTokens.begin(), kCacheTokens.begin() + 4);
     const auto check = kv_cache_check(c, w, prompt, 6);
     REQUIRE(check);
     CHECK(check->tokens.size() == 10);
@@ -419,8 +419,8 @@ TEST_CASE("kv_cache_check: every method's cached decode equals a full recompute;
 }
 
 TEST_CASE("kv_cache_check: a learned table running out stops generation with its IndexError, checked so far") {
-  const DecoderConfig c = small({PositionMethod::Learned, Pairing::Interleaved});
-  const auto check = kv_cache_check(c, model(c, 2), kTokens, 5);  // the prompt fills all 12 rows
+  const DecoderConfig c = small_decoder({PositionMethod::Learned, Pairing::Interleaved});
+  const auto check = kv_cache_check(c, model(c, 2), kCacheTokens, 5);  // the prompt fills all 12 rows
   REQUIRE(check);
   REQUIRE(check->error);
   CHECK(check->error->full() == "IndexError: index 12 is out of bounds for dimension 0 with size 12");
@@ -432,27 +432,27 @@ TEST_CASE("kv_cache_check: a learned table running out stops generation with its
 
 TEST_CASE("KV cache at given positions equals the full forward at them: logits and attention, every method") {
   for (const MethodCase& k : kMethodCases) {
-    const DecoderConfig c = small(k);
+    const DecoderConfig c = small_decoder(k);
     const DecoderWeights w = model(c, 31);
     const bool learned = k.m == PositionMethod::Learned;  // a table of 12 rows
     for (bool sorted : {true, false}) {
-      const std::vector<long long> at = test::random_positions(kTokens.size(), learned ? 12 : 500, 33, sorted);
+      const std::vector<long long> at = test::random_positions(kCacheTokens.size(), learned ? 12 : 500, 33, sorted);
       CAPTURE(case_name(k));
       CAPTURE(sorted);
       DecoderCache<double> cache;
-      const std::vector<DecodeStep<double>> steps = decode_all(c, w, cache, kTokens, &at);
+      const std::vector<DecodeStep<double>> steps = decode_all(c, w, cache, kCacheTokens, &at);
       CHECK(cache.position == at);
       double worst = 0;
-      for (std::size_t t = 0; t < kTokens.size(); ++t) {
+      for (std::size_t t = 0; t < kCacheTokens.size(); ++t) {
         CHECK(steps[t].position == at[t]);
-        const std::vector<long long> prefix(kTokens.begin(), kTokens.begin() + static_cast<long>(t + 1)),
+        const std::vector<long long> prefix(kCacheTokens.begin(), kCacheTokens.begin() + static_cast<long>(t + 1)),
             prefix_at(at.begin(), at.begin() + static_cast<long>(t + 1));
         worst = std::max(worst,
                          relative_deviation<double>(steps[t].logits, forward_logits(c, w, prefix, &prefix_at).row(t)));
       }
       const TokenRows rows_at = {at};
-      const auto fp = detail::run_forward(c, w, {kTokens}, {std::vector<long long>(kTokens.size(), 0)}, &rows_at);
-      auto maps = decoder_attention(c, w, kTokens, &at);
+      const auto fp = detail::run_forward(c, w, {kCacheTokens}, {std::vector<long long>(kCacheTokens.size(), 0)}, &rows_at);
+      auto maps = decoder_attention(c, w, kCacheTokens, &at);
       REQUIRE(maps.ok());
       double worst_map = 0;
       for (std::size_t j = 0; j < maps->size(); ++j)
@@ -469,7 +469,7 @@ TEST_CASE("KV cache at given positions equals the full forward at them: logits a
 TEST_CASE("generation at positions: the prompt where given, then last + 1, + 2, ...; logits as the full forward") {
   for (const MethodCase& k : kMethodCases) {
     CAPTURE(case_name(k));
-    const DecoderConfig c = small(k);
+    const DecoderConfig c = small_decoder(k);
     const DecoderWeights w = model(c, 35);
     const std::vector<long long> prompt = {2, 7, 10}, at = {1, 4, 5};
     auto g = decoder_generate(c, w, prompt, 6, &at);
@@ -489,7 +489,7 @@ TEST_CASE("generation at positions: the prompt where given, then last + 1, + 2, 
     CHECK((k.m == PositionMethod::None ? moved == 0 : moved > 1e-6));
   }
   // learned: the prompt at 8, 9, 10 of 12 rows leaves room for one generated token to be decoded (at 11)
-  const DecoderConfig c = small({PositionMethod::Learned, Pairing::Interleaved});
+  const DecoderConfig c = small_decoder({PositionMethod::Learned, Pairing::Interleaved});
   const std::vector<long long> at = {8, 9, 10};
   auto g = decoder_generate(c, model(c, 35), {2, 7, 10}, 5, &at);
   REQUIRE(g.ok());
@@ -500,7 +500,7 @@ TEST_CASE("generation at positions: the prompt where given, then last + 1, + 2, 
 }
 
 TEST_CASE("decode errors at positions: negative, past a learned table, shapes; the cache is left unchanged") {
-  const DecoderConfig c = small({PositionMethod::Learned, Pairing::Interleaved});
+  const DecoderConfig c = small_decoder({PositionMethod::Learned, Pairing::Interleaved});
   const DecoderWeights w = model(c, 37);
   DecoderCache<double> cache;
   REQUIRE(decoder_decode_step(c, w, cache, 3, 11).ok());  // the table's last row, first

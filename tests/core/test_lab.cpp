@@ -10,6 +10,7 @@
 #include "core/lab/lab.hpp"
 #include "lab_test_options.hpp"
 #include "malloc_counter.hpp"
+#include "test_util.hpp"
 
 using namespace rv;
 using rv::test::learnable;
@@ -27,9 +28,7 @@ std::string parse_error(std::vector<std::string> args) {
   return o ? std::string() : o.error().message;
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using rv::test::contains;
 
 }  // namespace
 

@@ -10,13 +10,12 @@
 #include "core/lab/lab.hpp"
 #include "core/lab/lab_runs.hpp"
 #include "lab_test_options.hpp"
+#include "test_util.hpp"
 
 using namespace rv;
 
 namespace {
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using rv::test::contains;
 
 LabOptions random_small(std::vector<PositionMethod> methods, int steps) {
   LabOptions o = test::small(std::move(methods), steps);

@@ -11,6 +11,7 @@
 #include "core/lab/decoder_internal.hpp"
 #include "core/lab/lab.hpp"
 #include "core/rope/scaling.hpp"
+#include "test_util.hpp"
 
 using namespace rv;
 
@@ -54,12 +55,10 @@ RopeScaling linear(double factor) {
   return s;
 }
 
-const TokenRows kTokens = {{1, 4, 6, 0, 3, 2, 5, 1, 1, 6, 0, 2}};
-const TokenRows kTargets = {{4, 6, 0, 3, 2, 5, 1, 1, 6, 0, 2, 3}};
+const TokenRows kScalingTokens = {{1, 4, 6, 0, 3, 2, 5, 1, 1, 6, 0, 2}};
+const TokenRows kScalingTargets = {{4, 6, 0, 3, 2, 5, 1, 1, 6, 0, 2, 3}};
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using rv::test::contains;
 
 int count_of(const std::string& s, const std::string& part) {
   int n = 0;
@@ -75,20 +74,20 @@ TEST_CASE("rope override: factor-1 position interpolation is the unscaled model 
     REQUIRE(!check_decoder_config(one));
     REQUIRE(one.inv_freq.size() == 4);
     const auto w64 = random_weights<double>(c, 3);
-    const auto a = decoder_loss_and_grad(c, w64, kTokens, kTargets),
-               b = decoder_loss_and_grad(one, w64, kTokens, kTargets);
+    const auto a = decoder_loss_and_grad(c, w64, kScalingTokens, kScalingTargets),
+               b = decoder_loss_and_grad(one, w64, kScalingTokens, kScalingTargets);
     REQUIRE(a);
     REQUIRE(b);
     CHECK(a->loss == b->loss);
     CHECK(a->grads.layer[0].wq == b->grads.layer[0].wq);
     CHECK(a->grads.tok_emb == b->grads.tok_emb);
     const auto w32 = random_weights<float>(c, 3);
-    const auto f = decoder_forward(c, w32, kTokens, kTargets), g = decoder_forward(one, w32, kTokens, kTargets);
+    const auto f = decoder_forward(c, w32, kScalingTokens, kScalingTargets), g = decoder_forward(one, w32, kScalingTokens, kScalingTargets);
     REQUIRE(f);
     REQUIRE(g);
     CHECK(f->logits[0] == g->logits[0]);
     // and the override is read: factor 4 changes the logits (past position 0)
-    const auto h = decoder_forward(scaled(c, linear(4.0)), w32, kTokens, kTargets);
+    const auto h = decoder_forward(scaled(c, linear(4.0)), w32, kScalingTokens, kScalingTargets);
     REQUIRE(h);
     CHECK(h->logits[0].row(0) == f->logits[0].row(0));
     CHECK((h->logits[0] - f->logits[0]).cwiseAbs().maxCoeff() > 1e-3f);
@@ -99,7 +98,7 @@ TEST_CASE("rope override: factor-1 position interpolation is the unscaled model 
     auto to = weight_refs(c, w32as64);
     for (std::size_t k = 0; k < from.size(); ++k)
       for (long long i = 0; i < from[k].size; ++i) to[k].data[i] = from[k].data[i];
-    const auto h64 = decoder_forward(four, w32as64, kTokens, kTargets);
+    const auto h64 = decoder_forward(four, w32as64, kScalingTokens, kScalingTargets);
     REQUIRE(h64);
     CHECK((h64->logits[0].cast<float>() - h->logits[0]).cwiseAbs().maxCoeff() < 1e-4f);
   }
@@ -138,8 +137,8 @@ TEST_CASE("rope override: YaRN's attention factor multiplies cos and sin, so eve
   DecoderConfig plain_freq = yarn;
   plain_freq.attention_factor = 1.0;
   const auto w = random_weights<double>(c, 7);
-  const auto a = detail::run_forward(plain_freq, w, kTokens, kTargets),
-             b = detail::run_forward(yarn, w, kTokens, kTargets);
+  const auto a = detail::run_forward(plain_freq, w, kScalingTokens, kScalingTargets),
+             b = detail::run_forward(yarn, w, kScalingTokens, kScalingTargets);
   const detail::LayerCache<double>&A = a.seq[0].layer[0], &B = b.seq[0].layer[0];
   const double f2 = yarn.attention_factor * yarn.attention_factor;
   for (int i = 0; i < 12; i += 3)
@@ -173,7 +172,7 @@ TEST_CASE("rope override: check_decoder_config refuses a wrong length, non-finit
   const auto w = random_weights<double>(rope_config(), 1);
   DecoderConfig bad = rope_config();
   bad.inv_freq = {1};
-  const auto out = decoder_forward(bad, w, kTokens, kTargets);
+  const auto out = decoder_forward(bad, w, kScalingTokens, kScalingTargets);
   REQUIRE(!out);
   CHECK(out.error().type == "BadRequest");
 }

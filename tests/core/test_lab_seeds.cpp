@@ -9,14 +9,13 @@
 #include "core/lab/lab.hpp"
 #include "core/lab/lab_runs.hpp"
 #include "lab_test_options.hpp"
+#include "test_util.hpp"
 
 using namespace rv;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using rv::test::contains;
 
 // An evaluated run with these exact-match numbers per eval length.
 LabSeedRun run_of(std::uint64_t seed, std::vector<std::optional<double>> accuracy) {

@@ -12,14 +12,13 @@
 
 #include "core/base/json_value.hpp"
 #include "core/lab/lab_torch.hpp"
+#include "test_util.hpp"
 
 using namespace rv;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using rv::test::contains;
 
 // Options away from every default, so that a default leaking into the script shows.
 LabOptions unusual() {

@@ -204,4 +204,11 @@ bool has_note(const std::vector<std::string>& notes, const std::string& part) {
   return false;
 }
 
+std::string without_times(const std::string& doc) {
+  const std::size_t from = doc.find("\"seconds\""), to = doc.find("\"methods\"");
+  REQUIRE(from != std::string::npos);
+  REQUIRE(to > from);
+  return doc.substr(0, from) + doc.substr(to);
+}
+
 }  // namespace rv::test

@@ -65,4 +65,7 @@ void for_each_setting(std::initializer_list<const char*> states, const std::func
 bool contains(const std::string& text, const std::string& part);
 bool has_note(const std::vector<std::string>& notes, const std::string& part);
 
+// A lab document without its times, which differ between runs: from "seconds" (then "tokens_per_s") up to "methods".
+std::string without_times(const std::string& doc);
+
 }  // namespace rv::test

@@ -10,17 +10,7 @@
 #include "core/lab/lab.hpp"
 #include "headless.hpp"
 
-namespace {
-
-// The document without its two times (`"seconds": x, "tokens_per_s": y, ` before "methods").
-std::string without_times(const std::string& doc) {
-  const std::size_t from = doc.find("\"seconds\""), to = doc.find("\"methods\"");
-  REQUIRE(from != std::string::npos);
-  REQUIRE(to > from);
-  return doc.substr(0, from) + doc.substr(to);
-}
-
-}  // namespace
+using rv::test::without_times;  // the document without its two times ("seconds" and "tokens_per_s")
 
 TEST_CASE("lab: the app's document for every method is the CLI's, byte for byte but for its times") {
   const std::string methods = "--methods=learned,sinusoidal,rope,alibi,t5,none";

@@ -26,10 +26,7 @@ void on_threads(Headless& ui, int jobs) {
   };
 }
 
-std::string without_times(std::string s) {
-  const std::size_t from = s.find("\"seconds\""), to = s.find("\"methods\"");
-  return s.erase(from, to - from);
-}
+using rv::test::without_times;
 
 // The document of these options from each (method, seed) trained alone by core's run_lab, gathered.
 std::string from_single_runs(const rv::LabOptions& o) {

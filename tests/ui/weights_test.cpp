@@ -25,7 +25,7 @@ using rv::test::has_note;
 namespace {
 
 // A smooth, low-rank table [rows, dim]: the shape training gives GPT-2's wpe.
-std::vector<double> smooth_table(int rows, int dim) {
+std::vector<double> cos_table(int rows, int dim) {
   std::vector<double> v(std::size_t(rows) * dim);
   for (int t = 0; t < rows; ++t)
     for (int j = 0; j < dim; ++j) v[std::size_t(t) * dim + j] = 0.1 * std::cos(t * 3.14159 / rows * (1 + j % 3) + j);
@@ -33,7 +33,7 @@ std::vector<double> smooth_table(int rows, int dim) {
 }
 
 std::vector<std::uint8_t> checkpoint(int rows, int dim, const std::string& dtype = "F32") {
-  std::vector<rv::TensorToWrite> tensors = {{"wpe.weight", {rows, dim}, smooth_table(rows, dim)},
+  std::vector<rv::TensorToWrite> tensors = {{"wpe.weight", {rows, dim}, cos_table(rows, dim)},
                                             {"wte.weight", {50, dim}, std::vector<double>(std::size_t(50) * dim, 0.5)}};
   return rv::write_safetensors(tensors, dtype, {}).value();
 }
