@@ -233,8 +233,12 @@ void frame(App& app) {
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
+  // No background of its own: the platform clears the canvas to the theme's WindowBg before each frame
+  // (render_frame), and drawing it again over every pixel cost a software GPU a quarter of a frame (README
+  // "Building by hand").
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                 ImGuiWindowFlags_NoBackground;
   ImGui::Begin("ropeviz", nullptr, flags);
   app.ui.narrow = io.DisplaySize.x < kNarrowWidth * app.ui.scale;
   app.ui.typing_words = false;  // an answer field being typed into sets it

@@ -163,7 +163,8 @@ std::string render_frame(Window& w, App& app) {
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(w.handle, &fb_w, &fb_h);
   glViewport(0, 0, fb_w, fb_h);
-  glClearColor(0.086f, 0.094f, 0.11f, 1.0f);
+  const ImVec4 background = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];  // the app's window draws none (frame())
+  glClearColor(background.x, background.y, background.z, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   gl_renderer_draw(w.renderer, ImGui::GetDrawData());
   ++w.frames_sent;
