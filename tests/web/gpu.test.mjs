@@ -194,3 +194,32 @@ test('300% zoom (devicePixelRatio 3) draws at 3x and keeps running', async () =>
   page.assertClean();
   await page.closeAll();
 });
+
+// Frames that would repeat the last one's pixels send nothing to the GPU (platform/gl/window.cpp, render_frame): the
+// canvas keeps showing that frame. Counted by the page's own WebGL calls; a change is drawn and shows on screen.
+test('frames that repeat the last picture draw nothing; a change is drawn and shows', async () => {
+  const page = await open('#tab_top=angle_field&d_head=64&position=300', { init: () => {
+    window.__glDraws = 0;
+    const proto = WebGL2RenderingContext.prototype;
+    for (const name of ['drawElements', 'drawArrays', 'clear']) {
+      const call = proto[name];
+      proto[name] = function (...args) { window.__glDraws++; return call.apply(this, args); };
+    }
+  } });
+  const draws = () => page.evaluate(() => window.__glDraws);
+  await frames(page, 8);  // the first frames lay the window out and upload the heatmap
+  const before = await draws();
+  const still = await page.screenshot();
+  const idleFrames = (await state(page)).frames;
+  await frames(page, 10);
+  assert.ok((await state(page)).frames >= idleFrames + 10, 'ImGui ran its frames');
+  assert.equal(await draws(), before, 'frames that change nothing draw nothing');
+  assert.ok(still.equals(await page.screenshot()), 'and the canvas still shows the picture');
+  await page.evaluate(() => window.ropeviz.set({ position: 150 }));
+  await frames(page, 6);
+  assert.ok(await draws() > before, 'a changed view is drawn');
+  assert.ok(!still.equals(await page.screenshot()), 'and shows on screen');
+  await assertHeatmapColoured(page, 'gpu-heatmap-after-skipped-frames');
+  page.assertClean();
+  await page.closeAll();
+});

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 #include "app/shell/app.hpp"
 #include "app/ui/theme.hpp"
@@ -99,9 +100,11 @@ std::string open_window(Window& w, const char* title, int width, int height) {
   ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
   glfwSetKeyCallback(w.handle, queue_key);  // in place of the backend's: deliver_keys forwards to it
   const std::string error = gl_renderer_init(w.renderer);
-  w.heatmaps = make_gl_heatmap(w.renderer.build.program, w.max_texture);
+  w.heatmaps = std::make_shared<GlHeatmap>(w.renderer.build.program, w.max_texture);
   return error;
 }
+
+void redraw(Window& w) { w.drawn_valid = false; }
 
 void wake(Window& w) {
   w.frames_due = kSettleFrames;
@@ -129,6 +132,7 @@ void sync_scale(Window& w, const App& app) {
   theme::apply(app.ui.scale);
   gl_renderer_upload_fonts(w.renderer);
   w.font_scale = app.ui.scale;
+  redraw(w);  // the atlas's texture has new pixels under the same name
 }
 
 void recreate_gl(Window& w) {
@@ -136,17 +140,43 @@ void recreate_gl(Window& w) {
   w.frames_sent = 0;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &w.max_texture);
   gl_renderer_init(w.renderer);
-  w.heatmaps = make_gl_heatmap(w.renderer.build.program, w.max_texture);  // no textures: every slot uploads again
+  w.heatmaps = std::make_shared<GlHeatmap>(w.renderer.build.program, w.max_texture);  // every slot uploads again
+  redraw(w);
   w.font_scale = 0.0f;  // sync_scale rebuilds the atlas (its pixels were freed) and uploads it
 }
 
 namespace {
 constexpr float kMaxFrameSeconds = 0.1f;
+
+// A hash of what decides this frame's pixels: the display, ImGui's draw lists (vertices, indices and each command's
+// clip, texture, ranges and callback), then what the heatmaps' callbacks draw.
+std::uint64_t frame_key(const ImDrawData& d, GlHeatmap& heatmaps) {
+  std::uint64_t h = 0;
+  for (const ImVec2& v : {d.DisplayPos, d.DisplaySize, d.FramebufferScale}) h = hash_bytes(h, &v, sizeof v);
+  for (int n = 0; n < d.CmdListsCount; ++n) {
+    const ImDrawList& list = *d.CmdLists[n];
+    h = hash_bytes(h, list.VtxBuffer.Data, std::size_t(list.VtxBuffer.Size) * sizeof(ImDrawVert));
+    h = hash_bytes(h, list.IdxBuffer.Data, std::size_t(list.IdxBuffer.Size) * sizeof(ImDrawIdx));
+    for (const ImDrawCmd& c : list.CmdBuffer) {  // field by field: the struct's padding is not data
+      const std::uint64_t fields[6] = {std::uint64_t(std::uintptr_t(c.TextureId)), c.VtxOffset, c.IdxOffset,
+                                       c.ElemCount, std::uint64_t(std::uintptr_t(c.UserCallback)),
+                                       std::uint64_t(std::uintptr_t(c.UserCallbackData))};
+      h = hash_bytes(hash_bytes(h, &c.ClipRect, sizeof c.ClipRect), fields, sizeof fields);
+    }
+  }
+  const std::uint64_t heat = heatmaps.take_drawn();
+  return hash_bytes(h, &heat, sizeof heat);
+}
+
 }  // namespace
 
 std::string render_frame(Window& w, App& app) {
   deliver_keys(w);
   const auto start = std::chrono::steady_clock::now();
+  const auto timed = [&app, start] {
+    app.ui.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::string();
+  };
   sync_scale(w, app);
   if (app.ui.gpu != w.heatmaps) app.ui.gpu = w.heatmaps;  // panels draw through it
   ImGui_ImplGlfw_NewFrame();
@@ -160,6 +190,16 @@ std::string render_frame(Window& w, App& app) {
   // The shader's build is checked from the second frame on: the first is sent without waiting for the GPU.
   std::string error;
   if (w.frames_sent > 0 && !gl_renderer_check(w.renderer, error)) return error;
+  // Most of the frames that settle an event repeat the last one, and a software GPU pays for every pixel of each
+  // (README "Pixels on a software GPU"): where the surface keeps its picture, such a frame is not drawn.
+  if (w.skip_unchanged) {
+    const std::uint64_t key = frame_key(*ImGui::GetDrawData(), *w.heatmaps);
+    if (w.drawn_valid && key == w.drawn_key && !app.ui.pending_picture) return timed();
+    w.drawn_key = key;
+    w.drawn_valid = true;
+  } else {
+    w.heatmaps->take_drawn();  // nothing to compare: this surface is drawn every frame
+  }
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(w.handle, &fb_w, &fb_h);
   glViewport(0, 0, fb_w, fb_h);
@@ -168,8 +208,7 @@ std::string render_frame(Window& w, App& app) {
   glClear(GL_COLOR_BUFFER_BIT);
   gl_renderer_draw(w.renderer, ImGui::GetDrawData());
   ++w.frames_sent;
-  app.ui.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return "";
+  return timed();
 }
 
 }  // namespace rv

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/state/state.hpp"
+#include "platform/gl/gl_heatmap.hpp"
 #include "platform/gl/gl_renderer.hpp"
 
 struct GLFWwindow;
@@ -25,7 +26,7 @@ constexpr int kSettleFrames = 6;
 struct Window {
   GLFWwindow* handle = nullptr;  // its GLFW user pointer is this Window
   GlRenderer renderer;
-  std::shared_ptr<Gpu> heatmaps;  // made with the renderer, drawn with its shader; render_frame gives it to the App
+  std::shared_ptr<GlHeatmap> heatmaps;  // made with the renderer, drawn with its shader; render_frame gives it to the App
   float font_scale = 0.0f;        // the scale the font atlas was built for
   std::vector<KeyEvent> keys;     // key events not yet handed to ImGui
   App* app = nullptr;             // for callbacks that act on the app (the desktop's dropped files)
@@ -33,6 +34,12 @@ struct Window {
   int frames_due = 0;             // frames still to draw for the last event
   int frames_sent = 0;            // frames drawn with this GL context's renderer
   std::function<void()> on_wake;  // called by wake(): the browser seam schedules a frame there
+  // Set by a seam whose surface keeps showing the last frame drawn (the browser's canvas): a frame that would draw
+  // the same pixels is not drawn (render_frame). The desktop draws every frame: after a swap its back buffer is
+  // undefined, and --screenshot reads it.
+  bool skip_unchanged = false;
+  std::uint64_t drawn_key = 0;  // a hash of what decided the last drawn frame's pixels (render_frame)
+  bool drawn_valid = false;     // false: the next frame is drawn whatever it shows
 };
 
 // Opens the window and sets up ImGui for it; every GLFW event (input, focus, resize, expose) wakes it. Returns
@@ -40,6 +47,8 @@ struct Window {
 std::string open_window(Window& w, const char* title, int width, int height);
 // Something happened (an event, a state change from outside the frame): the next kSettleFrames frames are due.
 void wake(Window& w);
+// The surface lost its pixels (resized, restored): the next frame is drawn whatever it shows.
+void redraw(Window& w);
 // A GLFW key pressed and released, through the key queue (the web page's on-screen keyboard).
 void tap_key(Window& w, int glfw_key);
 // After a frame: whether another is due. It is while the app animates (app_animating), a mouse button or key
@@ -51,7 +60,8 @@ void sync_scale(Window& w, const App& app);
 // After the GL context was lost and restored (browsers): every old GL name is dead, so build the
 // renderer, font texture and heatmaps (which re-upload every slot) again.
 void recreate_gl(Window& w);
-// One whole frame: events already polled; times the CPU work into app.ui.frame_ms. Returns "" or why nothing
+// One whole frame: events already polled; times the CPU work into app.ui.frame_ms. With skip_unchanged, a frame
+// whose draw lists and heatmaps are the last drawn frame's, with no picture wanted, sends nothing to the GPU. Returns "" or why nothing
 // can be drawn (the UI shader did not build).
 std::string render_frame(Window& w, App& app);
 

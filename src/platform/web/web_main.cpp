@@ -495,7 +495,8 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_rect(Web* web, const char* id) {
 // screen's); fonts and style scale with it here.
 EMSCRIPTEN_KEEPALIVE void rv_web_set_scale(Web* web, double ratio) {
   web->app.ui.scale = ratio >= 0.5 && ratio <= 8.0 ? float(ratio) : 1.0f;
-  rv::wake(web->window);  // the page calls this on every resize
+  rv::redraw(web->window);  // the page calls this on every resize, which may have cleared the canvas
+  rv::wake(web->window);
 }
 
 // A wheel turn from the page, in notches (page.js normalises the browser's pixel, line or page deltas), positive
@@ -566,6 +567,7 @@ int main() {
   ImGui::GetIO().ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;
   EM_ASM({ Module["rvStarted"]($0, $1); }, web, &web->labs);
   web->window.on_wake = rv_js_request_frame;
+  web->window.skip_unchanged = true;  // a WebGL canvas not drawn to keeps showing its last frame
   rv::wake(web->window);  // page.js draws the first frame as soon as main has returned
   return 0;               // the runtime stays: page.js draws the next frames (rv_web_frame) when they are due
 }
