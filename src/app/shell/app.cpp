@@ -235,7 +235,7 @@ void frame(App& app) {
   ImGui::SetNextWindowSize(io.DisplaySize);
   // No background of its own: the platform clears the canvas to the theme's WindowBg before each frame
   // (render_frame), and drawing it again over every pixel cost a software GPU a quarter of a frame (README
-  // "Building by hand").
+  // "Pixels on a software GPU").
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                                  ImGuiWindowFlags_NoBackground;

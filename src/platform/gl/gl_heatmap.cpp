@@ -27,6 +27,7 @@ void GlHeatmap::upload(HeatSlot slot, const float* values, int rows, int cols, s
   s.rows = rows;
   s.cols = cols;
   s.version = version;
+  ++uploads_;
 }
 
 void GlHeatmap::draw(ImDrawList* dl, HeatSlot slot, ImVec2 a, ImVec2 b, float vmin, float vmax) {
@@ -40,20 +41,13 @@ void GlHeatmap::draw(ImDrawList* dl, HeatSlot slot, ImVec2 a, ImVec2 b, float vm
   s.range[1] = vmax;
   const float drawn[7] = {float(int(slot)), a.x, a.y, b.x, b.y, vmin, vmax};
   drawn_ = hash_bytes(drawn_, drawn, sizeof drawn);
-  drawn_slots_ |= 1u << int(slot);
   dl->AddCallback(&GlHeatmap::callback, &s);
   dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
 }
 
 std::uint64_t GlHeatmap::take_drawn() {
-  std::uint64_t h = drawn_;
-  for (const Slot& s : slots_) {
-    if (!(drawn_slots_ & (1u << (&s - slots_)))) continue;
-    const std::uint64_t holds[3] = {s.version, std::uint64_t(s.rows), std::uint64_t(s.cols)};
-    h = hash_bytes(h, holds, sizeof holds);
-  }
+  const std::uint64_t h = hash_bytes(drawn_, &uploads_, sizeof uploads_);
   drawn_ = 0;
-  drawn_slots_ = 0;
   return h;
 }
 

@@ -32,11 +32,12 @@ class GlHeatmap final : public Gpu {
   ~GlHeatmap() override = default;
   void upload(HeatSlot slot, const float* values, int rows, int cols, std::uint64_t version) override;
   void draw(ImDrawList* dl, HeatSlot slot, ImVec2 a, ImVec2 b, float vmin, float vmax) override;
-  // What the quads drawn since the last call show (each one's slot, rectangle and range, and the data version and
-  // size its texture holds now) as a hash, then forgets them: with ImGui's draw lists, what decides a frame's pixels
+  // What the quads drawn since the last call show (each one's slot, rectangle and range) and whether a texture was
+  // uploaded since, as a hash, then forgets them: with ImGui's draw lists, what decides a frame's pixels
   // (render_frame).
   std::uint64_t take_drawn();
 
+ private:
   struct Slot {
     GlHeatmap* owner = nullptr;
     GLuint texture = 0;
@@ -46,13 +47,12 @@ class GlHeatmap final : public Gpu {
     float range[2] = {0, 1};
   };
 
- private:
   static void callback(const ImDrawList*, const ImDrawCmd* cmd);
   void render(const Slot& s, const ImVec4& clip);
 
   Slot slots_[int(HeatSlot::Count)];
-  std::uint64_t drawn_ = 0;   // the quads drawn since take_drawn(), hashed
-  unsigned drawn_slots_ = 0;  // and their slots, a bit each
+  std::uint64_t drawn_ = 0;    // the quads drawn since take_drawn(), hashed
+  std::uint64_t uploads_ = 0;  // textures uploaded so far
   GLuint program_, vao_ = 0;
   GLint max_side_;  // GL_MAX_TEXTURE_SIZE: larger grids are not uploaded
 };
