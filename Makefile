@@ -28,6 +28,7 @@ run: web
 # done (from a fresh clone 999 s against 1,018 s with both builds first: within this machine's noise). The browser
 # suite is the longer and keeps both cores busy itself (the software GPU: 55 CPU s in 28 s of the keyboard tests), so
 # it runs one file at a time (BROWSER_JOBS: three at a time took as long as one, 414 s against 391 s alone).
+# A test that hangs fails after 2 minutes (the longest takes 21 s on a loaded machine); no test times itself.
 BROWSER_JOBS ?= 1
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-units test-browser
@@ -36,7 +37,7 @@ test-units: native
 	@ctest --preset native -j $(JOBS)
 
 test-browser: web native-cli
-	@cd tests/web && node --test --test-concurrency=$(BROWSER_JOBS) .
+	@cd tests/web && node --test --test-concurrency=$(BROWSER_JOBS) --test-timeout=120000 .
 	@/usr/bin/python3 tests/web/serve_test.py
 
 test-asan: setup

@@ -14,9 +14,7 @@ const setHash = (page, hash) => page.evaluate((h) => new Promise((resolve) => {
 
 test('a 1 MB hash is rejected whole with one note; the view and the address keep the last good state', async () => {
   const page = await open('#position=9');
-  const t0 = Date.now();
-  await setHash(page, 'position=3&' + 'x'.repeat(1 << 20));
-  assert.ok(Date.now() - t0 < 5000, 'answered quickly');
+  await setHash(page, 'position=3&' + 'x'.repeat(1 << 20));  // a hang fails on the suite's --test-timeout
   await frames(page, 2);
   const s = await state(page);
   assert.equal(s.position, 9);
@@ -74,7 +72,6 @@ test('100k characters typed into the m field: the field takes what fits, a note,
   await frames(page, 3);
   await page.keyboard.press('Control+A');
   await frames(page, 2);
-  const t0 = Date.now();
   // The GLFW port reads characters from keypress events: 100k of them arrive before the next frame.
   await page.evaluate(() => {
     for (let i = 0; i < 100000; i++)
@@ -84,7 +81,6 @@ test('100k characters typed into the m field: the field takes what fits, a note,
   await frames(page, 3);
   await page.keyboard.press('Enter');
   await frames(page, 3);
-  assert.ok(Date.now() - t0 < 20000, `took ${Date.now() - t0} ms`);
   const s = await state(page);
   // The field keeps the 63 digits that fit; as a double that is ~1e62, which the parser clamps to the
   // largest position with a note (an S64 field read it with musl's sscanf as -1, and clamped to 0).
