@@ -10,6 +10,7 @@
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
+#include "core/rope/rope.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -18,7 +19,7 @@ namespace {
 // First pair whose wavelength 2 pi / theta_i exceeds `length` (pairs at and below it are longer).
 int first_pair_longer_than(const Eigen::VectorXd& inv_freq, double length) {
   for (int i = 0; i < inv_freq.size(); ++i)
-    if (kTwoPi / inv_freq[i] > length) return i;
+    if (rope_wavelength(inv_freq[i]) > length) return i;
   return int(inv_freq.size());
 }
 
@@ -71,7 +72,7 @@ void field_tooltip(const Model& m, const HeatFrame& f) {
     std::snprintf(last, sizeof last, "x·θᵢ = %s rad, cos = %s", format_sig(angle, 10).c_str(),
                   format_sig(std::cos(angle), 8).c_str());
   ImGui::SetTooltip("x = %s, pair i = %d\nθᵢ = %s, wavelength %s positions\n%s", format_sig(x, 10).c_str(), i,
-                    format_sig(m.inv_freq[i]).c_str(), format_sig(kTwoPi / m.inv_freq[i]).c_str(), last);
+                    format_sig(m.inv_freq[i]).c_str(), format_sig(rope_wavelength(m.inv_freq[i])).c_str(), last);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
+#include "core/rope/rope.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -155,30 +156,26 @@ void figures(const App& app) {
   ImGui::EndTable();
 }
 
-double wavelength_of(double theta) {
-  return kTwoPi / theta;
-}
-
 // The wavelength of each rotated pair (after rope_scaling) against the context and the length before extension.
 void wavelength_plot(const App& app, float height) {
   const Model& m = app.model;
   const ContextBudget& b = m.budget;
   const int pairs = m.rotary_pairs;
   if (pairs < 1) return;
-  const double lo = std::min(wavelength_of(m.inv_freq[0]), 1.0);
-  const double hi = std::max({wavelength_of(m.inv_freq[pairs - 1]), double(b.context), 10.0});
+  const double lo = std::min(rope_wavelength(m.inv_freq[0]), 1.0);
+  const double hi = std::max({rope_wavelength(m.inv_freq[pairs - 1]), double(b.context), 10.0});
   plot::Spec spec;
   spec.x = {"pair i", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"wavelength 2π/θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo))), hi * 2.0};
   if (!plot::begin_plot("budget_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   plot::plot_hline(double(b.context), theme::kLearned, "context");
   if (b.original) plot::plot_hline(double(b.original), theme::kKey, "before extension", true);
-  plot::plot_line_g("wavelength", pairs, [&](int i) { return wavelength_of(m.inv_freq[i]); },
+  plot::plot_line_g("wavelength", pairs, [&](int i) { return rope_wavelength(m.inv_freq[i]); },
                     {theme::kRope, 2.0f, plot::dots_for(pairs)});
   plot::end_plot([&](double x) {
     const int i = std::clamp(int(std::lround(x)), 0, pairs - 1);
     ImGui::Text("pair %d: θ = %s, wavelength %s positions", i, format_sig(m.inv_freq[i]).c_str(),
-                format_sig(wavelength_of(m.inv_freq[i])).c_str());
+                format_sig(rope_wavelength(m.inv_freq[i])).c_str());
   });
 }
 

@@ -16,7 +16,7 @@
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
-#include "core/base/format.hpp"
+#include "core/rope/rope.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -45,8 +45,8 @@ ExtensionPair extension_pair(const App& app, int i) {
   ExtensionPair e;
   e.theta = m.base_inv_freq[i];
   e.scaled = m.scaled_inv_freq[i];
-  e.wavelength = kTwoPi / e.theta;
-  e.scaled_wavelength = kTwoPi / e.scaled;
+  e.wavelength = rope_wavelength(e.theta);
+  e.scaled_wavelength = rope_wavelength(e.scaled);
   const double ratio = e.scaled / e.theta, factor = m.scaling.factor;
   e.interpolated = factor != 1.0 ? (1.0 - ratio) / (1.0 - 1.0 / factor) : 0.0;
   if (std::abs(ratio - 1.0) <= kSame)
@@ -198,10 +198,6 @@ ImU32 tint(Band b) {
   return b == Band::Kept ? kept_tint : b == Band::Interpolated ? interp_tint : blend_tint;
 }
 
-double wavelength_of(double theta) {
-  return kTwoPi / theta;  // and theta of a wavelength: its own inverse
-}
-
 // Dashed lines at the wavelengths where the method changes behaviour.
 void thresholds(const Params& p) {
   char buf[80];
@@ -212,7 +208,7 @@ void thresholds(const Params& p) {
     plot::plot_hline(kTwoPi * p.low_freq / p.original_max, theme::kLearned, buf, true);
   } else {
     std::snprintf(buf, sizeof buf, "λ = original_max = %s", format_sig(p.original_max).c_str());
-    plot::plot_hline(kTwoPi / p.original_max, theme::kMuted, buf, false);
+    plot::plot_hline(rope_wavelength(p.original_max), theme::kMuted, buf, false);
   }
 }
 
@@ -239,7 +235,7 @@ void draw_plot(const App& app, float height) {
   plot::Spec spec;
   spec.x = {"pair i", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo) - 0.05)), 2.0};
-  spec.right = {"λ = 2π/θᵢ", wavelength_of, wavelength_of, theme::kKey};
+  spec.right = {"λ = 2π/θᵢ", rope_wavelength, rope_wavelength, theme::kKey};
   if (!plot::begin_plot("extension_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   for (int i = 0; scaled && i < pairs; ++i) plot::plot_vspan(i - 0.5, i + 0.5, tint(extension_pair(app, i).band));
   thresholds(app.params);

@@ -10,6 +10,7 @@
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
+#include "core/rope/rope.hpp"
 #include "imgui.h"
 
 namespace rv {
@@ -124,7 +125,7 @@ PairView pair_view(const App& app, int i) {
   v.theta = m.inv_freq[i];
   v.angle = m.angles[i];
   v.angle_mod = std::fmod(v.angle, kTwoPi);
-  v.wavelength = kTwoPi / v.theta;
+  v.wavelength = rope_wavelength(v.theta);
   v.q = rope_pair(m.q, i, p);
   v.q_rot = rope_pair(m.q_rot, i, p);
   v.k_rot = rope_pair(m.k_rot, i, p);
@@ -184,7 +185,7 @@ std::string describe_rotations(const App& app) {
   const Model& m = app.model;
   const int pairs = int(m.inv_freq.size());
   int long_pairs = 0;
-  for (int i = 0; i < m.rotary_pairs; ++i) long_pairs += kTwoPi / m.inv_freq[i] > double(app.params.max_position);
+  for (int i = 0; i < m.rotary_pairs; ++i) long_pairs += rope_wavelength(m.inv_freq[i]) > double(app.params.max_position);
   return "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
          format_count(long_pairs) + " of " + plural(pairs, "pair", "pairs") + (long_pairs == 1 ? " has" : " have") +
          " a wavelength longer than max_position, so " +

@@ -11,6 +11,7 @@
 #include "app/text/report.hpp"
 #include "core/base/constants.hpp"
 #include "core/base/format.hpp"
+#include "core/rope/rope.hpp"
 
 namespace rv {
 
@@ -57,7 +58,7 @@ std::string encodings(const App& app) {
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < shown; ++i)
     rows.push_back({std::to_string(i), format_sig(m.inv_freq[i]), format_sig(m.angles[i]),
-                    format_sig(m.angles[i] / kTwoPi, 4), format_sig(kTwoPi / m.inv_freq[i], 4)});
+                    format_sig(m.angles[i] / kTwoPi, 4), format_sig(rope_wavelength(m.inv_freq[i]), 4)});
   out += table("RoPE's " + plural(pairs, "pair", "pairs") + " at m = " + at +
                    (shown < pairs ? " (the first " + std::to_string(shown) + ")" : ""),
                {"pair i", "theta_i", "angle m * theta_i (rad)", "turns", "wavelength 2 pi / theta_i"}, rows);

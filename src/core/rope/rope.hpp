@@ -27,6 +27,8 @@ std::optional<Error> check_rope_dims(int d_head, double base);
 
 // theta_i = 1 / base^(2i/d_head), i = 0..d_head/2-1                        # [d_head/2]
 Eigen::VectorXd rope_inv_freq(int d_head, double base);
+// lambda_i = 2 pi / theta_i: the positions pair i takes to turn once (and theta_i of a wavelength, its own inverse)
+inline double rope_wavelength(double theta) { return kTwoPi / theta; }
 // angle_i = position * theta_i (double, not reduced mod 2pi)                # [d_head/2]
 Eigen::VectorXd rope_angles(double position, const Eigen::VectorXd& inv_freq);
 // freqs[t, i] = positions[t] * theta_i, i.e. torch.outer(positions, inv_freq)  # [T, d_head/2]
