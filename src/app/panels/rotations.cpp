@@ -185,7 +185,8 @@ std::string describe_rotations(const App& app) {
   const Model& m = app.model;
   const int pairs = int(m.inv_freq.size());
   int long_pairs = 0;
-  for (int i = 0; i < m.rotary_pairs; ++i) long_pairs += rope_wavelength(m.inv_freq[i]) > double(app.params.max_position);
+  for (int i = 0; i < m.rotary_pairs; ++i)
+    long_pairs += rope_wavelength(m.inv_freq[i]) > double(app.params.max_position);
   return "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
          format_count(long_pairs) + " of " + plural(pairs, "pair", "pairs") + (long_pairs == 1 ? " has" : " have") +
          " a wavelength longer than max_position, so " +

@@ -52,8 +52,8 @@ ExportFile export_angles_csv(const App& app) {
   for (int i = 0; i < int(m.inv_freq.size()); ++i) {
     const Eigen::Vector2d q = rope_pair(m.q, i, p.pairing), qr = rope_pair(m.q_rot, i, p.pairing);
     const Eigen::Vector2d kr = rope_pair(m.k_rot, i, p.pairing);
-    append_row(out, {double(i), m.inv_freq[i], m.angles[i], std::fmod(m.angles[i], kTwoPi), rope_wavelength(m.inv_freq[i]),
-                     q[0], q[1], qr[0], qr[1], kr[0], kr[1]});
+    append_row(out, {double(i), m.inv_freq[i], m.angles[i], std::fmod(m.angles[i], kTwoPi),
+                     rope_wavelength(m.inv_freq[i]), q[0], q[1], qr[0], qr[1], kr[0], kr[1]});
   }
   return {"ropeviz-angles-" + export_tag(p) + ".csv", "text/csv", out};
 }
