@@ -104,7 +104,7 @@ std::string open_window(Window& w, const char* title, int width, int height) {
   return error;
 }
 
-void redraw(Window& w) { w.drawn_valid = false; }
+void redraw(Window& w) { w.drawn_key.reset(); }
 
 void wake(Window& w) {
   w.frames_due = kSettleFrames;
@@ -194,11 +194,8 @@ std::string render_frame(Window& w, App& app) {
   // (README "Pixels on a software GPU"): where the surface keeps its picture, such a frame is not drawn.
   if (w.skip_unchanged) {
     const std::uint64_t key = frame_key(*ImGui::GetDrawData(), *w.heatmaps);
-    if (w.drawn_valid && key == w.drawn_key && !app.ui.pending_picture) return timed();
+    if (key == w.drawn_key && !app.ui.pending_picture) return timed();
     w.drawn_key = key;
-    w.drawn_valid = true;
-  } else {
-    w.heatmaps->take_drawn();  // nothing to compare: this surface is drawn every frame
   }
   int fb_w = 0, fb_h = 0;
   glfwGetFramebufferSize(w.handle, &fb_w, &fb_h);

@@ -1,8 +1,10 @@
 // GLFW window + ImGui context (GLFW backend for input) + the app's GL renderer (gl_renderer.hpp), shared by the
 // desktop and browser loops.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +28,8 @@ constexpr int kSettleFrames = 6;
 struct Window {
   GLFWwindow* handle = nullptr;  // its GLFW user pointer is this Window
   GlRenderer renderer;
-  std::shared_ptr<GlHeatmap> heatmaps;  // made with the renderer, drawn with its shader; render_frame gives it to the App
+  // Made with the renderer, drawn with its shader; render_frame gives it to the App.
+  std::shared_ptr<GlHeatmap> heatmaps;
   float font_scale = 0.0f;        // the scale the font atlas was built for
   std::vector<KeyEvent> keys;     // key events not yet handed to ImGui
   App* app = nullptr;             // for callbacks that act on the app (the desktop's dropped files)
@@ -38,8 +41,9 @@ struct Window {
   // the same pixels is not drawn (render_frame). The desktop draws every frame: after a swap its back buffer is
   // undefined, and --screenshot reads it.
   bool skip_unchanged = false;
-  std::uint64_t drawn_key = 0;  // a hash of what decided the last drawn frame's pixels (render_frame)
-  bool drawn_valid = false;     // false: the next frame is drawn whatever it shows
+  // A hash of what decided the last drawn frame's pixels (render_frame); none: the next frame is drawn whatever it
+  // shows.
+  std::optional<std::uint64_t> drawn_key;
 };
 
 // Opens the window and sets up ImGui for it; every GLFW event (input, focus, resize, expose) wakes it. Returns
@@ -61,8 +65,8 @@ void sync_scale(Window& w, const App& app);
 // renderer, font texture and heatmaps (which re-upload every slot) again.
 void recreate_gl(Window& w);
 // One whole frame: events already polled; times the CPU work into app.ui.frame_ms. With skip_unchanged, a frame
-// whose draw lists and heatmaps are the last drawn frame's, with no picture wanted, sends nothing to the GPU. Returns "" or why nothing
-// can be drawn (the UI shader did not build).
+// whose draw lists and heatmaps are the last drawn frame's, with no picture wanted, sends nothing to the GPU.
+// Returns "" or why nothing can be drawn (the UI shader did not build).
 std::string render_frame(Window& w, App& app);
 
 }  // namespace rv
