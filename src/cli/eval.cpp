@@ -342,6 +342,7 @@ Result op_model(Request& r) {
   }
   json out;
   out["rope"] = info->rope ? rope_model_json(*info->rope) : json(nullptr);
+  if (info->rope_local) out["rope_local"] = rope_model_json(*info->rope_local);  // Gemma 3's sliding-attention layers
   out["absolute"] = info->absolute ? json{{"max_position", info->absolute->max_position},
                                           {"d", info->absolute->d},
                                           {"parameters", info->absolute->parameters}}

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Cross-check the `model` and `analyze` ops against an independent float64 re-implementation of transformers'
 modeling_rope_utils RoPE initialisation (default, linear, dynamic, yarn, longrope, llama3), for every fixture config
-in tests/fixtures/configs, with seq_len variants and synthetic configs. Exit 77 (skip) without torch."""
+in tests/fixtures/configs and configs_v5 (transformers 5's rope_parameters, read here through its legacy spelling),
+with seq_len variants and synthetic configs; Gemma 3's sliding layers (rope_local) at rope_local_base_freq. Exit 77
+(skip) without torch."""
 import glob
 import json
 import math
@@ -9,7 +11,7 @@ import os
 import sys
 
 import cli_harness
-from cli_harness import check, checks, failures
+from cli_harness import check, checks, failures, legacy_spelling
 
 try:
     import torch
@@ -20,6 +22,7 @@ except Exception as e:  # noqa: BLE001
 CLI = sys.argv[1] if len(sys.argv) > 1 else "build/native/ropeviz-cli"
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "fixtures", "configs")
+FIXTURES_V5 = os.path.join(HERE, "..", "fixtures", "configs_v5")
 REL = 1e-12
 worst = [0.0, ""]
 
@@ -148,21 +151,26 @@ def rel_err(a, b):
 
 
 def compare(name, cfg, seq_len=None):
+    """The request for cfg as written, and the reference's view of it: the language model's fields (text_config) in
+    the legacy spelling."""
     req = {"op": "model", "config": cfg}
     if seq_len is not None:
         req["seq_len"] = seq_len
-    return req, (name, cfg, seq_len)
+    if "text_config" in cfg and get(cfg, "hidden_size") is None:
+        cfg = cfg["text_config"]
+    return req, (name, legacy_spelling(cfg), seq_len)
 
 
 cases = []
-for path in sorted(glob.glob(os.path.join(FIXTURES, "*.json"))):
+for path in sorted(glob.glob(os.path.join(FIXTURES, "*.json")) + glob.glob(os.path.join(FIXTURES_V5, "*.json"))):
     cfg = json.load(open(path))
-    name = os.path.basename(path)
+    name = os.path.relpath(path, os.path.join(HERE, "..", "fixtures"))
     cases.append(compare(name, cfg))
-    rt = (cfg.get("rope_scaling") or {}).get("type") or (cfg.get("rope_scaling") or {}).get("rope_type")
+    seen = cases[-1][1][1]  # as the reference reads it
+    rt = (seen.get("rope_scaling") or {}).get("type") or (seen.get("rope_scaling") or {}).get("rope_type")
     if rt in ("dynamic", "longrope", "su"):
-        mp = get(cfg, "max_position_embeddings")
-        orig = get(cfg, "original_max_position_embeddings") or mp
+        mp = get(seen, "max_position_embeddings")
+        orig = get(seen, "original_max_position_embeddings") or mp
         for sl in (0, 1, orig - 1, orig, orig + 1, mp, mp + 1, 2 * mp, 3 * mp + 7):
             cases.append(compare("%s seq_len=%d" % (name, sl), cfg, sl))
 
@@ -253,12 +261,22 @@ for o, (req, (name, cfg, seq_len)) in zip(out, cases):
         (inner or top or mp)
     check(r["original_max_position_embeddings"] == orig, "%s: original_max_position_embeddings %s vs %s" %
           (name, r["original_max_position_embeddings"], orig))
+    local = "rope_local_base_freq" in cfg or mt in ("gemma3", "gemma3_text")
+    check(("rope_local" in o) == local, "%s: rope_local only for sliding layers of their own" % name)
+    if local and "rope_local" in o:  # Gemma 3's sliding layers: their base, default rope, the same heads
+        cl = {k: v for k, v in cfg.items() if k != "rope_scaling"}
+        cl["rope_theta"] = cfg.get("rope_local_base_freq", 10000.0)
+        head_dim, dim, base, rope_type, inv, att = ref_rope(cl, seq_len)
+        rl = o["rope_local"]
+        check((rl["head_dim"], rl["rotary_dims"], rl["base"], rl["rope_type"], rl["attention_factor"]) ==
+              (head_dim, dim, base, rope_type, att) and rel_err(rl["inv_freq"], inv) <= REL,
+              "%s: rope_local %s" % (name, {k: v for k, v in rl.items() if k != "inv_freq"}))
 
 # presets with a fixture give exactly what the fixture gives
 PRESET_FIXTURE = {"gpt2": "gpt2.json", "bert-base": "bert-base-arctic-embed-m.json", "llama-2-7b": "llama-2-7b.json",
                   "llama-3.1-8b": "llama-3.1-8b.json", "phi-3.5-mini": "phi-3.5-mini.json",
                   "deepseek-v2-lite": "deepseek-v2-lite.json", "gpt-neox": "redpajama-3b-gpt-neox.json",
-                  "minicpm-2b": "minicpm-2b.json", "gpt-j-6b": "gpt-j-6b.json"}
+                  "minicpm-2b": "minicpm-2b.json", "gpt-j-6b": "gpt-j-6b.json", "gemma-3-4b": "gemma-3-4b.json"}
 reqs = []
 for p, f in PRESET_FIXTURE.items():
     cfg = json.load(open(os.path.join(FIXTURES, f)))

@@ -3,9 +3,11 @@
 the runs shared out by --nproc 2, or by two processes started with torchrun's environment, must give the one-process
 document exactly (its seconds and tokens_per_s aside); --ddp --nproc 2 in float64 must train every run with losses
 within 1e-9 of one process's (a batch of 15 rows, split 7 + 8), the same bar stops and evaluation, and say
-"world_size": 2; a rank that fails (the script's ROPEVIZ_LAB_FAIL_RANK test hook) must fail the whole run with its
-message, promptly; a bad flag must be refused with exit 2 on every rank before any training. Exit 77 (skip) without
-torch."""
+"world_size": 2; --ddp over a world of one (--nproc 1, or torchrun's environment with WORLD_SIZE 1) likewise; a rank
+that fails (the script's ROPEVIZ_LAB_FAIL_RANK test hook) must fail the whole run with its own message, promptly,
+through public API only; a bad flag, --device cuda without a GPU, or nccl with more processes than GPUs must be refused
+with exit 2 on every rank before any training, naming both counts. Exit 77 (skip) without torch."""
+import re
 import contextlib
 import importlib.util
 import io
@@ -72,14 +74,97 @@ def free_port():
         return s.getsockname()[1]
 
 
-def torchrun_env(rank, port):
-    """What torchrun sets in rank `rank` of 2 on this machine."""
-    return {"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1",
-            "MASTER_PORT": str(port)}
+def torchrun_env(rank, port, world=2):
+    """What torchrun sets in rank `rank` of `world` on this machine."""
+    return {"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_WORLD_SIZE": str(world),
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
 
 
 def without_timing(doc):
     return {k: v for k, v in doc.items() if k not in TIMING}
+
+
+def compare_ddp(one, ddp, world, what):
+    """A --ddp document against one process's: the same settings, world_size, and every run within TOL."""
+    check(ddp.get("world_size") == world, "%s: world_size %r" % (what, ddp.get("world_size")))
+    check(set(ddp) == set(one) | {"world_size"}, "%s: one process's keys and world_size: %r" % (what, sorted(ddp)))
+    check({k: v for k, v in without_timing(ddp).items() if k not in ("methods", "world_size")} ==
+          {k: v for k, v in without_timing(one).items() if k != "methods"}, "%s: the same settings" % what)
+    worst = 0.0
+    for m in ("rope", "learned"):
+        a, b = one["methods"][m], ddp["methods"][m]
+        for ra, rb in zip(a["runs"], b["runs"]):
+            tag = "%s %s seed %d" % (what, m, ra["seed"])
+            check(rb["seed"] == ra["seed"] and rb["steps"] == ra["steps"] and rb["reached_bar"] ==
+                  ra["reached_bar"] and rb["error"] == ra["error"], "%s: seed, steps, bar, error" % tag)
+            check(len(rb["train_loss"]) == len(ra["train_loss"]) == ra["steps"], "%s: a loss a step" % tag)
+            gap = max(abs(x - y) for x, y in zip(ra["train_loss"], rb["train_loss"]))
+            worst = max(worst, gap)
+            check(gap <= TOL, "%s: losses differ by %.3g" % (tag, gap))
+            for key in ("accuracy", "token_accuracy", "table_row_change"):
+                x, y = ra.get(key, []), rb.get(key, [])
+                check(len(x) == len(y) and all(u == v or None not in (u, v) and abs(u - v) <= TOL
+                                               for u, v in zip(x, y)),
+                      "%s: %s %r, one process %r" % (tag, key, y, x))
+        check(a["train_loss"][-1] < 0.8 * a["train_loss"][0], "%s: the loss falls" % m)
+    print("%s, float64: worst |loss - one process's loss| %.3g" % (what, worst))
+
+
+def refusals(script, tmp):
+    """Flags main refuses with exit 2 before it starts a process or trains (nothing on stdout), with the GPUs PyTorch
+    sees set by hand (torch.cuda.device_count) for the nccl cases; and --ddp accepted under torchrun."""
+    spec = importlib.util.spec_from_file_location("ropeviz_lab", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    saved, device_count = dict(os.environ), mod.torch.cuda.device_count
+    printed = io.StringIO()
+    bad = os.path.join(tmp, "bad.json")
+    for args, env, gpus, text in [
+            (["--nproc", "0"], {}, None, "--nproc must be at least 1"),
+            (["--nproc", "2", "--ddp", "--batch", "1"], {}, None, "--batch must be at least that"),
+            (["--ddp"], {}, None, "--ddp trains each run in a process group: add --nproc N (1 or more)"),
+            (["--nproc", "2"], torchrun_env(0, 29500), None, "--nproc starts its own processes"),
+            ([], {"RANK": "0"}, None, "RANK set, but not WORLD_SIZE, MASTER_ADDR, MASTER_PORT"),
+            (["--timeout", "0"], {}, None, "--timeout must be positive"),
+            (["--batch", "0"], {}, None, "--batch must be at least 1"),
+            (["--device", "cuda"], {}, 0, "1 process on this machine, and PyTorch sees no GPU here "
+                                          "(torch.cuda.device_count() is 0)"),
+            (["--device", "cuda", "--nproc", "2"], {}, 0, "2 processes on this machine, and PyTorch sees no GPU"),
+            (["--device", "cuda", "--ddp"], torchrun_env(0, 29500), 0, "2 processes on this machine, and PyTorch "
+                                                                       "sees no GPU"),
+            (["--device", "cuda", "--nproc", "2", "--ddp"], {}, 1,
+             "runs nccl, which needs a GPU of its own for each process: 2 processes on this machine, 1 GPU"),
+            (["--device", "cuda", "--ddp"], torchrun_env(1, 29500, world=3), 2,
+             "3 processes on this machine, 2 GPUs"),
+            (["--device", "cuda:0", "--nproc", "2", "--ddp"], {}, 2, "2 processes on this machine, 2 GPUs "
+                                                                     "(start at most 1"),
+            (["--device", "cuda:2"], {}, 2, "PyTorch sees 2 GPUs here (cuda:0 to cuda:1)"),
+            (["--device", "gpu"], {}, None, "--device gpu:")]:
+        os.environ.clear()
+        os.environ.update(ENV, **env)
+        mod.torch.cuda.device_count = device_count if gpus is None else (lambda n=gpus: n)
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(printed):
+                mod.main(["--device", "cpu"] + args + ["--out", bad])
+            code = 0
+        except SystemExit as e:
+            code = e.code
+        check(code == 2 and text in err.getvalue(), "%s %s: exit %r, %r" % (env, args, code, err.getvalue()[-300:]))
+    mod.torch.cuda.device_count = device_count
+    check(printed.getvalue() == "" and not os.path.exists(bad), "refused runs print nothing: %r" % printed.getvalue())
+    os.environ.clear()
+    os.environ.update(saved)
+    os.environ.update(torchrun_env(1, 29500))
+    o = mod.parse_args(["--ddp", "--device", "cpu"])  # torchrun's world of 2
+    check(o.ddp and mod.launched() == (1, 2, 1), "under torchrun's environment --ddp is accepted: %r" % (
+        mod.launched(),))
+    os.environ.clear()
+    os.environ.update(torchrun_env(0, 29500, world=1))
+    o = mod.parse_args(["--ddp", "--device", "cpu"])
+    check(o.ddp and mod.launched() == (0, 1, 0), "torchrun's world of one: --ddp is accepted")
+    os.environ.clear()
+    os.environ.update(saved)
 
 
 t_start = time.perf_counter()
@@ -87,7 +172,13 @@ with tempfile.TemporaryDirectory() as tmp:
     p = subprocess.run([CLI, "lab-export", tmp, *FLAGS], capture_output=True, text=True, timeout=120)
     check(p.returncode == 0, "lab-export: exit %d: %s" % (p.returncode, p.stderr))
     script, data = os.path.join(tmp, "ropeviz_lab.py"), os.path.join(tmp, "ropeviz_lab_data.json")
-    out = {name: os.path.join(tmp, name + ".json") for name in ("one", "shared", "torchrun", "ddp", "failed")}
+    out = {name: os.path.join(tmp, name + ".json")
+           for name in ("one", "shared", "torchrun", "ddp", "failed", "ddp1", "torchrun1")}
+    with open(script) as f:
+        source = f.read()
+    private = sorted(set(re.findall(r"\b(?:torch|mp|dist|ranks|e)\.(?:\w+\.)*_(?!_)\w*", source)) |
+                     set(re.findall(r"error_queues", source)))
+    check(not private, "the script uses only PyTorch's public API: %r" % private)
 
     # ---- one process, the reference; --nproc 2 at the same time (the two share the machine) ------------------------
     one_p = start(script, ["--dtype", "float64", "--data", data, "--out", out["one"]])
@@ -137,70 +228,26 @@ with tempfile.TemporaryDirectory() as tmp:
     code, stdout, err = finish(ddp_p)
     ddp = document(out["ddp"], "--ddp --nproc 2", code, err)
     if one and ddp:
-        check(ddp.get("world_size") == 2, "--ddp: world_size %r" % ddp.get("world_size"))
-        check(set(ddp) == set(one) | {"world_size"}, "--ddp: one process's keys and world_size: %r" % sorted(ddp))
-        check({k: v for k, v in without_timing(ddp).items() if k not in ("methods", "world_size")} ==
-              {k: v for k, v in without_timing(one).items() if k != "methods"}, "--ddp: the same settings")
-        worst = 0.0
-        for m in ("rope", "learned"):
-            a, b = one["methods"][m], ddp["methods"][m]
-            for ra, rb in zip(a["runs"], b["runs"]):
-                tag = "--ddp %s seed %d" % (m, ra["seed"])
-                check(rb["seed"] == ra["seed"] and rb["steps"] == ra["steps"] and rb["reached_bar"] ==
-                      ra["reached_bar"] and rb["error"] == ra["error"], "%s: seed, steps, bar, error" % tag)
-                check(len(rb["train_loss"]) == len(ra["train_loss"]) == ra["steps"], "%s: a loss a step" % tag)
-                gap = max(abs(x - y) for x, y in zip(ra["train_loss"], rb["train_loss"]))
-                worst = max(worst, gap)
-                check(gap <= TOL, "%s: losses differ by %.3g" % (tag, gap))
-                for key in ("accuracy", "token_accuracy", "table_row_change"):
-                    x, y = ra.get(key, []), rb.get(key, [])
-                    check(len(x) == len(y) and all(u == v or None not in (u, v) and abs(u - v) <= TOL
-                                                   for u, v in zip(x, y)),
-                          "%s: %s %r, one process %r" % (tag, key, y, x))
-            check(a["train_loss"][-1] < 0.8 * a["train_loss"][0], "%s: the loss falls" % m)
-        print("--ddp --nproc 2, float64: worst |loss - one process's loss| %.3g" % worst)
+        compare_ddp(one, ddp, 2, "--ddp --nproc 2")
     check("[rank 1/2]" not in stdout and "[rank 0/2] learned seed 1 at the bar after 30 steps" in stdout,
           "--ddp: rank 0 reports: %r" % stdout[-1500:])
+
+    # ---- --ddp over a world of one: --nproc 1, and torchrun's environment with WORLD_SIZE 1 ---------------------------
+    ddp1_p = start(script, ["--dtype", "float64", "--data", data, "--out", out["ddp1"], "--nproc", "1", "--ddp"])
+    torchrun1_p = start(script, ["--dtype", "float64", "--data", data, "--out", out["torchrun1"], "--ddp"],
+                        torchrun_env(0, free_port(), world=1))
+    for name, p, what in (("ddp1", ddp1_p, "--ddp --nproc 1"), ("torchrun1", torchrun1_p, "--ddp, torchrun's world 1")):
+        code, stdout, err = finish(p)
+        doc = document(out[name], what, code, err)
+        if one and doc:
+            compare_ddp(one, doc, 1, what)
 
     # ---- bad flags: exit 2 on every rank, before any training ------------------------------------------------------
     for r, (code, stdout, err) in enumerate([finish(p) for p in ranks]):
         check(code == 2 and "--steps must be at least 1" in err and "step" not in stdout,
               "torchrun's environment, rank %d refuses --steps -1: exit %r, %r" % (r, code, err[-300:]))
     check(not os.path.exists(os.path.join(tmp, "bad.json")), "a refused run writes no document")
-
-    spec = importlib.util.spec_from_file_location("ropeviz_lab", script)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    saved = dict(os.environ)
-    printed = io.StringIO()  # main refuses these before it starts a process or trains (nothing on stdout)
-    for args, env, text in [(["--nproc", "0"], {}, "--nproc must be at least 1"),
-                            (["--nproc", "2", "--ddp", "--batch", "1"], {}, "--batch must be at least that"),
-                            (["--ddp"], {}, "--ddp trains each run across several processes"),
-                            (["--ddp", "--nproc", "1"], {}, "--ddp trains each run across several processes"),
-                            (["--nproc", "2"], torchrun_env(0, 29500), "--nproc starts its own processes"),
-                            ([], {"RANK": "0"}, "RANK set, but not WORLD_SIZE, MASTER_ADDR, MASTER_PORT"),
-                            (["--timeout", "0"], {}, "--timeout must be positive"),
-                            (["--batch", "0"], {}, "--batch must be at least 1")]:
-        os.environ.clear()
-        os.environ.update(ENV, **env)
-        err = io.StringIO()
-        try:
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(printed):
-                mod.main(args + ["--device", "cpu", "--out", os.path.join(tmp, "bad.json")])
-            code = 0
-        except SystemExit as e:
-            code = e.code
-        check(code == 2 and text in err.getvalue(), "%s %s: exit %r, %r" % (env, args, code, err.getvalue()[-300:]))
-    check(printed.getvalue() == "" and not os.path.exists(os.path.join(tmp, "bad.json")),
-          "refused runs print nothing: %r" % printed.getvalue())
-    os.environ.clear()
-    os.environ.update(saved)
-    os.environ.update(torchrun_env(1, 29500))
-    o = mod.parse_args(["--ddp"])  # torchrun's world of 2
-    check(o.ddp and mod.launched() == (1, 2, 1), "under torchrun's environment --ddp is accepted: %r" % (
-        mod.launched(),))
-    os.environ.clear()
-    os.environ.update(saved)
+    refusals(script, tmp)
 
 print("%d checks, %d failures (%.1f s)" % (checks[0], len(failures), time.perf_counter() - t_start))
 sys.exit(1 if failures else 0)

@@ -1,5 +1,6 @@
 // libFuzzer target: text through parse_json (a parsed DOM, written out again, parses to the same DOM) and through
-// parse_hf_config -> derive_model (positive finite inv_freq of rotary_dims/2 entries, or a BadRequest naming a field).
+// parse_hf_config -> derive_model (positive finite inv_freq of rotary_dims/2 entries, for rope and Gemma 3's rope_local,
+// or a BadRequest naming a field).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -118,7 +119,11 @@ bool names_a_field(const std::string& message) {
                                        "num_key_value_heads",
                                        "rms_norm_eps",
                                        "layer_norm_eps",
-                                       "layer_norm_epsilon"};
+                                       "layer_norm_epsilon",
+                                       "rope_parameters",
+                                       "rope_local_base_freq",
+                                       "layer_types",
+                                       "sliding_window_pattern"};
   for (const char* f : fields)
     if (message.find(f) != std::string::npos) return true;
   return false;
@@ -129,6 +134,8 @@ void check_failure(const rv::Error& e) {
   RV_FUZZ_CHECK(names_a_field(e.message));
 }
 
+void check_rope(const rv::HfConfig& c, const rv::RopeModel& r);
+
 void check_derived(const rv::HfConfig& c, std::optional<double> seq_len) {
   const rv::Expected<rv::ModelInfo> m = rv::derive_model(c, seq_len);
   if (!m) return check_failure(m.error());
@@ -138,7 +145,12 @@ void check_derived(const rv::HfConfig& c, std::optional<double> seq_len) {
     RV_FUZZ_CHECK(a.max_position > 0 && a.d > 0 && a.parameters / a.d == a.max_position);
     return;
   }
-  const rv::RopeModel& r = *m->rope;
+  RV_FUZZ_CHECK(!m->rope_local || m->rope_local->rotary_dims == m->rope->rotary_dims);
+  for (const std::optional<rv::RopeModel>& rope : {m->rope, m->rope_local})
+    if (rope) check_rope(c, *rope);
+}
+
+void check_rope(const rv::HfConfig& c, const rv::RopeModel& r) {
   // MLA (DeepSeek): qk_rope_head_dim is a width of its own, and may exceed hidden_size / heads (V3: 64 > 56).
   const bool mla = c.qk_rope_head_dim && !c.partial_rotary_factor && !c.rotary_pct && !c.rotary_dim;
   RV_FUZZ_CHECK(r.head_dim > 0 && r.rotary_dims > 0 && r.rotary_dims % 2 == 0 && (mla || r.rotary_dims <= r.head_dim));

@@ -235,6 +235,44 @@ TEST_CASE("a loaded config.json becomes model=config, with the same frequencies 
   CHECK(ui.app.model.inv_freq == preset_rope("llama-3.1-8b", 6.0).inv_freq);
 }
 
+TEST_CASE("configs transformers 5 wrote (rope_parameters): dropped, they give their legacy spelling's frequencies") {
+  Headless ui;
+  CHECK(ui.set_state("tab_top=context_budget").empty());
+  std::vector<std::string> notes;
+  const std::string pi4 = read_file(RV_SOURCE_DIR "/tests/fixtures/configs_v5/llama-bytes-pi4.json");
+  CHECK(rv::load_config(ui.app.params, pi4, "config.json", pi4.size(), notes));
+  ui.frame();
+  REQUIRE(ui.app.model.real.has_value());
+  REQUIRE(ui.app.model.real->info.rope.has_value());
+  CHECK(ui.app.model.real->info.rope->rope_type == "linear");  // linear x4, which the reader once dropped
+  CHECK(ui.app.model.inv_freq[0] == 0.25);
+  CHECK(ui.app.model.budget.context == 2048);
+  CHECK_FALSE(ui.app.model.budget_local.has_value());
+  // Gemma 3 by layer type: the Context budget has both bases, as the v4 spelling (rope_local_base_freq) gives
+  for (const char* path : {RV_SOURCE_DIR "/tests/fixtures/configs_v5/gemma-3-4b.json",
+                           RV_SOURCE_DIR "/tests/fixtures/configs/gemma-3-4b.json"}) {
+    CAPTURE(path);
+    const std::string text = read_file(path);
+    CHECK(rv::load_config(ui.app.params, text, "config.json", text.size(), notes));
+    ui.frame();
+    REQUIRE(ui.app.model.real.has_value());
+    REQUIRE(ui.app.model.real->info.rope_local.has_value());
+    CHECK(ui.app.model.real->info.rope->base == 1e6);
+    CHECK(ui.app.model.real->info.rope_local->base == 10000.0);
+    REQUIRE(ui.app.model.budget_local.has_value());
+    CHECK(ui.app.model.budget_local->critical_dim == rv::rope_critical_dim(256, 10000.0, 131072.0));
+    CHECK(ui.app.model.budget.critical_dim == rv::rope_critical_dim(256, 1e6, 131072.0));
+    CHECK(contains(rv::describe(ui.app), "Its sliding-attention layers rotate at their own base 10,000 (default; the "
+                                         "figures above are the full-attention layers', at base 1,000,000)"));
+  }
+  CHECK(ui.set_state("model=gemma-3-4b&tab_top=context_budget").empty());
+  ui.frames(2);
+  CHECK(ui.app.model.budget_local.has_value());
+  CHECK(ui.set_state("model=llama-3.1-8b").empty());
+  ui.frame();
+  CHECK_FALSE(ui.app.model.budget_local.has_value());
+}
+
 TEST_CASE("bad config.json files (tests/fixtures/bad_configs.jsonl): a note naming the field, nothing changes") {
   std::ifstream in(RV_SOURCE_DIR "/tests/fixtures/bad_configs.jsonl");
   std::string line;

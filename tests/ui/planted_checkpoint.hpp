@@ -17,6 +17,7 @@ struct PlantedShape {
   double base = 10000.0;
   long long extra_rows = 0;    // an embed_tokens [extra_rows, hidden] of zeros: a large tensor the walk never reads
   std::string skip;            // a tensor name left out ("model.layers.1.self_attn.k_proj.weight"), or ""
+  bool qk_norm = false;        // q_norm / k_norm weights of zeros per layer (Gemma 3's, which multiply by 1 + w)
 };
 
 // Deterministic values in about [-0.05, 0.05] (a 64-bit LCG), so every test sees the same weights.
@@ -47,6 +48,9 @@ inline std::vector<TensorToWrite> planted_tensors(const PlantedShape& m) {
     out.push_back({p + "self_attn.q_proj.weight", {m.heads * m.head_dim, m.hidden}, std::move(q)});
     out.push_back({p + "self_attn.k_proj.weight", {m.kv_heads * m.head_dim, m.hidden}, std::move(k)});
     out.push_back({p + "input_layernorm.weight", {m.hidden}, std::vector<double>(std::size_t(m.hidden), 1.0)});
+    if (m.qk_norm)
+      for (const char* norm : {"self_attn.q_norm.weight", "self_attn.k_norm.weight"})
+        out.push_back({p + norm, {m.head_dim}, std::vector<double>(std::size_t(m.head_dim), 0.0)});
   }
   if (m.extra_rows)
     out.push_back({"model.embed_tokens.weight", {m.extra_rows, m.hidden},

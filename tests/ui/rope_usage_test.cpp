@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -99,6 +100,36 @@ TEST_CASE("rope_usage walk: the context and the pairs past it are the Context bu
   CHECK(beyond == app.model.budget.scaled_pairs_without_turn);
   CHECK(beyond > 0);
   CHECK(contains(ui.frame_sentences(), "exceed the 512-position context"));
+}
+
+TEST_CASE("rope_usage walk, Gemma 3: sliding layers at rope_local_base_freq, full layers at rope_theta, apart") {
+  PlantedShape shape;
+  shape.layers = 6;  // sliding_window_pattern 2: layers 1, 3 and 5 are full attention
+  shape.head_dim = 16;
+  shape.hidden = 64;
+  shape.max_position = 512;
+  shape.qk_norm = true;
+  std::string config = rv::test::planted_config(shape, "gemma3_text");
+  config.insert(config.size() - 1, ", \"rope_local_base_freq\": 100.0, \"sliding_window_pattern\": 2");
+  Headless ui;
+  rv::App& app = ui.app;
+  ui.set_state("tab_bottom=rope_usage");
+  REQUIRE(rv::install_weights(app.params, open_llama(rv::test::planted_checkpoint(shape), config), app.ui.notes));
+  ui.frames(8);
+  REQUIRE(!app.usage.active);
+  const rv::RopeUsage& r = app.usage.usage;
+  CHECK(r.local == std::vector<bool>{true, false, true, false, true, false});
+  CHECK(r.base == 10000.0);
+  CHECK(r.base_local == 100.0);
+  REQUIRE(r.wavelength_local.size() == 8);
+  CHECK(r.wavelength_local[1] == doctest::Approx(2 * 3.141592653589793 * std::pow(100.0, 2.0 / 16)));
+  CHECK(app.usage.sliding_layers == 3);
+  REQUIRE(app.usage.q_sliding.size() == 8);
+  CHECK(app.usage.q_sliding.maxCoeff() == doctest::Approx(app.usage.q_sliding[shape.planted_pair]));
+  CHECK(app.usage.q_full[shape.planted_pair] > 5 * app.usage.q_full[0]);  // the planted pair, in both kinds
+  CHECK(contains(ui.frame_sentences(), "Two bases: 3 sliding-attention layers rotate at base 100 (wavelengths"));
+  REQUIRE(app.model.budget_local.has_value());
+  CHECK(app.model.budget_local->first_negative_m.has_value());
 }
 
 TEST_CASE("rope_usage walk: Stop keeps the layers done and says so") {

@@ -143,17 +143,35 @@ void scaling_and_precision(const ContextBudget& b) {
          theme::kOk);
 }
 
-void figures(const App& app) {
+bool begin_figures(const char* id) {
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
-  if (!ImGui::BeginTable("budget", 3, flags)) return;
+  if (!ImGui::BeginTable(id, 3, flags)) return false;
   ImGui::TableSetupColumn("figure (hover: formula)", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.1f);
   ImGui::TableSetupColumn("against which length", ImGuiTableColumnFlags_WidthStretch, 2.0f);
   ImGui::TableHeadersRow();
-  turns(app.model.budget);
-  scaling_and_precision(app.model.budget);
-  ImGui::EndTable();
+  return true;
+}
+
+void figures(const App& app) {
+  if (begin_figures("budget")) {
+    turns(app.model.budget);
+    scaling_and_precision(app.model.budget);
+    ImGui::EndTable();
+  }
+  const RealModel* real = app.model.real ? &*app.model.real : nullptr;
+  if (!app.model.budget_local || !real || !real->info.rope_local) return;
+  // Gemma 3: the sliding-attention layers rotate at their own base; the same turn figures for them
+  ImGui::TextColored(theme::vec(theme::kLearned), "Sliding-attention layers: base %s, %s",
+                     format_sig(real->info.rope_local->base, 6).c_str(), real->info.rope_local->rope_type.c_str());
+  hover_tip("Gemma 3 rotates its sliding-attention layers at rope_local_base_freq (transformers 5: "
+            "rope_parameters.sliding_attention) and its full-attention layers at rope_theta with the rope_scaling: "
+            "the table above is the full layers'.");
+  if (begin_figures("budget_local")) {
+    turns(*app.model.budget_local);
+    ImGui::EndTable();
+  }
 }
 
 // The wavelength of each rotated pair (after rope_scaling) against the context and the length before extension.
@@ -162,8 +180,16 @@ void wavelength_plot(const App& app, float height) {
   const ContextBudget& b = m.budget;
   const int pairs = m.rotary_pairs;
   if (pairs < 1) return;
-  const double lo = std::min(rope_wavelength(m.inv_freq[0]), 1.0);
-  const double hi = std::max({rope_wavelength(m.inv_freq[pairs - 1]), double(b.context), 10.0});
+  // Gemma 3's sliding layers, drawn beside the full ones when they have as many pairs
+  const RopeModel* local = m.real && m.real->info.rope_local && m.real->info.rope_local->inv_freq.size() >= pairs
+                               ? &*m.real->info.rope_local
+                               : nullptr;
+  double lo = std::min(rope_wavelength(m.inv_freq[0]), 1.0);
+  double hi = std::max({rope_wavelength(m.inv_freq[pairs - 1]), double(b.context), 10.0});
+  if (local) {
+    lo = std::min(lo, rope_wavelength(local->inv_freq[0]));
+    hi = std::max(hi, rope_wavelength(local->inv_freq[pairs - 1]));
+  }
   plot::Spec spec;
   spec.x = {"pair i", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"wavelength 2π/θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo))), hi * 2.0};
@@ -172,6 +198,9 @@ void wavelength_plot(const App& app, float height) {
   if (b.original) plot::plot_hline(double(b.original), theme::kKey, "before extension", true);
   plot::plot_line_g("wavelength", pairs, [&](int i) { return rope_wavelength(m.inv_freq[i]); },
                     {theme::kRope, 2.0f, plot::dots_for(pairs)});
+  if (local)
+    plot::plot_line_g("sliding layers", pairs, [&](int i) { return rope_wavelength(local->inv_freq[i]); },
+                      {theme::kLearned, 1.5f, plot::dots_for(pairs), true});
   plot::end_plot([&](double x) {
     const int i = std::clamp(int(std::lround(x)), 0, pairs - 1);
     ImGui::Text("pair %d: θ = %s, wavelength %s positions", i, format_sig(m.inv_freq[i]).c_str(),
@@ -211,6 +240,20 @@ void show_context_budget(App& app) {
                                 ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y));
 }
 
+// Gemma 3's sliding layers, for the text view: their base and turn figures ("" for every other model).
+std::string describe_local(const App& app) {
+  const RealModel* real = app.model.real ? &*app.model.real : nullptr;
+  if (!app.model.budget_local || !real || !real->info.rope_local) return "";
+  const ContextBudget& l = *app.model.budget_local;
+  char first[64];
+  return " Its sliding-attention layers rotate at their own base " + format_sig(real->info.rope_local->base, 6) +
+         " (" + real->info.rope_local->rope_type + "; the figures above are the full-attention layers', at base " +
+         format_sig(real->info.rope->base, 6) + "): critical dimension " + format_count(l.critical_dim) + " of " +
+         format_count(l.rotary_dims) + " dims, " + format_count(l.pairs_without_turn) + " of " +
+         format_count(l.rotary_dims / 2) + " pairs never complete a turn, the cosine sum " +
+         (l.first_negative_m ? "turns negative at " : "") + first_negative_words(l, first, sizeof first) + ".";
+}
+
 std::string describe_context_budget(const App& app) {
   const ContextBudget& b = app.model.budget;
   char first[64], length[112];
@@ -227,7 +270,7 @@ std::string describe_context_budget(const App& app) {
          first_negative_words(b, first, sizeof first) +
          "; rope_scaling: " + format_count(b.kept) + " pairs kept, " + format_count(b.blended) + " blended, " +
          format_count(b.divided) + " divided; RoPE has 0 parameters, a learned table of the context would have " +
-         format_count(b.learned_parameters) + ".";
+         format_count(b.learned_parameters) + "." + describe_local(app);
 }
 
 }  // namespace rv

@@ -59,32 +59,50 @@ void wavelength_plot(const UsageWalk& u, float width) {
   formula_tip("x: wavelength 2 pi / theta_i in positions (log), theta_i the model's frequencies after its rope_scaling; "
               "y: the gain averaged over the measured layers and heads (q, and k over key heads). The dashed line is "
               "the context (max_position_embeddings, from the Context budget); tinted: pairs whose wavelength exceeds "
-              "it, which never complete a turn inside it.");
+              "it, which never complete a turn inside it. Gemma 3: its full-attention layers' means at their "
+              "wavelengths, its sliding layers' at theirs (rope_local_base_freq).");
   if (r.q.empty() || half < 1) return;
+  const bool two = r.wavelength_local.size() == half;  // Gemma 3: full and sliding layers, each at its own wavelengths
+  double lo = r.wavelength.minCoeff(), hi = r.wavelength.maxCoeff();
+  if (two) {
+    lo = std::min(lo, r.wavelength_local.minCoeff());
+    hi = std::max(hi, r.wavelength_local.maxCoeff());
+  }
   plot::Spec spec;
-  spec.x = {"wavelength (positions, log)", plot::Scale::Log10, r.wavelength.minCoeff() / 1.5, r.wavelength.maxCoeff() * 1.5};
+  spec.x = {"wavelength (positions, log)", plot::Scale::Log10, lo / 1.5, hi * 1.5};
   spec.y = {"mean gain"};
   const float h = std::clamp(width * 0.35f, 7.0f * ImGui::GetTextLineHeight(), 12.0f * ImGui::GetTextLineHeight());
   if (!plot::begin_plot("usage_wavelength", ImVec2(width, h), spec)) return;
   if (u.context > 0) {
     char label[48], n[28];
     std::snprintf(label, sizeof label, "context %s", format_count(u.context, n, sizeof n));
-    if (r.wavelength.maxCoeff() > double(u.context))
-      plot::plot_vspan(double(u.context), r.wavelength.maxCoeff() * 1.5, kBeyondTint);
+    if (hi > double(u.context)) plot::plot_vspan(double(u.context), hi * 1.5, kBeyondTint);
     plot::plot_vline(double(u.context), theme::kLearned, label);
   }
   const float dots = plot::dots_for(half);
-  plot::series_begin("q", {theme::kRope, 1.5f, dots});
-  for (int i = 0; i < half; ++i) plot::series_point(r.wavelength[i], r.q_mean[i]);
-  plot::series_begin("k", {theme::kKey, 1.5f, dots, true});  // dashed: q stays visible where the two coincide
-  for (int i = 0; i < half; ++i) plot::series_point(r.wavelength[i], r.k_mean[i]);
+  const auto series = [&](const char* label, const Eigen::VectorXd& at, const Eigen::VectorXd& gain, plot::Style s) {
+    if (gain.size() != half) return;
+    plot::series_begin(label, s);
+    for (int i = 0; i < half; ++i) plot::series_point(at[i], gain[i]);
+  };
+  if (two) {
+    series("q, full layers", r.wavelength, u.q_full, {theme::kRope, 1.5f, dots});
+    series("k, full layers", r.wavelength, u.k_full, {theme::kKey, 1.5f, dots, true});
+    series("q, sliding layers", r.wavelength_local, u.q_sliding, {theme::kLearned, 1.5f, dots});
+    series("k, sliding layers", r.wavelength_local, u.k_sliding, {theme::kMuted, 1.5f, dots, true});
+  } else {
+    series("q", r.wavelength, r.q_mean, {theme::kRope, 1.5f, dots});
+    series("k", r.wavelength, r.k_mean, {theme::kKey, 1.5f, dots, true});  // dashed: q visible where they coincide
+  }
   if (u.strongest >= 0) plot::plot_marker("strongest", r.wavelength[u.strongest], r.q_mean[u.strongest], theme::kOk);
   plot::end_plot([&r, &u, half](double x) {
     int best = 0;  // the pair nearest the cursor on the log axis
     for (int i = 1; i < half; ++i)
       if (std::abs(std::log(r.wavelength[i] / x)) < std::abs(std::log(r.wavelength[best] / x))) best = i;
     ImGui::Text("pair %d: wavelength %.5g%s", best, r.wavelength[best], u.beyond[std::size_t(best)] ? " (past the context)" : "");
-    ImGui::Text("mean gain q %.5g, k %.5g", r.q_mean[best], r.k_mean[best]);
+    ImGui::Text("mean gain q %.5g, k %.5g (all layers)", r.q_mean[best], r.k_mean[best]);
+    if (r.wavelength_local.size() == half)
+      ImGui::Text("in the sliding layers pair %d's wavelength is %.5g", best, r.wavelength_local[best]);
   });
 }
 

@@ -512,10 +512,12 @@ void build_alibi(const Params& p, Model& m) {
 // first-negative search is too costly to redo at every position of a drag), or the one Params describe (every pair
 // rotates, no rope_scaling).
 void build_budget(const Params& p, Model& m) {
+  m.budget_local.reset();
   if (m.real && m.real->info.rope) {
     const Expected<ModelInfo> configured = derive_model(m.real->config);
     if (configured && configured->rope) {
       m.budget = context_budget(*configured->rope, m.real->hidden);
+      if (configured->rope_local) m.budget_local = context_budget(*configured->rope_local, m.real->hidden);
       return;
     }
   }

@@ -298,6 +298,7 @@ struct Model {
 
   // [SECTION] Context budget (core/models/context_budget.hpp) of the chosen model, or of Params as a RoPE model
   ContextBudget budget;
+  std::optional<ContextBudget> budget_local;  // Gemma 3's sliding-attention layers (their own base), else null
   std::vector<CatalogRow> catalog;  // every preset, built the first time the compare panel asks (model_catalog)
 
   // [SECTION] Relative biases: ALiBi's slope per head (core's alibi_slopes for Params::heads)
@@ -488,6 +489,10 @@ struct UsageWalk {
   float q_max = 0, k_max = 0;
   int strongest = -1, weakest = -1;  // pairs by q_mean
   std::vector<bool> beyond;          // pairs whose wavelength exceeds the context (never a full turn inside it)
+  // Gemma 3 (usage.wavelength_local): the mean gains of its full and its sliding layers apart, each kind at its own
+  // wavelengths; empty vectors for a kind with no layer measured
+  Eigen::VectorXd q_full, k_full, q_sliding, k_sliding;
+  int sliding_layers = 0;
   long long context = 0;
   std::string progress_text, sentence;
 };

@@ -31,6 +31,9 @@ void rebuild(UsageWalk& u, const Params& p, const Model& m) {
   u.k_grid.assign(std::size_t(layers) * half, 0.0f);
   r.q_mean = Eigen::VectorXd::Zero(half);
   r.k_mean = Eigen::VectorXd::Zero(half);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(half);
+  Eigen::VectorXd kind_q[2] = {zero, zero}, kind_k[2] = {zero, zero};
+  int kind_layers[2] = {0, 0};  // [full, sliding]
   for (int l = 0; l < layers; ++l) {
     Eigen::VectorXd q = Eigen::VectorXd::Zero(half), k = Eigen::VectorXd::Zero(half);
     for (const Eigen::VectorXd& g : r.q[l]) q += g / double(r.q[l].size());
@@ -41,7 +44,16 @@ void rebuild(UsageWalk& u, const Params& p, const Model& m) {
     }
     r.q_mean += q / double(layers);
     r.k_mean += k / double(layers);
+    const int kind = std::size_t(l) < r.local.size() && r.local[std::size_t(l)] ? 1 : 0;
+    kind_q[kind] += q;
+    kind_k[kind] += k;
+    ++kind_layers[kind];
   }
+  u.sliding_layers = kind_layers[1];
+  u.q_full = kind_layers[0] ? Eigen::VectorXd(kind_q[0] / kind_layers[0]) : Eigen::VectorXd();
+  u.k_full = kind_layers[0] ? Eigen::VectorXd(kind_k[0] / kind_layers[0]) : Eigen::VectorXd();
+  u.q_sliding = kind_layers[1] ? Eigen::VectorXd(kind_q[1] / kind_layers[1]) : Eigen::VectorXd();
+  u.k_sliding = kind_layers[1] ? Eigen::VectorXd(kind_k[1] / kind_layers[1]) : Eigen::VectorXd();
   u.q_max = u.q_grid.empty() ? 0.0f : *std::max_element(u.q_grid.begin(), u.q_grid.end());
   u.k_max = u.k_grid.empty() ? 0.0f : *std::max_element(u.k_grid.begin(), u.k_grid.end());
   u.head_built = -1;
@@ -79,6 +91,13 @@ void rebuild(UsageWalk& u, const Params& p, const Model& m) {
              format_sig(r.q_mean[i], 4) + ", k " + format_sig(r.k_mean[i], 4) + ")";
     };
     s += " Strongest (q gain × k gain): " + pair_words(u.strongest) + "; weakest: " + pair_words(u.weakest) + ".";
+    if (r.wavelength_local.size() == half)
+      s += " Two bases: " + plural(u.sliding_layers, "sliding-attention layer rotates", "sliding-attention layers rotate") +
+           " at base " + format_sig(r.base_local, 6) + " (wavelengths " + format_sig(r.wavelength_local.minCoeff(), 4) +
+           " to " + format_sig(r.wavelength_local.maxCoeff(), 4) + " positions), the other " +
+           plural(layers - u.sliding_layers, "layer", "layers") + " at base " + format_sig(r.base, 6) +
+           " after its rope_scaling (" + format_sig(r.wavelength.minCoeff(), 4) + " to " +
+           format_sig(r.wavelength.maxCoeff(), 4) + "); the wavelengths named above are the full layers'.";
     if (u.context > 0) {
       s += " " + plural(m.budget.scaled_pairs_without_turn, "pair's wavelength exceeds", "pairs' wavelengths exceed") +
            " the " + format_count(u.context) + "-position context (max_position_embeddings, as in Context budget): they "
@@ -137,6 +156,11 @@ bool sync_usage(App& app) {
   u.usage.rotary_dims = model->rope.rotary_dims;
   u.usage.pairing = model->rope.pairing;
   u.usage.wavelength = (kTwoPi / model->rope.inv_freq.array()).matrix();
+  u.usage.base = model->rope.base;
+  if (model->rope_local) {  // Gemma 3: its sliding layers rotate at their own base
+    u.usage.wavelength_local = (kTwoPi / model->rope_local->inv_freq.array()).matrix();
+    u.usage.base_local = model->rope_local->base;
+  }
   if (w->supplied) u.mark = w->supplied->mark();
   u.bytes_start = walk_bytes(*w);
   update_model(app.params, app.model);  // the Context budget of the model the weights just installed
@@ -193,6 +217,7 @@ UsageStep usage_step(App& app) {
   u.layer_ms.push_back(ms);
   u.usage.kv_heads = r->kv_heads;
   u.usage.layers.push_back(l);
+  u.usage.local.push_back(r->local[0]);
   u.usage.q.push_back(std::move(r.value().q[0]));
   u.usage.k.push_back(std::move(r.value().k[0]));
   if (int(u.usage.q.size()) == u.total) u.active = false;

@@ -27,14 +27,17 @@ the runs (one per method and seed) are shared out, run i to rank i % world size,
 the one a single process writes (its seconds and tokens_per_s aside). With --ddp each run is instead trained by all
 ranks, data-parallel (DistributedDataParallel: every batch split across them; gloo on CPUs, nccl on GPUs, where
 rank r uses cuda:LOCAL_RANK), its losses within rounding of one process's; rank 0 checks the bar and evaluates, and
-the document also holds "world_size".
+the document also holds "world_size". A world of one is a valid --ddp run (torchrun --nproc-per-node 1, --nproc 1).
+--device cuda with no GPU, or nccl with more processes on a machine than GPUs, is refused before any process starts.
+When a rank fails, the run stops and prints that rank's own error.
 
     python3 ropeviz_lab.py --nproc 2 --device cpu          # two processes share the runs out
     torchrun --nproc-per-node 8 ropeviz_lab.py --device cuda --ddp
 
 The environment variable ROPEVIZ_LAB_FAIL_RANK=R is a test hook: rank R raises RuntimeError at its first run.
 
-Needs only Python 3 and PyTorch. Every flag's default is this run's setting (--help lists them).
+Needs only Python 3 and PyTorch, and uses only PyTorch's public API. CHECKED_WITH below says which PyTorch versions
+ran it, and how. Every flag's default is this run's setting (--help lists them).
 """
 import argparse
 import datetime
@@ -45,6 +48,7 @@ import signal
 import socket
 import sys
 import time
+import traceback
 
 import torch
 import torch.distributed as dist
@@ -65,6 +69,10 @@ T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
 INIT_STD, EMB_STD = 0.02, 1.0  # matrices N(0, 0.02^2); tok_emb and pos_emb N(0, 1) like nn.Embedding
 EVAL_ROWS = 1024      # tokens per evaluation chunk (as the C++)
 LAUNCH_ENV = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR")  # what torchrun sets in each process it starts
+# The PyTorch versions this script was run with, and what ran there.
+CHECKED_WITH = ("1.13.1 (Debian 12, CPU): every path, by ropeviz's tests, the failure paths included; "
+                "2.11 (CUDA 13, one H200): one process, shared runs under torchrun and --ddp over 2 CPU processes, "
+                "before the failure paths were rewritten on public API")
 FAIL_RANK = "ROPEVIZ_LAB_FAIL_RANK"  # a test hook: the rank it names raises RuntimeError at its first run
 
 
@@ -581,10 +589,10 @@ def rank0_says(flag, device):
     return bool(t.item())
 
 
-def run_method(o, method, data, device, dtype, log, rank=0, world=1):
+def run_method(o, method, data, device, dtype, log, rank=0, world=1, ddp=False):
     """One run: method trained from seed o.seed (the data file's weights when given: they are seed o.seed's). With
-    world > 1 (--ddp) the ranks train it together, data-parallel, and rank 0 alone checks the bar and evaluates: the
-    others return None."""
+    ddp (--ddp, a world of one or more) the ranks train it together, data-parallel, and rank 0 alone checks the bar and
+    evaluates: the others return None."""
     model = make_model(o, method)
     if data is not None:
         data_init(model, data["methods"][method]["weights"])
@@ -593,7 +601,7 @@ def run_method(o, method, data, device, dtype, log, rank=0, world=1):
     model.to(device=device, dtype=dtype)
     init = model.pos_emb.detach().double().cpu().clone() if method == "learned" else None
     gpu = [device] if device.type == "cuda" else None
-    net = model if world == 1 else DistributedDataParallel(model, device_ids=gpu)  # averages the ranks' gradients
+    net = DistributedDataParallel(model, device_ids=gpu) if ddp else model  # averages the ranks' gradients
     opt = LabAdamW(model.parameters(), o.weight_decay)
     cache, losses, tokens_trained = {}, [], 0
     label = method if o.seeds == 1 else "%s seed %d" % (method, o.seed)
@@ -601,7 +609,7 @@ def run_method(o, method, data, device, dtype, log, rank=0, world=1):
     for step in range(o.steps):
         rows = train_batch(o, step)
         tokens, targets, positions = to_tensors(rows, device, train_positions(o, step, rows))
-        if world == 1:
+        if not ddp:
             loss = total = loss_of(model, tokens, targets, positions)
         else:
             loss, total = shard_loss(net, tokens, targets, positions, rank, world)
@@ -616,7 +624,7 @@ def run_method(o, method, data, device, dtype, log, rank=0, world=1):
         done = step + 1
         if not o.losses_only and o.check_every > 0 and done % o.check_every == 0 and done < o.steps:
             stop = rank == 0 and at_bar(model, o, device, cache)
-            if rank0_says(stop, device) if world > 1 else stop:
+            if rank0_says(stop, device) if ddp else stop:
                 if rank == 0:
                     log("%-10s at the bar after %d steps" % (label, done))
                 break
@@ -731,7 +739,9 @@ def lab_command(o):
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description="ropeviz's extrapolation lab in PyTorch (defaults: the exported run)")
+    ap = argparse.ArgumentParser(description="ropeviz's extrapolation lab in PyTorch (defaults: the exported run)",
+                                 epilog="Checked with PyTorch " + CHECKED_WITH + "; this is PyTorch " +
+                                 torch.__version__ + ".")
     D = DEFAULTS
     ap.add_argument("--task", choices=TASKS, default=D["task"])
     ap.add_argument("--methods", default=D["methods"], help="comma-separated: " + ",".join(METHODS))
@@ -813,13 +823,45 @@ def parse_args(argv=None):
         ap.error("--nproc starts its own processes: not under torchrun (%s set)" % ", ".join(
             k for k in LAUNCH_ENV if k in os.environ))
     world = o.nproc or (launch[1] if launch else 1)
-    if o.ddp and world < 2:
-        ap.error("--ddp trains each run across several processes: add --nproc N, or start it with torchrun")
+    if o.ddp and not (o.nproc or launch):
+        ap.error("--ddp trains each run in a process group: add --nproc N (1 or more), or start it with torchrun")
+    short = cuda_shortage(o, launch)
+    if short:
+        ap.error(short)
     if o.ddp and o.batch < world:
         ap.error("--ddp splits every batch across the %d processes: --batch must be at least that" % world)
     if not o.timeout > 0:
         ap.error("--timeout must be positive")
     return o
+
+
+def cuda_shortage(o, launch):
+    """Why --device can't run on this machine, before any process starts (None when it can): not a device, cuda with
+    no GPU, a GPU index past the GPUs, or --ddp on cuda (nccl: a GPU of its own for each process) with more processes
+    on this machine than GPUs."""
+    try:
+        device = torch.device(o.device)
+    except (RuntimeError, ValueError) as e:
+        return "--device %s: %s" % (o.device, e)
+    if device.type != "cuda":
+        return None
+    gpus = torch.cuda.device_count()
+    if launch:  # torchrun says how many processes run on this machine; another launcher, at least this rank's
+        here = int(os.environ.get("LOCAL_WORLD_SIZE", launch[2] + 1))
+    else:
+        here = o.nproc or 1
+    procs = "%d process%s on this machine" % (here, "" if here == 1 else "es")
+    if gpus == 0:
+        return "--device %s: %s, and PyTorch sees no GPU here (torch.cuda.device_count() is 0): use --device cpu" % (
+            o.device, procs)
+    if device.index is not None and device.index >= gpus:
+        return "--device %s: PyTorch sees %d GPU%s here (cuda:0 to cuda:%d)" % (o.device, gpus, "" if gpus == 1 else
+                                                                                 "s", gpus - 1)
+    if o.ddp and (here > gpus or (device.index is not None and here > 1)):
+        return ("--ddp on --device %s runs nccl, which needs a GPU of its own for each process: %s, %d GPU%s "
+                "(start at most %d, or use --device cpu)" % (o.device, procs, gpus, "" if gpus == 1 else "s",
+                                                             1 if device.index is not None else gpus))
+    return None
 
 
 def launched():
@@ -838,21 +880,24 @@ def launched():
 def start_processes(o, data):
     """--nproc N: N processes of this script on this machine, ranks 0..N-1 meeting at env:// on 127.0.0.1 (a free
     port), as torchrun's would. When one fails the others are stopped, and this exits 1 with the error of the rank that
-    failed first (the others' follow from it)."""
+    failed first (the others' follow from it).
+    Only public API, the same on PyTorch 1.13 and 2.x: each rank that fails puts its own traceback on a queue, in the
+    order they failed; ProcessRaisedException / ProcessExitedException only say that some rank ended."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(o.nproc))
-    first = mp.get_context("spawn").Value("i", -1)  # the rank that failed first
-    ranks = mp.start_processes(process, args=(o, data, first), nprocs=o.nproc, join=False, start_method="spawn")
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(o.nproc),
+                      LOCAL_WORLD_SIZE=str(o.nproc))
+    failures = mp.get_context("spawn").SimpleQueue()  # (rank, traceback) of each rank that failed, first first
+    ranks = mp.start_processes(process, args=(o, data, failures), nprocs=o.nproc, join=False, start_method="spawn")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))  # stopped: stop the ranks too
     try:
         while not ranks.join():
             pass
     except (mp.ProcessRaisedException, mp.ProcessExitedException) as e:
-        rank, text = e.error_index, str(e)
-        if first.value not in (-1, rank) and not ranks.error_queues[first.value].empty():
-            rank, text = first.value, ranks.error_queues[first.value].get()
+        rank, text = getattr(e, "error_index", -1), str(e)  # a rank killed by a signal puts nothing on the queue
+        if not failures.empty():
+            rank, text = failures.get()
         text = text[max(0, text.find("Traceback")):].rstrip()  # spawn's own header left out
         sys.exit("rank %d of %d failed (the others were stopped):\n%s" % (rank, o.nproc, text))
     finally:
@@ -861,17 +906,16 @@ def start_processes(o, data):
                 p.terminate()
 
 
-def process(rank, o, data, first):
-    """One of --nproc's processes: rank `rank` of o.nproc, on this machine; first: where the first to fail says so."""
+def process(rank, o, data, failures):
+    """One of --nproc's processes: rank `rank` of o.nproc, on this machine; failures: where a rank that fails puts
+    its traceback."""
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank))
     if "OMP_NUM_THREADS" not in os.environ:  # the processes share the cores (torchrun sets 1 thread each)
         torch.set_num_threads(max(1, torch.get_num_threads() // o.nproc))
     try:
         lab(o, data, rank, o.nproc, rank)
     except Exception:
-        with first.get_lock():
-            if first.value < 0:
-                first.value = rank
+        failures.put((rank, traceback.format_exc()))
         raise
 
 
@@ -880,10 +924,11 @@ def lab(o, data, rank=0, world=1, local_rank=0):
     run together with the others (--ddp). Rank 0 writes the document."""
     log = Log(sys.stderr if o.out == "-" else sys.stdout, "[rank %d/%d] " % (rank, world) if world > 1 else "")
     device, dtype = torch.device(o.device), getattr(torch, o.dtype)
-    here = device  # this rank's device: with several processes, --device cuda is cuda:LOCAL_RANK
-    if world > 1 and device.type == "cuda" and device.index is None:
+    grouped = world > 1 or o.ddp  # in a process group (--ddp: a world of one too)
+    here = device  # this rank's device: in a process group, --device cuda is cuda:LOCAL_RANK (parse_args checked)
+    if grouped and device.type == "cuda" and device.index is None:
         here = torch.device("cuda", local_rank % torch.cuda.device_count())
-    if world > 1:
+    if grouped:
         if here.type == "cuda":
             torch.cuda.set_device(here)
         os.environ.setdefault("NCCL_ASYNC_ERROR_HANDLING", "1")  # so that nccl's collectives time out too
@@ -911,7 +956,7 @@ def lab(o, data, rank=0, world=1, local_rank=0):
             raise RuntimeError("rank %d stops: %s=%d (a test hook)" % (rank, FAIL_RANK, rank))
         m, k = runs[i]
         run_o = argparse.Namespace(**dict(vars(o), seed=o.seed + k))
-        return run_method(run_o, m, data if k == 0 else None, here, dtype, log, *((rank, world) if o.ddp else (0, 1)))
+        return run_method(run_o, m, data if k == 0 else None, here, dtype, log, *((rank, world, True) if o.ddp else ()))
 
     t0 = time.perf_counter()
     if o.ddp or world == 1:
@@ -924,7 +969,7 @@ def lab(o, data, rank=0, world=1, local_rank=0):
             dist.gather_object((i, train(i)) if i < len(runs) else None, got, dst=0)
             for j, run in filter(None, got or []):
                 results[j] = run
-    if world > 1:
+    if grouped:
         dist.destroy_process_group()
     if rank != 0:
         return
@@ -948,7 +993,7 @@ def main(argv=None):
         print(lab_command(o))
         return
     data = load_data(o.data, o) if o.data else None
-    if o.nproc and o.nproc > 1:
+    if o.nproc and (o.nproc > 1 or o.ddp):
         start_processes(o, data)
     else:
         lab(o, data, *(launched() or (0, 1, 0)))

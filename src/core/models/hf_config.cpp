@@ -28,8 +28,8 @@ bool finite_positive(double x) {
   return std::isfinite(x) && x > 0.0;
 }
 
-std::optional<Error> check_positive(const std::optional<double>& v, const char* name) {
-  if (v && !finite_positive(*v)) return bad_request(std::string(name) + " must be a finite number > 0, got " + num(*v));
+std::optional<Error> check_positive(const std::optional<double>& v, const std::string& name) {
+  if (v && !finite_positive(*v)) return bad_request(name + " must be a finite number > 0, got " + num(*v));
   return std::nullopt;
 }
 
@@ -81,10 +81,9 @@ Expected<Heads> derive_heads(const HfConfig& c) {
 }
 
 Expected<double> derive_base(const HfConfig& c) {
-  const char* name = c.rope_theta ? "rope_theta" : "rotary_emb_base";
+  const std::string name = c.rope_theta ? c.theta_key : "rotary_emb_base";
   const double base = c.rope_theta ? *c.rope_theta : c.rotary_emb_base.value_or(10000.0);
-  if (!(std::isfinite(base) && base > 1.0))
-    return bad_request(std::string(name) + " must be a finite number > 1, got " + num(base));
+  if (!(std::isfinite(base) && base > 1.0)) return bad_request(name + " must be a finite number > 1, got " + num(base));
   return base;
 }
 
@@ -93,25 +92,25 @@ Expected<ScalingType> derive_type(const HfConfig& c, std::string& name) {
   name = "default";
   if (!c.rope_scaling) return ScalingType::None;
   const HfRopeScaling& s = *c.rope_scaling;
-  const char* field = s.rope_type ? "rope_scaling.rope_type" : "rope_scaling.type";
+  const std::string field = c.scaling_key + (s.rope_type ? ".rope_type" : ".type");
   const std::optional<std::string>& t = s.rope_type ? s.rope_type : s.type;
   if (!t) return ScalingType::None;
   // Qwen2-VL's "mrope" sections the rotary dims by modality; transformers' config turns it into default frequencies
   auto parsed = *t == "mrope" ? std::optional<ScalingType>(ScalingType::None) : parse_scaling(*t);
   if (!parsed || *t == "none")
-    return bad_request(std::string(field) + " \"" + *t +
+    return bad_request(field + " \"" + *t +
                        "\" is not one of default, linear, dynamic, yarn, longrope (su), llama3");
   name = *parsed == ScalingType::None ? "default" : scaling_name(*parsed);
   return *parsed;
 }
 
-std::optional<Error> check_factor_list(const std::optional<std::vector<double>>& f, const char* name, int half) {
-  if (!f) return bad_request(std::string("missing ") + name + " (longrope needs short_factor and long_factor)");
+std::optional<Error> check_factor_list(const std::optional<std::vector<double>>& f, const std::string& name, int half) {
+  if (!f) return bad_request("missing " + name + " (longrope needs short_factor and long_factor)");
   if (static_cast<int>(f->size()) != half)
-    return bad_request(std::string(name) + " must have rotary_dims/2 = " + num(static_cast<long long>(half)) +
+    return bad_request(name + " must have rotary_dims/2 = " + num(static_cast<long long>(half)) +
                        " entries, got " + num(static_cast<long long>(f->size())));
   for (double x : *f)
-    if (!finite_positive(x)) return bad_request(std::string(name) + " must contain finite numbers > 0, got " + num(x));
+    if (!finite_positive(x)) return bad_request(name + " must contain finite numbers > 0, got " + num(x));
   return std::nullopt;
 }
 
@@ -161,32 +160,31 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
 
   const HfRopeScaling none;
   const HfRopeScaling& rs = c.rope_scaling ? *c.rope_scaling : none;
-  if (auto e = check_positive(rs.factor, "rope_scaling.factor")) return *e;
-  if (auto e = check_positive(rs.original_max_position_embeddings, "rope_scaling.original_max_position_embeddings"))
-    return *e;
+  const std::string key = c.scaling_key + ".";  // rope_scaling. or rope_parameters. (...), as the config spelt it
+  if (auto e = check_positive(rs.factor, key + "factor")) return *e;
+  if (auto e = check_positive(rs.original_max_position_embeddings, key + "original_max_position_embeddings")) return *e;
   if (rs.original_max_position_embeddings && *rs.original_max_position_embeddings > kMaxPositions)
-    return bad_request("rope_scaling.original_max_position_embeddings is over 2^40");
-  if (auto e = check_positive(rs.beta_fast, "rope_scaling.beta_fast")) return *e;
-  if (auto e = check_positive(rs.beta_slow, "rope_scaling.beta_slow")) return *e;
-  if (auto e = check_positive(rs.low_freq_factor, "rope_scaling.low_freq_factor")) return *e;
-  if (auto e = check_positive(rs.high_freq_factor, "rope_scaling.high_freq_factor")) return *e;
+    return bad_request(key + "original_max_position_embeddings is over 2^40");
+  if (auto e = check_positive(rs.beta_fast, key + "beta_fast")) return *e;
+  if (auto e = check_positive(rs.beta_slow, key + "beta_slow")) return *e;
+  if (auto e = check_positive(rs.low_freq_factor, key + "low_freq_factor")) return *e;
+  if (auto e = check_positive(rs.high_freq_factor, key + "high_freq_factor")) return *e;
   if (rs.attention_factor && !(std::isfinite(*rs.attention_factor) && *rs.attention_factor >= 0))
-    return bad_request("rope_scaling.attention_factor must be a finite number >= 0, got " + num(*rs.attention_factor));
-  for (auto [v, name] :
-       {std::pair{&rs.mscale, "rope_scaling.mscale"}, {&rs.mscale_all_dim, "rope_scaling.mscale_all_dim"}})
-    if (*v && !std::isfinite(**v)) return bad_request(std::string(name) + " must be finite");
+    return bad_request(key + "attention_factor must be a finite number >= 0, got " + num(*rs.attention_factor));
+  for (auto [v, name] : {std::pair{&rs.mscale, "mscale"}, {&rs.mscale_all_dim, "mscale_all_dim"}})
+    if (*v && !std::isfinite(**v)) return bad_request(key + name + " must be finite");
 
   RopeScaling s;
   s.type = *type;
   s.seq_len = seq_len.value_or(0.0);
   const auto need_factor = [&]() -> std::optional<Error> {
-    if (!rs.factor) return bad_request("missing rope_scaling.factor (needed by rope_type " + type_name + ")");
+    if (!rs.factor) return bad_request("missing " + key + "factor (needed by rope_type " + type_name + ")");
     s.factor = *rs.factor;
     return std::nullopt;
   };
-  const auto need_max = [&](const char* why) -> std::optional<Error> {
+  const auto need_max = [&](const std::string& why) -> std::optional<Error> {
     if (!c.max_position_embeddings)
-      return bad_request(std::string("missing max_position_embeddings (or n_positions): needed by ") + why);
+      return bad_request("missing max_position_embeddings (or n_positions): needed by " + why);
     return std::nullopt;
   };
   const std::optional<double> top_original =
@@ -213,7 +211,7 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
     case ScalingType::Yarn:
       if (auto e = need_factor()) return *e;
       if (!rs.original_max_position_embeddings)
-        if (auto e = need_max("rope_type yarn without rope_scaling.original_max_position_embeddings")) return *e;
+        if (auto e = need_max("rope_type yarn without " + key + "original_max_position_embeddings")) return *e;
       original = rs.original_max_position_embeddings ? rs.original_max_position_embeddings : max_pos;
       s.original_max_position_embeddings = *original;
       s.beta_fast = rs.beta_fast.value_or(32.0);
@@ -226,20 +224,20 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
     case ScalingType::Llama3:
       if (auto e = need_factor()) return *e;
       if (!rs.original_max_position_embeddings)
-        return bad_request("missing rope_scaling.original_max_position_embeddings (needed by rope_type llama3)");
+        return bad_request("missing " + key + "original_max_position_embeddings (needed by rope_type llama3)");
       s.original_max_position_embeddings = *rs.original_max_position_embeddings;
       s.low_freq_factor = rs.low_freq_factor.value_or(1.0);
       s.high_freq_factor = rs.high_freq_factor.value_or(4.0);
       if (!(s.high_freq_factor > s.low_freq_factor))
-        return bad_request("rope_scaling.high_freq_factor must be greater than rope_scaling.low_freq_factor");
+        return bad_request(key + "high_freq_factor must be greater than " + key + "low_freq_factor");
       break;
     case ScalingType::Longrope: {
       if (auto e = need_max("rope_type longrope")) return *e;
       original = top_original                          ? top_original
                  : rs.original_max_position_embeddings ? rs.original_max_position_embeddings
                                                        : max_pos;
-      if (auto e = check_factor_list(rs.short_factor, "rope_scaling.short_factor", m.rotary_dims / 2)) return *e;
-      if (auto e = check_factor_list(rs.long_factor, "rope_scaling.long_factor", m.rotary_dims / 2)) return *e;
+      if (auto e = check_factor_list(rs.short_factor, key + "short_factor", m.rotary_dims / 2)) return *e;
+      if (auto e = check_factor_list(rs.long_factor, key + "long_factor", m.rotary_dims / 2)) return *e;
       if (!rs.attention_factor && *max_pos > *original && !(*original > 1.0))
         return bad_request("original_max_position_embeddings must be > 1 for longrope's attention factor");
       s.original_max_position_embeddings = *original;
@@ -256,7 +254,7 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
   // divides theta by a subnormal): found by fuzz_config.
   if (!(f->inv_freq.array().isFinite().all() && (f->inv_freq.array() > 0.0).all()) ||
       !std::isfinite(f->attention_factor))
-    return bad_request("rope_scaling.factor " + num(s.factor) +
+    return bad_request(key + "factor " + num(s.factor) +
                        " makes the scaled frequencies or the attention factor non-finite");
   m.inv_freq = f->inv_freq;
   m.attention_factor = f->attention_factor;
@@ -266,7 +264,30 @@ Expected<ModelInfo> derive_model(const HfConfig& c, std::optional<double> seq_le
     m.factor = s.factor;
   if (original) m.original_max_position_embeddings = static_cast<long long>(*original);
   out.rope = std::move(m);
+  if (c.local) {  // Gemma 3's sliding-attention layers: the same model with their own base and scaling
+    HfConfig local = c;
+    local.rope_theta = c.local->rope_theta;
+    local.rope_scaling = c.local->rope_scaling;
+    local.theta_key = c.local->theta_key;
+    local.scaling_key = c.local->scaling_key;
+    local.local.reset();
+    auto l = derive_model(local, seq_len);
+    if (!l) return l.error();
+    out.rope_local = std::move(l->rope);
+  }
   return out;
+}
+
+bool is_local_layer(const HfConfig& c, int layer) {
+  if (!c.local || layer < 0) return false;
+  if (c.layer_types)
+    return std::size_t(layer) < c.layer_types->size() && (*c.layer_types)[std::size_t(layer)] == "sliding_attention";
+  const long long pattern = c.sliding_window_pattern.value_or(6);
+  return pattern > 0 && (layer + 1) % pattern != 0;
+}
+
+const std::optional<RopeModel>& layer_rope(const HfConfig& c, const ModelInfo& info, int layer) {
+  return is_local_layer(c, layer) && info.rope_local ? info.rope_local : info.rope;
 }
 
 long long model_width(const HfConfig& c, const ModelInfo& info) {

@@ -21,8 +21,17 @@ struct HfRopeScaling {
   std::optional<std::vector<double>> short_factor, long_factor;                          // longrope
 };
 
+// Gemma 3's sliding-attention layers: their own base (rope_local_base_freq, or rope_parameters.sliding_attention's
+// rope_theta; 10000 by default) and scaling (only transformers 5's spelling can give them one).
+struct HfLocalRope {
+  double rope_theta = 10000.0;
+  std::optional<HfRopeScaling> rope_scaling;
+  std::string theta_key = "rope_local_base_freq", scaling_key;  // where they were read, for messages
+};
+
 // The fields of config.json that decide the positional encoding. Legacy names are folded in by the reader:
-// n_embd, dim -> hidden_size; n_head, n_heads -> num_attention_heads; n_positions -> max_position_embeddings.
+// n_embd, dim -> hidden_size; n_head, n_heads -> num_attention_heads; n_positions -> max_position_embeddings; and
+// transformers 5's rope_parameters -> rope_theta, rope_scaling, partial_rotary_factor (README: Real models).
 struct HfConfig {
   std::optional<std::string> model_type, position_embedding_type;
   std::optional<long long> hidden_size, num_attention_heads, head_dim;
@@ -32,6 +41,12 @@ struct HfConfig {
   std::optional<long long> rotary_dim, qk_rope_head_dim;
   std::optional<double> partial_rotary_factor, rotary_pct, rope_theta, rotary_emb_base;
   std::optional<HfRopeScaling> rope_scaling;
+  std::string theta_key = "rope_theta", scaling_key = "rope_scaling";  // where they were read, for messages
+  std::optional<HfLocalRope> local;  // sliding-attention layers with a rope of their own (Gemma 3)
+  // Which layers slide (Gemma 3): layer_types ("sliding_attention" / "full_attention"), else every layer but each
+  // sliding_window_pattern-th (transformers' default 6).
+  std::optional<std::vector<std::string>> layer_types;
+  std::optional<long long> sliding_window_pattern;
   std::optional<Pairing> pairing;  // not a config.json field: only the lesson's toy preset sets it (interleaved)
 };
 
@@ -56,7 +71,8 @@ struct AbsoluteModel {
 };
 
 struct ModelInfo {
-  std::optional<RopeModel> rope;          // null for learned-position models
+  std::optional<RopeModel> rope;          // null for learned-position models; Gemma 3: its full-attention layers
+  std::optional<RopeModel> rope_local;    // Gemma 3's sliding-attention layers; null for every other model
   std::optional<AbsoluteModel> absolute;  // null for RoPE models
 };
 
@@ -69,6 +85,12 @@ constexpr long long kMaxPositions = 1LL << 40;
 // True for model types whose positions are a learned table (gpt2, gpt_bigcode, bert, roberta, distilbert, opt)
 // or position_embedding_type "absolute".
 bool is_learned_position_model(const HfConfig& c);
+
+// True when layer `layer` is a sliding-attention layer with the local rope (HfConfig::local), as transformers'
+// Gemma 3 assigns them; false for every layer of a model without one.
+bool is_local_layer(const HfConfig& c, int layer);
+// The rope layer `layer` rotates with: info.rope_local for a local layer, else info.rope (null for learned tables).
+const std::optional<RopeModel>& layer_rope(const HfConfig& c, const ModelInfo& info, int layer);
 
 // The width a learned position table of this model has (or would have): hidden_size, else heads x head_dim.
 long long model_width(const HfConfig& c, const ModelInfo& info);

@@ -1,4 +1,5 @@
-// Reads a Hugging Face config.json into HfConfig: types checked, legacy spellings folded, text_config followed.
+// Reads a Hugging Face config.json into HfConfig: types checked, legacy and transformers 5 spellings folded,
+// text_config followed.
 #include "core/models/json_config.hpp"
 #include "core/base/format.hpp"
 
@@ -99,6 +100,24 @@ struct Reader {
     }
     return v->*member;
   }
+  // An array of strings (layer_types), of at most 65536 entries.
+  std::optional<std::vector<std::string>> strings(const char* key) {
+    const JsonValue* v = find(key);
+    if (!v) return std::nullopt;
+    if (v->kind != Kind::Array || v->array.size() > 65536u) {
+      fail(key, std::string("must be an array of at most 65536 strings, got ") + type_word(*v));
+      return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (const JsonValue& e : v->array) {
+      if (e.kind != Kind::String) {
+        fail(key, std::string("must contain only strings, got ") + type_word(e));
+        return std::nullopt;
+      }
+      out.push_back(e.string);
+    }
+    return out;
+  }
   std::optional<std::vector<double>> numbers(const char* key) {
     const JsonValue* v = find(key);
     if (!v) return std::nullopt;
@@ -121,6 +140,98 @@ struct Reader {
     return out;
   }
 };
+
+// The scaling fields of rope_scaling, or of a transformers 5 rope_parameters object, read by s.
+HfRopeScaling read_scaling(Reader& s) {
+  HfRopeScaling h;
+  h.rope_type = s.string("rope_type");
+  h.type = s.string("type");
+  h.factor = s.number("factor");
+  h.original_max_position_embeddings = s.number("original_max_position_embeddings");
+  h.beta_fast = s.number("beta_fast");
+  h.beta_slow = s.number("beta_slow");
+  h.attention_factor = s.number("attention_factor");
+  h.mscale = s.number("mscale");
+  h.mscale_all_dim = s.number("mscale_all_dim");
+  h.low_freq_factor = s.number("low_freq_factor");
+  h.high_freq_factor = s.number("high_freq_factor");
+  h.truncate = s.boolean("truncate");
+  h.short_factor = s.numbers("short_factor");
+  h.long_factor = s.numbers("long_factor");
+  return h;
+}
+
+// A member that must be an object when given: nullptr when absent or null, else a BadRequest naming it.
+Expected<const JsonValue*> object_or_null(const JsonValue& j, const char* key, const std::string& prefix) {
+  const JsonValue* v = j.find(key);
+  if (!v || v->kind == Kind::Null) return static_cast<const JsonValue*>(nullptr);
+  if (v->kind != Kind::Object) return bad_request(prefix + key + " must be an object or null, got " + type_word(*v));
+  return v;
+}
+
+// rope_scaling, rope_parameters (transformers 5) and rope_local_base_freq into c, as transformers 5 reads them (its
+// convert_rope_params_to_dict): a flat rope_parameters holds rope_theta, partial_rotary_factor and the scaling fields,
+// and rope_scaling, when given, replaces it; keyed by layer type (Gemma 3), full_attention is the model's rope, updated
+// by rope_scaling, and sliding_attention the local one. rope_parameters' rope_theta and partial_rotary_factor come
+// before the top-level fields. The legacy spelling of a model gives the same HfConfig, but for the keys in messages.
+std::optional<Error> read_rope_fields(const JsonValue& j, HfConfig& c) {
+  Reader top{j, "", std::nullopt};
+  const std::optional<double> local_base = top.number("rope_local_base_freq");
+  if (top.error) return top.error;
+  auto legacy = object_or_null(j, "rope_scaling", "");
+  if (!legacy) return legacy.error();
+  auto params = object_or_null(j, "rope_parameters", "");
+  if (!params) return params.error();
+  const bool by_layer = *params && ((*params)->find("full_attention") || (*params)->find("sliding_attention"));
+  const JsonValue* full = nullptr;
+  const JsonValue* sliding = nullptr;
+  if (by_layer) {
+    auto f = object_or_null(**params, "full_attention", "rope_parameters.");
+    if (!f) return f.error();
+    auto sl = object_or_null(**params, "sliding_attention", "rope_parameters.");
+    if (!sl) return sl.error();
+    full = *f;
+    sliding = *sl;
+  }
+  JsonValue merged{};  // by layer type: full_attention's members, then rope_scaling's (find takes the last)
+  const JsonValue* src = *legacy ? *legacy : *params;
+  std::string key = *legacy ? "rope_scaling" : "rope_parameters";
+  if (by_layer) {
+    merged.kind = Kind::Object;
+    for (const JsonValue* part : {full, *legacy})
+      if (part) merged.object.insert(merged.object.end(), part->object.begin(), part->object.end());
+    src = full || *legacy ? &merged : nullptr;
+    key = full ? "rope_parameters.full_attention" : "rope_scaling";
+  }
+  if (src) {
+    Reader s{*src, key + ".", std::nullopt};
+    c.rope_scaling = read_scaling(s);
+    c.scaling_key = key;
+    if (auto theta = s.number("rope_theta")) {
+      c.rope_theta = theta;
+      c.theta_key = key + ".rope_theta";
+    }
+    if (auto partial = s.number("partial_rotary_factor")) c.partial_rotary_factor = partial;
+    if (s.error) return s.error;
+  }
+  const std::string type = c.model_type.value_or("");
+  if (by_layer || local_base || type == "gemma3" || type == "gemma3_text") {
+    HfLocalRope local;
+    if (local_base) local.rope_theta = *local_base;
+    local.scaling_key = "rope_parameters.sliding_attention";
+    if (sliding) {
+      Reader s{*sliding, local.scaling_key + ".", std::nullopt};
+      local.rope_scaling = read_scaling(s);
+      if (auto theta = s.number("rope_theta")) {
+        local.rope_theta = *theta;
+        local.theta_key = local.scaling_key + ".rope_theta";
+      }
+      if (s.error) return s.error;
+    }
+    c.local = std::move(local);
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -154,29 +265,10 @@ Expected<HfConfig> hf_config_from_json(const JsonValue& j) {
   c.rotary_pct = r.number("rotary_pct");
   c.rope_theta = r.number("rope_theta");
   c.rotary_emb_base = r.number("rotary_emb_base");
+  c.layer_types = r.strings("layer_types");
+  c.sliding_window_pattern = r.integer("sliding_window_pattern");
   if (r.error) return *r.error;
-  if (const JsonValue* rs = r.find("rope_scaling")) {
-    if (rs->kind != Kind::Object)
-      return bad_request(std::string("rope_scaling must be an object or null, got ") + type_word(*rs));
-    Reader s{*rs, "rope_scaling.", std::nullopt};
-    HfRopeScaling h;
-    h.rope_type = s.string("rope_type");
-    h.type = s.string("type");
-    h.factor = s.number("factor");
-    h.original_max_position_embeddings = s.number("original_max_position_embeddings");
-    h.beta_fast = s.number("beta_fast");
-    h.beta_slow = s.number("beta_slow");
-    h.attention_factor = s.number("attention_factor");
-    h.mscale = s.number("mscale");
-    h.mscale_all_dim = s.number("mscale_all_dim");
-    h.low_freq_factor = s.number("low_freq_factor");
-    h.high_freq_factor = s.number("high_freq_factor");
-    h.truncate = s.boolean("truncate");
-    h.short_factor = s.numbers("short_factor");
-    h.long_factor = s.numbers("long_factor");
-    if (s.error) return *s.error;
-    c.rope_scaling = std::move(h);
-  }
+  if (auto e = read_rope_fields(j, c)) return *e;
   return c;
 }
 

@@ -10,7 +10,9 @@
 namespace rv {
 
 // The positional-encoding fields of a config.json object, type-checked: a wrong type is a BadRequest naming the
-// field. Legacy names count: n_embd, n_head, n_positions (and DistilBERT's dim, n_heads). Unknown fields are ignored.
+// field. Legacy names count: n_embd, n_head, n_positions (and DistilBERT's dim, n_heads), and transformers 5's
+// rope_parameters reads as rope_theta + rope_scaling + partial_rotary_factor (by layer type: Gemma 3's full and
+// sliding layers, the latter into HfConfig::local, as rope_local_base_freq is). Unknown fields are ignored.
 // A multimodal config without hidden_size/n_embd/dim/head_dim at the top level is read from its "text_config" object.
 Expected<HfConfig> hf_config_from_json(const JsonValue& j);
 

@@ -110,6 +110,10 @@ const std::vector<Preset>& presets() {
       {"olmo-2-7b", "allenai/OLMo-2-1124-7B", "olmo-2-7b.json",
        R"({"model_type":"olmo2","hidden_size":4096,"num_attention_heads":32,"max_position_embeddings":4096,)"
        R"("rope_theta":500000.0})"},
+      {"gemma-3-4b", "google/gemma-3-4b-it (its text_config; sliding layers: rope_local_base_freq)", "gemma-3-4b.json",
+       R"({"model_type":"gemma3_text","hidden_size":2560,"num_attention_heads":8,"head_dim":256,)"
+       R"("max_position_embeddings":131072,"rope_theta":1000000.0,"rope_local_base_freq":10000.0,)"
+       R"("rope_scaling":{"rope_type":"linear","factor":8.0}})"},
       {"smollm2-135m", "HuggingFaceTB/SmolLM2-135M", "smollm2-135m.json",
        R"({"model_type":"llama","hidden_size":576,"num_attention_heads":9,"max_position_embeddings":8192,)"
        R"("rope_theta":100000.0})"},

@@ -19,6 +19,7 @@ const AttentionLayout kLayouts[] = {
     {"gemma", kQ, kK, kNorm, "", "", FusedQkv::None, true},
     {"gemma2", kQ, kK, kNorm, "", "", FusedQkv::None, true},
     {"gemma3", kQ, kK, kNorm, kQNorm, kKNorm, FusedQkv::None, true},
+    {"gemma3_text", kQ, kK, kNorm, kQNorm, kKNorm, FusedQkv::None, true},  // Gemma3ForCausalLM's config
     {"phi", kQ, kK, kNorm, "", "", FusedQkv::None, false, true, "model.embed_tokens.weight", 1e-5},
     {"stablelm", kQ, kK, kNorm, "", "", FusedQkv::None, false, true, "model.embed_tokens.weight", 1e-5},
     {"phi3", "model.layers.{l}.self_attn.qkv_proj.weight", "", kNorm, "", "", FusedQkv::Phi3, false, false,
@@ -67,6 +68,8 @@ Expected<AttentionModel> attention_model(const HfConfig& config, const char* op)
   if (!info) return bad_request("config: " + info.error().message);
   if (!info->rope) return bad_request("config: model_type \"" + m.type + "\" has no RoPE");
   if (!config.num_attention_heads) return bad_request("config: missing num_attention_heads");
+  m.config = config;
+  m.rope_local = info->rope_local;
   m.rope = *info->rope;
   m.heads = int(*config.num_attention_heads);
   return m;

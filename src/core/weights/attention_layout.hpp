@@ -39,8 +39,12 @@ std::string bias_of(const std::string& weight);
 struct AttentionModel {
   std::string type;
   const AttentionLayout* layout = nullptr;
-  RopeModel rope;
+  RopeModel rope;                       // the model's rope (Gemma 3: its full-attention layers')
+  std::optional<RopeModel> rope_local;  // Gemma 3's sliding-attention layers (HfConfig::local), else null
+  HfConfig config;                      // which layers slide (is_local_layer)
   int heads = 0;
+  // The rope layer l rotates with (rope_local for a sliding layer of Gemma 3).
+  const RopeModel& rope_at(int l) const { return is_local_layer(config, l) && rope_local ? *rope_local : rope; }
 };
 Expected<AttentionModel> attention_model(const HfConfig& config, const char* op);
 

@@ -26,7 +26,7 @@ Expected<RealQK> real_qk(Checkpoint& c, const HfConfig& config, int head, long l
   Expected<AttentionModel> model = attention_model(config, "real_scores");
   if (!model) return model.error();
   const AttentionLayout* layout = model->layout;
-  const RopeModel& rope = model->rope;
+  const RopeModel& rope = model->rope_at(0);  // layer 0's (Gemma 3: a sliding layer, its local base)
   const int H = model->heads, hd = rope.head_dim;
   if (head < 0 || head >= H) return bad_request("\"head\" must be in [0, " + std::to_string(H) + "), got " + std::to_string(head));
   const TensorInfo* embed = c.find(layout->embed);
@@ -125,7 +125,7 @@ Expected<RealScores> real_scores(Checkpoint& c, const HfConfig& config, int head
   if (!qk) return qk.error();
   Expected<AttentionModel> model = attention_model(config, "real_scores");
   if (!model) return model.error();
-  const RopeModel& rope = model->rope;
+  const RopeModel& rope = model->rope_at(0);
   RealScores out;
   out.q = qk->q;
   out.k = qk->k;

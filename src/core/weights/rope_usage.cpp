@@ -96,6 +96,11 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
   u.rotary_dims = rope.rotary_dims;
   u.pairing = rope.pairing;
   u.wavelength = (kTwoPi / rope.inv_freq.array()).matrix();
+  u.base = rope.base;
+  if (model->rope_local) {
+    u.wavelength_local = (kTwoPi / model->rope_local->inv_freq.array()).matrix();
+    u.base_local = model->rope_local->base;
+  }
   const int half = u.rotary_dims / 2, hd = u.head_dim, H = u.heads;
   if (layers.empty()) {
     for (int l = 0; c.find(at_layer(layout->q, l)); ++l) u.layers.push_back(l);
@@ -160,8 +165,8 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
                          ", but the weights of layer " + std::to_string(l) + " have " + std::to_string(kv));
     Eigen::VectorXd nq = Eigen::VectorXd::Ones(hd), nk = Eigen::VectorXd::Ones(hd);
     if (*layout->q_norm) {
-      Expected<Eigen::VectorXd> a = read_vector(c, at_layer(layout->q_norm, l), hd, false);
-      Expected<Eigen::VectorXd> b = read_vector(c, at_layer(layout->k_norm, l), hd, false);
+      Expected<Eigen::VectorXd> a = read_vector(c, at_layer(layout->q_norm, l), hd, layout->gemma);  // gemma3: 1 + w
+      Expected<Eigen::VectorXd> b = read_vector(c, at_layer(layout->k_norm, l), hd, layout->gemma);
       if (!a) return a.error();
       if (!b) return b.error();
       nq = *a, nk = *b;
@@ -180,6 +185,7 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
       return out;
     };
     u.kv_heads = kv;
+    u.local.push_back(is_local_layer(config, l));
     u.q.push_back(strengths(eq, nq, H, q_row));
     u.k.push_back(strengths(ek, nk, kv, k_row));
     for (const Eigen::VectorXd& g : u.q.back()) u.q_mean += g / double(H);
