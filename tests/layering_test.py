@@ -7,7 +7,8 @@ import sys
 
 SRC = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1] / "src")
 
-CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/lab", "core/lesson", "core/weights"]
+CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/lab", "core/lesson", "core/weights",
+        "core/infer"]
 # folder -> the folders its files may include (itself included)
 ALLOWED = {
     "core/base": ["core/base"],
@@ -17,6 +18,7 @@ ALLOWED = {
     "core/lab": ["core/base", "core/rope", "core/encodings", "core/weights", "core/lab"],
     "core/lesson": ["core/base", "core/rope", "core/encodings", "core/lesson"],
     "core/weights": ["core/base", "core/rope", "core/models", "core/weights"],
+    "core/infer": ["core/base", "core/rope", "core/models", "core/weights", "core/infer"],
     "cli": CORE + ["cli"],
     "app/state": CORE + ["app/state"],
     "app/ui": CORE + ["app/state", "app/ui", "assets"],

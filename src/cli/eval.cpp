@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cli/eval_decoder.hpp"
+#include "cli/eval_forward.hpp"
 #include "cli/eval_weights.hpp"
 #include "cli/json_text.hpp"
 #include "cli/request.hpp"
@@ -393,6 +394,7 @@ Result dispatch(const json& j) {
       {"learned_table", op_learned_table},
       {"rope_usage", op_rope_usage},
       {"real_scores", op_real_scores},
+      {"forward", op_forward},
   };
   auto it = ops.find(op);
   if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");

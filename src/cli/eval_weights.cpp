@@ -56,11 +56,8 @@ Expected<std::optional<HfConfig>> config_of(Request& r) {
   return std::optional<HfConfig>();
 }
 
-// The ops on a model's weights: "config" or "preset" (required) and the checkpoint.
-struct ModelCheckpoint {
-  HfConfig config;
-  Checkpoint checkpoint;
-};
+}  // namespace
+
 Expected<ModelCheckpoint> model_checkpoint(Request& r) {
   Expected<std::optional<HfConfig>> config = config_of(r);
   if (!config) return config.error();
@@ -70,6 +67,8 @@ Expected<ModelCheckpoint> model_checkpoint(Request& r) {
   if (!c) return c.error();
   return ModelCheckpoint{**config, std::move(c.value())};
 }
+
+namespace {
 
 json nested(const std::vector<std::vector<Eigen::VectorXd>>& g) {
   json out = json::array();

@@ -3,8 +3,17 @@
 #pragma once
 
 #include "cli/request.hpp"
+#include "core/models/hf_config.hpp"
+#include "core/weights/checkpoint.hpp"
 
 namespace rv::cli {
+
+// The ops on a model's weights: "config" or "preset" (required) and the checkpoint ("file" or "index").
+struct ModelCheckpoint {
+  HfConfig config;
+  Checkpoint checkpoint;
+};
+Expected<ModelCheckpoint> model_checkpoint(Request& r);
 
 // {"op":"weights","file":PATH} or {"op":"weights","index":PATH}
 // -> {"header_bytes":N,"file_bytes":S,"metadata":{...},"tensors":[{"name","dtype","shape","file"},...]}

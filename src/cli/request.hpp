@@ -19,6 +19,7 @@ class Request {
   explicit Request(const json& j, std::string prefix = "") : j_(j), prefix_(std::move(prefix)) {}
 
   bool has(const char* key) const;
+  const json* value(const char* key) const { return find(key); }  // any kind, unchecked; nullptr if absent
   long long integer(const char* key, std::optional<long long> fallback = std::nullopt);
   double number(const char* key, std::optional<double> fallback = std::nullopt);
   bool boolean(const char* key, bool fallback);

@@ -7,7 +7,7 @@
 #include <cmath>
 
 namespace rv {
-namespace {  // internal linkage, as core/lab/matmul.hpp: each file keeps its own copy, built with its own flags
+namespace {  // internal linkage, as core/base/matmul.hpp: each file keeps its own copy, built with its own flags
 
 template <class S, class F>
 inline S fixed_sum(Eigen::Index n, const F& term) {

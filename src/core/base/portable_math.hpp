@@ -1,6 +1,6 @@
 // exp, log and erf computed by core itself, the same bits on every build (the README's 'Building by hand').
 // The float versions are what the lab trains with: branch-free, so loops over them vectorise, and written in
-// internal linkage so that each file inlines its own copy built with its own flags (as core/lab/matmul.hpp does).
+// internal linkage so that each file inlines its own copy built with its own flags (as core/base/matmul.hpp does).
 // Against the platform's libm (tests/core/test_portable_math.cpp): in float all three within 1 ulp; in double exp
 // within 1 ulp, erf 3, log 4 (random.hpp's portable_log, the random stream's).
 #pragma once

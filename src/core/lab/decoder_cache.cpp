@@ -8,7 +8,7 @@
 #include "core/base/fixed_sum.hpp"
 #include "core/base/portable_math.hpp"
 #include "core/lab/decoder_internal.hpp"
-#include "core/lab/matmul.hpp"
+#include "core/base/matmul.hpp"
 
 namespace rv {
 namespace {
@@ -21,7 +21,7 @@ S gelu(S x) {
   return S(0.5) * x * (S(1) + math::erf(x / std::sqrt(S(2))));  // exact (erf) GELU, as decoder_forward
 }
 
-// a @ b with the decoder's own loops (core/lab/matmul.hpp), as the full forward pass multiplies: Eigen's product kernels
+// a @ b with the decoder's own loops (core/base/matmul.hpp), as the full forward pass multiplies: Eigen's product kernels
 // would be linked for these row-at-a-time products alone (about 10 KB of the page's wasm).
 template <class S, class A, class B>
 RowMat<S> times(const A& a, const B& b) {

@@ -6,7 +6,7 @@
 #include "core/base/portable_math.hpp"
 #include "core/lab/decoder.hpp"
 #include "core/lab/decoder_internal.hpp"
-#include "core/lab/matmul.hpp"
+#include "core/base/matmul.hpp"
 
 namespace rv {
 

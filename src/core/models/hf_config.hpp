@@ -37,6 +37,7 @@ struct HfConfig {
   std::optional<long long> hidden_size, num_attention_heads, head_dim;
   std::optional<long long> num_key_value_heads;  // read for rope_usage's check of the key projection
   std::optional<double> rms_norm_eps, layer_norm_eps;  // real_scores' input norm (layer_norm_epsilon read as the latter)
+  std::optional<std::string> hidden_act;  // the forward pass's activation: hidden_activation, hidden_act, activation_function
   std::optional<long long> max_position_embeddings, original_max_position_embeddings;
   std::optional<long long> rotary_dim, qk_rope_head_dim;
   std::optional<double> partial_rotary_factor, rotary_pct, rope_theta, rotary_emb_base;

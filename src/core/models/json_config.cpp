@@ -266,6 +266,8 @@ Expected<HfConfig> hf_config_from_json(const JsonValue& j) {
   c.rope_theta = r.number("rope_theta");
   c.rotary_emb_base = r.number("rotary_emb_base");
   c.layer_types = r.strings("layer_types");
+  for (const char* key : {"hidden_activation", "hidden_act", "activation_function"})  // Gemma's own name first
+    if (!c.hidden_act) c.hidden_act = r.string(key);
   c.sliding_window_pattern = r.integer("sliding_window_pattern");
   if (r.error) return *r.error;
   if (auto e = read_rope_fields(j, c)) return *e;

@@ -1,6 +1,6 @@
-// Row-major matrix products for the decoder's small shapes, as plain loops the compiler vectorises. Internal linkage:
-// each file gets its own copy built with its own flags (Eigen's shared product templates may be linked from a file
-// optimised for size, which made the browser's training step 8x slower).
+// Row-major matrix products for the lab's decoder and the forward pass (core/infer), as plain loops the compiler
+// vectorises. Internal linkage: each file gets its own copy built with its own flags (Eigen's shared product templates
+// may be linked from a file optimised for size, which made the browser's training step 8x slower).
 #pragma once
 
 #include <Eigen/Core>

@@ -1,0 +1,58 @@
+// A real model's forward pass, as transformers' *ForCausalLM eager forward (no dropout, no cache): float32 arithmetic
+// from the stored dtype, one layer's weights at a time through the checkpoint's ByteSource, attention one query row
+// at a time (no T x T matrix), every sum in fixed_sum's order. NLL by position, logits, attention by distance and
+// the sink, under the config's rope, another rope_scaling, or none at all (the README's 'Run it').
+#pragma once
+
+#include <Eigen/Core>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/models/hf_config.hpp"
+#include "core/weights/checkpoint.hpp"
+
+namespace rv {
+
+using RowMatrixXf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Which rope the pass rotates with.
+enum class RopeAtInference {
+  Config,   // the config's own rope_scaling
+  Replace,  // ForwardOptions::rope_scaling in its place
+  None,     // the unscaled frequencies ("rope_scaling": "none")
+  Drop,     // no rotation at all (NoPE at inference: "rope": "drop")
+};
+
+struct ForwardOptions {
+  std::vector<long long> tokens;
+  std::vector<long long> positions;  // [T] position ids; empty: 0..T-1
+  RopeAtInference rope = RopeAtInference::Config;
+  HfRopeScaling rope_scaling;  // with RopeAtInference::Replace
+  bool logits = false, attention_by_distance = false, sink = false;
+  // Called after each layer (0-based) with the layer count; returning false stops the pass (Stop): BadRequest
+  // "stopped".
+  std::function<bool(int layer, int layers)> progress;
+};
+
+struct ForwardResult {
+  int layers = 0, heads = 0, vocab = 0;
+  std::vector<double> nll;  // [T-1]: -log softmax(logits[t])[tokens[t+1]], natural log
+  RowMatrixXf logits;       // [T, V] when asked
+  std::vector<std::vector<std::vector<double>>> by_distance;  // [L][H][T]: mean p at r = t - s over t >= r
+  std::vector<std::vector<double>> sink;                        // [L][H]: mean p on position 0 over t >= 1
+};
+
+// The largest T * T * heads a pass takes, and the longest sequence.
+constexpr long long kMaxForwardTokens = 1 << 16;
+
+// The vocabulary of a model the pass runs: its embedding's rows; BadRequest for another family or a missing table.
+Expected<long long> forward_vocab(Checkpoint& c, const HfConfig& config);
+
+// BadRequest naming the model_type it does not run, a tensor that is missing or mis-shaped (with the shape
+// expected), a config field the family needs; IndexError for a token past the vocabulary or a position past a
+// learned table (PyTorch's message).
+Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const ForwardOptions& o);
+
+}  // namespace rv
