@@ -83,10 +83,10 @@ def case(name, folder_model, tokens, positions=None, rope_scaling="config", drop
 
 # ---- every family on transformers' own random-weight checkpoints -------------------------------------------------
 families = sorted(os.listdir(CHECKPOINTS))
-check(len(families) >= 8, "the checkpoints are there: %s" % families)
+check(len(families) >= 18, "the checkpoints are there: %s" % families)
 loaded = {f: model(os.path.join(CHECKPOINTS, f)) for f in families}
 for fam in families:
-    tokens = [rng.randrange(256) for _ in range(40)]
+    tokens = [rng.randrange(256) for _ in range(48)]  # past gemma2's sliding window of 32
     case(fam, loaded[fam], tokens, outputs=["nll", "logits", "attention_by_distance", "sink"])
 
 # ---- every scaling at inference, rope dropped, positions shifted (llama) --------------------------------------------
@@ -127,9 +127,9 @@ check(shift < 1e-3, "RoPE: the same text 512 positions later, the same loss up t
 # ---- refusals, each by name ---------------------------------------------------------------------------------------
 g_cfg, g_path, _ = model(os.path.join(MODELS, "gpt2-bytes"))
 l_cfg, l_path, _ = loaded["llama"]
-olmo = dict(l_cfg, model_type="olmo2")
+falcon = dict(l_cfg, model_type="falcon")
 bad = [
-    (request(olmo, l_path, [1, 2]), "forward does not run model_type \"olmo2\" (it runs llama"),
+    (request(falcon, l_path, [1, 2]), "forward does not run model_type \"falcon\" (it runs llama"),
     (request(l_cfg, l_path, [1, 256]), "IndexError: index 256 is out of bounds for dimension 0 with size 256"),
     (request(g_cfg, g_path, [1, 2], positions=[1023, 1024]),
      "IndexError: index 1024 is out of bounds for dimension 0 with size 1024"),

@@ -1,16 +1,79 @@
-// The forward pass's family table (core/infer/family.hpp).
+// The forward pass's family table (core/infer/family.hpp), each row from the family's modeling file.
 #include "core/infer/family.hpp"
 
 namespace rv {
 namespace {
 
+using N = InferNorm;
+using A = InferAct;
+using R = InferResidual;
+using Q = InferQkv;
+using M = InferMlp;
+using K = InferQkNorm;
+
+constexpr const char* kLlama = "model.layers.{l}.";
+// {type, layer, embed, positions, offset, final norm, head, attn norm, mlp norm, post-attn norm, post-mlp norm,
+//  q, k, v, o, gate, up, down, norm, act, residual, qkv, mlp, qk norm, embed scale, conv1d}
 constexpr InferFamily kFamilies[] = {
-    {"llama", InferBlock::Llama, InferNorm::Rms, InferAct::Silu},
-    {"mistral", InferBlock::Llama, InferNorm::Rms, InferAct::Silu},
-    {"qwen2", InferBlock::Llama, InferNorm::Rms, InferAct::Silu},  // q/k/v biases: read when the checkpoint has them
-    {"qwen3", InferBlock::Llama, InferNorm::Rms, InferAct::Silu, false, true},
-    {"gemma", InferBlock::Llama, InferNorm::RmsPlusOne, InferAct::GeluTanh, true},
-    {"gpt2", InferBlock::Gpt2, InferNorm::Layer, InferAct::GeluTanh},
+    {"llama", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", N::Rms, A::Silu, R::Sequential, Q::Separate, M::Gated, K::None,
+     false, false},
+    {"mistral", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", N::Rms, A::Silu, R::Sequential, Q::Separate, M::Gated, K::None,
+     false, false},
+    {"mixtral", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "block_sparse_moe.experts.{e}.w1", "block_sparse_moe.experts.{e}.w3", "block_sparse_moe.experts.{e}.w2", N::Rms,
+     A::Silu, R::Sequential, Q::Separate, M::Moe, K::None, false, false},
+    {"qwen2", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", N::Rms, A::Silu, R::Sequential, Q::Separate, M::Gated, K::None,
+     false, false},
+    {"qwen3", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", N::Rms, A::Silu, R::Sequential, Q::Separate, M::Gated,
+     K::PerHead, false, false},
+    {"gemma", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", N::RmsPlusOne, A::GeluTanh, R::Sequential, Q::Separate, M::Gated,
+     K::None, true, false},
+    {"gemma2", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "pre_feedforward_layernorm", "post_attention_layernorm", "post_feedforward_layernorm", "self_attn.q_proj",
+     "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj",
+     N::RmsPlusOne, A::GeluTanh, R::Sandwich, Q::Separate, M::Gated, K::None, true, false},
+    {"olmo2", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "", "", "post_attention_layernorm",
+     "post_feedforward_layernorm", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", N::Rms, A::Silu, R::PostNorm, Q::Separate, M::Gated, K::Whole,
+     false, false},
+    {"phi3", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.qkv_proj", "", "", "self_attn.o_proj", "", "mlp.gate_up_proj",
+     "mlp.down_proj", N::Rms, A::Silu, R::Sequential, Q::Phi3, M::Phi3, K::None, false, false},
+    {"phi", kLlama, "model.embed_tokens.weight", "", 0, "model.final_layernorm", "lm_head", "input_layernorm", "", "",
+     "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.dense", "", "mlp.fc1", "mlp.fc2",
+     N::Layer, A::GeluTanh, R::ParallelOneNorm, Q::Separate, M::Plain, K::None, false, false},
+    {"stablelm", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", N::Layer, A::Silu, R::Sequential, Q::Separate, M::Gated, K::None,
+     false, false},
+    {"starcoder2", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
+     "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+     "", "mlp.c_fc", "mlp.c_proj", N::Layer, A::GeluTanh, R::Sequential, Q::Separate, M::Plain, K::None, false, false},
+    {"gpt_neox", "gpt_neox.layers.{l}.", "gpt_neox.embed_in.weight", "", 0, "gpt_neox.final_layer_norm", "embed_out",
+     "input_layernorm", "post_attention_layernorm", "", "", "attention.query_key_value", "", "", "attention.dense", "",
+     "mlp.dense_h_to_4h", "mlp.dense_4h_to_h", N::Layer, A::Gelu, R::ParallelTwoNorms, Q::NeoX, M::Plain, K::None,
+     false, false},
+    {"gptj", "transformer.h.{l}.", "transformer.wte.weight", "", 0, "transformer.ln_f", "lm_head", "ln_1", "", "", "",
+     "attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.out_proj", "", "mlp.fc_in", "mlp.fc_out", N::Layer, A::GeluTanh,
+     R::ParallelOneNorm, Q::Separate, M::Plain, K::None, false, false},
+    {"gpt2", "transformer.h.{l}.", "transformer.wte.weight", "transformer.wpe.weight", 0, "transformer.ln_f", "lm_head",
+     "ln_1", "ln_2", "", "", "attn.c_attn", "", "", "attn.c_proj", "", "mlp.c_fc", "mlp.c_proj", N::Layer, A::GeluTanh,
+     R::Sequential, Q::Gpt2, M::Gpt2, K::None, false, true},
+    {"opt", "model.decoder.layers.{l}.", "model.decoder.embed_tokens.weight", "model.decoder.embed_positions.weight", 2,
+     "model.decoder.final_layer_norm", "lm_head", "self_attn_layer_norm", "final_layer_norm", "", "",
+     "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj", "", "fc1", "fc2", N::Layer,
+     A::Relu, R::Sequential, Q::Separate, M::Plain, K::None, false, false},
 };
 
 }  // namespace
@@ -34,6 +97,8 @@ bool parse_activation(const std::string& name, InferAct& out) {
     out = InferAct::GeluTanh;
   } else if (name == "gelu") {
     out = InferAct::Gelu;
+  } else if (name == "relu") {
+    out = InferAct::Relu;
   } else {
     return false;
   }

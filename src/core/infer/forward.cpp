@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/base/matmul.hpp"
+#include "core/base/portable_math.hpp"
 #include "core/infer/family.hpp"
 #include "core/infer/layer_ops.hpp"
 
@@ -16,12 +17,6 @@ using detail::matmul_nt;
 
 constexpr Eigen::Index kHeadRows = 64;  // rows of hidden states through the head at a time
 
-std::string at(const char* pattern, int l) {
-  std::string s = pattern;
-  const std::size_t i = s.find("{l}");
-  return i == std::string::npos ? s : s.replace(i, 3, std::to_string(l));
-}
-
 // The model's sizes, from the config and the embedding's shape.
 struct Dims {
   long long vocab = 0, d = 0;
@@ -31,7 +26,7 @@ struct Dims {
 };
 
 Expected<Dims> dims_of(const HfConfig& config, const InferFamily& f, const TensorInfo& embed, const ModelInfo& info,
-                       Checkpoint& c, const char* layer_probe) {
+                       Checkpoint& c) {
   Dims d;
   if (embed.shape.size() != 2) return bad_request("tensor \"" + embed.name + "\" is not a matrix");
   d.vocab = embed.shape[0];
@@ -46,16 +41,28 @@ Expected<Dims> dims_of(const HfConfig& config, const InferFamily& f, const Tenso
     return bad_request("config: num_key_value_heads " + std::to_string(d.kv_heads) + " does not divide " +
                        std::to_string(d.heads) + " heads");
   d.head_dim = info.rope ? info.rope->head_dim : int(d.d / d.heads);
-  const std::optional<double> eps = f.norm == InferNorm::Layer ? config.layer_norm_eps : config.rms_norm_eps;
-  if (eps) d.eps = float(*eps);
-  if (f.norm == InferNorm::Layer && !eps) d.eps = 1e-5f;  // GPT-2's layer_norm_epsilon default
+  const bool layer_norm = f.norm == InferNorm::Layer;
+  d.eps = float((layer_norm ? config.layer_norm_eps : config.rms_norm_eps).value_or(layer_norm ? 1e-5 : 1e-6));
   d.act = f.act;
   if (config.hidden_act && !parse_activation(*config.hidden_act, d.act))
     return bad_request("config: hidden_act \"" + *config.hidden_act + "\" is not one the forward pass runs (silu, "
-                       "gelu, gelu_new, gelu_pytorch_tanh)");
-  while (c.find(at(layer_probe, d.layers))) ++d.layers;
-  if (!d.layers) return bad_request("the checkpoint holds no tensor \"" + at(layer_probe, 0) + "\"");
+                       "gelu, gelu_new, gelu_pytorch_tanh, relu)");
+  const std::string probe = std::string(f.layer) + f.q + ".weight";
+  while (c.find(at_index(probe, d.layers))) ++d.layers;
+  if (!d.layers) return bad_request("the checkpoint holds no tensor \"" + at_index(probe, 0) + "\"");
   return d;
+}
+
+// The sliding window a layer attends within, 0 for all of the past: layer_types' "sliding_attention" layers, else
+// Gemma 2's every other layer from the first, else every layer of the families whose configs set one for all.
+long long layer_window(const HfConfig& c, const InferFamily& f, int l) {
+  if (!c.sliding_window || *c.sliding_window < 1) return 0;
+  const std::string type = f.type;
+  bool slides = type == "mistral" || type == "mixtral" || type == "starcoder2" || type == "phi3";
+  if (type == "gemma2") slides = l % 2 == 0;
+  if (c.layer_types)
+    slides = std::size_t(l) < c.layer_types->size() && (*c.layer_types)[std::size_t(l)] == "sliding_attention";
+  return slides ? *c.sliding_window : 0;
 }
 
 // The rope the pass rotates with, by layer kind: info derived again with the request's scaling, at seq_len = the
@@ -79,7 +86,7 @@ Expected<const InferFamily*> family_of(const HfConfig& config) {
 }
 
 const char* embed_name(const InferFamily& f) {
-  return f.block == InferBlock::Gpt2 ? "transformer.wte.weight" : "model.embed_tokens.weight";
+  return f.embed;
 }
 
 }  // namespace
@@ -111,18 +118,19 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
     if (p < 0 || p > (1LL << 40)) return bad_request("positions must be integers in [0, 2^40], got " + std::to_string(p));
   const long long max_position = *std::max_element(pos.begin(), pos.end());
 
-  const bool gpt2 = f->block == InferBlock::Gpt2;
+  const bool learned = *f->positions != '\0';
   const TensorInfo* embed_t = c.find(embed_name(*f));
   if (!embed_t) return bad_request("the checkpoint holds no tensor \"" + std::string(embed_name(*f)) + "\"");
-  Expected<ModelInfo> info = gpt2 ? derive_model(config) : pass_rope(config, o, max_position);
+  Expected<ModelInfo> info = learned ? derive_model(config) : pass_rope(config, o, max_position);
   if (!info) return bad_request("config: " + info.error().message);
-  if (!gpt2 && !info->rope) return bad_request("config: model_type \"" + type + "\" has no RoPE");
-  Expected<Dims> dims = dims_of(config, *f, *embed_t, *info, c, gpt2 ? "transformer.h.{l}.ln_1.weight"
-                                                                    : "model.layers.{l}.input_layernorm.weight");
+  if (!learned && !info->rope) return bad_request("config: model_type \"" + type + "\" has no RoPE");
+  Expected<Dims> dims = dims_of(config, *f, *embed_t, *info, c);
   if (!dims) return dims.error();
   const Dims& D = *dims;
   for (long long t : o.tokens)
     if (t < 0 || t >= D.vocab) return index_error(t, D.vocab);
+  if (f->mlp == InferMlp::Moe && !config.num_experts_per_tok)
+    return bad_request("config: missing num_experts_per_tok (" + type + " routes each token to that many experts)");
 
   const TensorReader read{c};
   Expected<RowMatrixXf> embed = read(embed_name(*f), {D.vocab, D.d});
@@ -130,16 +138,24 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   RowMatrixXf h(T, D.d);
   for (long long t = 0; t < T; ++t) h.row(t) = embed->row(o.tokens[std::size_t(t)]);
   if (f->embed_scale) h *= float(std::sqrt(double(D.d)));  // Gemma's normalizer, in the hidden dtype
-  LayerContext ctx{read, *f, D.d, D.heads, D.kv_heads, D.head_dim, D.eps, D.act, T, pos};
-  if (gpt2) {
-    const TensorInfo* wpe = c.find("transformer.wpe.weight");
-    if (!wpe || wpe->shape.size() != 2) return bad_request("the checkpoint holds no tensor \"transformer.wpe.weight\"");
+  if (learned) {  // GPT-2's wpe, OPT's embed_positions (its rows start at position_offset)
+    const long long rows = read.dim(f->positions, 0);
+    if (rows < 1) return bad_request("the checkpoint holds no tensor \"" + std::string(f->positions) + "\"");
     for (long long p : pos)
-      if (p >= wpe->shape[0]) return index_error(p, wpe->shape[0]);
-    Expected<RowMatrixXf> table = read("transformer.wpe.weight", {wpe->shape[0], D.d});
+      if (p + f->position_offset >= rows) return index_error(p + f->position_offset, rows);
+    Expected<RowMatrixXf> table = read(f->positions, {rows, D.d});
     if (!table) return table.error();
-    for (long long t = 0; t < T; ++t) h.row(t) += table->row(pos[std::size_t(t)]);
+    for (long long t = 0; t < T; ++t) h.row(t) += table->row(pos[std::size_t(t)] + f->position_offset);
   }
+  const bool sequential_neox = f->residual == InferResidual::ParallelTwoNorms && config.use_parallel_residual &&
+                               !*config.use_parallel_residual;
+  const bool gemma2_scale = std::string(f->type) == "gemma2" && config.query_pre_attn_scalar;
+  const float scale = float(1.0 / std::sqrt(gemma2_scale ? *config.query_pre_attn_scalar : double(D.head_dim)));
+  const bool divide = std::string(f->type) == "gpt2" || std::string(f->type) == "gptj";
+  LayerContext ctx{read,     *f,     D.d,    D.heads, D.kv_heads, D.head_dim, D.eps, D.act,
+                   pos,      sequential_neox ? InferResidual::Sequential : f->residual,
+                   scale,    divide, float(config.attn_logit_softcapping.value_or(0.0)),
+                   int(config.num_experts_per_tok.value_or(0))};
 
   ForwardResult out;
   out.layers = D.layers;
@@ -148,24 +164,27 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   AttentionStats stats;
   stats.by_distance_on = o.attention_by_distance;
   stats.sink_on = o.sink;
+  const std::optional<RopeModel> none;
   for (int l = 0; l < D.layers; ++l) {
-    const std::optional<RopeModel>& rope = gpt2 || o.rope == RopeAtInference::Drop ? std::nullopt
-                                                                                    : layer_rope(config, *info, l);
-    std::optional<Error> e = gpt2 ? gpt2_layer(ctx, l, h, stats) : llama_layer(ctx, l, rope, h, stats);
-    if (e) return *e;
+    const std::optional<RopeModel>& rope = learned || o.rope == RopeAtInference::Drop ? none
+                                                                                      : layer_rope(config, *info, l);
+    if (auto e = run_layer(ctx, l, rope, layer_window(config, *f, l), h, stats)) return *e;
     if (o.progress && !o.progress(l, D.layers)) return bad_request("stopped");
   }
   out.by_distance = std::move(stats.by_distance);
   out.sink = std::move(stats.sink);
 
-  // The final norm, then the head a block of rows at a time (a tied head reads the embeddings).
-  std::optional<Error> e = gpt2 ? layer_norm(read, "transformer.ln_f", h, D.eps)
-                                : rms_norm(read, "model.norm.weight", f->norm, h, D.eps);
-  if (e) return *e;
-  const bool tied = !read.has("lm_head.weight");
-  Expected<RowMatrixXf> head_read = tied ? RowMatrixXf() : read("lm_head.weight", {D.vocab, D.d});
+  // The final norm, then the head a block of rows at a time (a tied head reads the embeddings; Phi's and GPT-J's
+  // have a bias; Gemma 2 soft-caps the logits).
+  if (auto e = apply_norm(read, f->final_norm, f->norm, h, D.eps)) return *e;
+  const std::string head_name = std::string(f->head) + ".weight", bias_name = std::string(f->head) + ".bias";
+  const bool tied = !read.has(head_name);
+  Expected<RowMatrixXf> head_read = tied ? RowMatrixXf() : read(head_name, {D.vocab, D.d});
   if (!head_read) return head_read.error();
   const RowMatrixXf& head = tied ? *embed : *head_read;
+  Expected<RowMatrixXf> bias = read.has(bias_name) ? read(bias_name, {D.vocab}) : RowMatrixXf();
+  if (!bias) return bias.error();
+  const float cap = float(config.final_logit_softcapping.value_or(0.0));
   if (o.logits) out.logits.resize(T, D.vocab);
   out.nll.resize(std::size_t(T - 1));
   std::vector<float> scratch;
@@ -174,6 +193,12 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
     const Eigen::Index n = std::min<Eigen::Index>(kHeadRows, T - r0);
     block.resize(n, D.vocab);
     matmul_nt(h.middleRows(r0, n), head, block, scratch);
+    if (bias->size()) block.rowwise() += bias->row(0);
+    if (cap > 0)
+      block = block.unaryExpr([cap](float x) {  // cap * tanh(x / cap)
+        const float y = x / cap, e = math::exp(-2.0f * std::fabs(y)), th = (1.0f - e) / (1.0f + e);
+        return (y < 0 ? -th : th) * cap;
+      });
     for (Eigen::Index r = 0; r < n; ++r) {
       const long long t = r0 + r;
       if (t + 1 < T) out.nll[std::size_t(t)] = token_nll(block.row(r), o.tokens[std::size_t(t + 1)]);

@@ -1,5 +1,5 @@
-// The forward pass's layers (core/infer/layer_ops.hpp), as modeling_llama.py, modeling_qwen3.py, modeling_gemma.py
-// and modeling_gpt2.py compute them in float32.
+// The forward pass's layers (core/infer/layer_ops.hpp): one block for every family, its row (core/infer/family.hpp)
+// choosing the norms, projections, residual and MLP, each as its modeling file computes it in float32.
 #include "core/infer/layer_ops.hpp"
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include "core/base/fixed_sum.hpp"
 #include "core/base/matmul.hpp"
 #include "core/base/portable_math.hpp"
+#include "core/infer/attend.hpp"
 
 namespace rv {
 namespace {
@@ -21,22 +22,14 @@ std::string shape_text(const std::vector<long long>& shape) {
   return s + "]";
 }
 
-std::string at_layer(const char* prefix, int l, const char* name) {
-  return std::string(prefix) + std::to_string(l) + "." + name;
-}
-
-// A tensor's first (or second) dimension, or -1 when it is missing: the sizes a family leaves to the weights.
-long long dim_of(const TensorReader& read, const std::string& name, std::size_t axis) {
-  const TensorInfo* t = read.c.find(name);
-  return t && t->shape.size() > axis ? t->shape[axis] : -1;
-}
-
 float activate(float x, InferAct act) {
   switch (act) {
     case InferAct::Silu:
       return x / (1.0f + math::exp(-x));
     case InferAct::Gelu:
       return 0.5f * x * (1.0f + math::erf(x * 0.70710678118654752f));
+    case InferAct::Relu:
+      return x > 0.0f ? x : 0.0f;
     case InferAct::GeluTanh: {  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), tanh(y) = sign(y)(1 - e)/(1 + e)
       const float y = 0.7978845608028654f * (x + 0.044715f * x * x * x);
       const float e = math::exp(-2.0f * std::fabs(y));
@@ -47,13 +40,24 @@ float activate(float x, InferAct act) {
   return x;
 }
 
-// y = x W^T (+ b) for a weight stored [out, in].
+void activate_all(RowMatrixXf& m, InferAct act) {
+  m = m.unaryExpr([act](float x) { return activate(x, act); });
+}
+
+// y = x W^T (+ b) for a weight stored [out, in], or x W + b for GPT-2's Conv1D ([in, out]).
 Expected<RowMatrixXf> linear(const LayerContext& ctx, const RowMatrixXf& x, const std::string& name, long long out,
-                             long long in, std::vector<float>& scratch) {
-  Expected<RowMatrixXf> w = ctx.read(name + ".weight", {out, in});
+                             long long in) {
+  const bool conv = ctx.family.conv1d;
+  Expected<RowMatrixXf> w = ctx.read(name + ".weight", conv ? std::vector<long long>{in, out}
+                                                            : std::vector<long long>{out, in});
   if (!w) return w.error();
   RowMatrixXf y(x.rows(), out);
-  matmul_nt(x, *w, y, scratch);
+  if (conv) {
+    matmul(x, *w, y);
+  } else {
+    std::vector<float> scratch;
+    matmul_nt(x, *w, y, scratch);
+  }
   if (ctx.read.has(name + ".bias")) {
     Expected<RowMatrixXf> b = ctx.read(name + ".bias", {out});
     if (!b) return b.error();
@@ -62,29 +66,28 @@ Expected<RowMatrixXf> linear(const LayerContext& ctx, const RowMatrixXf& x, cons
   return y;
 }
 
-// y = x W + b for GPT-2's Conv1D, its weight stored [in, out].
-Expected<RowMatrixXf> conv1d(const LayerContext& ctx, const RowMatrixXf& x, const std::string& name, long long in,
-                             long long out) {
-  Expected<RowMatrixXf> w = ctx.read(name + ".weight", {in, out});
-  if (!w) return w.error();
-  Expected<RowMatrixXf> b = ctx.read(name + ".bias", {out});
-  if (!b) return b.error();
-  RowMatrixXf y(x.rows(), out);
-  matmul(x, *w, y);
-  y.rowwise() += b->row(0);
-  return y;
-}
-
-// Each row's RMS norm (times w, or 1 + w for Gemma) over `width` columns at a time: the whole row, or each head.
+// Each row's RMS norm over `width` columns at a time (the whole row, or each head): times w, or 1 + w (Gemma).
 void rms_rows(RowMatrixXf& x, const float* w, Eigen::Index width, InferNorm norm, float eps) {
   for (Eigen::Index r = 0; r < x.rows(); ++r)
     for (Eigen::Index c0 = 0; c0 < x.cols(); c0 += width) {
       float* v = x.row(r).data() + c0;
       const float ms = fixed_sum<float>(width, [v](Eigen::Index i) { return v[i] * v[i]; }) / float(width);
       const float inv = 1.0f / std::sqrt(ms + eps);
-      for (Eigen::Index i = 0; i < width; ++i) v[i] = norm == InferNorm::RmsPlusOne ? (v[i] * inv) * (1.0f + w[i])
-                                                                                    : w[i] * (v[i] * inv);
+      for (Eigen::Index i = 0; i < width; ++i)
+        v[i] = norm == InferNorm::RmsPlusOne ? (v[i] * inv) * (1.0f + w[i]) : w[i] * (v[i] * inv);
     }
+}
+
+// Qwen3's q/k norm (each head) or OLMo 2's (all heads at once).
+std::optional<Error> qk_norm(const LayerContext& ctx, const std::string& p, RowMatrixXf& q, RowMatrixXf& k) {
+  const bool per_head = ctx.family.qk_norm == InferQkNorm::PerHead;
+  for (auto [m, name] : {std::pair{&q, "self_attn.q_norm.weight"}, {&k, "self_attn.k_norm.weight"}}) {
+    const long long width = per_head ? ctx.head_dim : m->cols();
+    Expected<RowMatrixXf> w = ctx.read(p + name, {width});
+    if (!w) return w.error();
+    rms_rows(*m, w->data(), width, ctx.family.norm == InferNorm::Layer ? InferNorm::Rms : ctx.family.norm, ctx.eps);
+  }
+  return std::nullopt;
 }
 
 // Rotates the first rotary_dims of each head of m [T, heads * head_dim] by position * theta_i, cos and sin times the
@@ -112,47 +115,135 @@ void rotate(RowMatrixXf& m, int heads, int head_dim, const RopeModel& rope, cons
   }
 }
 
-// o [T, heads * head_dim] = causal softmax(q k^T scaled) v per head, one query row at a time; key head h / group.
-// divide: scores / sqrt(head_dim) (GPT-2) rather than * head_dim^-0.5.
-RowMatrixXf attend(const LayerContext& ctx, int layer, const RowMatrixXf& q, const RowMatrixXf& k,
-                   const RowMatrixXf& v, bool divide, AttentionStats& stats) {
-  const Eigen::Index T = q.rows(), hd = ctx.head_dim;
-  const int group = ctx.heads / ctx.kv_heads;
-  const float scale = float(1.0 / std::sqrt(double(hd))), root = float(std::sqrt(double(hd)));
-  RowMatrixXf o = RowMatrixXf::Zero(T, q.cols());
-  if (stats.by_distance_on) stats.by_distance.emplace_back(std::size_t(ctx.heads), std::vector<double>(std::size_t(T)));
-  if (stats.sink_on) stats.sink.emplace_back(std::size_t(ctx.heads), 0.0);
-  std::vector<float> p(static_cast<std::size_t>(T));
-  for (int h = 0; h < ctx.heads; ++h) {
-    const Eigen::Index qc = Eigen::Index(h) * hd, kc = Eigen::Index(h / group) * hd;
-    for (Eigen::Index t = 0; t < T; ++t) {
-      const float* qt = q.row(t).data() + qc;
-      float mx = -INFINITY;
-      for (Eigen::Index s = 0; s <= t; ++s) {
-        const float dot = fixed_dot(qt, k.row(s).data() + kc, hd);
-        p[std::size_t(s)] = divide ? dot / root : dot * scale;
-        mx = std::max(mx, p[std::size_t(s)]);
-      }
-      for (Eigen::Index s = 0; s <= t; ++s) p[std::size_t(s)] = math::exp(p[std::size_t(s)] - mx);
-      const float sum = fixed_sum<float>(t + 1, [&p](Eigen::Index s) { return p[std::size_t(s)]; });
-      float* ot = o.row(t).data() + qc;
-      for (Eigen::Index s = 0; s <= t; ++s) {
-        const float ps = p[std::size_t(s)] / sum;
-        const float* vs = v.row(s).data() + kc;
-        for (Eigen::Index j = 0; j < hd; ++j) ot[j] += ps * vs[j];
-        if (stats.by_distance_on) stats.by_distance.back()[std::size_t(h)][std::size_t(t - s)] += ps;
-        if (stats.sink_on && s == 0 && t >= 1) stats.sink.back()[std::size_t(h)] += ps;
-      }
+struct Qkv {
+  RowMatrixXf q, k, v;
+};
+
+// q [T, H hd], k and v [T, Hk hd], from the family's projections.
+Expected<Qkv> project_qkv(const LayerContext& ctx, const std::string& p, const RowMatrixXf& a) {
+  const InferFamily& f = ctx.family;
+  const long long d = ctx.d, hd = ctx.head_dim, qw = ctx.heads * hd, kw = ctx.kv_heads * hd;
+  Qkv out;
+  if (f.qkv == InferQkv::Separate) {
+    for (auto [m, name, width] : {std::tuple{&out.q, f.q, qw}, {&out.k, f.k, kw}, {&out.v, f.v, kw}}) {
+      Expected<RowMatrixXf> y = linear(ctx, a, p + name, width, d);
+      if (!y) return y.error();
+      *m = std::move(y.value());
     }
-    if (stats.by_distance_on)
-      for (Eigen::Index r = 0; r < T; ++r) stats.by_distance.back()[std::size_t(h)][std::size_t(r)] /= double(T - r);
-    if (stats.sink_on && T > 1) stats.sink.back()[std::size_t(h)] /= double(T - 1);
+    return out;
   }
-  (void)layer;
-  return o;
+  Expected<RowMatrixXf> fused = linear(ctx, a, p + f.q, f.qkv == InferQkv::Phi3 ? qw + 2 * kw : 3 * qw, d);
+  if (!fused) return fused.error();
+  const RowMatrixXf& y = *fused;
+  if (f.qkv == InferQkv::NeoX) {  // per head: [q, k, v] of head_dim each
+    out.q.resize(y.rows(), qw), out.k.resize(y.rows(), qw), out.v.resize(y.rows(), qw);
+    for (int h = 0; h < ctx.heads; ++h) {
+      out.q.middleCols(h * hd, hd) = y.middleCols(3 * h * hd, hd);
+      out.k.middleCols(h * hd, hd) = y.middleCols(3 * h * hd + hd, hd);
+      out.v.middleCols(h * hd, hd) = y.middleCols(3 * h * hd + 2 * hd, hd);
+    }
+    return out;
+  }
+  out.q = y.leftCols(qw);  // Phi-3 and GPT-2: all of q, then k, then v
+  out.k = y.middleCols(qw, kw);
+  out.v = y.middleCols(qw + kw, kw);
+  return out;
+}
+
+// One expert's (or the dense) gated MLP: down(act(gate x) * up x).
+Expected<RowMatrixXf> gated(const LayerContext& ctx, const RowMatrixXf& a, const std::string& gate,
+                            const std::string& up, const std::string& down, long long inner) {
+  Expected<RowMatrixXf> g = linear(ctx, a, gate, inner, ctx.d);
+  if (!g) return g.error();
+  Expected<RowMatrixXf> u = linear(ctx, a, up, inner, ctx.d);
+  if (!u) return u.error();
+  RowMatrixXf& gv = g.value();
+  activate_all(gv, ctx.act);
+  gv.array() *= u->array();
+  return linear(ctx, gv, down, ctx.d, inner);
+}
+
+// Mixtral's sparse MoE: softmax router, the top k experts per token renormalised, added up in expert order.
+Expected<RowMatrixXf> moe(const LayerContext& ctx, const std::string& p, const RowMatrixXf& a) {
+  const InferFamily& f = ctx.family;
+  const long long experts = ctx.read.dim(p + "block_sparse_moe.gate.weight", 0);
+  if (experts < 1) return bad_request("the checkpoint holds no tensor \"" + p + "block_sparse_moe.gate.weight\"");
+  const int k = std::min<int>(ctx.experts_per_token, int(experts));
+  Expected<RowMatrixXf> logits = linear(ctx, a, p + "block_sparse_moe.gate", experts, ctx.d);
+  if (!logits) return logits.error();
+  RowMatrixXf weight = RowMatrixXf::Zero(a.rows(), experts);  // the renormalised top-k weights, 0 elsewhere
+  for (Eigen::Index t = 0; t < a.rows(); ++t) {
+    const float* l = logits->row(t).data();
+    const float mx = *std::max_element(l, l + experts);
+    std::vector<float> p(static_cast<std::size_t>(experts));
+    for (long long e = 0; e < experts; ++e) p[std::size_t(e)] = math::exp(l[e] - mx);
+    const float sum = fixed_sum<float>(experts, [&p](Eigen::Index e) { return p[std::size_t(e)]; });
+    std::vector<int> order(static_cast<std::size_t>(experts));
+    for (int e = 0; e < int(experts); ++e) order[std::size_t(e)] = e;
+    std::stable_sort(order.begin(), order.end(), [&p](int x, int y) { return p[std::size_t(x)] > p[std::size_t(y)]; });
+    float top = 0;
+    for (int j = 0; j < k; ++j) top += p[std::size_t(order[std::size_t(j)])] / sum;
+    for (int j = 0; j < k; ++j) weight(t, order[std::size_t(j)]) = (p[std::size_t(order[std::size_t(j)])] / sum) / top;
+  }
+  RowMatrixXf out = RowMatrixXf::Zero(a.rows(), ctx.d);
+  for (int e = 0; e < int(experts); ++e) {
+    std::vector<Eigen::Index> rows;
+    for (Eigen::Index t = 0; t < a.rows(); ++t)
+      if (weight(t, e) != 0.0f) rows.push_back(t);
+    if (rows.empty()) continue;
+    RowMatrixXf x(Eigen::Index(rows.size()), ctx.d);
+    for (std::size_t i = 0; i < rows.size(); ++i) x.row(Eigen::Index(i)) = a.row(rows[i]);
+    const long long inner = ctx.read.dim(at_index(p + f.gate, 0, e) + ".weight", 0);
+    Expected<RowMatrixXf> y = gated(ctx, x, at_index(p + f.gate, 0, e), at_index(p + f.up, 0, e),
+                                    at_index(p + f.down, 0, e), inner);
+    if (!y) return y.error();
+    for (std::size_t i = 0; i < rows.size(); ++i) out.row(rows[i]) += y->row(Eigen::Index(i)) * weight(rows[i], e);
+  }
+  return out;
+}
+
+Expected<RowMatrixXf> mlp(const LayerContext& ctx, const std::string& p, const RowMatrixXf& a) {
+  const InferFamily& f = ctx.family;
+  const std::string first = p + (f.mlp == InferMlp::Gated ? f.gate : f.up) + ".weight";
+  const long long inner = f.mlp == InferMlp::Moe ? 0 : ctx.read.dim(first, f.conv1d ? 1 : 0);
+  if (f.mlp != InferMlp::Moe && inner < 1)
+    return bad_request("the checkpoint holds no tensor \"" + first + "\" (expected shape [intermediate_size, " +
+                       std::to_string(ctx.d) + "])");
+  switch (f.mlp) {
+    case InferMlp::Gated:
+      return gated(ctx, a, p + f.gate, p + f.up, p + f.down, inner);
+    case InferMlp::Moe:
+      return moe(ctx, p, a);
+    case InferMlp::Phi3: {  // gate_up_proj: the gate's rows, then the up projection's
+      Expected<RowMatrixXf> gu = linear(ctx, a, p + f.up, inner, ctx.d);
+      if (!gu) return gu.error();
+      const long long half = inner / 2;
+      RowMatrixXf g = gu->leftCols(half);
+      activate_all(g, ctx.act);
+      g.array() *= gu->rightCols(half).array();
+      return linear(ctx, g, p + f.down, ctx.d, half);
+    }
+    case InferMlp::Plain:
+    case InferMlp::Gpt2: {
+      Expected<RowMatrixXf> h = linear(ctx, a, p + f.up, inner, ctx.d);
+      if (!h) return h.error();
+      activate_all(h.value(), ctx.act);
+      return linear(ctx, *h, p + f.down, ctx.d, inner);
+    }
+  }
+  return bad_request("unknown MLP");
 }
 
 }  // namespace
+
+std::string at_index(const std::string& pattern, int l, int e) {
+  std::string s = pattern;
+  for (auto [key, n] : {std::pair{"{l}", l}, {"{e}", e}}) {
+    const std::size_t i = s.find(key);
+    if (i != std::string::npos) s.replace(i, 3, std::to_string(n));
+  }
+  return s;
+}
 
 Expected<RowMatrixXf> TensorReader::operator()(const std::string& name, const std::vector<long long>& shape) const {
   const TensorInfo* t = c.find(name);
@@ -164,18 +255,20 @@ Expected<RowMatrixXf> TensorReader::operator()(const std::string& name, const st
   return RowMatrixXf(m->cast<float>());  // bf16, f16 and f32 widen to float exactly
 }
 
-std::optional<Error> rms_norm(const TensorReader& read, const std::string& name, InferNorm norm, RowMatrixXf& h,
-                              float eps) {
-  Expected<RowMatrixXf> w = read(name, {h.cols()});
-  if (!w) return w.error();
-  rms_rows(h, w->data(), h.cols(), norm, eps);
-  return std::nullopt;
+long long TensorReader::dim(const std::string& name, std::size_t axis) const {
+  const TensorInfo* t = c.find(name);
+  return t && t->shape.size() > axis ? t->shape[axis] : -1;
 }
 
-std::optional<Error> layer_norm(const TensorReader& read, const std::string& prefix, RowMatrixXf& h, float eps) {
-  Expected<RowMatrixXf> w = read(prefix + ".weight", {h.cols()});
+std::optional<Error> apply_norm(const TensorReader& read, const std::string& name, InferNorm norm, RowMatrixXf& h,
+                                float eps) {
+  Expected<RowMatrixXf> w = read(name + ".weight", {h.cols()});
   if (!w) return w.error();
-  Expected<RowMatrixXf> b = read(prefix + ".bias", {h.cols()});
+  if (norm != InferNorm::Layer) {
+    rms_rows(h, w->data(), h.cols(), norm, eps);
+    return std::nullopt;
+  }
+  Expected<RowMatrixXf> b = read(name + ".bias", {h.cols()});
   if (!b) return b.error();
   const Eigen::Index d = h.cols();
   for (Eigen::Index r = 0; r < h.rows(); ++r) {
@@ -188,73 +281,46 @@ std::optional<Error> layer_norm(const TensorReader& read, const std::string& pre
   return std::nullopt;
 }
 
-std::optional<Error> llama_layer(const LayerContext& ctx, int l, const std::optional<RopeModel>& rope, RowMatrixXf& h,
-                                 AttentionStats& stats) {
-  const std::string p = "model.layers." + std::to_string(l) + ".";
-  const long long d = ctx.d, qw = (long long)ctx.heads * ctx.head_dim, kw = (long long)ctx.kv_heads * ctx.head_dim;
-  std::vector<float> scratch;
+std::optional<Error> run_layer(const LayerContext& ctx, int l, const std::optional<RopeModel>& rope, long long window,
+                               RowMatrixXf& h, AttentionStats& stats) {
+  const InferFamily& f = ctx.family;
+  const std::string p = at_index(f.layer, l);
+  const auto norm = [&](const char* name, RowMatrixXf& x) -> std::optional<Error> {
+    return *name ? apply_norm(ctx.read, p + name, f.norm, x, ctx.eps) : std::nullopt;
+  };
   RowMatrixXf a = h;
-  if (auto e = rms_norm(ctx.read, p + "input_layernorm.weight", ctx.family.norm, a, ctx.eps)) return e;
-  Expected<RowMatrixXf> q = linear(ctx, a, p + "self_attn.q_proj", qw, d, scratch);
-  if (!q) return q.error();
-  Expected<RowMatrixXf> k = linear(ctx, a, p + "self_attn.k_proj", kw, d, scratch);
-  if (!k) return k.error();
-  Expected<RowMatrixXf> v = linear(ctx, a, p + "self_attn.v_proj", kw, d, scratch);
-  if (!v) return v.error();
-  if (ctx.family.qk_norm)  // Qwen3: each head's q and k RMS-normed over head_dim before the rotation
-    for (auto [m, name] : {std::pair{&q.value(), "self_attn.q_norm.weight"}, {&k.value(), "self_attn.k_norm.weight"}}) {
-      Expected<RowMatrixXf> w = ctx.read(p + name, {ctx.head_dim});
-      if (!w) return w.error();
-      rms_rows(*m, w->data(), ctx.head_dim, ctx.family.norm, ctx.eps);
-    }
-  if (rope) {
-    rotate(q.value(), ctx.heads, ctx.head_dim, *rope, ctx.positions);
-    rotate(k.value(), ctx.kv_heads, ctx.head_dim, *rope, ctx.positions);
-  }
-  const RowMatrixXf o = attend(ctx, l, *q, *k, *v, false, stats);
-  Expected<RowMatrixXf> attn = linear(ctx, o, p + "self_attn.o_proj", d, qw, scratch);
-  if (!attn) return attn.error();
-  h += *attn;
-  a = h;
-  if (auto e = rms_norm(ctx.read, p + "post_attention_layernorm.weight", ctx.family.norm, a, ctx.eps)) return e;
-  const long long inner = dim_of(ctx.read, p + "mlp.gate_proj.weight", 0);
-  if (inner < 1) return bad_request("the checkpoint holds no tensor \"" + p + "mlp.gate_proj.weight\" (expected shape "
-                                    "[intermediate_size, " + std::to_string(d) + "])");
-  Expected<RowMatrixXf> gate = linear(ctx, a, p + "mlp.gate_proj", inner, d, scratch);
-  if (!gate) return gate.error();
-  Expected<RowMatrixXf> up = linear(ctx, a, p + "mlp.up_proj", inner, d, scratch);
-  if (!up) return up.error();
-  RowMatrixXf& g = gate.value();
-  g = (g.unaryExpr([act = ctx.act](float x) { return activate(x, act); }).array() * up->array()).matrix();
-  Expected<RowMatrixXf> down = linear(ctx, *gate, p + "mlp.down_proj", d, inner, scratch);
-  if (!down) return down.error();
-  h += *down;
-  return std::nullopt;
-}
-
-std::optional<Error> gpt2_layer(const LayerContext& ctx, int l, RowMatrixXf& h, AttentionStats& stats) {
-  const std::string p = at_layer("transformer.h.", l, "");
-  const long long d = ctx.d;
-  RowMatrixXf a = h;
-  if (auto e = layer_norm(ctx.read, p + "ln_1", a, ctx.eps)) return e;
-  Expected<RowMatrixXf> qkv = conv1d(ctx, a, p + "attn.c_attn", d, 3 * d);
+  if (auto e = norm(f.attn_norm, a)) return e;
+  Expected<Qkv> qkv = project_qkv(ctx, p, a);
   if (!qkv) return qkv.error();
-  const RowMatrixXf q = qkv->leftCols(d), k = qkv->middleCols(d, d), v = qkv->rightCols(d);
-  const RowMatrixXf o = attend(ctx, l, q, k, v, true, stats);
-  Expected<RowMatrixXf> attn = conv1d(ctx, o, p + "attn.c_proj", d, d);
+  Qkv& m = qkv.value();
+  if (f.qk_norm != InferQkNorm::None)
+    if (auto e = qk_norm(ctx, p, m.q, m.k)) return e;
+  if (rope) {
+    rotate(m.q, ctx.heads, ctx.head_dim, *rope, ctx.positions);
+    rotate(m.k, ctx.kv_heads, ctx.head_dim, *rope, ctx.positions);
+  }
+  AttendOptions how{ctx.heads, ctx.kv_heads, ctx.head_dim, ctx.scale, ctx.divide, ctx.softcap, window};
+  const RowMatrixXf o = attend(m.q, m.k, m.v, how, stats);
+  Expected<RowMatrixXf> attn = linear(ctx, o, p + f.o, ctx.d, (long long)ctx.heads * ctx.head_dim);
   if (!attn) return attn.error();
-  h += *attn;
+  RowMatrixXf& att = attn.value();
+  if (auto e = norm(f.post_attn_norm, att)) return e;
+  if (ctx.residual == InferResidual::ParallelOneNorm || ctx.residual == InferResidual::ParallelTwoNorms) {
+    RowMatrixXf b = h;  // GPT-NeoX's second norm of the same input; Phi and GPT-J feed the MLP the first
+    if (ctx.residual == InferResidual::ParallelTwoNorms)
+      if (auto e = norm(f.mlp_norm, b)) return e;
+    Expected<RowMatrixXf> y = mlp(ctx, p, ctx.residual == InferResidual::ParallelTwoNorms ? b : a);
+    if (!y) return y.error();
+    h = (ctx.residual == InferResidual::ParallelTwoNorms ? RowMatrixXf(*y + att) : RowMatrixXf(att + *y)) + h;
+    return std::nullopt;
+  }
+  h += att;
   a = h;
-  if (auto e = layer_norm(ctx.read, p + "ln_2", a, ctx.eps)) return e;
-  const long long inner = dim_of(ctx.read, p + "mlp.c_fc.weight", 1);
-  if (inner < 1) return bad_request("the checkpoint holds no tensor \"" + p + "mlp.c_fc.weight\" (expected shape [" +
-                                    std::to_string(d) + ", n_inner])");
-  Expected<RowMatrixXf> fc = conv1d(ctx, a, p + "mlp.c_fc", d, inner);
-  if (!fc) return fc.error();
-  fc.value() = fc->unaryExpr([act = ctx.act](float x) { return activate(x, act); });
-  Expected<RowMatrixXf> proj = conv1d(ctx, *fc, p + "mlp.c_proj", inner, d);
-  if (!proj) return proj.error();
-  h += *proj;
+  if (auto e = norm(f.mlp_norm, a)) return e;
+  Expected<RowMatrixXf> y = mlp(ctx, p, a);
+  if (!y) return y.error();
+  if (auto e = norm(f.post_mlp_norm, y.value())) return e;
+  h += *y;
   return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 // The pieces of the forward pass's layers (core/infer/forward.hpp): tensors read as float and checked by shape, the
-// norms, rotation, causal attention one query row at a time with its statistics, each family's block, and the NLL.
+// norms, the rotation, causal attention one query row at a time with its statistics, one layer of any family's
+// block (core/infer/family.hpp), and the NLL.
 #pragma once
 
 #include <optional>
@@ -16,8 +17,11 @@ struct TensorReader {
   Checkpoint& c;
   Expected<RowMatrixXf> operator()(const std::string& name, const std::vector<long long>& shape) const;
   bool has(const std::string& name) const { return c.find(name) != nullptr; }
+  // A tensor's size along axis, or -1 when it is missing: the sizes a family leaves to its weights.
+  long long dim(const std::string& name, std::size_t axis) const;
 };
 
+// What one layer needs besides its weights.
 struct LayerContext {
   const TensorReader& read;
   const InferFamily& family;
@@ -25,8 +29,12 @@ struct LayerContext {
   int heads, kv_heads, head_dim;
   float eps;
   InferAct act;
-  long long T;
   const std::vector<long long>& positions;
+  InferResidual residual;  // the family's, or GPT-NeoX's sequential one (use_parallel_residual false)
+  float scale;             // scores times this (head_dim^-0.5, Gemma 2's query_pre_attn_scalar^-0.5)
+  bool divide;             // scores / sqrt(head_dim) instead (GPT-2, GPT-J)
+  float softcap;           // Gemma 2's attn_logit_softcapping, 0 for none
+  int experts_per_token;   // Mixtral's num_experts_per_tok
 };
 
 // What the attention rows add up, when asked: [layer][head][distance] and [layer][head].
@@ -36,18 +44,18 @@ struct AttentionStats {
   std::vector<std::vector<double>> sink;
 };
 
-// h normed in place by the weight (and bias) stored under name (RMS: name is the weight; LayerNorm: name + ".weight"
-// and ".bias").
-std::optional<Error> rms_norm(const TensorReader& read, const std::string& name, InferNorm norm, RowMatrixXf& h,
-                              float eps);
-std::optional<Error> layer_norm(const TensorReader& read, const std::string& prefix, RowMatrixXf& h, float eps);
+// h normed in place by the norm stored under name (".weight", and ".bias" for LayerNorm).
+std::optional<Error> apply_norm(const TensorReader& read, const std::string& name, InferNorm norm, RowMatrixXf& h,
+                                float eps);
 
-// One decoder layer on h [T, d], in place; rope null: no rotation.
-std::optional<Error> llama_layer(const LayerContext& ctx, int layer, const std::optional<RopeModel>& rope,
-                                 RowMatrixXf& h, AttentionStats& stats);
-std::optional<Error> gpt2_layer(const LayerContext& ctx, int layer, RowMatrixXf& h, AttentionStats& stats);
+// One layer on h [T, d], in place; rope null: no rotation; window > 0: keys within the last `window` positions only.
+std::optional<Error> run_layer(const LayerContext& ctx, int layer, const std::optional<RopeModel>& rope, long long window,
+                               RowMatrixXf& h, AttentionStats& stats);
 
 // -log softmax(logits)[target], in float as torch's cross-entropy of float32 logits.
 double token_nll(const Eigen::Ref<const Eigen::Matrix<float, 1, Eigen::Dynamic>>& logits, long long target);
+
+// A layer prefix (or name) with "{l}" (and "{e}") filled in.
+std::string at_index(const std::string& pattern, int l, int e = -1);
 
 }  // namespace rv

@@ -37,7 +37,13 @@ struct HfConfig {
   std::optional<long long> hidden_size, num_attention_heads, head_dim;
   std::optional<long long> num_key_value_heads;  // read for rope_usage's check of the key projection
   std::optional<double> rms_norm_eps, layer_norm_eps;  // real_scores' input norm (layer_norm_epsilon read as the latter)
-  std::optional<std::string> hidden_act;  // the forward pass's activation: hidden_activation, hidden_act, activation_function
+  // What the forward pass reads besides (core/infer): the activation (hidden_activation, hidden_act or
+  // activation_function), Gemma 2's attention scale and soft caps, the sliding window, Mixtral's experts per token,
+  // GPT-NeoX's parallel residual.
+  std::optional<std::string> hidden_act;
+  std::optional<double> query_pre_attn_scalar, attn_logit_softcapping, final_logit_softcapping;
+  std::optional<long long> sliding_window, num_experts_per_tok;
+  std::optional<bool> use_parallel_residual;
   std::optional<long long> max_position_embeddings, original_max_position_embeddings;
   std::optional<long long> rotary_dim, qk_rope_head_dim;
   std::optional<double> partial_rotary_factor, rotary_pct, rope_theta, rotary_emb_base;

@@ -257,6 +257,7 @@ Expected<HfConfig> hf_config_from_json(const JsonValue& j) {
   c.rms_norm_eps = r.number("rms_norm_eps");
   c.layer_norm_eps = r.number("layer_norm_eps");
   if (!c.layer_norm_eps) c.layer_norm_eps = r.number("layer_norm_epsilon");
+  if (!c.layer_norm_eps) c.layer_norm_eps = r.number("norm_epsilon");  // StarCoder2's
   c.max_position_embeddings = r.integer({"max_position_embeddings", "n_positions"});
   c.original_max_position_embeddings = r.integer("original_max_position_embeddings");
   c.rotary_dim = r.integer("rotary_dim");
@@ -268,6 +269,12 @@ Expected<HfConfig> hf_config_from_json(const JsonValue& j) {
   c.layer_types = r.strings("layer_types");
   for (const char* key : {"hidden_activation", "hidden_act", "activation_function"})  // Gemma's own name first
     if (!c.hidden_act) c.hidden_act = r.string(key);
+  c.query_pre_attn_scalar = r.number("query_pre_attn_scalar");
+  c.attn_logit_softcapping = r.number("attn_logit_softcapping");
+  c.final_logit_softcapping = r.number("final_logit_softcapping");
+  c.sliding_window = r.integer("sliding_window");
+  c.num_experts_per_tok = r.integer("num_experts_per_tok");
+  c.use_parallel_residual = r.boolean("use_parallel_residual");
   c.sliding_window_pattern = r.integer("sliding_window_pattern");
   if (r.error) return *r.error;
   if (auto e = read_rope_fields(j, c)) return *e;
