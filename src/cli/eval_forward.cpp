@@ -4,14 +4,16 @@
 #include <algorithm>
 
 #include "cli/eval_weights.hpp"
+#include "core/base/format.hpp"
 #include "core/infer/forward.hpp"
 #include "core/models/json_config.hpp"
 
 namespace rv::cli {
 namespace {
 
-constexpr double kMaxOutputNumbers = 1e7;  // logits refused above this many numbers
-const char* const kOutputs[] = {"nll", "logits", "attention_by_distance", "sink"};
+constexpr double kMaxOutputNumbers = 1e7;  // logits, attention and hidden refused above this many numbers each
+const char* const kOutputs[] = {"nll", "logits", "attention", "hidden", "attention_by_distance", "sink",
+                                "qk_pair_norms"};
 
 // "rope_scaling": "none", or an object of section 5's fields, read by the config reader itself.
 std::optional<Error> read_scaling(const json& v, ForwardOptions& o) {
@@ -39,16 +41,23 @@ std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint&
   if (r.has("tokenizer"))
     return bad_request("\"tokenizer\": encoding text with a tokenizer.json is not in this build; give \"tokens\", or "
                        "\"text\" for a byte-level model (vocab_size 256)");
-  Expected<long long> vocab = forward_vocab(c, config);
-  if (!vocab) return vocab.error();
-  if (*vocab != 256)
+  Expected<ForwardShape> shape = forward_shape(c, config);
+  if (!shape) return shape.error();
+  if (shape->vocab != 256)
     return bad_request("\"text\" without a tokenizer needs a byte-level model (vocab_size 256); this one has " +
-                       std::to_string(*vocab) + " tokens: give \"tokens\"");
+                       std::to_string(shape->vocab) + " tokens: give \"tokens\"");
   if (text.size() > std::size_t(kMaxForwardTokens))
     return bad_request("\"text\" is " + std::to_string(text.size()) + " bytes; a pass takes at most " +
                        std::to_string(kMaxForwardTokens));
   for (unsigned char b : text) o.tokens.push_back(b);
   return std::nullopt;
+}
+
+// A float matrix as rows of numbers.
+json rows(const RowMatrixXf& m) {
+  json out = json::array();
+  for (Eigen::Index t = 0; t < m.rows(); ++t) out.push_back(std::vector<float>(m.row(t).data(), m.row(t).data() + m.cols()));
+  return out;
 }
 
 json nested(const std::vector<std::vector<double>>& v) {
@@ -81,7 +90,8 @@ Expected<json> op_forward(Request& r) {
       const std::string name = v.is_string() ? v.get<std::string>() : std::string();
       if (std::find(std::begin(kOutputs), std::end(kOutputs), name) == std::end(kOutputs))
         return bad_request("\"outputs\": " + (v.is_string() ? "\"" + name + "\"" : v.dump()) +
-                           " is not one of nll, logits, attention_by_distance, sink");
+                           " is not one of nll, logits, attention, hidden, attention_by_distance, sink, "
+                           "qk_pair_norms");
       outputs.push_back(name);
     }
   }
@@ -89,29 +99,51 @@ Expected<json> op_forward(Request& r) {
   o.logits = wants("logits");
   o.attention_by_distance = wants("attention_by_distance");
   o.sink = wants("sink");
-  if (o.logits) {
-    Expected<long long> vocab = forward_vocab(m->checkpoint, m->config);
-    if (!vocab) return vocab.error();
-    if (double(o.tokens.size()) * double(*vocab) > kMaxOutputNumbers)
-      return bad_request("\"logits\" would be " + std::to_string(o.tokens.size()) + " x " + std::to_string(*vocab) +
-                         " numbers, over the limit of 10^7");
+  o.attention = wants("attention");
+  o.hidden = wants("hidden");
+  o.qk_pair_norms = wants("qk_pair_norms");
+  if (o.logits || o.attention || o.hidden) {
+    Expected<ForwardShape> s = forward_shape(m->checkpoint, m->config);
+    if (!s) return s.error();
+    const double T = double(o.tokens.size());
+    for (auto [on, name, count] : {std::tuple{o.logits, "logits", T * double(s->vocab)},
+                                   {o.attention, "attention", double(s->layers) * s->heads * T * T},
+                                   {o.hidden, "hidden", double(s->layers + 1) * T * double(s->d)}})
+      if (on && count > kMaxOutputNumbers)
+        return bad_request("\"" + std::string(name) + "\" would be " + format_number(count) +
+                           " numbers, over the limit of 10^7: ask for fewer tokens");
   }
   Expected<ForwardResult> f = forward(m->checkpoint, m->config, o);
   if (!f) return f.error();
   json out;
   if (wants("nll")) out["nll"] = f->nll;
-  if (o.logits) {
-    json rows = json::array();
-    for (Eigen::Index t = 0; t < f->logits.rows(); ++t)
-      rows.push_back(std::vector<float>(f->logits.row(t).data(), f->logits.row(t).data() + f->logits.cols()));
-    out["logits"] = rows;
-  }
+  if (o.logits) out["logits"] = rows(f->logits);
   if (o.attention_by_distance) {
     json layers = json::array();
     for (const auto& l : f->by_distance) layers.push_back(nested(l));
     out["attention_by_distance"] = layers;
   }
   if (o.sink) out["sink"] = nested(f->sink);
+  if (o.attention) {
+    json layers = json::array();
+    for (const auto& heads : f->attention) {
+      json hs = json::array();
+      for (const RowMatrixXf& p : heads) hs.push_back(rows(p));
+      layers.push_back(hs);
+    }
+    out["attention"] = layers;
+  }
+  if (o.hidden) {
+    json layers = json::array();
+    for (const RowMatrixXf& h : f->hidden) layers.push_back(rows(h));
+    out["hidden"] = layers;
+  }
+  if (o.qk_pair_norms) {
+    json q = json::array(), k = json::array();
+    for (const auto& l : f->q_pair_norms) q.push_back(nested(l));
+    for (const auto& l : f->k_pair_norms) k.push_back(nested(l));
+    out["qk_pair_norms"] = json{{"q", q}, {"k", k}};
+  }
   return out;
 }
 

@@ -112,6 +112,27 @@ check(len(out) == len(reqs), "one answer per request: %d of %d" % (len(out), len
 for got, (name, (nll, logits, probs)) in zip(out, refs):
     compare(name, got, nll, logits, probs)
 
+# ---- attention, hidden states and q/k pair norms against the reference (qwen3: q/k norms before the pairs) ----------
+from forward_reference import EXTRA  # noqa: E402
+for fam in ("qwen3", "llama_yarn"):
+    cfg, path, W = loaded[fam]
+    tokens = [rng.randrange(256) for _ in range(24)]
+    nll, logits, probs = forward(W, legacy_spelling(cfg), tokens)
+    got = cli_harness.ask(CLI, [request(cfg, path, tokens, outputs=["attention", "hidden", "qk_pair_norms"])])[0]
+    check("nll" not in got and "error" not in got, "%s: only the outputs asked for: %s" % (fam, list(got)))
+    att = torch.tensor(got.get("attention", []), dtype=torch.float64)
+    ref = torch.stack(probs)
+    check(att.shape == ref.shape and (att - ref).abs().max().item() < 1e-5, "%s: attention [L][H][T][T]" % fam)
+    hid = torch.tensor(got.get("hidden", []), dtype=torch.float64)
+    ref = torch.stack(EXTRA["hidden"])
+    check(hid.shape == ref.shape and ((hid - ref).abs().max() / ref.abs().max()).item() < 1e-5,
+          "%s: hidden [L+1][T][d], %s vs %s" % (fam, tuple(hid.shape), tuple(ref.shape)))
+    for key, name in (("q", "q_pairs"), ("k", "k_pairs")):
+        x = torch.tensor(got.get("qk_pair_norms", {}).get(key, []), dtype=torch.float64)
+        ref = torch.stack(EXTRA[name])
+        check(x.shape == ref.shape and ((x - ref).abs().max() / ref.abs().max()).item() < 1e-5,
+              "%s: qk_pair_norms.%s %s vs %s" % (fam, key, tuple(x.shape), tuple(ref.shape)))
+
 # ---- text in for a byte-level model is its bytes; the shift test on a RoPE model ----------------------------------
 cfg, path, W = model(os.path.join(MODELS, "llama-bytes"))
 words = text[:200].decode("utf-8", "replace")
@@ -138,6 +159,8 @@ bad = [
     (request(dict(l_cfg, num_key_value_heads=4), l_path, [1, 2]),
      "tensor \"model.layers.0.self_attn.k_proj.weight\" has shape [32, 64], expected [64, 64]"),
     (request(l_cfg, l_path, [1, 2], outputs=["hidden_states"]), "\"outputs\": \"hidden_states\" is not one of"),
+    (request(l_cfg, l_path, [1] * 2000, outputs=["attention"]), "\"attention\" would be 32000000 numbers, over the limit of 10^7"),
+    (request(g_cfg, g_path, [1, 2], outputs=["qk_pair_norms"]), "\"qk_pair_norms\" are the rotated pairs of a RoPE"),
     (request(l_cfg, l_path, [1, 2], rope="skip"), "\"rope\" must be \"apply\" or \"drop\""),
     (request(l_cfg, l_path, [1, 2], rope_scaling={"rope_type": "linear"}), "missing rope_scaling.factor"),
     (request(l_cfg, l_path, [1, 2], positions=[0]), "\"positions\" has 1 entries for 2 tokens"),

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from hf_rope_reference import ref_rope
 
 DTYPES = {"F32": torch.float32, "F64": torch.float64, "F16": torch.float16}
+EXTRA = {}  # the last decoder() pass's hidden states [L+1] and q/k pair norms [L] -> [heads, r/2]
 
 
 def load_safetensors(path):
@@ -105,6 +106,7 @@ def decoder(W, cfg, tokens, rope):
     scale = cfg["query_pre_attn_scalar"] ** -0.5 if mt == "gemma2" else hd ** -0.5
     softcap = cfg.get("attn_logit_softcapping") or 0.0
     probs = []
+    EXTRA["hidden"], EXTRA["q_pairs"], EXTRA["k_pairs"] = [x], [], []
     o_name = "self_attn.dense" if mt == "phi" else "self_attn.o_proj"
     for l in range(count_layers(W, "model.layers.%d." + o_name + ".weight")):
         p = "model.layers.%d." % l
@@ -129,6 +131,10 @@ def decoder(W, cfg, tokens, rope):
             q, k = rms(q, W[p + "self_attn.q_norm.weight"], eps), rms(k, W[p + "self_attn.k_norm.weight"], eps)
         if rope is not None:
             cos, sin, rotary, interleaved = rope
+            for name, m in (("q_pairs", q), ("k_pairs", k)):  # RMS over tokens of each pair's norm, before rotating
+                r = m[..., :rotary]
+                a1, a2 = (r[..., 0::2], r[..., 1::2]) if interleaved else (r[..., :rotary // 2], r[..., rotary // 2:])
+                EXTRA[name].append((a1 ** 2 + a2 ** 2).mean(0).sqrt())
             q, k = rotate(q, cos, sin, rotary, interleaved), rotate(k, cos, sin, rotary, interleaved)
         types = cfg.get("layer_types")
         sliding = types[l] == "sliding_attention" if types else mt in ("mistral", "mixtral", "starcoder2", "phi3")
@@ -154,12 +160,14 @@ def decoder(W, cfg, tokens, rope):
         if mt in ("olmo2", "gemma2"):
             m = norm("post_feedforward_layernorm", m)
         x = x + m
+        EXTRA["hidden"].append(x)
     if mt == "phi":
         x = F.layer_norm(x, (d,), W["model.final_layernorm.weight"], W["model.final_layernorm.bias"], eps)
     elif layer_norm:
         x = F.layer_norm(x, (d,), W["model.norm.weight"], W["model.norm.bias"], eps)
     else:
         x = rms(x, W["model.norm.weight"], eps, gemma)
+    EXTRA["hidden"][-1] = x  # hidden_states ends with the final norm's output
     logits = x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T
     if "lm_head.bias" in W:
         logits = logits + W["lm_head.bias"]

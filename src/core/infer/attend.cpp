@@ -18,6 +18,7 @@ RowMatrixXf attend(const RowMatrixXf& q, const RowMatrixXf& k, const RowMatrixXf
   RowMatrixXf o = RowMatrixXf::Zero(T, q.cols());
   if (stats.by_distance_on) stats.by_distance.emplace_back(std::size_t(how.heads), std::vector<double>(std::size_t(T)));
   if (stats.sink_on) stats.sink.emplace_back(std::size_t(how.heads), 0.0);
+  if (stats.probabilities_on) stats.probabilities.emplace_back(std::size_t(how.heads), RowMatrixXf::Zero(T, T));
   std::vector<float> p(static_cast<std::size_t>(T));
   for (int h = 0; h < how.heads; ++h) {
     const Eigen::Index qc = Eigen::Index(h) * hd, kc = Eigen::Index(h / group) * hd;
@@ -45,6 +46,7 @@ RowMatrixXf attend(const RowMatrixXf& q, const RowMatrixXf& k, const RowMatrixXf
         for (Eigen::Index j = 0; j < hd; ++j) ot[j] += ps * vs[j];
         if (stats.by_distance_on) stats.by_distance.back()[std::size_t(h)][std::size_t(t - s)] += ps;
         if (stats.sink_on && s == 0 && t >= 1) stats.sink.back()[std::size_t(h)] += ps;
+        if (stats.probabilities_on) stats.probabilities.back()[std::size_t(h)](t, s) = ps;
       }
     }
     if (stats.by_distance_on)

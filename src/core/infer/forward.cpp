@@ -91,12 +91,16 @@ const char* embed_name(const InferFamily& f) {
 
 }  // namespace
 
-Expected<long long> forward_vocab(Checkpoint& c, const HfConfig& config) {
+Expected<ForwardShape> forward_shape(Checkpoint& c, const HfConfig& config) {
   Expected<const InferFamily*> f = family_of(config);
   if (!f) return f.error();
   const TensorInfo* t = c.find(embed_name(**f));
-  if (!t || t->shape.size() != 2) return bad_request("the checkpoint holds no tensor \"" + std::string(embed_name(**f)) + "\"");
-  return t->shape[0];
+  if (!t) return bad_request("the checkpoint holds no tensor \"" + std::string(embed_name(**f)) + "\"");
+  Expected<ModelInfo> info = derive_model(config);
+  if (!info) return bad_request("config: " + info.error().message);
+  Expected<Dims> d = dims_of(config, **f, *t, *info, c);
+  if (!d) return d.error();
+  return ForwardShape{d->vocab, d->d, d->layers, d->heads};
 }
 
 Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const ForwardOptions& o) {
@@ -155,7 +159,7 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   LayerContext ctx{read,     *f,     D.d,    D.heads, D.kv_heads, D.head_dim, D.eps, D.act,
                    pos,      sequential_neox ? InferResidual::Sequential : f->residual,
                    scale,    divide, float(config.attn_logit_softcapping.value_or(0.0)),
-                   int(config.num_experts_per_tok.value_or(0))};
+                   int(config.num_experts_per_tok.value_or(0)), o.rope == RopeAtInference::Drop};
 
   ForwardResult out;
   out.layers = D.layers;
@@ -164,15 +168,24 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   AttentionStats stats;
   stats.by_distance_on = o.attention_by_distance;
   stats.sink_on = o.sink;
+  stats.probabilities_on = o.attention;
+  stats.pairs_on = o.qk_pair_norms;
+  if (o.qk_pair_norms && learned)
+    return bad_request("\"qk_pair_norms\" are the rotated pairs of a RoPE model; model_type \"" + type +
+                       "\" has a learned position table");
+  if (o.hidden) out.hidden.push_back(h);
   const std::optional<RopeModel> none;
   for (int l = 0; l < D.layers; ++l) {
-    const std::optional<RopeModel>& rope = learned || o.rope == RopeAtInference::Drop ? none
-                                                                                      : layer_rope(config, *info, l);
+    const std::optional<RopeModel>& rope = learned ? none : layer_rope(config, *info, l);
     if (auto e = run_layer(ctx, l, rope, layer_window(config, *f, l), h, stats)) return *e;
+    if (o.hidden && l + 1 < D.layers) out.hidden.push_back(h);
     if (o.progress && !o.progress(l, D.layers)) return bad_request("stopped");
   }
   out.by_distance = std::move(stats.by_distance);
   out.sink = std::move(stats.sink);
+  out.attention = std::move(stats.probabilities);
+  out.q_pair_norms = std::move(stats.q_pairs);
+  out.k_pair_norms = std::move(stats.k_pairs);
 
   // The final norm, then the head a block of rows at a time (a tied head reads the embeddings; Phi's and GPT-J's
   // have a bias; Gemma 2 soft-caps the logits).
@@ -185,6 +198,7 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   Expected<RowMatrixXf> bias = read.has(bias_name) ? read(bias_name, {D.vocab}) : RowMatrixXf();
   if (!bias) return bias.error();
   const float cap = float(config.final_logit_softcapping.value_or(0.0));
+  if (o.hidden) out.hidden.push_back(h);  // the last layer's output after the final norm, as hidden_states ends
   if (o.logits) out.logits.resize(T, D.vocab);
   out.nll.resize(std::size_t(T - 1));
   std::vector<float> scratch;

@@ -31,6 +31,7 @@ struct ForwardOptions {
   RopeAtInference rope = RopeAtInference::Config;
   HfRopeScaling rope_scaling;  // with RopeAtInference::Replace
   bool logits = false, attention_by_distance = false, sink = false;
+  bool attention = false, hidden = false, qk_pair_norms = false;
   // Called after each layer (0-based) with the layer count; returning false stops the pass (Stop): BadRequest
   // "stopped".
   std::function<bool(int layer, int layers)> progress;
@@ -42,13 +43,22 @@ struct ForwardResult {
   RowMatrixXf logits;       // [T, V] when asked
   std::vector<std::vector<std::vector<double>>> by_distance;  // [L][H][T]: mean p at r = t - s over t >= r
   std::vector<std::vector<double>> sink;                        // [L][H]: mean p on position 0 over t >= 1
+  std::vector<std::vector<RowMatrixXf>> attention;              // [L][H] -> [T, T]: the probabilities after softmax
+  std::vector<RowMatrixXf> hidden;  // [L+1] -> [T, d]: the embeddings, each layer's output, the last after the norm
+  // [L][H][r/2] and [L][Hk][r/2]: the RMS over tokens of each rotated pair's 2-norm in q and k before the rotation
+  std::vector<std::vector<std::vector<double>>> q_pair_norms, k_pair_norms;
 };
 
 // The largest T * T * heads a pass takes, and the longest sequence.
 constexpr long long kMaxForwardTokens = 1 << 16;
 
-// The vocabulary of a model the pass runs: its embedding's rows; BadRequest for another family or a missing table.
-Expected<long long> forward_vocab(Checkpoint& c, const HfConfig& config);
+// The sizes of a model the pass runs, from its config and weights (for limits before a pass): BadRequest for another
+// family, a missing embedding or layer.
+struct ForwardShape {
+  long long vocab = 0, d = 0;
+  int layers = 0, heads = 0;
+};
+Expected<ForwardShape> forward_shape(Checkpoint& c, const HfConfig& config);
 
 // BadRequest naming the model_type it does not run, a tensor that is missing or mis-shaped (with the shape
 // expected), a config field the family needs; IndexError for a token past the vocabulary or a position past a

@@ -115,6 +115,22 @@ void rotate(RowMatrixXf& m, int heads, int head_dim, const RopeModel& rope, cons
   }
 }
 
+// Per head and rotated pair, the RMS over tokens of the pair's 2-norm (Barbero et al. 2025), before the rotation.
+std::vector<std::vector<double>> pair_norms(const RowMatrixXf& m, int heads, int head_dim, const RopeModel& rope) {
+  const int half = rope.rotary_dims / 2;
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(heads), std::vector<double>(static_cast<std::size_t>(half)));
+  for (int h = 0; h < heads; ++h)
+    for (int i = 0; i < half; ++i) {
+      const int a = h * head_dim + (rope.pairing == Pairing::HalfSplit ? i : 2 * i);
+      const int b = h * head_dim + (rope.pairing == Pairing::HalfSplit ? i + half : 2 * i + 1);
+      const double sq = fixed_sum<double>(m.rows(), [&](Eigen::Index t) {
+        return double(m(t, a)) * double(m(t, a)) + double(m(t, b)) * double(m(t, b));
+      });
+      out[std::size_t(h)][std::size_t(i)] = std::sqrt(sq / double(m.rows()));
+    }
+  return out;
+}
+
 struct Qkv {
   RowMatrixXf q, k, v;
 };
@@ -295,7 +311,11 @@ std::optional<Error> run_layer(const LayerContext& ctx, int l, const std::option
   Qkv& m = qkv.value();
   if (f.qk_norm != InferQkNorm::None)
     if (auto e = qk_norm(ctx, p, m.q, m.k)) return e;
-  if (rope) {
+  if (rope && stats.pairs_on) {
+    stats.q_pairs.push_back(pair_norms(m.q, ctx.heads, ctx.head_dim, *rope));
+    stats.k_pairs.push_back(pair_norms(m.k, ctx.kv_heads, ctx.head_dim, *rope));
+  }
+  if (rope && !ctx.drop_rope) {
     rotate(m.q, ctx.heads, ctx.head_dim, *rope, ctx.positions);
     rotate(m.k, ctx.kv_heads, ctx.head_dim, *rope, ctx.positions);
   }

@@ -35,20 +35,25 @@ struct LayerContext {
   bool divide;             // scores / sqrt(head_dim) instead (GPT-2, GPT-J)
   float softcap;           // Gemma 2's attn_logit_softcapping, 0 for none
   int experts_per_token;   // Mixtral's num_experts_per_tok
+  bool drop_rope;          // NoPE at inference: q and k are not rotated (their pairs are still measured)
 };
 
-// What the attention rows add up, when asked: [layer][head][distance] and [layer][head].
+// What a pass records besides the NLL, each when asked (ForwardOptions): the attention rows' sums by distance and on
+// position 0, the whole probabilities, and the rotated pairs' norms before the rotation.
 struct AttentionStats {
-  bool by_distance_on = false, sink_on = false;
-  std::vector<std::vector<std::vector<double>>> by_distance;
-  std::vector<std::vector<double>> sink;
+  bool by_distance_on = false, sink_on = false, probabilities_on = false, pairs_on = false;
+  std::vector<std::vector<std::vector<double>>> by_distance;  // [layer][head][distance]
+  std::vector<std::vector<double>> sink;                        // [layer][head]
+  std::vector<std::vector<RowMatrixXf>> probabilities;          // [layer][head] -> [T, T], 0 above the diagonal
+  std::vector<std::vector<std::vector<double>>> q_pairs, k_pairs;  // [layer][head][pair]
 };
 
 // h normed in place by the norm stored under name (".weight", and ".bias" for LayerNorm).
 std::optional<Error> apply_norm(const TensorReader& read, const std::string& name, InferNorm norm, RowMatrixXf& h,
                                 float eps);
 
-// One layer on h [T, d], in place; rope null: no rotation; window > 0: keys within the last `window` positions only.
+// One layer on h [T, d], in place; rope null (a learned table): no rotation; window > 0: keys within the last `window`
+// positions only.
 std::optional<Error> run_layer(const LayerContext& ctx, int layer, const std::optional<RopeModel>& rope, long long window,
                                RowMatrixXf& h, AttentionStats& stats);
 
