@@ -12,8 +12,8 @@ namespace rv::cli {
 namespace {
 
 constexpr double kMaxOutputNumbers = 1e7;  // logits, attention and hidden refused above this many numbers each
-const char* const kOutputs[] = {"nll", "logits", "attention", "hidden", "attention_by_distance", "sink",
-                                "qk_pair_norms"};
+const char* const kOutputs[] = {"nll",  "logits",       "attention", "hidden", "attention_by_distance",
+                                "sink", "qk_pair_norms"};
 
 // "rope_scaling": "none", or an object of section 5's fields, read by the config reader itself.
 std::optional<Error> read_scaling(const json& v, ForwardOptions& o) {
@@ -39,8 +39,9 @@ std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint&
   const std::string text = r.string("text");
   if (r.error) return r.error;
   if (r.has("tokenizer"))
-    return bad_request("\"tokenizer\": encoding text with a tokenizer.json is not in this build; give \"tokens\", or "
-                       "\"text\" for a byte-level model (vocab_size 256)");
+    return bad_request(
+        "\"tokenizer\": encoding text with a tokenizer.json is not in this build; give \"tokens\", or "
+        "\"text\" for a byte-level model (vocab_size 256)");
   Expected<ForwardShape> shape = forward_shape(c, config);
   if (!shape) return shape.error();
   if (shape->vocab != 256)
@@ -56,7 +57,8 @@ std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint&
 // A float matrix as rows of numbers.
 json rows(const RowMatrixXf& m) {
   json out = json::array();
-  for (Eigen::Index t = 0; t < m.rows(); ++t) out.push_back(std::vector<float>(m.row(t).data(), m.row(t).data() + m.cols()));
+  for (Eigen::Index t = 0; t < m.rows(); ++t)
+    out.push_back(std::vector<float>(m.row(t).data(), m.row(t).data() + m.cols()));
   return out;
 }
 
@@ -77,7 +79,8 @@ Expected<json> op_forward(Request& r) {
   if (r.has("positions")) o.positions = r.integers("positions", std::size_t(kMaxForwardTokens));
   const std::string rope = r.has("rope") ? r.string("rope") : "apply";
   if (r.error) return *r.error;
-  if (rope != "apply" && rope != "drop") return bad_request("\"rope\" must be \"apply\" or \"drop\", got \"" + rope + "\"");
+  if (rope != "apply" && rope != "drop")
+    return bad_request("\"rope\" must be \"apply\" or \"drop\", got \"" + rope + "\"");
   if (const json* s = r.value("rope_scaling"))
     if (auto e = read_scaling(*s, o)) return bad_request("\"rope_scaling\": " + e->message);
   if (rope == "drop") o.rope = RopeAtInference::Drop;

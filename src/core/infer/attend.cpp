@@ -38,7 +38,8 @@ RowMatrixXf attend(const RowMatrixXf& q, const RowMatrixXf& k, const RowMatrixXf
         mx = std::max(mx, score);
       }
       for (Eigen::Index s = first; s <= t; ++s) p[std::size_t(s)] = math::exp(p[std::size_t(s)] - mx);
-      const float sum = fixed_sum<float>(t + 1 - first, [&p, first](Eigen::Index i) { return p[std::size_t(first + i)]; });
+      const float sum =
+          fixed_sum<float>(t + 1 - first, [&p, first](Eigen::Index i) { return p[std::size_t(first + i)]; });
       float* ot = o.row(t).data() + qc;
       for (Eigen::Index s = first; s <= t; ++s) {
         const float ps = p[std::size_t(s)] / sum;

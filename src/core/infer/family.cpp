@@ -14,6 +14,7 @@ using K = InferQkNorm;
 constexpr const char* kLlama = "model.layers.{l}.";
 // {type, layer, embed, positions, offset, final norm, head, attn norm, mlp norm, post-attn norm, post-mlp norm,
 //  q, k, v, o, gate, up, down, norm, act, residual, qkv, mlp, qk norm, embed scale, conv1d}
+// clang-format off
 constexpr InferFamily kFamilies[] = {
     {"llama", kLlama, "model.embed_tokens.weight", "", 0, "model.norm", "lm_head", "input_layernorm",
      "post_attention_layernorm", "", "", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
@@ -75,6 +76,7 @@ constexpr InferFamily kFamilies[] = {
      "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj", "", "fc1", "fc2", N::Layer,
      A::Relu, R::Sequential, Q::Separate, M::Plain, K::None, false, false},
 };
+// clang-format on
 
 }  // namespace
 

@@ -20,16 +20,16 @@ enum class InferMlp { Gated, Phi3, Plain, Gpt2, Moe };
 enum class InferQkNorm { None, PerHead, Whole };  // Qwen3: each head's q and k; OLMo 2: all of q and all of k
 
 struct InferFamily {
-  const char* type;       // config.model_type
-  const char* layer;      // a layer's prefix, "{l}" its index
-  const char* embed;      // the token embedding [V, d]
-  const char* positions;  // a learned position table, or ""
-  int position_offset;    // OPT's table starts 2 rows in
-  const char* final_norm, *head;  // ".weight" (and LayerNorm's ".bias") follow; a missing head reads the embedding
-  const char* attn_norm, *mlp_norm;  // under the layer prefix ("" where the residual has none)
-  const char* post_attn_norm, *post_mlp_norm;  // norms of the branches' outputs (OLMo 2, Gemma 2)
-  const char* q, *k, *v, *o;                   // projections (q alone names a fused one)
-  const char* gate, *up, *down;                // the MLP (up alone for a fused or plain one's first)
+  const char* type;                  // config.model_type
+  const char* layer;                 // a layer's prefix, "{l}" its index
+  const char* embed;                 // the token embedding [V, d]
+  const char* positions;             // a learned position table, or ""
+  int position_offset;               // OPT's table starts 2 rows in
+  const char *final_norm, *head;     // ".weight" (and LayerNorm's ".bias") follow; a missing head reads the embedding
+  const char *attn_norm, *mlp_norm;  // under the layer prefix ("" where the residual has none)
+  const char *post_attn_norm, *post_mlp_norm;  // norms of the branches' outputs (OLMo 2, Gemma 2)
+  const char *q, *k, *v, *o;                   // projections (q alone names a fused one)
+  const char *gate, *up, *down;                // the MLP (up alone for a fused or plain one's first)
   InferNorm norm;
   InferAct act;  // the default; config.hidden_act overrides
   InferResidual residual;

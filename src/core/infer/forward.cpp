@@ -45,7 +45,8 @@ Expected<Dims> dims_of(const HfConfig& config, const InferFamily& f, const Tenso
   d.eps = float((layer_norm ? config.layer_norm_eps : config.rms_norm_eps).value_or(layer_norm ? 1e-5 : 1e-6));
   d.act = f.act;
   if (config.hidden_act && !parse_activation(*config.hidden_act, d.act))
-    return bad_request("config: hidden_act \"" + *config.hidden_act + "\" is not one the forward pass runs (silu, "
+    return bad_request("config: hidden_act \"" + *config.hidden_act +
+                       "\" is not one the forward pass runs (silu, "
                        "gelu, gelu_new, gelu_pytorch_tanh, relu)");
   const std::string probe = std::string(f.layer) + f.q + ".weight";
   while (c.find(at_index(probe, d.layers))) ++d.layers;
@@ -111,7 +112,8 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   const long long T = (long long)o.tokens.size();
   if (T < 1) return bad_request("\"tokens\" must hold at least one token");
   if (T > kMaxForwardTokens)
-    return bad_request("a pass takes at most " + std::to_string(kMaxForwardTokens) + " tokens, got " + std::to_string(T));
+    return bad_request("a pass takes at most " + std::to_string(kMaxForwardTokens) + " tokens, got " +
+                       std::to_string(T));
   if (!o.positions.empty() && (long long)o.positions.size() != T)
     return bad_request("\"positions\" has " + std::to_string(o.positions.size()) + " entries for " + std::to_string(T) +
                        " tokens");
@@ -119,7 +121,8 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   if (pos.empty())
     for (long long t = 0; t < T; ++t) pos.push_back(t);
   for (long long p : pos)
-    if (p < 0 || p > (1LL << 40)) return bad_request("positions must be integers in [0, 2^40], got " + std::to_string(p));
+    if (p < 0 || p > (1LL << 40))
+      return bad_request("positions must be integers in [0, 2^40], got " + std::to_string(p));
   const long long max_position = *std::max_element(pos.begin(), pos.end());
 
   const bool learned = *f->positions != '\0';
@@ -151,15 +154,26 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
     if (!table) return table.error();
     for (long long t = 0; t < T; ++t) h.row(t) += table->row(pos[std::size_t(t)] + f->position_offset);
   }
-  const bool sequential_neox = f->residual == InferResidual::ParallelTwoNorms && config.use_parallel_residual &&
-                               !*config.use_parallel_residual;
+  const bool sequential_neox =
+      f->residual == InferResidual::ParallelTwoNorms && config.use_parallel_residual && !*config.use_parallel_residual;
   const bool gemma2_scale = std::string(f->type) == "gemma2" && config.query_pre_attn_scalar;
   const float scale = float(1.0 / std::sqrt(gemma2_scale ? *config.query_pre_attn_scalar : double(D.head_dim)));
   const bool divide = std::string(f->type) == "gpt2" || std::string(f->type) == "gptj";
-  LayerContext ctx{read,     *f,     D.d,    D.heads, D.kv_heads, D.head_dim, D.eps, D.act,
-                   pos,      sequential_neox ? InferResidual::Sequential : f->residual,
-                   scale,    divide, float(config.attn_logit_softcapping.value_or(0.0)),
-                   int(config.num_experts_per_tok.value_or(0)), o.rope == RopeAtInference::Drop};
+  LayerContext ctx{read,
+                   *f,
+                   D.d,
+                   D.heads,
+                   D.kv_heads,
+                   D.head_dim,
+                   D.eps,
+                   D.act,
+                   pos,
+                   sequential_neox ? InferResidual::Sequential : f->residual,
+                   scale,
+                   divide,
+                   float(config.attn_logit_softcapping.value_or(0.0)),
+                   int(config.num_experts_per_tok.value_or(0)),
+                   o.rope == RopeAtInference::Drop};
 
   ForwardResult out;
   out.layers = D.layers;

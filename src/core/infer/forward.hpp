@@ -42,8 +42,8 @@ struct ForwardResult {
   std::vector<double> nll;  // [T-1]: -log softmax(logits[t])[tokens[t+1]], natural log
   RowMatrixXf logits;       // [T, V] when asked
   std::vector<std::vector<std::vector<double>>> by_distance;  // [L][H][T]: mean p at r = t - s over t >= r
-  std::vector<std::vector<double>> sink;                        // [L][H]: mean p on position 0 over t >= 1
-  std::vector<std::vector<RowMatrixXf>> attention;              // [L][H] -> [T, T]: the probabilities after softmax
+  std::vector<std::vector<double>> sink;                      // [L][H]: mean p on position 0 over t >= 1
+  std::vector<std::vector<RowMatrixXf>> attention;            // [L][H] -> [T, T]: the probabilities after softmax
   std::vector<RowMatrixXf> hidden;  // [L+1] -> [T, d]: the embeddings, each layer's output, the last after the norm
   // [L][H][r/2] and [L][Hk][r/2]: the RMS over tokens of each rotated pair's 2-norm in q and k before the rotation
   std::vector<std::vector<std::vector<double>>> q_pair_norms, k_pair_norms;

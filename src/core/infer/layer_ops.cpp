@@ -48,8 +48,8 @@ void activate_all(RowMatrixXf& m, InferAct act) {
 Expected<RowMatrixXf> linear(const LayerContext& ctx, const RowMatrixXf& x, const std::string& name, long long out,
                              long long in) {
   const bool conv = ctx.family.conv1d;
-  Expected<RowMatrixXf> w = ctx.read(name + ".weight", conv ? std::vector<long long>{in, out}
-                                                            : std::vector<long long>{out, in});
+  Expected<RowMatrixXf> w =
+      ctx.read(name + ".weight", conv ? std::vector<long long>{in, out} : std::vector<long long>{out, in});
   if (!w) return w.error();
   RowMatrixXf y(x.rows(), out);
   if (conv) {
@@ -118,7 +118,8 @@ void rotate(RowMatrixXf& m, int heads, int head_dim, const RopeModel& rope, cons
 // Per head and rotated pair, the RMS over tokens of the pair's 2-norm (Barbero et al. 2025), before the rotation.
 std::vector<std::vector<double>> pair_norms(const RowMatrixXf& m, int heads, int head_dim, const RopeModel& rope) {
   const int half = rope.rotary_dims / 2;
-  std::vector<std::vector<double>> out(static_cast<std::size_t>(heads), std::vector<double>(static_cast<std::size_t>(half)));
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(heads),
+                                       std::vector<double>(static_cast<std::size_t>(half)));
   for (int h = 0; h < heads; ++h)
     for (int i = 0; i < half; ++i) {
       const int a = h * head_dim + (rope.pairing == Pairing::HalfSplit ? i : 2 * i);
@@ -210,8 +211,8 @@ Expected<RowMatrixXf> moe(const LayerContext& ctx, const std::string& p, const R
     RowMatrixXf x(Eigen::Index(rows.size()), ctx.d);
     for (std::size_t i = 0; i < rows.size(); ++i) x.row(Eigen::Index(i)) = a.row(rows[i]);
     const long long inner = ctx.read.dim(at_index(p + f.gate, 0, e) + ".weight", 0);
-    Expected<RowMatrixXf> y = gated(ctx, x, at_index(p + f.gate, 0, e), at_index(p + f.up, 0, e),
-                                    at_index(p + f.down, 0, e), inner);
+    Expected<RowMatrixXf> y =
+        gated(ctx, x, at_index(p + f.gate, 0, e), at_index(p + f.up, 0, e), at_index(p + f.down, 0, e), inner);
     if (!y) return y.error();
     for (std::size_t i = 0; i < rows.size(); ++i) out.row(rows[i]) += y->row(Eigen::Index(i)) * weight(rows[i], e);
   }
@@ -263,7 +264,8 @@ std::string at_index(const std::string& pattern, int l, int e) {
 
 Expected<RowMatrixXf> TensorReader::operator()(const std::string& name, const std::vector<long long>& shape) const {
   const TensorInfo* t = c.find(name);
-  if (!t) return bad_request("the checkpoint holds no tensor \"" + name + "\" (expected shape " + shape_text(shape) + ")");
+  if (!t)
+    return bad_request("the checkpoint holds no tensor \"" + name + "\" (expected shape " + shape_text(shape) + ")");
   if (t->shape != shape)
     return bad_request("tensor \"" + name + "\" has shape " + shape_text(t->shape) + ", expected " + shape_text(shape));
   Expected<RowMatrixXd> m = c.read(*t);
@@ -290,7 +292,8 @@ std::optional<Error> apply_norm(const TensorReader& read, const std::string& nam
   for (Eigen::Index r = 0; r < h.rows(); ++r) {
     float* x = h.row(r).data();
     const float mean = fixed_sum<float>(d, [x](Eigen::Index i) { return x[i]; }) / float(d);
-    const float var = fixed_sum<float>(d, [x, mean](Eigen::Index i) { return (x[i] - mean) * (x[i] - mean); }) / float(d);
+    const float var =
+        fixed_sum<float>(d, [x, mean](Eigen::Index i) { return (x[i] - mean) * (x[i] - mean); }) / float(d);
     const float rstd = 1.0f / std::sqrt(var + eps);
     for (Eigen::Index i = 0; i < d; ++i) x[i] = ((x[i] - mean) * rstd) * (*w)(0, i) + (*b)(0, i);
   }

@@ -42,9 +42,9 @@ struct LayerContext {
 // position 0, the whole probabilities, and the rotated pairs' norms before the rotation.
 struct AttentionStats {
   bool by_distance_on = false, sink_on = false, probabilities_on = false, pairs_on = false;
-  std::vector<std::vector<std::vector<double>>> by_distance;  // [layer][head][distance]
-  std::vector<std::vector<double>> sink;                        // [layer][head]
-  std::vector<std::vector<RowMatrixXf>> probabilities;          // [layer][head] -> [T, T], 0 above the diagonal
+  std::vector<std::vector<std::vector<double>>> by_distance;       // [layer][head][distance]
+  std::vector<std::vector<double>> sink;                           // [layer][head]
+  std::vector<std::vector<RowMatrixXf>> probabilities;             // [layer][head] -> [T, T], 0 above the diagonal
   std::vector<std::vector<std::vector<double>>> q_pairs, k_pairs;  // [layer][head][pair]
 };
 
@@ -54,8 +54,8 @@ std::optional<Error> apply_norm(const TensorReader& read, const std::string& nam
 
 // One layer on h [T, d], in place; rope null (a learned table): no rotation; window > 0: keys within the last `window`
 // positions only.
-std::optional<Error> run_layer(const LayerContext& ctx, int layer, const std::optional<RopeModel>& rope, long long window,
-                               RowMatrixXf& h, AttentionStats& stats);
+std::optional<Error> run_layer(const LayerContext& ctx, int layer, const std::optional<RopeModel>& rope,
+                               long long window, RowMatrixXf& h, AttentionStats& stats);
 
 // -log softmax(logits)[target], in float as torch's cross-entropy of float32 logits.
 double token_nll(const Eigen::Ref<const Eigen::Matrix<float, 1, Eigen::Dynamic>>& logits, long long target);
