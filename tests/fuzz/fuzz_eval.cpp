@@ -10,15 +10,22 @@
 
 namespace {
 
-// `analyze` may legally search limit * d_head/2 <= 2.6e9 cosines (seconds natively, minutes under ASan):
-// such lines are correct but too slow to fuzz, so lines asking for more than 2e7 of that work are skipped.
+// `analyze` may legally search limit * d_head/2 <= 2.6e9 cosines (seconds natively, minutes under ASan), and
+// `forward` run 65,536 tokens: such lines are correct but too slow to fuzz, so lines asking for more than 2e7 of the
+// one's work or 64 tokens of the other's are skipped.
 bool too_slow_to_fuzz(const std::string& line) {
   const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || j.value("op", nlohmann::json()) != "analyze") return false;
+  if (!j.is_object()) return false;
+  if (j.value("op", nlohmann::json()) != "analyze" && j.value("op", nlohmann::json()) != "forward") return false;
   const auto number = [&](const char* key, double fallback) {
     const auto it = j.find(key);
     return it != j.end() && it->is_number() ? it->get<double>() : fallback;
   };
+  if (j.value("op", nlohmann::json()) == "forward") {  // a pass over a few tokens: the checks, not the arithmetic
+    const auto tokens = j.find("tokens"), text = j.find("text");
+    return (tokens != j.end() && tokens->is_array() && tokens->size() > 64) ||
+           (text != j.end() && text->is_string() && text->get<std::string>().size() > 64);
+  }
   return number("limit", 1e7) * number("d_head", 0) / 2 > 2e7;
 }
 
