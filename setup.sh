@@ -15,7 +15,7 @@ packages=(
   fonts-dejavu-core python3-fonttools
   libbenchmark-dev clang libclang-rt-14-dev
   chromium xvfb xauth
-  python3-torch
+  python3-torch libopenblas0-pthread
 )
 imgui_version=1.86+ds-1
 imgui_tarball=imgui_1.86+ds.orig.tar.xz

@@ -2,6 +2,7 @@
 #include "cli/eval_forward.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "cli/eval_weights.hpp"
 #include "core/base/format.hpp"
@@ -77,8 +78,12 @@ Expected<json> op_forward(Request& r) {
   ForwardOptions o;
   if (auto e = read_tokens(r, m->config, m->checkpoint, o)) return *e;
   if (r.has("positions")) o.positions = r.integers("positions", std::size_t(kMaxForwardTokens));
+  // threads: the machine's by default (the numbers are the same for any count)
+  const long long threads = r.integer("threads", std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
   const std::string rope = r.has("rope") ? r.string("rope") : "apply";
   if (r.error) return *r.error;
+  if (threads < 1 || threads > 64) return bad_request("\"threads\" must be in [1, 64], got " + std::to_string(threads));
+  o.threads = int(threads);
   if (rope != "apply" && rope != "drop")
     return bad_request("\"rope\" must be \"apply\" or \"drop\", got \"" + rope + "\"");
   if (const json* s = r.value("rope_scaling"))

@@ -7,6 +7,7 @@
 
 #include "core/base/fixed_sum.hpp"
 #include "core/base/portable_math.hpp"
+#include "core/infer/parallel.hpp"
 
 namespace rv {
 
@@ -19,8 +20,8 @@ RowMatrixXf attend(const RowMatrixXf& q, const RowMatrixXf& k, const RowMatrixXf
   if (stats.by_distance_on) stats.by_distance.emplace_back(std::size_t(how.heads), std::vector<double>(std::size_t(T)));
   if (stats.sink_on) stats.sink.emplace_back(std::size_t(how.heads), 0.0);
   if (stats.probabilities_on) stats.probabilities.emplace_back(std::size_t(how.heads), RowMatrixXf::Zero(T, T));
-  std::vector<float> p(static_cast<std::size_t>(T));
-  for (int h = 0; h < how.heads; ++h) {
+  parallel_for(how.heads, how.threads, [&](int h) {  // each head writes its own columns of o and its own statistics
+    std::vector<float> p(static_cast<std::size_t>(T));
     const Eigen::Index qc = Eigen::Index(h) * hd, kc = Eigen::Index(h / group) * hd;
     for (Eigen::Index t = 0; t < T; ++t) {
       const Eigen::Index first = how.window > 0 ? std::max<Eigen::Index>(0, t - how.window + 1) : 0;
@@ -53,7 +54,7 @@ RowMatrixXf attend(const RowMatrixXf& q, const RowMatrixXf& k, const RowMatrixXf
     if (stats.by_distance_on)
       for (Eigen::Index r = 0; r < T; ++r) stats.by_distance.back()[std::size_t(h)][std::size_t(r)] /= double(T - r);
     if (stats.sink_on && T > 1) stats.sink.back()[std::size_t(h)] /= double(T - 1);
-  }
+  });
   return o;
 }
 

@@ -13,6 +13,7 @@ struct AttendOptions {
   bool divide;                    // scores / sqrt(head_dim) instead (GPT-2, GPT-J)
   float softcap;                  // Gemma 2: cap * tanh(score / cap); 0 for none
   long long window;               // > 0: a query sees the keys at t - s < window only (sliding layers)
+  int threads;                    // heads shared out (core/infer/parallel.hpp)
 };
 
 // o [T, heads * head_dim] from q [T, heads * head_dim], k and v [T, kv_heads * head_dim]; stats gain a layer when on.

@@ -156,8 +156,9 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   }
   const bool sequential_neox =
       f->residual == InferResidual::ParallelTwoNorms && config.use_parallel_residual && !*config.use_parallel_residual;
-  const bool gemma2_scale = std::string(f->type) == "gemma2" && config.query_pre_attn_scalar;
-  const float scale = float(1.0 / std::sqrt(gemma2_scale ? *config.query_pre_attn_scalar : double(D.head_dim)));
+  // Gemma 2 scales scores by query_pre_attn_scalar^-0.5 (transformers' default 256), the others by head_dim^-0.5
+  const bool gemma2 = std::string(f->type) == "gemma2";
+  const float scale = float(1.0 / std::sqrt(gemma2 ? config.query_pre_attn_scalar.value_or(256.0) : double(D.head_dim)));
   const bool divide = std::string(f->type) == "gpt2" || std::string(f->type) == "gptj";
   LayerContext ctx{read,
                    *f,
@@ -173,7 +174,7 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
                    divide,
                    float(config.attn_logit_softcapping.value_or(0.0)),
                    int(config.num_experts_per_tok.value_or(0)),
-                   o.rope == RopeAtInference::Drop};
+                   o.rope == RopeAtInference::Drop, std::max(1, o.threads)};
 
   ForwardResult out;
   out.layers = D.layers;

@@ -32,6 +32,7 @@ struct ForwardOptions {
   HfRopeScaling rope_scaling;  // with RopeAtInference::Replace
   bool logits = false, attention_by_distance = false, sink = false;
   bool attention = false, hidden = false, qk_pair_norms = false;
+  int threads = 1;  // native builds: heads and row blocks shared out (the same numbers for any count)
   // Called after each layer (0-based) with the layer count; returning false stops the pass (Stop): BadRequest
   // "stopped".
   std::function<bool(int layer, int layers)> progress;

@@ -9,12 +9,14 @@
 #include "core/base/matmul.hpp"
 #include "core/base/portable_math.hpp"
 #include "core/infer/attend.hpp"
+#include "core/infer/parallel.hpp"
 
 namespace rv {
 namespace {
 
 using detail::matmul;
-using detail::matmul_nt;
+
+constexpr Eigen::Index kRowBlock = 64;  // rows of activations per thread's share of a product
 
 std::string shape_text(const std::vector<long long>& shape) {
   std::string s = "[";
@@ -52,12 +54,13 @@ Expected<RowMatrixXf> linear(const LayerContext& ctx, const RowMatrixXf& x, cons
       ctx.read(name + ".weight", conv ? std::vector<long long>{in, out} : std::vector<long long>{out, in});
   if (!w) return w.error();
   RowMatrixXf y(x.rows(), out);
-  if (conv) {
-    matmul(x, *w, y);
-  } else {
-    std::vector<float> scratch;
-    matmul_nt(x, *w, y, scratch);
-  }
+  const RowMatrixXf wt = conv ? RowMatrixXf() : RowMatrixXf(w->transpose());  // [in, out]: rows of x times it
+  const RowMatrixXf& right = conv ? *w : wt;
+  const int blocks = int((x.rows() + kRowBlock - 1) / kRowBlock);
+  parallel_for(blocks, ctx.threads, [&](int b) {  // each block of rows is the same products on any thread
+    const Eigen::Index r0 = Eigen::Index(b) * kRowBlock, n = std::min<Eigen::Index>(kRowBlock, x.rows() - r0);
+    matmul(x.middleRows(r0, n), right, y.middleRows(r0, n));
+  });
   if (ctx.read.has(name + ".bias")) {
     Expected<RowMatrixXf> b = ctx.read(name + ".bias", {out});
     if (!b) return b.error();
@@ -322,7 +325,7 @@ std::optional<Error> run_layer(const LayerContext& ctx, int l, const std::option
     rotate(m.q, ctx.heads, ctx.head_dim, *rope, ctx.positions);
     rotate(m.k, ctx.kv_heads, ctx.head_dim, *rope, ctx.positions);
   }
-  AttendOptions how{ctx.heads, ctx.kv_heads, ctx.head_dim, ctx.scale, ctx.divide, ctx.softcap, window};
+  AttendOptions how{ctx.heads, ctx.kv_heads, ctx.head_dim, ctx.scale, ctx.divide, ctx.softcap, window, ctx.threads};
   const RowMatrixXf o = attend(m.q, m.k, m.v, how, stats);
   Expected<RowMatrixXf> attn = linear(ctx, o, p + f.o, ctx.d, (long long)ctx.heads * ctx.head_dim);
   if (!attn) return attn.error();

@@ -36,6 +36,7 @@ struct LayerContext {
   float softcap;           // Gemma 2's attn_logit_softcapping, 0 for none
   int experts_per_token;   // Mixtral's num_experts_per_tok
   bool drop_rope;          // NoPE at inference: q and k are not rotated (their pairs are still measured)
+  int threads;             // heads and row blocks shared out (core/infer/parallel.hpp)
 };
 
 // What a pass records besides the NLL, each when asked (ForwardOptions): the attention rows' sums by distance and on
