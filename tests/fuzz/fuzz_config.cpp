@@ -123,7 +123,17 @@ bool names_a_field(const std::string& message) {
                                        "rope_parameters",
                                        "rope_local_base_freq",
                                        "layer_types",
-                                       "sliding_window_pattern"};
+                                       "sliding_window_pattern",
+                                       "hidden_act",
+                                       "hidden_activation",
+                                       "activation_function",
+                                       "query_pre_attn_scalar",
+                                       "attn_logit_softcapping",
+                                       "final_logit_softcapping",
+                                       "sliding_window",
+                                       "num_experts_per_tok",
+                                       "use_parallel_residual",
+                                       "norm_epsilon"};
   for (const char* f : fields)
     if (message.find(f) != std::string::npos) return true;
   return false;
