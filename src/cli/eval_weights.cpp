@@ -2,6 +2,9 @@
 #include "cli/eval_weights.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "core/models/json_config.hpp"
 #include "core/models/presets.hpp"
@@ -16,31 +19,61 @@ json vec(const Eigen::VectorXd& v) {
   return json(std::vector<double>(v.data(), v.data() + v.size()));
 }
 
-// "file" or "index": the checkpoint on disk.
-Expected<Checkpoint> open_checkpoint(Request& r) {
+// "file" (a .safetensors file, or a checkpoint's folder: its model.safetensors, else its index) or "index": the
+// checkpoint's path on disk, as Checkpoint::open_path takes it.
+Expected<std::string> checkpoint_path(Request& r) {
   const bool file = r.has("file"), index = r.has("index");
   if (file && index) return bad_request("give either \"file\" or \"index\", not both");
   if (!file && !index)
-    return bad_request("missing required field \"file\" (a .safetensors path) or \"index\" (model.safetensors.index.json)");
-  const std::string path = r.string(file ? "file" : "index");
+    return bad_request(
+        "missing required field \"file\" (a .safetensors path or a checkpoint's folder) or \"index\" "
+        "(model.safetensors.index.json)");
+  std::string path = r.string(file ? "file" : "index");
   if (r.error) return *r.error;
-  if (index && (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0))
-    return bad_request("\"index\" must name a .json file (model.safetensors.index.json), got \"" + path + "\"");
-  if (file) {
-    const std::size_t slash = path.find_last_of('/');
-    return Checkpoint::open_file(slash == std::string::npos ? path : path.substr(slash + 1),
-                                 disk_opener(slash == std::string::npos ? "" : path.substr(0, slash)));
+  std::error_code ec;
+  if (file && std::filesystem::is_directory(path, ec)) {
+    const std::string dir = path.back() == '/' ? path : path + "/";
+    for (const char* name : {"model.safetensors", "model.safetensors.index.json"})
+      if (std::filesystem::is_regular_file(dir + name, ec)) return dir + name;
+    return bad_request("\"file\": the folder " + path + " holds neither model.safetensors nor model.safetensors.index.json");
   }
-  return Checkpoint::open_path(path);
+  const bool json_name = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  if (index && !json_name)
+    return bad_request("\"index\" must name a .json file (model.safetensors.index.json), got \"" + path + "\"");
+  if (file && json_name) return bad_request("\"file\" names a .json file: give it as \"index\"");
+  return path;
 }
 
-// "config" or "preset" as a config, nullopt with neither.
+Expected<Checkpoint> open_checkpoint(Request& r) {
+  Expected<std::string> path = checkpoint_path(r);
+  if (!path) return path.error();
+  return Checkpoint::open_path(*path);
+}
+
+// A config.json on disk, read and parsed (at most kMaxConfigFileBytes); `what` names it in messages.
+Expected<HfConfig> config_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return bad_request(what + ": cannot read " + path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() > kMaxConfigFileBytes) return bad_request(what + ": " + path + " is over 1 MiB");
+  auto parsed = parse_hf_config(text);
+  if (!parsed) return bad_request(what + ": " + parsed.error().message);
+  return parsed;
+}
+
+// "config" (a config.json object, or its path) or "preset" as a config, nullopt with neither.
 Expected<std::optional<HfConfig>> config_of(Request& r) {
-  const json* cfg = r.object("config");
+  const json* raw = r.value("config");
   const bool has_preset = r.has("preset");
+  if (raw && has_preset) return bad_request("give either \"config\" or \"preset\", not both");
+  if (raw && raw->is_string()) {
+    Expected<HfConfig> c = config_file(raw->get<std::string>(), "config");
+    if (!c) return c.error();
+    return std::optional<HfConfig>(*c);
+  }
+  const json* cfg = r.object("config");
   const std::string preset = has_preset ? r.string("preset") : std::string();
   if (r.error) return *r.error;
-  if (cfg && has_preset) return bad_request("give either \"config\" or \"preset\", not both");
   if (cfg) {
     auto parsed = parse_hf_config(cfg->dump());
     if (!parsed) return bad_request("config: " + parsed.error().message);
@@ -61,9 +94,20 @@ Expected<std::optional<HfConfig>> config_of(Request& r) {
 Expected<ModelCheckpoint> model_checkpoint(Request& r) {
   Expected<std::optional<HfConfig>> config = config_of(r);
   if (!config) return config.error();
-  if (!config->has_value())
-    return bad_request("missing required field \"config\" (the model's config.json) or \"preset\"");
-  Expected<Checkpoint> c = open_checkpoint(r);
+  Expected<std::string> path = checkpoint_path(r);
+  if (!path) return path.error();
+  if (!config->has_value()) {  // the config.json beside the checkpoint, as the page and the desktop read it
+    const std::size_t slash = path->find_last_of('/');
+    const std::string beside = (slash == std::string::npos ? std::string() : path->substr(0, slash + 1)) + "config.json";
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(beside, ec))
+      return bad_request("missing required field \"config\" (the model's config.json, or its path) or \"preset\", "
+                         "and there is no " + beside + " beside the checkpoint");
+    Expected<HfConfig> found = config_file(beside, "config.json beside the checkpoint");
+    if (!found) return found.error();
+    config.value() = *found;
+  }
+  Expected<Checkpoint> c = Checkpoint::open_path(*path);
   if (!c) return c.error();
   return ModelCheckpoint{**config, std::move(c.value())};
 }

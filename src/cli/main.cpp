@@ -120,6 +120,13 @@ Ops (one example each):
     {"op":"real_scores","file":"llama/model.safetensors","preset":"llama-3.2-1b","head":0,"token":1000,
      "key_token":1000,"offsets":64}
     -> {"offsets":[0,1,...,64],"score":[...]}
+  forward      the checkpoint's causal LM on "tokens" (or a byte-level model's "text"), as transformers runs it
+               (16 families): NLL by position, and "outputs" logits, attention, hidden, attention_by_distance,
+               sink, qk_pair_norms; optional "positions", "rope_scaling" (an object or "none"), "rope":"drop"
+    {"op":"forward","file":"web/models/llama-bytes","text":"apt-get install","rope_scaling":"none"}
+    -> {"nll":[...14]}
+  The checkpoint ops take "file" as a .safetensors file or a checkpoint's folder, "config" as an object or a
+  config.json's path; without "config" or "preset" they read the config.json beside the checkpoint.
 
 lab: flags (defaults in brackets)
   --task copy|reverse|repeat [copy]   symbols 0..9, SEP = 10 (vocab 11); n answers per sequence:

@@ -91,6 +91,16 @@ Expected<RealQK> real_qk(Checkpoint& c, const HfConfig& config, int head, long l
     q_first = (long long)head * 3 * hd;
   }
   if (Hk < 1 || H % Hk) return bad_request("\"" + k_name + "\" has " + std::to_string(k_rows) + " rows: no key heads of " + std::to_string(hd) + " that divide " + std::to_string(H));
+  // A config that describes another model (a preset of another size) would read the wrong rows: refuse it by name.
+  const long long q_rows = layout->fused == FusedQkv::None   ? (long long)H * hd
+                           : layout->fused == FusedQkv::Phi3 ? (long long)(H + 2 * Hk) * hd
+                                                             : 3LL * H * hd;
+  const long long q_have = qt->shape.empty() ? 0 : qt->shape[0];
+  if (q_have != q_rows || (config.hidden_size && *config.hidden_size != width))
+    return bad_request("config: hidden_size " + std::to_string(config.hidden_size.value_or(width)) + ", " +
+                       std::to_string(H) + " heads of " + std::to_string(hd) + ", but the checkpoint's \"" + embed->name +
+                       "\" is " + std::to_string(width) + " wide and \"" + q_name + "\" has " + std::to_string(q_have) +
+                       " rows: the config does not describe this checkpoint");
   const int kv_head = head / (H / Hk);
   k_first = layout->fused == FusedQkv::None   ? (long long)kv_head * hd
             : layout->fused == FusedQkv::Phi3 ? (long long)H * hd + (long long)kv_head * hd
