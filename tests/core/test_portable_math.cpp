@@ -83,6 +83,19 @@ TEST_CASE("float exp, erf and log are within 1 ulp of libm's double rounded to f
   CHECK(max_ulps_float(1e-45f, std::numeric_limits<float>::max(), 127, log, libm_log) <= 1);
 }
 
+TEST_CASE("float tanh is within 2.5e-7 of libm's, absolutely (1 + tanh in GELU, cap * tanh in the soft caps)") {
+  double worst = 0;
+  for (int i = -200000; i <= 200000; ++i) {
+    const float x = float(i) * 5e-5f;  // [-10, 10]
+    worst = std::max(worst, std::fabs(double(math::tanh(x)) - std::tanh(double(x))));
+  }
+  CHECK(worst <= 2.5e-7);
+  CHECK(math::tanh(0.0f) == 0.0f);
+  CHECK(math::tanh(30.0f) == 1.0f);
+  CHECK(math::tanh(-30.0f) == -1.0f);
+  CHECK(math::tanh(-0.7f) == -math::tanh(0.7f));
+}
+
 TEST_CASE("float edge values") {
   CHECK(math::exp(0.0f) == 1.0f);
   CHECK(math::exp(-200.0f) == 0.0f);

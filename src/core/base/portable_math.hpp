@@ -75,6 +75,14 @@ inline float erf(float x) {
   return static_cast<float>(t * p / q);
 }
 
+// tanh(y) = sign(y) (1 - e) / (1 + e), e = e^(-2|y|): through exp above, so the same bits on every build; within
+// 2.5e-7 of libm absolutely (not relatively near 0): what 1 + tanh in GELU and cap * tanh in the soft caps need.
+inline float tanh(float y) {
+  const float e = exp(-2.0f * (y < 0 ? -y : y));
+  const float t = (1.0f - e) / (1.0f + e);
+  return y < 0 ? -t : t;
+}
+
 inline float log(float x) {
   return static_cast<float>(portable_log(x));  // core's log in double (random.hpp), rounded once
 }

@@ -30,11 +30,7 @@ RowMatrixXf attend(const RowMatrixXf& q, const RowMatrixXf& k, const RowMatrixXf
       for (Eigen::Index s = first; s <= t; ++s) {
         const float dot = fixed_dot(qt, k.row(s).data() + kc, hd);
         float score = how.divide ? dot / root : dot * how.scale;
-        if (how.softcap > 0) {  // cap * tanh(score / cap), tanh(y) = sign(y) (1 - e) / (1 + e), e = exp(-2|y|)
-          const float y = score / how.softcap, e = math::exp(-2.0f * std::fabs(y));
-          const float th = (1.0f - e) / (1.0f + e);
-          score = (y < 0 ? -th : th) * how.softcap;
-        }
+        if (how.softcap > 0) score = math::tanh(score / how.softcap) * how.softcap;  // Gemma 2's soft cap
         p[std::size_t(s)] = score;
         mx = std::max(mx, score);
       }

@@ -104,11 +104,10 @@ Expected<ForwardShape> forward_shape(Checkpoint& c, const HfConfig& config) {
   return ForwardShape{d->vocab, d->d, d->layers, d->heads};
 }
 
-Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const ForwardOptions& o) {
-  Expected<const InferFamily*> family = family_of(config);
-  if (!family) return family.error();
-  const InferFamily* f = *family;
-  const std::string type = config.model_type.value_or("");
+namespace {
+
+// The position ids: o.positions, else 0..T-1, each checked.
+Expected<std::vector<long long>> position_ids(const ForwardOptions& o) {
   const long long T = (long long)o.tokens.size();
   if (T < 1) return bad_request("\"tokens\" must hold at least one token");
   if (T > kMaxForwardTokens)
@@ -123,97 +122,70 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   for (long long p : pos)
     if (p < 0 || p > (1LL << 40))
       return bad_request("positions must be integers in [0, 2^40], got " + std::to_string(p));
-  const long long max_position = *std::max_element(pos.begin(), pos.end());
+  return pos;
+}
 
-  const bool learned = *f->positions != '\0';
-  const TensorInfo* embed_t = c.find(embed_name(*f));
-  if (!embed_t) return bad_request("the checkpoint holds no tensor \"" + std::string(embed_name(*f)) + "\"");
-  Expected<ModelInfo> info = learned ? derive_model(config) : pass_rope(config, o, max_position);
-  if (!info) return bad_request("config: " + info.error().message);
-  if (!learned && !info->rope) return bad_request("config: model_type \"" + type + "\" has no RoPE");
-  Expected<Dims> dims = dims_of(config, *f, *embed_t, *info, c);
-  if (!dims) return dims.error();
-  const Dims& D = *dims;
-  for (long long t : o.tokens)
-    if (t < 0 || t >= D.vocab) return index_error(t, D.vocab);
-  if (f->mlp == InferMlp::Moe && !config.num_experts_per_tok)
-    return bad_request("config: missing num_experts_per_tok (" + type + " routes each token to that many experts)");
-
-  const TensorReader read{c};
-  Expected<RowMatrixXf> embed = read(embed_name(*f), {D.vocab, D.d});
-  if (!embed) return embed.error();
+// The first layer's input [T, d]: the token rows (Gemma: times sqrt(d)), plus a learned table's rows (GPT-2's wpe,
+// OPT's embed_positions, which starts position_offset rows in); a position past the table is PyTorch's IndexError.
+Expected<RowMatrixXf> embed_input(const TensorReader& read, const InferFamily& f, const Dims& D,
+                                  const RowMatrixXf& embed, const std::vector<long long>& tokens,
+                                  const std::vector<long long>& pos) {
+  const Eigen::Index T = Eigen::Index(tokens.size());
   RowMatrixXf h(T, D.d);
-  for (long long t = 0; t < T; ++t) h.row(t) = embed->row(o.tokens[std::size_t(t)]);
-  if (f->embed_scale) h *= float(std::sqrt(double(D.d)));  // Gemma's normalizer, in the hidden dtype
-  if (learned) {  // GPT-2's wpe, OPT's embed_positions (its rows start at position_offset)
-    const long long rows = read.dim(f->positions, 0);
-    if (rows < 1) return bad_request("the checkpoint holds no tensor \"" + std::string(f->positions) + "\"");
-    for (long long p : pos)
-      if (p + f->position_offset >= rows) return index_error(p + f->position_offset, rows);
-    Expected<RowMatrixXf> table = read(f->positions, {rows, D.d});
-    if (!table) return table.error();
-    for (long long t = 0; t < T; ++t) h.row(t) += table->row(pos[std::size_t(t)] + f->position_offset);
-  }
+  for (Eigen::Index t = 0; t < T; ++t) h.row(t) = embed.row(tokens[std::size_t(t)]);
+  if (f.embed_scale) h *= float(std::sqrt(double(D.d)));  // Gemma's normalizer, in the hidden dtype
+  if (!*f.positions) return h;
+  const long long rows = read.dim(f.positions, 0);
+  if (rows < 1) return bad_request("the checkpoint holds no tensor \"" + std::string(f.positions) + "\"");
+  for (long long p : pos)
+    if (p + f.position_offset >= rows) return index_error(p + f.position_offset, rows);
+  Expected<RowMatrixXf> table = read(f.positions, {rows, D.d});
+  if (!table) return table.error();
+  for (Eigen::Index t = 0; t < T; ++t) h.row(t) += table->row(pos[std::size_t(t)] + f.position_offset);
+  return h;
+}
+
+// What every layer of this model and request shares.
+LayerContext layer_context(const TensorReader& read, const InferFamily& f, const HfConfig& config, const Dims& D,
+                           const std::vector<long long>& pos, const ForwardOptions& o) {
+  const std::string type = f.type;
   const bool sequential_neox =
-      f->residual == InferResidual::ParallelTwoNorms && config.use_parallel_residual && !*config.use_parallel_residual;
+      f.residual == InferResidual::ParallelTwoNorms && config.use_parallel_residual && !*config.use_parallel_residual;
   // Gemma 2 scales scores by query_pre_attn_scalar^-0.5 (transformers' default 256), the others by head_dim^-0.5
-  const bool gemma2 = std::string(f->type) == "gemma2";
-  const float scale = float(1.0 / std::sqrt(gemma2 ? config.query_pre_attn_scalar.value_or(256.0) : double(D.head_dim)));
-  const bool divide = std::string(f->type) == "gpt2" || std::string(f->type) == "gptj";
-  LayerContext ctx{read,
-                   *f,
-                   D.d,
-                   D.heads,
-                   D.kv_heads,
-                   D.head_dim,
-                   D.eps,
-                   D.act,
-                   pos,
-                   sequential_neox ? InferResidual::Sequential : f->residual,
-                   scale,
-                   divide,
-                   float(config.attn_logit_softcapping.value_or(0.0)),
-                   int(config.num_experts_per_tok.value_or(0)),
-                   o.rope == RopeAtInference::Drop, std::max(1, o.threads)};
+  const double scaled = type == "gemma2" ? config.query_pre_attn_scalar.value_or(256.0) : double(D.head_dim);
+  return LayerContext{read,
+                      f,
+                      D.d,
+                      D.heads,
+                      D.kv_heads,
+                      D.head_dim,
+                      D.eps,
+                      D.act,
+                      pos,
+                      sequential_neox ? InferResidual::Sequential : f.residual,
+                      float(1.0 / std::sqrt(scaled)),
+                      type == "gpt2" || type == "gptj",
+                      float(config.attn_logit_softcapping.value_or(0.0)),
+                      int(config.num_experts_per_tok.value_or(0)),
+                      o.rope == RopeAtInference::Drop,
+                      std::max(1, o.threads)};
+}
 
-  ForwardResult out;
-  out.layers = D.layers;
-  out.heads = D.heads;
-  out.vocab = int(D.vocab);
-  AttentionStats stats;
-  stats.by_distance_on = o.attention_by_distance;
-  stats.sink_on = o.sink;
-  stats.probabilities_on = o.attention;
-  stats.pairs_on = o.qk_pair_norms;
-  if (o.qk_pair_norms && learned)
-    return bad_request("\"qk_pair_norms\" are the rotated pairs of a RoPE model; model_type \"" + type +
-                       "\" has a learned position table");
-  if (o.hidden) out.hidden.push_back(h);
-  const std::optional<RopeModel> none;
-  for (int l = 0; l < D.layers; ++l) {
-    const std::optional<RopeModel>& rope = learned ? none : layer_rope(config, *info, l);
-    if (auto e = run_layer(ctx, l, rope, layer_window(config, *f, l), h, stats)) return *e;
-    if (o.hidden && l + 1 < D.layers) out.hidden.push_back(h);
-    if (o.progress && !o.progress(l, D.layers)) return bad_request("stopped");
-  }
-  out.by_distance = std::move(stats.by_distance);
-  out.sink = std::move(stats.sink);
-  out.attention = std::move(stats.probabilities);
-  out.q_pair_norms = std::move(stats.q_pairs);
-  out.k_pair_norms = std::move(stats.k_pairs);
-
-  // The final norm, then the head a block of rows at a time (a tied head reads the embeddings; Phi's and GPT-J's
-  // have a bias; Gemma 2 soft-caps the logits).
-  if (auto e = apply_norm(read, f->final_norm, f->norm, h, D.eps)) return *e;
-  const std::string head_name = std::string(f->head) + ".weight", bias_name = std::string(f->head) + ".bias";
+// The final norm, then the head a block of rows at a time (a tied head reads the embeddings; Phi's and GPT-J's have a
+// bias; Gemma 2 soft-caps the logits): the NLL, and the logits and last hidden state when asked.
+std::optional<Error> run_head(const TensorReader& read, const InferFamily& f, const HfConfig& config, const Dims& D,
+                              const RowMatrixXf& embed, const ForwardOptions& o, RowMatrixXf& h, ForwardResult& out) {
+  if (auto e = apply_norm(read, f.final_norm, f.norm, h, D.eps)) return e;
+  if (o.hidden) out.hidden.push_back(h);  // the last layer's output after the final norm, as hidden_states ends
+  const std::string head_name = std::string(f.head) + ".weight", bias_name = std::string(f.head) + ".bias";
   const bool tied = !read.has(head_name);
   Expected<RowMatrixXf> head_read = tied ? RowMatrixXf() : read(head_name, {D.vocab, D.d});
   if (!head_read) return head_read.error();
-  const RowMatrixXf& head = tied ? *embed : *head_read;
+  const RowMatrixXf& head = tied ? embed : *head_read;
   Expected<RowMatrixXf> bias = read.has(bias_name) ? read(bias_name, {D.vocab}) : RowMatrixXf();
   if (!bias) return bias.error();
   const float cap = float(config.final_logit_softcapping.value_or(0.0));
-  if (o.hidden) out.hidden.push_back(h);  // the last layer's output after the final norm, as hidden_states ends
+  const Eigen::Index T = h.rows();
   if (o.logits) out.logits.resize(T, D.vocab);
   out.nll.resize(std::size_t(T - 1));
   std::vector<float> scratch;
@@ -223,17 +195,71 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
     block.resize(n, D.vocab);
     matmul_nt(h.middleRows(r0, n), head, block, scratch);
     if (bias->size()) block.rowwise() += bias->row(0);
-    if (cap > 0)
-      block = block.unaryExpr([cap](float x) {  // cap * tanh(x / cap)
-        const float y = x / cap, e = math::exp(-2.0f * std::fabs(y)), th = (1.0f - e) / (1.0f + e);
-        return (y < 0 ? -th : th) * cap;
-      });
-    for (Eigen::Index r = 0; r < n; ++r) {
-      const long long t = r0 + r;
-      if (t + 1 < T) out.nll[std::size_t(t)] = token_nll(block.row(r), o.tokens[std::size_t(t + 1)]);
-    }
+    if (cap > 0) block = block.unaryExpr([cap](float x) { return math::tanh(x / cap) * cap; });
+    for (Eigen::Index r = 0; r < n && r0 + r + 1 < T; ++r)
+      out.nll[std::size_t(r0 + r)] = token_nll(block.row(r), o.tokens[std::size_t(r0 + r + 1)]);
     if (o.logits) out.logits.middleRows(r0, n) = block;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const ForwardOptions& o) {
+  Expected<const InferFamily*> family = family_of(config);
+  if (!family) return family.error();
+  const InferFamily& f = **family;
+  const std::string type = f.type;
+  Expected<std::vector<long long>> pos = position_ids(o);
+  if (!pos) return pos.error();
+  const bool learned = *f.positions != '\0';
+  if (o.qk_pair_norms && learned)
+    return bad_request("\"qk_pair_norms\" are the rotated pairs of a RoPE model; model_type \"" + type +
+                       "\" has a learned position table");
+  const TensorInfo* embed_t = c.find(embed_name(f));
+  if (!embed_t) return bad_request("the checkpoint holds no tensor \"" + std::string(embed_name(f)) + "\"");
+  const long long max_position = *std::max_element(pos->begin(), pos->end());
+  Expected<ModelInfo> info = learned ? derive_model(config) : pass_rope(config, o, max_position);
+  if (!info) return bad_request("config: " + info.error().message);
+  if (!learned && !info->rope) return bad_request("config: model_type \"" + type + "\" has no RoPE");
+  Expected<Dims> dims = dims_of(config, f, *embed_t, *info, c);
+  if (!dims) return dims.error();
+  const Dims& D = *dims;
+  for (long long t : o.tokens)
+    if (t < 0 || t >= D.vocab) return index_error(t, D.vocab);
+  if (f.mlp == InferMlp::Moe && !config.num_experts_per_tok)
+    return bad_request("config: missing num_experts_per_tok (" + type + " routes each token to that many experts)");
+
+  const TensorReader read{c};
+  Expected<RowMatrixXf> embed = read(embed_name(f), {D.vocab, D.d});
+  if (!embed) return embed.error();
+  Expected<RowMatrixXf> input = embed_input(read, f, D, *embed, o.tokens, *pos);
+  if (!input) return input.error();
+  RowMatrixXf& h = input.value();
+  const LayerContext ctx = layer_context(read, f, config, D, *pos, o);
+  ForwardResult out;
+  out.layers = D.layers;
+  out.heads = D.heads;
+  out.vocab = int(D.vocab);
+  AttentionStats stats;
+  stats.by_distance_on = o.attention_by_distance;
+  stats.sink_on = o.sink;
+  stats.probabilities_on = o.attention;
+  stats.pairs_on = o.qk_pair_norms;
+  if (o.hidden) out.hidden.push_back(h);
+  const std::optional<RopeModel> none;
+  for (int l = 0; l < D.layers; ++l) {
+    const std::optional<RopeModel>& rope = learned ? none : layer_rope(config, *info, l);
+    if (auto e = run_layer(ctx, l, rope, layer_window(config, f, l), h, stats)) return *e;
+    if (o.hidden && l + 1 < D.layers) out.hidden.push_back(h);
+    if (o.progress && !o.progress(l, D.layers)) return bad_request("stopped");
+  }
+  out.by_distance = std::move(stats.by_distance);
+  out.sink = std::move(stats.sink);
+  out.attention = std::move(stats.probabilities);
+  out.q_pair_norms = std::move(stats.q_pairs);
+  out.k_pair_norms = std::move(stats.k_pairs);
+  if (auto e = run_head(read, f, config, D, *embed, o, h, out)) return *e;
   return out;
 }
 

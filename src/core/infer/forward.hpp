@@ -50,7 +50,7 @@ struct ForwardResult {
   std::vector<std::vector<std::vector<double>>> q_pair_norms, k_pair_norms;
 };
 
-// The largest T * T * heads a pass takes, and the longest sequence.
+// The longest sequence a pass takes (attention is a row at a time: its memory grows with T, not T * T).
 constexpr long long kMaxForwardTokens = 1 << 16;
 
 // The sizes of a model the pass runs, from its config and weights (for limits before a pass): BadRequest for another

@@ -32,12 +32,8 @@ float activate(float x, InferAct act) {
       return 0.5f * x * (1.0f + math::erf(x * 0.70710678118654752f));
     case InferAct::Relu:
       return x > 0.0f ? x : 0.0f;
-    case InferAct::GeluTanh: {  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), tanh(y) = sign(y)(1 - e)/(1 + e)
-      const float y = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-      const float e = math::exp(-2.0f * std::fabs(y));
-      const float th = (1.0f - e) / (1.0f + e);
-      return 0.5f * x * (1.0f + (y < 0 ? -th : th));
-    }
+    case InferAct::GeluTanh:  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      return 0.5f * x * (1.0f + math::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
   }
   return x;
 }
