@@ -9,11 +9,12 @@
 #include "core/base/portable_math.hpp"
 #include "core/infer/family.hpp"
 #include "core/infer/layer_ops.hpp"
+#include "core/infer/parallel.hpp"
 
 namespace rv {
 namespace {
 
-using detail::matmul_nt;
+using detail::matmul;
 
 constexpr Eigen::Index kHeadRows = 64;  // rows of hidden states through the head at a time
 
@@ -188,18 +189,18 @@ std::optional<Error> run_head(const TensorReader& read, const InferFamily& f, co
   const Eigen::Index T = h.rows();
   if (o.logits) out.logits.resize(T, D.vocab);
   out.nll.resize(std::size_t(T - 1));
-  std::vector<float> scratch;
-  RowMatrixXf block;
-  for (Eigen::Index r0 = 0; r0 < T; r0 += kHeadRows) {
-    const Eigen::Index n = std::min<Eigen::Index>(kHeadRows, T - r0);
-    block.resize(n, D.vocab);
-    matmul_nt(h.middleRows(r0, n), head, block, scratch);
+  const RowMatrixXf ht = head.transpose();  // [d, V]: rows of h times it
+  const int blocks = int((T + kHeadRows - 1) / kHeadRows);
+  parallel_for(blocks, std::max(1, o.threads), [&](int b) {  // each block of rows: its logits, then their NLL
+    const Eigen::Index r0 = Eigen::Index(b) * kHeadRows, n = std::min<Eigen::Index>(kHeadRows, T - r0);
+    RowMatrixXf block(n, D.vocab);
+    matmul(h.middleRows(r0, n), ht, block);
     if (bias->size()) block.rowwise() += bias->row(0);
     if (cap > 0) block = block.unaryExpr([cap](float x) { return math::tanh(x / cap) * cap; });
     for (Eigen::Index r = 0; r < n && r0 + r + 1 < T; ++r)
       out.nll[std::size_t(r0 + r)] = token_nll(block.row(r), o.tokens[std::size_t(r0 + r + 1)]);
     if (o.logits) out.logits.middleRows(r0, n) = block;
-  }
+  });
   return std::nullopt;
 }
 

@@ -17,6 +17,7 @@ namespace {
 using detail::matmul;
 
 constexpr Eigen::Index kRowBlock = 64;  // rows of activations per thread's share of a product
+constexpr long long kReadRows = 1024;    // rows of a tensor decoded (through float64) at a time
 
 std::string shape_text(const std::vector<long long>& shape) {
   std::string s = "[";
@@ -267,9 +268,17 @@ Expected<RowMatrixXf> TensorReader::operator()(const std::string& name, const st
     return bad_request("the checkpoint holds no tensor \"" + name + "\" (expected shape " + shape_text(shape) + ")");
   if (t->shape != shape)
     return bad_request("tensor \"" + name + "\" has shape " + shape_text(t->shape) + ", expected " + shape_text(shape));
-  Expected<RowMatrixXd> m = c.read(*t);
-  if (!m) return m.error();
-  return RowMatrixXf(m->cast<float>());  // bf16, f16 and f32 widen to float exactly
+  // bf16, f16 and f32 widen to float exactly; read a block of rows at a time, so a 49,152-row embedding never
+  // exists in float64 whole
+  const long long rows = t->shape.size() < 2 ? 1 : t->shape[0], cols = rows ? t->elements() / rows : 0;
+  RowMatrixXf out(rows, cols);
+  for (long long r0 = 0; r0 < rows; r0 += kReadRows) {
+    const long long n = std::min(kReadRows, rows - r0);
+    Expected<RowMatrixXd> m = t->shape.size() < 2 ? c.read(*t) : c.read_rows(*t, r0, n);
+    if (!m) return m.error();
+    out.middleRows(r0, n) = m->cast<float>();
+  }
+  return out;
 }
 
 long long TensorReader::dim(const std::string& name, std::size_t axis) const {
