@@ -29,7 +29,7 @@ def mean(xs):
 
 with open(os.path.join(MODELS, "heldout.txt"), "rb") as f:
     text = f.read()
-windows = [list(text[i:i + T]) for i in (50000, 400000)]
+windows = [list(text[i:i + T]) for i in (400000,)]  # one window (the ASan build runs it too); 50,000 passes as well
 runs = {"none": ("llama-bytes", "none"),
         "llama3": ("llama-bytes", {"rope_type": "llama3", "factor": 4.0, "original_max_position_embeddings": 512}),
         "linear": ("llama-bytes", {"rope_type": "linear", "factor": 4.0}),
@@ -44,7 +44,7 @@ for i, name in enumerate(runs):
     print("%-7s positions 64-511: %.3f, 1024-%d: %.3f nats/byte" % (name, loss[name][0], T - 1, loss[name][1]))
 inside, past = loss["none"]
 check(past > 2.0 * inside, "trained at 512, RoPE runs at 1,024+ but its loss climbs: %.2f -> %.2f" % (inside, past))
-check(loss["llama3"][1] < 0.5 * past and loss["llama3"][1] < 1.6,
+check(loss["llama3"][1] < 0.5 * past and loss["llama3"][1] < 1.2 * loss["llama3"][0],
       "Llama 3's rule (x4) without training keeps 1,024+ near the trained range: %.2f" % loss["llama3"][1])
 check(loss["linear"][0] > 2.0 * inside,
       "linear x4 without fine-tuning spoils the trained range: %.2f against %.2f" % (loss["linear"][0], inside))
