@@ -10,6 +10,8 @@
 #include "core/base/portable_math.hpp"
 #include "core/infer/attend.hpp"
 #include "core/infer/parallel.hpp"
+#include "core/rope/rope.hpp"
+#include "core/weights/attention_layout.hpp"
 
 namespace rv {
 namespace {
@@ -105,8 +107,7 @@ void rotate(RowMatrixXf& m, int heads, int head_dim, const RopeModel& rope, cons
     for (int h = 0; h < heads; ++h) {
       float* x = m.row(t).data() + std::size_t(h) * std::size_t(head_dim);
       for (int i = 0; i < half; ++i) {
-        const int a = rope.pairing == Pairing::HalfSplit ? i : 2 * i;
-        const int b = rope.pairing == Pairing::HalfSplit ? i + half : 2 * i + 1;
+        const auto [a, b] = pair_indices(i, rope.rotary_dims, rope.pairing);
         const float x1 = x[a], x2 = x[b], c = cs[std::size_t(i)], s = sn[std::size_t(i)];
         x[a] = x1 * c - x2 * s;
         x[b] = x2 * c + x1 * s;
@@ -122,8 +123,8 @@ std::vector<std::vector<double>> pair_norms(const RowMatrixXf& m, int heads, int
                                        std::vector<double>(static_cast<std::size_t>(half)));
   for (int h = 0; h < heads; ++h)
     for (int i = 0; i < half; ++i) {
-      const int a = h * head_dim + (rope.pairing == Pairing::HalfSplit ? i : 2 * i);
-      const int b = h * head_dim + (rope.pairing == Pairing::HalfSplit ? i + half : 2 * i + 1);
+      const auto [da, db] = pair_indices(i, rope.rotary_dims, rope.pairing);
+      const int a = h * head_dim + da, b = h * head_dim + db;
       const double sq = fixed_sum<double>(m.rows(), [&](Eigen::Index t) {
         return double(m(t, a)) * double(m(t, a)) + double(m(t, b)) * double(m(t, b));
       });
@@ -254,12 +255,9 @@ Expected<RowMatrixXf> mlp(const LayerContext& ctx, const std::string& p, const R
 }  // namespace
 
 std::string at_index(const std::string& pattern, int l, int e) {
-  std::string s = pattern;
-  for (auto [key, n] : {std::pair{"{l}", l}, {"{e}", e}}) {
-    const std::size_t i = s.find(key);
-    if (i != std::string::npos) s.replace(i, 3, std::to_string(n));
-  }
-  return s;
+  std::string s = at_layer(pattern.c_str(), l);  // the layouts' "{l}", then an expert's "{e}"
+  const std::size_t i = s.find("{e}");
+  return i == std::string::npos ? s : s.replace(i, 3, std::to_string(e));
 }
 
 Expected<RowMatrixXf> TensorReader::operator()(const std::string& name, const std::vector<long long>& shape) const {
