@@ -8,8 +8,9 @@ oncontextmenu), wasm compilation ('wasm-unsafe-eval': Chromium asks for it for e
 WebAssembly.instantiate, from a fetched file or from the single file's inlined bytes), styles only
 by the hash of the shell's <style> block, images only the data: favicon, fetches only 'self' (the
 served ropeviz.wasm; the single file hands its inlined wasm over as Module.wasmBinary and fetches
-nothing) and the Hugging Face Hub's hosts, which the page asks only when the user presses fetch. Exports are blob: downloads through <a download>, which no fetch directive
-governs; the clipboard needs none either. Workers (the lab's runs, one per method and seed): the served page's own
+nothing) and the Hugging Face Hub's hosts, which the page asks only when the user presses fetch.
+Exports are blob: downloads through <a download>, which no fetch directive governs; the clipboard
+needs none either. Workers (the lab's runs, one per method and seed): the served page's own
 ropeviz.js ('self'), or for the single file, which has no file of its own to name, only a blob: URL of the code it
 already runs (web/page.js); no other worker either way.
 
@@ -23,8 +24,9 @@ import re
 import sys
 
 PLACEHOLDER = "{{{ CSP }}}"
-# fetches: the served ropeviz.wasm, and the Hugging Face Hub when the user asks for a model by repo id (README "Real
-# weights"): huggingface.co's resolve URLs redirect to a file host under hf.co (cas-bridge.xethub.hf.co, cdn-lfs*.hf.co)
+# fetches: the served ropeviz.wasm, and the Hugging Face Hub when the user asks for a model by repo id
+# (docs/real-weights.md): huggingface.co's resolve URLs redirect to a file host under hf.co
+# (cas-bridge.xethub.hf.co, cdn-lfs*.hf.co)
 HUB_HOSTS = ["'self'", "https://huggingface.co", "https://*.hf.co"]
 # inline code only: not a <script src>, nor a data block that never runs (a type other than a classic script's or a
 # module's: the single file's packed wasm, the UI shader's text)

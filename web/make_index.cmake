@@ -4,7 +4,10 @@
 # software GPU); the script tag and the app's fetch then take the preloaded copies. The script tag is a plain one
 # at the end of the body: it runs as soon as the parser reaches it (an async one waited for a rendering update).
 file(READ "${INPUT}" html)
-string(REPLACE "<link rel=\"icon\"" "<link rel=\"preload\" href=\"ropeviz.js\" as=\"script\" fetchpriority=\"high\">\n<link rel=\"preload\" href=\"ropeviz.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin>\n<link rel=\"icon\"" html "${html}")
+string(CONCAT preloads
+  "<link rel=\"preload\" href=\"ropeviz.js\" as=\"script\" fetchpriority=\"high\">\n"
+  "<link rel=\"preload\" href=\"ropeviz.wasm\" as=\"fetch\" type=\"application/wasm\" crossorigin>\n")
+string(REPLACE "<link rel=\"icon\"" "${preloads}<link rel=\"icon\"" html "${html}")
 file(READ "${UI_SHADER}" shader)  # the UI shader as shipped (src/assets/embed_shaders.cmake), which the shell links
 string(REPLACE "{{{ UI_SHADER }}}" "${shader}" html "${html}")
 string(REPLACE "{{{ SCRIPT }}}" "<script src=\"ropeviz.js\"></script>" html "${html}")

@@ -85,9 +85,9 @@
   checkContext();
   Module['onRuntimeInitialized'] = function () { mark('runtime'); };
 
-  // The UI program web/shell.html linked while the app loaded, taken by the app (src/platform/web/web_gl.cpp) if its text for
-  // both stages is the same: it gets an id of the app's GL with that id's bookkeeping, once. Else 0: the app links
-  // its own (and the browser asks its link status at its first use, behind the page's first composited frames).
+  // The UI program web/shell.html linked while the app loaded, taken by the app (src/platform/web/web_gl.cpp) if its
+  // text for both stages is the same: it gets an id of the app's GL with that id's bookkeeping, once. Else 0: the app
+  // links its own (and the browser asks its link status at its first use, behind the page's first composited frames).
   Module['rvPrelinked'] = function (vertex, fragment) {
     var linked = window['rvPrelinked'];
     window['rvPrelinked'] = null;
@@ -129,7 +129,7 @@
     else loadConfigFile(files[files.length - 1]);
   });
 
-  // [SECTION] Checkpoints (README "Real weights"): core asks for byte ranges (rv_web_weights_step answers {want:
+  // [SECTION] Checkpoints (docs/real-weights.md): core asks for byte ranges (rv_web_weights_step answers {want:
   // {file, offset, length}}), this reads them from the user's File objects (slice) or from the Hugging Face Hub (one
   // single-range GET each, no credentials, no HEAD) and hands them over, until core answers done or error. Nothing
   // but the header and the tensors core needs is read; nothing leaves the page until the user presses fetch.
@@ -149,9 +149,18 @@
   // Reads ranges through read(file, offset, length) -> Promise of {bytes: Uint8Array, size: the file's or -1}.
   // Resolves to core's last answer ({done: true} or {error}); a read that fails ends it with its message.
   function runWeights(setup, read) {
-    if (setup.config !== undefined) { upload(setup.config); call('rv_web_weights_text', null, ['number', 'number'], [app, 0]); }
-    if (setup.index !== undefined) { upload(setup.index); call('rv_web_weights_text', null, ['number', 'number'], [app, 1]); }
-    if (setup.tokenizer !== undefined) { upload(setup.tokenizer); call('rv_web_weights_text', null, ['number', 'number'], [app, 2]); }
+    if (setup.config !== undefined) {
+      upload(setup.config);
+      call('rv_web_weights_text', null, ['number', 'number'], [app, 0]);
+    }
+    if (setup.index !== undefined) {
+      upload(setup.index);
+      call('rv_web_weights_text', null, ['number', 'number'], [app, 1]);
+    }
+    if (setup.tokenizer !== undefined) {
+      upload(setup.tokenizer);
+      call('rv_web_weights_text', null, ['number', 'number'], [app, 2]);
+    }
     call('rv_web_weights_begin', null, ['number', 'string'], [app, JSON.stringify({
       'label': setup.label, 'file': setup.file || '', 'sizes': setup.sizes, 'any_file': !!setup.anyFile,
       'config_name': setup.configName || 'config.json', 'config_bytes': setup.configBytes || 0,
@@ -166,7 +175,8 @@
       }
       return read(want['file'], want['offset'], want['length']).then(function (got) {
         upload(got.bytes);
-        call('rv_web_weights_supply', null, ['number', 'string', 'number', 'number'], [app, want['file'], want['offset'], got.size]);
+        call('rv_web_weights_supply', null, ['number', 'string', 'number', 'number'],
+          [app, want['file'], want['offset'], got.size]);
         return step();
       });
     }
@@ -179,12 +189,16 @@
   // The loaded checkpoint's reader, for rows the score curve's layer 0 asks for after the load (rv_js_read_rows).
   var loadedRead = null;
   Module['rvReadRows'] = function (file, offset, length) {
-    if (!loadedRead) { call('rv_web_rows_fail', null, ['number', 'string'], [app, 'the checkpoint\'s files are gone']); return; }
+    if (!loadedRead) {
+      call('rv_web_rows_fail', null, ['number', 'string'], [app, 'the checkpoint\'s files are gone']);
+      return;
+    }
     loadedRead(file, offset, length).then(function (got) {
       upload(got.bytes);
       call('rv_web_rows_supply', null, ['number', 'string', 'number'], [app, file, offset]);
     }).catch(function (e) {
-      call('rv_web_rows_fail', null, ['number', 'string'], [app, String(e && e.message ? e.message : e).slice(0, 2000)]);
+      call('rv_web_rows_fail', null, ['number', 'string'],
+        [app, String(e && e.message ? e.message : e).slice(0, 2000)]);
     });
   };
   function readText(file, limit) {
@@ -202,10 +216,12 @@
       else if (/\.safetensors$/.test(name)) { byName[name] = f; sizes[name] = f.size; main = main || name; }
       else if (/config\.json$/.test(name)) config = f;
     });
-    if (!index && !main) return Promise.reject(new Error('no .safetensors file or index among ' + files.map(function (f) { return f.name; }).join(', ')));
+    if (!index && !main)
+      return Promise.reject(new Error('no .safetensors file or index among ' +
+        files.map(function (f) { return f.name; }).join(', ')));
     weightsRun = {};
-    return Promise.all([config ? readText(config, configReadMax) : null, index ? readText(index, indexReadMax + 1) : null,
-      tokenizer ? readText(tokenizer, tokenizerReadMax + 1) : null])
+    return Promise.all([config ? readText(config, configReadMax) : null,
+      index ? readText(index, indexReadMax + 1) : null, tokenizer ? readText(tokenizer, tokenizerReadMax + 1) : null])
       .then(function (texts) {
         var label = index ? index.name : main;
         return runWeights({ label: label, file: index ? '' : main, sizes: sizes, config: texts[0] || undefined,
@@ -214,7 +230,9 @@
         function (file, offset, length) {
           var f = byName[file];
           if (!f) return Promise.reject(new Error(file + ' was not given: drop or pick it with the index'));
-          return f.slice(offset, offset + length).arrayBuffer().then(function (b) { return { bytes: new Uint8Array(b), size: f.size }; });
+          return f.slice(offset, offset + length).arrayBuffer().then(function (b) {
+            return { bytes: new Uint8Array(b), size: f.size };
+          });
         });
       }).then(function (answer) {
         if (answer['error']) throw new Error(answer['error']);
@@ -226,7 +244,9 @@
     input.type = 'file';
     input.multiple = true;
     input.accept = '.safetensors,.json';
-    input.addEventListener('change', function () { if (input.files.length) loadWeightsFiles([].slice.call(input.files)).catch(function () {}); });
+    input.addEventListener('change', function () {
+      if (input.files.length) loadWeightsFiles([].slice.call(input.files)).catch(function () {});
+    });
     input.click();
   };
 
@@ -256,7 +276,8 @@
         throw new HubError('the Hub answered HTTP ' + res.status + ' for ' + file, res.status);
       var whole = res.status === 200;  // the range was ignored: the body starts at byte 0
       var range = /\/(\d+)\s*$/.exec(res.headers.get('Content-Range') || '');
-      var size = range ? Number(range[1]) : whole && res.headers.get('Content-Length') ? Number(res.headers.get('Content-Length')) : -1;
+      var size = range ? Number(range[1])
+        : whole && res.headers.get('Content-Length') ? Number(res.headers.get('Content-Length')) : -1;
       var skip = whole ? offset : 0, need = length, parts = [], got = 0, seen = 0;
       var reader = res.body.getReader();
       return (function pump() {
@@ -264,7 +285,11 @@
           if (chunk.done) return finish();
           var bytes = chunk.value, from = Math.max(0, skip - seen);
           seen += bytes.length;
-          if (from < bytes.length) { var part = bytes.subarray(from, from + (need - got)); parts.push(part); got += part.length; }
+          if (from < bytes.length) {
+            var part = bytes.subarray(from, from + (need - got));
+            parts.push(part);
+            got += part.length;
+          }
           if (call('rv_web_weights_progress', 'number', ['number', 'number'], [app, got])) {
             reader.cancel();
             throw new HubError('stopped', 0);
@@ -300,12 +325,13 @@
     var read = function (file, offset, length) { return hubRead(repo, file, offset, length, controller.signal); };
     var optional = function (p) { return p.catch(function (e) { if (e.status === 404) return null; throw e; }); };
     return optional(hubText(repo, 'config.json', configReadMax, controller.signal)).then(function (config) {
-      return optional(hubText(repo, 'model.safetensors.index.json', indexReadMax + 1, controller.signal)).then(function (index) {
-        return runWeights({ label: label, file: index ? '' : 'model.safetensors', sizes: {}, anyFile: true,
-          config: config ? config.bytes : undefined,
-          configBytes: config ? (config.size >= 0 ? config.size : config.bytes.length) : 0,
-          index: index ? index.bytes : undefined }, read);
-      });
+      return optional(hubText(repo, 'model.safetensors.index.json', indexReadMax + 1, controller.signal))
+        .then(function (index) {
+          return runWeights({ label: label, file: index ? '' : 'model.safetensors', sizes: {}, anyFile: true,
+            config: config ? config.bytes : undefined,
+            configBytes: config ? (config.size >= 0 ? config.size : config.bytes.length) : 0,
+            index: index ? index.bytes : undefined }, read);
+        });
     }).catch(function (e) {
       weightsRun = null;
       weightsFail(label + ': ' + e.message);
@@ -334,9 +360,9 @@
   // [SECTION] The main controls as real, labelled HTML inputs (#controls, visually hidden until one has the
   // focus): a screen reader or the Tab key reaches them; a change applies like a link (on Enter or when the field
   // is left, as the canvas's fields do); every change of the view writes their values back.
-  var controlKeys = [['model', 'model'], ['position', 'position m'], ['max_position', 'max_position (learned table rows)'],
-    ['d_head', 'd_head'], ['base', 'base'], ['pairing', 'pairing'], ['tab_top', 'top panel'],
-    ['tab_bottom', 'bottom panel']];
+  var controlKeys = [['model', 'model'], ['position', 'position m'],
+    ['max_position', 'max_position (learned table rows)'], ['d_head', 'd_head'], ['base', 'base'],
+    ['pairing', 'pairing'], ['tab_top', 'top panel'], ['tab_bottom', 'bottom panel']];
   var controls = {};
   function buildControls() {
     var box = document.getElementById('controls');
@@ -443,7 +469,8 @@
       form.addEventListener('submit', function (event) {
         event.preventDefault();
         var answers = [].map.call(form.querySelectorAll('input'), function (i) { return i.value.replace(/\n/g, ' '); });
-        var reply = call('rv_web_exercise_check', 'string', ['number', 'number', 'string'], [app, index, answers.join('\n')]);
+        var reply = call('rv_web_exercise_check', 'string', ['number', 'number', 'string'],
+          [app, index, answers.join('\n')]);
         if (reply) showVerdicts(JSON.parse(reply));
       });
       [check, hint, show, hintText, result].forEach(function (child) { form.appendChild(child); });
@@ -527,9 +554,11 @@
     }
     navigator.clipboard.writeText(location.href).then(
       function () { note('copied the link to this view'); },
-      function (e) { note('the browser refused the clipboard (' + e.message + '): copy the link from the address bar'); });
+      function (e) {
+        note('the browser refused the clipboard (' + e.message + '): copy the link from the address bar');
+      });
   };
-  // [SECTION] The lab's runs (one per method and seed) in Web Workers (README "The page's window.ropeviz"): the
+  // [SECTION] The lab's runs (one per method and seed) in Web Workers (docs/window-ropeviz.md): the
   // engine (src/platform/web/web_lab.cpp) asks for `count` of them (0: one less than the cores, at least one), each
   // a new instance of this same code and wasm: the served page's own ropeviz.js by its URL (the policy's worker-src
   // 'self'), the single file's inlined code as a blob: URL (worker-src blob:); the wasm is compiled here once and
@@ -550,11 +579,12 @@
     labStop();
     call('rv_web_lab_failed', null, ['number', 'number', 'string'], [labs, pool.id, String(message).slice(0, 500)]);
   }
-  // A run's progress as a worker posted it after a slice, with the run so far (now and then) or finished (with its times
-  // and tokens and, for a first seed, its weights), through the heap, not ccall's stack copy (a long run's JSON is
-  // large); rv_web_lab_run reads it.
+  // A run's progress as a worker posted it after a slice, with the run so far (now and then) or finished (with its
+  // times and tokens and, for a first seed, its weights), through the heap, not ccall's stack copy (a long run's JSON
+  // is large); rv_web_lab_run reads it.
   function labRun(pool, d) {
-    var json = new TextEncoder().encode(d.run || ''), weights = d.weights || new Uint8Array(0), stats = d.stats || [0, 0, 0];
+    var json = new TextEncoder().encode(d.run || ''), weights = d.weights || new Uint8Array(0),
+      stats = d.stats || [0, 0, 0];
     var at = call('rv_web_lab_buffer', 'number', [], [labs, json.length + weights.length]);
     HEAPU8.set(json, at);
     HEAPU8.set(weights, at + json.length);
@@ -572,7 +602,8 @@
     var bytes = Module['wasmBinary'];
     labWasm = labWasm || (bytes ? WebAssembly.compile(bytes) : fetch(appScript.src.replace(/js$/, 'wasm'))
       .then(function (r) { return r.arrayBuffer(); }).then(WebAssembly.compile));
-    labURL = labURL || appScript.src || URL.createObjectURL(new Blob([appScript.textContent], { type: 'text/javascript' }));
+    labURL = labURL || appScript.src ||
+      URL.createObjectURL(new Blob([appScript.textContent], { type: 'text/javascript' }));
     labWasm.then(function (module) {
       var n = Math.min(runs.length, count || Math.max(1, (navigator.hardwareConcurrency || 2) - 1));
       for (var k = 0; k < n && labPool === pool; k++) {
@@ -615,7 +646,8 @@
     // The first frame right after main returns, in the same task: not after the load event and a rendering update
     // of the page, which with a software GPU also queue work in the GPU process that the first frame waits behind.
     if (!frames) Promise.resolve().then(drawFrame);
-    else if (performance.now() - lastFrameAt > frameInterval) setTimeout(drawFrame, 0);  // after all the event's listeners
+    // after all the event's listeners
+    else if (performance.now() - lastFrameAt > frameInterval) setTimeout(drawFrame, 0);
     else requestAnimationFrame(drawFrame);
   };
   Module['rvFrameDrawn'] = function (n) {
@@ -808,7 +840,8 @@
       var pairs = Object.keys(partial).map(function (key) {
         var v = partial[key], t = typeof v;
         // Another type becomes text no parser accepts, e.g. position='(boolean)': a note, value kept.
-        var text = t === 'number' || t === 'string' ? String(v) : '(' + (v === null ? 'null' : Array.isArray(v) ? 'array' : t) + ')';
+        var text = t === 'number' || t === 'string' ? String(v)
+          : '(' + (v === null ? 'null' : Array.isArray(v) ? 'array' : t) + ')';
         return key.replace(/[&=]/g, '') + '=' + text.replace(/[&=]/g, '');
       });
       apply(pairs.join('&'));
@@ -843,7 +876,8 @@
       return new Promise(function (resolve, reject) {
         (function poll() {
           var lab = api['state']()['lab'];
-          if (lab['serial'] !== serial) return reject(new Error('the lab run was replaced by another before it finished'));
+          if (lab['serial'] !== serial)
+            return reject(new Error('the lab run was replaced by another before it finished'));
           if (lab['running']) return setTimeout(poll, 50);
           if (lab['stopped']) return reject(new Error(lab['error'] || 'the lab run was stopped before it finished'));
           resolve(lab['result']);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the UI font's characters as the subsetter's list (U+0020-007E,U+00B0-00B3,...): ASCII and every other character
+"""Writes the UI font's characters as the subsetter's list (U+0020-007E,U+00B0-00B3,...): \
+ASCII and every other character
 in the given sources, literal or as a UTF-8 \\x escape in a string. The subset holds the glyphs the app's texts use
 and no more (comments can only add a few), and a new text's character is in it with no list to keep.
 

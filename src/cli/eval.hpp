@@ -1,4 +1,4 @@
-// `ropeviz-cli eval`: one JSON request per line in, one JSON response per line out (documented in ropeviz-cli --help and the README).
+// `ropeviz-cli eval`: one JSON request per line in, one JSON response per line out (documented in ropeviz-cli --help and docs/cli.md).
 #pragma once
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// The eval protocol's decoder_grad op (the README's 'Interfaces: the tiny decoder'): the tiny decoder's loss and
+// The eval protocol's decoder_grad op (docs/lab.md): the tiny decoder's loss and
 // every weight's gradient.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The eval protocol's forward op (the README's 'Run it'): a checkpoint's causal LM on tokens or byte-level text.
+// The eval protocol's forward op (docs/run-it.md): a checkpoint's causal LM on tokens or byte-level text.
 #pragma once
 
 #include "cli/request.hpp"

@@ -1,4 +1,4 @@
-// The eval protocol's checkpoint ops (the README's 'Interfaces: real weights'): a safetensors checkpoint's tensor
+// The eval protocol's checkpoint ops (docs/real-weights.md): a safetensors checkpoint's tensor
 // list, the analysis of the learned position table it holds, and which RoPE pairs its attention weights feed.
 #pragma once
 

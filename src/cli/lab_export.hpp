@@ -12,7 +12,7 @@ namespace rv::cli {
 int run_lab_export(int argc, char** argv, std::FILE* out, std::FILE* err);
 // argv[2...] are lab flags, --jobs N (threads, 1..64, default the cores: not a document option) and --save-weights
 // DIR. Prints the lab document (the same for every --jobs, apart from seconds and tokens_per_s); with DIR, writes
-// DIR/<method>/model.safetensors and config.json for each method trained (README "The lab's saved weights").
+// DIR/<method>/model.safetensors and config.json for each method trained (docs/lab.md).
 // Exit 0; 2 for a bad flag; 1 when a file cannot be written.
 int run_lab(int argc, char** argv, std::FILE* out, std::FILE* err);
 

@@ -42,7 +42,8 @@ std::vector<std::uint8_t> bf16_checkpoint(const Shape& m) {
   for (const T& t : ts) {
     const long long n = t.rows * t.cols * 2;
     header += (at ? ",\"" : "\"") + t.name + "\":{\"dtype\":\"BF16\",\"shape\":" +
-              (t.rows == 1 ? "[" + std::to_string(t.cols) + "]" : "[" + std::to_string(t.rows) + "," + std::to_string(t.cols) + "]") +
+              (t.rows == 1 ? "[" + std::to_string(t.cols) + "]"
+                           : "[" + std::to_string(t.rows) + "," + std::to_string(t.cols) + "]") +
               ",\"data_offsets\":[" + std::to_string(at) + "," + std::to_string(at + n) + "]}";
     at += n;
   }
@@ -73,9 +74,10 @@ rv::HfConfig config_of(const Shape& m) {
 void BM_RopeUsageLlama2Layer(benchmark::State& state) {
   const std::vector<std::uint8_t> bytes = bf16_checkpoint(kLlama2Layer);
   const rv::HfConfig config = config_of(kLlama2Layer);
-  rv::Checkpoint c = rv::Checkpoint::open_file("m", [&bytes](const std::string&) -> rv::Expected<std::unique_ptr<rv::ByteSource>> {
-                       return std::unique_ptr<rv::ByteSource>(new rv::MemorySource(bytes));
-                     }).value();
+  rv::Checkpoint c =
+      rv::Checkpoint::open_file("m", [&bytes](const std::string&) -> rv::Expected<std::unique_ptr<rv::ByteSource>> {
+        return std::unique_ptr<rv::ByteSource>(new rv::MemorySource(bytes));
+      }).value();
   for (auto _ : state) benchmark::DoNotOptimize(rv::rope_usage(c, config, {0}).value().q_mean[0]);
 }
 BENCHMARK(BM_RopeUsageLlama2Layer)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
@@ -85,12 +87,14 @@ void BM_RopeUsageSmolLm2Walk(benchmark::State& state) {
   const std::string path = "/tmp/rv-bench-smollm2-" + std::to_string(::getpid()) + ".safetensors";
   {
     const std::vector<std::uint8_t> bytes = bf16_checkpoint(kSmolLm2);
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   }
   const rv::HfConfig config = config_of(kSmolLm2);
   for (auto _ : state) {
     rv::Checkpoint c = rv::Checkpoint::open_path(path).value();  // the walk opens it once
-    for (int l = 0; l < kSmolLm2.layers; ++l) benchmark::DoNotOptimize(rv::rope_usage(c, config, {l}).value().q_mean[0]);
+    for (int l = 0; l < kSmolLm2.layers; ++l)
+      benchmark::DoNotOptimize(rv::rope_usage(c, config, {l}).value().q_mean[0]);
   }
   std::remove(path.c_str());
 }

@@ -51,8 +51,8 @@ BENCHMARK(BM_SampledCosines)->Unit(benchmark::kMillisecond);
 
 void BM_DecodeTable(benchmark::State& state, const char* dtype) {
   const rv::RowMatrixXd P = gpt2_sized_table();
-  const auto bytes = rv::write_safetensors({{"wpe.weight", {1024, 768}, std::vector<double>(P.data(), P.data() + P.size())}},
-                                           dtype, {});
+  const auto bytes = rv::write_safetensors(
+      {{"wpe.weight", {1024, 768}, std::vector<double>(P.data(), P.data() + P.size())}}, dtype, {});
   rv::MemorySource src(bytes.value());
   const rv::SafetensorsHeader h = rv::read_safetensors_header(src, "f").value();
   for (auto _ : state) benchmark::DoNotOptimize(rv::read_tensor(src, h.tensors[0])->sum());

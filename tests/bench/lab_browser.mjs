@@ -2,7 +2,7 @@
 // Chromium with 1 and 2 Web Workers (and 4 where the machine has the cores), RUNS times each (default 3), with wall
 // time, time inside the runs, tokens/s and the steps each method took; the medians and the speed-up over one worker;
 // the native CLI's wall time for the same experiment with --jobs 1 and 2; and the CLI's tokens/s for the same
-// 100-step rope run beside the page's. Not a test: numbers for the README.
+// 100-step rope run beside the page's. Not a test: numbers for docs/lab.md.
 import { execFileSync, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +37,8 @@ for (const workers of [1, 2, 4].filter((w) => w <= Math.max(2, cores))) {
       `${k} ${m.runs.map((r) => r.steps).join('/')}${m.reached_bar ? '' : ' (below the bar)'}`);
     console.log(`default run, ${workers} worker${workers > 1 ? 's' : ''}, ${i + 1}: ${walls[i].toFixed(1)} s wall, ` +
       `${cpu.toFixed(1)} s CPU of the browser (${(cpu / walls[i]).toFixed(2)} cores), load average ` +
-      `${os.loadavg()[0].toFixed(1)}, ${Math.round(doc.tokens_per_s)} tokens/s per worker; steps per seed: ${steps.join(', ')}`);
+      `${os.loadavg()[0].toFixed(1)}, ${Math.round(doc.tokens_per_s)} tokens/s per worker; ` +
+      `steps per seed: ${steps.join(', ')}`);
   }
   wallOf[workers] = median(walls);
   console.log(`median of ${runs}, ${workers} worker${workers > 1 ? 's' : ''}: ${wallOf[workers].toFixed(1)} s wall` +
@@ -60,7 +61,8 @@ for (const jobs of [1, 2]) {
 const rope = ['--methods', 'rope', '--steps', '100', '--check-every', '0', '--seeds', '1'];
 const pageRates = [], nativeRates = [];
 for (let i = 0; i < runs; ++i) {
-  const doc = await page.evaluate(() => window.ropeviz.lab({ methods: ['rope'], steps: 100, check_every: 0, seeds: 1 }));
+  const doc = await page.evaluate(
+    () => window.ropeviz.lab({ methods: ['rope'], steps: 100, check_every: 0, seeds: 1 }));
   pageRates.push(doc.tokens_per_s);
   nativeRates.push(JSON.parse(execFileSync(cli, ['lab', ...rope]).toString()).tokens_per_s);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The demo models' held-out loss by position under each rope_scaling, as ropeviz-cli's forward op computes it
-(the README's 'Run it'): windows of web/models/heldout.txt, the mean NLL (nats per byte) over positions 64-511,
+(docs/run-it.md): windows of web/models/heldout.txt, the mean NLL (nats per byte) over positions 64-511,
 600-1023 and 1024-2047. Usage: loss_by_position.py [CLI] [--windows N] [--length T] [--jobs J]."""
 import argparse
 import concurrent.futures
@@ -43,9 +43,11 @@ def main():
         text = f.read()
     step = (len(text) - o.length) // o.windows
     windows = [list(text[i * step:i * step + o.length]) for i in range(o.windows)]
-    runs = [("llama-bytes", name, s) for name, s in scalings(512)] + [("llama-bytes-pi4", "its config (linear x4)", None)]
+    runs = ([("llama-bytes", name, s) for name, s in scalings(512)] +
+            [("llama-bytes-pi4", "its config (linear x4)", None)])
     with concurrent.futures.ThreadPoolExecutor(o.jobs) as pool:
-        futures = {(m, name, w): pool.submit(nll, o.cli, m, win, s) for m, name, s in runs for w, win in enumerate(windows)}
+        futures = {(m, name, w): pool.submit(nll, o.cli, m, win, s)
+                   for m, name, s in runs for w, win in enumerate(windows)}
         print("%-16s %-24s %s" % ("model", "scaling", "  ".join("%d-%d" % r for r in RANGES)))
         for m, name, _ in runs:
             sums = [0.0] * len(RANGES)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A SmolLM2-135M-shaped checkpoint with random bf16 weights (30 layers, width 576, 9 heads of 64, 3 key heads, MLP
 1,536, vocabulary 49,152, a tied head), written to DIR (model.safetensors and config.json), then ropeviz-cli's forward
-on two windows of 1,024 tokens with THREADS threads: the wall time and the process's peak memory (the README's
-'Run it'). Usage: smollm2_shaped.py DIR [CLI] [--threads 2]."""
+on two windows of 1,024 tokens with THREADS threads: the wall time and the process's peak memory (docs/run-it.md).
+Usage: smollm2_shaped.py DIR [CLI] [--threads 2]."""
 import argparse
 import json
 import os

@@ -58,8 +58,8 @@ try {
     `${waits.map(ms).join(', ')}; ${quiet} of ${runs} fell quiet within 3 s); the "settled window" visits start then`);
   record(`a blank page's first WebGL2 context in a settled window of a fresh browser: ${ms(median(blank))} ms median ` +
     `(runs: ${blank.map(ms).join(', ')}); the page's own "context" mark below ends the same wait`);
-  const floor = 'reference page (tests/web/reference_page.html: the context, one program used, one texture, one draw, ' +
-    'no app; the floor under "ready")';
+  const floor = 'reference page (tests/web/reference_page.html: the context, one program used, one texture, ' +
+    'one draw, no app; the floor under "ready")';
   record(timelineLine(`${floor}, settled window`, reference));
   record(timelineLine(`${floor}, new window opened with the URL`, referenceRacing));
   record(timelineLine('served page, settled window (the goal\'s figure)', timelines));
@@ -70,12 +70,14 @@ try {
   assertTimelines([...timelines, ...racing, ...cold]);
   assert.ok([...cpu, ...blank].every(Number.isFinite));
   assert.ok(latencies.every((l) => Number.isFinite(l.total) && Number.isFinite(l.page)));
-  assert.ok([...reference, ...referenceRacing].every((r) => r.context > 0 && r.ready > r.context), 'the reference drew');
+  assert.ok([...reference, ...referenceRacing].every((r) => r.context > 0 && r.ready > r.context),
+    'the reference drew');
 
   const file = pathToFileURL(path.join(webDir, 'ropeviz.html')).href;
   const fileAllowed = (u) => u === file || u.startsWith(file + '#');
   const fileSettled = (await repeat(() => freshRun(file, { allowed: fileAllowed }))).map((r) => r.timeline);
-  const fileRacing = (await repeat(() => freshRun(file, { allowed: fileAllowed, settle: false }))).map((r) => r.timeline);
+  const fileRacing = (await repeat(() => freshRun(file, { allowed: fileAllowed, settle: false })))
+    .map((r) => r.timeline);
   const fileCold = (await repeat(() => freshRun(file, { allowed: fileAllowed, warm: false, settle: false })))
     .map((r) => r.timeline);
   record(`(${loadLine()})`);

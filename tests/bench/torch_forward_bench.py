@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The forward pass against PyTorch, side by side (the README's 'Run it'): llama-bytes (web/models) on 2,048 held-out
+"""The forward pass against PyTorch, side by side (docs/run-it.md): llama-bytes (web/models) on 2,048 held-out
 bytes, ropeviz-cli's forward op against the same model written in plain torch in float32 (llama() below: batched
 matmuls per layer, the causal mask, softmax), at the same thread counts; medians of RUNS. PyTorch's
 anchor is torch with OpenBLAS (libopenblas0-pthread, which make setup installs): Debian's reference BLAS is ~7x slower.
@@ -71,7 +71,8 @@ def main():
     _, _, _, _, inv, _ = ref_rope(legacy, len(tokens))
     angle = torch.arange(len(tokens), dtype=torch.float32)[:, None] * inv.float()[None, :]
     cos, sin = angle.cos(), angle.sin()
-    blas = "openblas" if os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3").find("openblas") >= 0 else "reference"
+    blas = ("openblas" if os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3").find("openblas") >= 0
+            else "reference")
     print("llama-bytes, %d tokens, medians of %d runs (torch %s, BLAS: %s)" % (len(tokens), o.runs, torch.__version__,
                                                                                 blas))
     req = {"op": "forward", "file": os.path.join(model, "model.safetensors"), "config": cfg, "tokens": tokens}

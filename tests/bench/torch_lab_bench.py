@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch CPU reference for one lab training step, to compare with rv_bench's BM_lab_train_step/prototype (tokens per
-second). The tiny decoder (the README's 'Interfaces: the tiny decoder') in float32 on one thread: d_model 64,
+second). The tiny decoder (docs/lab.md) in float32 on one thread: d_model 64,
 4 heads, 2 layers, d_ff 256, vocab 11, copy task with sizes n drawn uniformly from 1..8 (inputs of 2n tokens), batch 32,
 AdamW (lr 3e-3, weight decay 0.01).
 Two ways to feed a batch: "grouped" runs one forward per size present (the rows of one size share a [rows, 2n] batch,

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch CPU reference timings for RoPE on [1, 4096, 32, 128] float32, to compare with rv_bench (same tensor, GB/s of
-tensor bytes). Meta's apply_rotary_emb (complex multiply) and Hugging Face's rotate_half, written from their formulas."""
+tensor bytes). Meta's apply_rotary_emb (complex multiply) and Hugging Face's rotate_half, written from their
+formulas."""
 import sys
 import time
 
@@ -75,8 +76,11 @@ def bench(fn, reps):
 
 print("torch %s, %d thread(s), tensor [%d, %d, %d, %d] float32 = %.1f MiB" %
       (torch.__version__, torch.get_num_threads(), B, T, H, D, nbytes / 2**20))
-for name, fn, reps in (("clone (allocating copy)", clone, 10), ("copy_ into preallocated (memcpy baseline)", clone_pre, 30),
-                       ("Meta apply_rotary_emb, as written", meta_apply, 10), ("Meta complex mul, out= preallocated", meta_pre, 30),
-                       ("HF x*cos + rotate_half(x)*sin, as written", hf_apply, 5), ("HF rotate_half, out= preallocated", hf_pre, 20)):
+for name, fn, reps in (("clone (allocating copy)", clone, 10),
+                       ("copy_ into preallocated (memcpy baseline)", clone_pre, 30),
+                       ("Meta apply_rotary_emb, as written", meta_apply, 10),
+                       ("Meta complex mul, out= preallocated", meta_pre, 30),
+                       ("HF x*cos + rotate_half(x)*sin, as written", hf_apply, 5),
+                       ("HF rotate_half, out= preallocated", hf_pre, 20)):
     t = bench(fn, reps)
     print("%-44s median %8.2f ms  %6.2f GB/s" % (name, t * 1e3, nbytes / t / 1e9))

@@ -18,9 +18,11 @@ async function walk(shape) {
     let at = 0;
     for (let l = 0; l < m.layers; ++l)
       for (const [name, rows, cols] of [['input_layernorm.weight', 0, m.hidden],
-        ['self_attn.q_proj.weight', m.heads * m.headDim, m.hidden], ['self_attn.k_proj.weight', m.kv * m.headDim, m.hidden]]) {
+        ['self_attn.q_proj.weight', m.heads * m.headDim, m.hidden],
+        ['self_attn.k_proj.weight', m.kv * m.headDim, m.hidden]]) {
         const n = (rows || 1) * cols * 2;
-        header[`model.layers.${l}.${name}`] = { dtype: 'BF16', shape: rows ? [rows, cols] : [cols], data_offsets: [at, at + n] };
+        header[`model.layers.${l}.${name}`] = {
+          dtype: 'BF16', shape: rows ? [rows, cols] : [cols], data_offsets: [at, at + n] };
         at += n;
       }
     let json = JSON.stringify(header);
@@ -30,7 +32,10 @@ async function walk(shape) {
     head.set(new TextEncoder().encode(json), 8);
     const body = new Uint16Array(at / 2);
     let s = 1;
-    for (let i = 0; i < body.length; ++i) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; body[i] = 0x3c00 + (s >>> 22) | ((s & 1) << 15); }
+    for (let i = 0; i < body.length; ++i) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      body[i] = 0x3c00 + (s >>> 22) | ((s & 1) << 15);
+    }
     const config = JSON.stringify({ model_type: 'llama', hidden_size: m.hidden, num_attention_heads: m.heads,
       num_key_value_heads: m.kv, head_dim: m.headDim, max_position_embeddings: 4096, rope_theta: 10000 });
     const files = [new File([head, body], 'model.safetensors'), new File([config], 'config.json')];
@@ -43,11 +48,14 @@ async function walk(shape) {
 }
 
 const llama = await walk({ layers, hidden: 4096, heads: 32, kv: 32, headDim: 128 });
-console.log(`Llama-2-7B-shaped BF16, ${layers} layers (${llama.bytes} bytes): core ${llama.u.layer_ms_median.toFixed(1)} ms ` +
-  `per layer (median), ${(llama.ms / 1000).toFixed(2)} s from the files to the walked layers, at most ${llama.u.held_max} ` +
+console.log(`Llama-2-7B-shaped BF16, ${layers} layers (${llama.bytes} bytes): ` +
+  `core ${llama.u.layer_ms_median.toFixed(1)} ms ` +
+  `per layer (median), ${(llama.ms / 1000).toFixed(2)} s from the files to the walked layers, ` +
+  `at most ${llama.u.held_max} ` +
   `bytes held, heap ${llama.heap} bytes`);
 const smol = await walk({ layers: 30, hidden: 576, heads: 9, kv: 3, headDim: 64 });
-console.log(`SmolLM2-135M-shaped BF16, 30 layers (${smol.bytes} bytes): core ${smol.u.layer_ms_median.toFixed(2)} ms per ` +
+console.log(`SmolLM2-135M-shaped BF16, 30 layers (${smol.bytes} bytes): ` +
+  `core ${smol.u.layer_ms_median.toFixed(2)} ms per ` +
   `layer (median), ${(smol.ms / 1000).toFixed(2)} s from the files to the walked layers, ${smol.u.layers} layers`);
 await browser.close();
 await server.close();

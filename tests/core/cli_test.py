@@ -20,7 +20,8 @@ def strict_loads(s):
 
 def run(lines):
     """Feed lines, return (responses, exit code)."""
-    p = subprocess.run([CLI, "eval"], input="".join(l + "\n" for l in lines), capture_output=True, text=True, timeout=120)
+    p = subprocess.run([CLI, "eval"], input="".join(l + "\n" for l in lines), capture_output=True, text=True,
+                       timeout=120)
     out = p.stdout.splitlines()
     return [strict_loads(o) for o in out], p.returncode
 
@@ -145,7 +146,8 @@ bad = [
     ("x not array", '{"op":"rotate","d_head":8,"position":1,"x":"12345678"}', "BadRequest"),
     ("x has null", '{"op":"rotate","d_head":8,"position":1,"x":[1,2,3,4,5,6,7,null]}', "BadRequest"),
     ("x has overflow", '{"op":"rotate","d_head":8,"position":1,"x":[1,2,3,4,5,6,7,1e999]}', "BadRequest"),
-    ("unknown pairing", '{"op":"rotate","d_head":8,"position":1,"x":[1,2,3,4,5,6,7,8],"pairing":"diagonal"}', "BadRequest"),
+    ("unknown pairing", '{"op":"rotate","d_head":8,"position":1,"x":[1,2,3,4,5,6,7,8],"pairing":"diagonal"}',
+     "BadRequest"),
     ("overflowing result", '{"op":"rotate","d_head":2,"position":0.5,"x":[1.7e308,1.7e308]}', "BadRequest"),
     ("negative m", '{"op":"score","d_head":2,"q":[1,2],"k":[3,4],"m":-5,"n":3}', "BadRequest"),
     ("k wrong length", '{"op":"score","d_head":2,"q":[1,2],"k":[3],"m":5,"n":3}', "BadRequest"),
@@ -217,8 +219,8 @@ check(p.returncode == 0 and "IndexError: index 100 is out of bounds for dimensio
       "verify exits 0 and shows the IndexError")
 p = subprocess.run([CLI, "--help"], capture_output=True, text=True)
 check(p.returncode == 0 and all(op in p.stdout for op in
-                                ["inv_freq", "rotate", "score", "lookup", "sinusoidal", "decay_bound", "scaling", "model",
-                                 "analyze", "preset"]),
+                                ["inv_freq", "rotate", "score", "lookup", "sinusoidal", "decay_bound", "scaling",
+                                 "model", "analyze", "preset"]),
       "--help documents every op")
 p = subprocess.run([CLI, "frobnicate"], capture_output=True, text=True)
 check(p.returncode != 0, "unknown subcommand fails")
@@ -246,7 +248,8 @@ if len(resp) == 6:
           "llama-3.1-8b preset values: %s" % {k: v for k, v in rope.items() if k != "inv_freq"})
     check(len(rope["inv_freq"]) == 64 and rope["inv_freq"][0] == 1.0, "llama-3.1-8b inv_freq length 64")
     check(resp[1] == resp[0], "preset llama-3.1-8b == its config.json")
-    check(resp[2] == {"rope": None, "absolute": {"max_position": 1024, "d": 768, "parameters": 786432}}, "gpt2 absolute")
+    check(resp[2] == {"rope": None, "absolute": {"max_position": 1024, "d": 768, "parameters": 786432}},
+          "gpt2 absolute")
     check(resp[3]["critical_dim"] == 92 and resp[3]["first_negative_m"] == 1707, "analyze example: %s" % resp[3])
     check(resp[4]["rope"]["inv_freq"] == [1.0, 0.1, 0.01, 0.001] and resp[4]["rope"]["pairing"] == "interleaved",
           "lesson preset")
@@ -287,7 +290,8 @@ bad_models = [  # (name, line, a word the message must contain)
     ("seq_len string", '{"op":"model","preset":"gpt2","seq_len":"long"}', "seq_len"),
     ("missing hidden_size", '{"op":"model","config":{"num_attention_heads":4}}', "hidden_size"),
     ("missing heads", '{"op":"model","config":{"hidden_size":64}}', "num_attention_heads"),
-    ("head_dim not dividing", '{"op":"model","config":{"hidden_size":65,"num_attention_heads":4}}', "num_attention_heads"),
+    ("head_dim not dividing", '{"op":"model","config":{"hidden_size":65,"num_attention_heads":4}}',
+     "num_attention_heads"),
     ("head_dim zero", cfg(',"head_dim":0'), "head_dim"),
     ("head_dim odd", cfg(',"head_dim":9'), "head_dim"),
     ("head_dim absurd", cfg(',"head_dim":1000000'), "head_dim"),
@@ -371,7 +375,7 @@ for n, (name, line, word) in enumerate(bad_models):
     check(after == {"inv_freq": [1.0, 0.01]}, "next line still served after: " + name)
 print("bad model/analyze lines:", len(bad_models))
 
-# ---- decoder_grad: the tiny decoder (the README's 'Interfaces: the tiny decoder') ----------------------------------
+# ---- decoder_grad: the tiny decoder (docs/lab.md) ----------------------------------
 def decoder_request(position, zero_head=False, layers=1):
     c = {"vocab": 5, "d_model": 4, "heads": 2, "layers": layers, "d_ff": 6, "position": position, "max_position": 4}
     shapes = [("tok_emb", 20)] + ([("pos_emb", 16)] if position == "learned" else [])
@@ -426,7 +430,7 @@ for (name, _, kind, word), r in zip(bad_decoder, resp):
           "decoder_grad %s -> %s naming %s, got %s" % (name, kind, word, r))
 print("decoder_grad lines:", 6 + len(bad_decoder))
 
-# positions (the README's 'Interfaces: the tiny decoder'): 0..T-1 given is the same answer; others move every method's
+# positions (docs/lab.md): 0..T-1 given is the same answer; others move every method's
 # loss but none's; bad ones are BadRequests naming "positions" (learned past its table: the IndexError)
 at_lines = []
 for position in ["learned", "sinusoidal", "rope", "alibi", "t5", "none"]:
@@ -475,7 +479,7 @@ for n, (name, _, kind, word) in enumerate(bad_positions):
     check("loss" in after, "decoder_grad: the next line is served after bad positions (%s)" % name)
 print("decoder_grad positions lines:", len(at_lines) + len(lines))
 
-# ---- lab: the training document (the README's 'Interfaces: the lab document') ----------------------------------------
+# ---- lab: the training document (docs/lab.md) ----------------------------------------
 def lab(args):
     p = subprocess.run([CLI, "lab"] + args, capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr
@@ -521,7 +525,8 @@ for jobs in ("1", "2", "3"):
         check(rc == 0 and len(files) == 3, "lab --jobs %s: exit 0, three models saved (rc %d, %s)" % (jobs, rc, err))
 check(timeless[0][0] == timeless[1][0] == timeless[2][0] and timeless[0][0].get("seeds") == 2,
       "lab --jobs 1, 2 and 3: the same document apart from timing")
-check(timeless[0][1] == timeless[1][1] == timeless[2][1], "lab --jobs 1, 2 and 3: the same saved weights, byte for byte")
+check(timeless[0][1] == timeless[1][1] == timeless[2][1],
+      "lab --jobs 1, 2 and 3: the same saved weights, byte for byte")
 for bad in ["0", "65", "-1", "2.5", "two", ""]:
     rc, out, err = lab(small_lab + ["--jobs", bad])
     check(rc == 2 and out == "" and "--jobs must be an integer in [1, 64]" in err,
@@ -564,8 +569,10 @@ deep_obj = '{"op":"model","config":' + '{"a":' * 70 + "1" + "}" * 70 + "}"
 resp, rc = run([huge, ok_line, deep, ok_line, deep_obj, ok_line])
 check(rc == 1 and len(resp) == 6, "hostile lines answered (rc %d, %d responses)" % (rc, len(resp)))
 if len(resp) == 6:
-    check(resp[0]["error"]["type"] == "BadRequest" and "limit" in resp[0]["error"]["message"], "huge line: %s" % resp[0])
-    check(resp[2]["error"]["type"] == "BadRequest" and "deeper" in resp[2]["error"]["message"], "deep line: %s" % resp[2])
+    check(resp[0]["error"]["type"] == "BadRequest" and "limit" in resp[0]["error"]["message"],
+          "huge line: %s" % resp[0])
+    check(resp[2]["error"]["type"] == "BadRequest" and "deeper" in resp[2]["error"]["message"],
+          "deep line: %s" % resp[2])
     check(resp[4]["error"]["type"] == "BadRequest" and "deeper" in resp[4]["error"]["message"], "deep object")
     check(resp[1] == resp[3] == resp[5] == {"inv_freq": [1.0, 0.01]}, "served after hostile lines")
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Cross-check the `decoder_grad` op against an independent float64 PyTorch implementation of the tiny decoder
-(the README's 'Interfaces: the tiny decoder'; autograd for the gradients), for every position method and both RoPE
+(docs/lab.md; autograd for the gradients), for every position method and both RoPE
 pairings, on random weights and tokens, at positions 0..T-1 and at given `positions` (sorted random ones, and
 unsorted ones for the relative methods); with positions, the lab script's model (src/core/lab/ropeviz_lab.py) too.
 Exit 77 (skip) without torch."""
@@ -152,7 +152,8 @@ def random_positions(B, T, R, seed, order="sorted"):
 def lab_model(cfg, W):
     """The lab script's Decoder (src/core/lab/ropeviz_lab.py) in float64 with the weights W."""
     here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("ropeviz_lab", os.path.join(here, "../../src/core/lab/ropeviz_lab.py"))
+    spec = importlib.util.spec_from_file_location("ropeviz_lab",
+                                                  os.path.join(here, "../../src/core/lab/ropeviz_lab.py"))
     lab = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(lab)
     model = lab.Decoder(cfg["position"], cfg["vocab"], cfg["d_model"], cfg["heads"], cfg["layers"], cfg["d_ff"],

@@ -147,7 +147,8 @@ def decoder(W, cfg, tokens, rope):
         if mt in ("olmo2", "gemma2"):
             attn = norm("post_attention_layernorm", attn)
         x = x + attn
-        a = x if mt == "olmo2" else norm("pre_feedforward_layernorm" if mt == "gemma2" else "post_attention_layernorm", x)
+        a = x if mt == "olmo2" else norm("pre_feedforward_layernorm" if mt == "gemma2" else "post_attention_layernorm",
+                                         x)
         if mt == "mixtral":
             m = moe(W, p, a, cfg["num_experts_per_tok"], f)
         elif mt == "phi3":
@@ -269,7 +270,8 @@ def opt(W, cfg, tokens, positions):
         probs.append(pr)
         x = x + lin("self_attn.out_proj", o)
         x = x + lin("fc2", f(lin("fc1", ln("final_layer_norm", x))))
-    x = F.layer_norm(x, (d,), W["model.decoder.final_layer_norm.weight"], W["model.decoder.final_layer_norm.bias"], 1e-5)
+    x = F.layer_norm(x, (d,), W["model.decoder.final_layer_norm.weight"], W["model.decoder.final_layer_norm.bias"],
+                     1e-5)
     return x @ W.get("lm_head.weight", W["model.decoder.embed_tokens.weight"]).T, probs
 
 

@@ -138,7 +138,8 @@ for o, (req, (name, cfg, seq_len)) in zip(out, cases):
           (head_dim, dim, base, rope_type, pairing),
           "%s: %s vs %s" % (name, (r["head_dim"], r["rotary_dims"], r["base"], r["rope_type"], r["pairing"]),
                             (head_dim, dim, base, rope_type, pairing)))
-    e = max(rel_err(r["inv_freq"], inv), abs(r["attention_factor"] - att) / abs(att) if att else abs(r["attention_factor"]))
+    e = max(rel_err(r["inv_freq"], inv),
+            abs(r["attention_factor"] - att) / abs(att) if att else abs(r["attention_factor"]))
     if e > worst[0]:
         worst[:] = [e, name]
     check(e <= REL, "%s: inv_freq/attention_factor relative error %.3g" % (name, e))
@@ -193,9 +194,10 @@ def first_negative(d, base, limit):
 
 
 areqs, arefs = [], []
-for d, base, ctx, limit in [(128, 10000.0, 4096, 10000000), (128, 500000.0, 8192, 10000000), (64, 10000.0, 2048, 100000),
-                            (8, 10000.0, 10, 1000), (256, 10000.0, 8192, 100000), (128, 1e6, 32768, 2000000),
-                            (2, 10000.0, 1, 10), (96, 10000.0, 131072, 10000), (16, 1e9, 1e12, 50)]:
+for d, base, ctx, limit in [(128, 10000.0, 4096, 10000000), (128, 500000.0, 8192, 10000000),
+                            (64, 10000.0, 2048, 100000), (8, 10000.0, 10, 1000), (256, 10000.0, 8192, 100000),
+                            (128, 1e6, 32768, 2000000), (2, 10000.0, 1, 10), (96, 10000.0, 131072, 10000),
+                            (16, 1e9, 1e12, 50)]:
     areqs.append({"op": "analyze", "d_head": d, "base": base, "context": ctx, "limit": limit})
     arefs.append((critical_dim(d, base, ctx), first_negative(d, base, limit)))
 for o, (cd, fm), rq in zip(ask(areqs), arefs, areqs):

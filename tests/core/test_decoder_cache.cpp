@@ -451,7 +451,8 @@ TEST_CASE("KV cache at given positions equals the full forward at them: logits a
                          relative_deviation<double>(steps[t].logits, forward_logits(c, w, prefix, &prefix_at).row(t)));
       }
       const TokenRows rows_at = {at};
-      const auto fp = detail::run_forward(c, w, {kCacheTokens}, {std::vector<long long>(kCacheTokens.size(), 0)}, &rows_at);
+      const auto fp =
+          detail::run_forward(c, w, {kCacheTokens}, {std::vector<long long>(kCacheTokens.size(), 0)}, &rows_at);
       auto maps = decoder_attention(c, w, kCacheTokens, &at);
       REQUIRE(maps.ok());
       double worst_map = 0;

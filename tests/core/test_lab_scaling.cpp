@@ -82,7 +82,8 @@ TEST_CASE("rope override: factor-1 position interpolation is the unscaled model 
     CHECK(a->grads.layer[0].wq == b->grads.layer[0].wq);
     CHECK(a->grads.tok_emb == b->grads.tok_emb);
     const auto w32 = random_weights<float>(c, 3);
-    const auto f = decoder_forward(c, w32, kScalingTokens, kScalingTargets), g = decoder_forward(one, w32, kScalingTokens, kScalingTargets);
+    const auto f = decoder_forward(c, w32, kScalingTokens, kScalingTargets),
+               g = decoder_forward(one, w32, kScalingTokens, kScalingTargets);
     REQUIRE(f);
     REQUIRE(g);
     CHECK(f->logits[0] == g->logits[0]);

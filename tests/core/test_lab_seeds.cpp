@@ -112,7 +112,8 @@ TEST_CASE("lab seeds: the document has the seeds, the means and every run") {
   const JsonValue& mean = *rope.find("accuracy");
   for (std::size_t n = 0; n < 12; ++n)
     CHECK(mean.array[n].number ==
-          (0.0 + runs.array[0].find("accuracy")->array[n].number + runs.array[1].find("accuracy")->array[n].number) / 2);
+          (0.0 + runs.array[0].find("accuracy")->array[n].number + runs.array[1].find("accuracy")->array[n].number) /
+              2);
   CHECK(rope.find("train_loss")->array.size() == 4);  // the first seed's, as a one-seed lab writes it
   // one seed: the method's numbers are that run's exactly
   o.seeds = 1;
@@ -208,7 +209,8 @@ TEST_CASE("lab verdict: a difference only where the bands separate") {
   CHECK(lab_past_verdict(result_of({method_of(PositionMethod::Alibi, {0.6})}, 1)).empty());  // nothing to compare
 }
 
-TEST_CASE("lab runs: each (method, seed) alone, its JSON read back bit for bit, gathered in any order to the document") {
+TEST_CASE(
+    "lab runs: each (method, seed) alone, its JSON read back bit for bit, gathered in any order to the document") {
   LabOptions o = test::small({PositionMethod::Learned, PositionMethod::Rope, PositionMethod::Alibi}, 5);
   o.seeds = 2;
   o.seed = 11;

@@ -111,10 +111,10 @@ void check_defaults(const JsonValue& d, const LabOptions& o) {
       {"eval_count", o.eval_count}, {"check_every", o.check_every}};
   const std::pair<const char*, double> reals[] = {
       {"lr", o.lr}, {"weight_decay", o.weight_decay}, {"base", 10000.0}, {"rope_factor", o.rope_factor}};
-  const char* order[] = {"task",        "methods", "train_len",    "table_len",    "steps",
-                         "seed",        "seeds",   "positions",    "position_range", "d_model", "heads",        "layers",       "d_ff",
-                         "batch",       "lr",      "weight_decay", "warmup",       "eval_count",
-                         "check_every", "base",    "pairing",      "rope_scaling", "rope_factor"};
+  const char* order[] = {"task",         "methods",        "train_len", "table_len",  "steps",       "seed", "seeds",
+                         "positions",    "position_range", "d_model",   "heads",      "layers",      "d_ff", "batch",
+                         "lr",           "weight_decay",   "warmup",    "eval_count", "check_every", "base", "pairing",
+                         "rope_scaling", "rope_factor"};
   REQUIRE(d.kind == JsonValue::Kind::Object);
   REQUIRE(d.object.size() == std::size(order));
   for (std::size_t i = 0; i < std::size(order); ++i) CHECK(d.object[i].first == order[i]);

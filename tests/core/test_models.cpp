@@ -139,7 +139,8 @@ TEST_CASE("every preset derives its golden model in preset_models.jsonl (read wi
     CHECK(r.original_max_position_embeddings == optional_integer(member(rope, "original_max_position_embeddings")));
     const std::vector<JsonValue>& inv_freq = member(rope, "inv_freq").array;
     REQUIRE(static_cast<std::size_t>(r.inv_freq.size()) == inv_freq.size());
-    for (std::size_t i = 0; i < inv_freq.size(); ++i) CHECK(r.inv_freq[static_cast<Eigen::Index>(i)] == inv_freq[i].number);
+    for (std::size_t i = 0; i < inv_freq.size(); ++i)
+      CHECK(r.inv_freq[static_cast<Eigen::Index>(i)] == inv_freq[i].number);
   }
   CHECK(lines == 32);
 }
@@ -254,7 +255,8 @@ TEST_CASE("bad configs: BadRequest naming the field") {
       {cfg(R"(,"rope_scaling":{"rope_type":"llama3","factor":8})"), "original_max_position_embeddings"},
       {cfg(R"(,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1],"long_factor":[1,1,1,1,1,1,1,1]})"),
        "short_factor"},
-      {cfg(R"(,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1,1,1,1,1,1,1],"long_factor":[1,1,1,1,1,1,1,0]})"),
+      {cfg(R"(,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1,1,1,1,1,1,1],)"
+           R"("long_factor":[1,1,1,1,1,1,1,0]})"),
        "long_factor"},
       {cfg(R"(,"rope_scaling":{"rope_type":"longrope","short_factor":[1,1,1,1,1,1,1,1]})"), "long_factor"},
       {cfg(R"(,"max_position_embeddings":-5)"), "max_position_embeddings"},
@@ -288,7 +290,8 @@ TEST_CASE("the config reader's messages name the field and say what it got") {
   CHECK(config_error(R"("rope_theta":1e400)").find("malformed JSON at line 1, column 15") == 0);
   CHECK(config_error(R"("model_type":true)") == "model_type must be a string, got a boolean");
   CHECK(config_error(R"("rope_scaling":[])") == "rope_scaling must be an object or null, got an array");
-  CHECK(config_error(R"("rope_scaling":{"truncate":1})") == "rope_scaling.truncate must be true or false, got a number");
+  CHECK(config_error(R"("rope_scaling":{"truncate":1})") ==
+        "rope_scaling.truncate must be true or false, got a number");
   CHECK(config_error(R"("rope_scaling":{"short_factor":{}})") ==
         "rope_scaling.short_factor must be an array of numbers, got an object");
   CHECK(config_error(R"("rope_scaling":{"long_factor":[1,NaN]})") ==

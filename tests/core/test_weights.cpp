@@ -66,7 +66,8 @@ TEST_CASE("safetensors: written and read back in F64, F32, F16 and BF16, each va
   const std::vector<double> values = table_values(6, 4);
   for (const char* dtype : {"F64", "F32", "F16", "BF16"}) {
     INFO(dtype);
-    auto bytes = write_safetensors({{"wpe.weight", {6, 4}, values}, {"bias", {4}, {1, 2, 3, 4}}}, dtype, {{"format", "pt"}});
+    auto bytes =
+        write_safetensors({{"wpe.weight", {6, 4}, values}, {"bias", {4}, {1, 2, 3, 4}}}, dtype, {{"format", "pt"}});
     REQUIRE(bytes.ok());
     MemorySource src(bytes.value());
     auto h = read_safetensors_header(src, "m.safetensors");
@@ -108,9 +109,10 @@ TEST_CASE("safetensors: a 5 GB checkpoint costs its header and the one table ask
       R"("h.0.mlp.weight":{"dtype":"F32","shape":[1250000000],"data_offsets":[512,5000000512]}})";
   const std::vector<std::uint8_t> head = with_header(header, 512, small->data() + small->size() - 512);
   const std::size_t data_at = head.size() - 512;
-  Checkpoint c = Checkpoint::open_file("big.safetensors", [&](const std::string&) -> Expected<std::unique_ptr<ByteSource>> {
-                   return std::unique_ptr<ByteSource>(new SparseSource(head, data_at + 5000000512ULL));
-                 }).value();
+  Checkpoint c =
+      Checkpoint::open_file("big.safetensors", [&](const std::string&) -> Expected<std::unique_ptr<ByteSource>> {
+        return std::unique_ptr<ByteSource>(new SparseSource(head, data_at + 5000000512ULL));
+      }).value();
   CHECK(c.file_bytes() == data_at + 5000000512ULL);
   CHECK(c.bytes_read() == data_at);
   auto found = find_learned_table(c, "", 0);
@@ -151,10 +153,14 @@ TEST_CASE("safetensors refusals: each names its problem, and its tensor when one
     return h.ok() ? std::string("accepted") : h.error().message;
   };
   CHECK(refuse("[]", 0) == "safetensors header is not a JSON object");
-  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", 4).find("\"t\": data_offsets [4, 0] are reversed") != std::string::npos);
-  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4).find("outside the data") != std::string::npos);
+  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", 4)
+            .find("\"t\": data_offsets [4, 0] are reversed") != std::string::npos);
+  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", 4).find("outside the data") !=
+        std::string::npos);
   CHECK(refuse(R"({"t":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8).find("need 12") != std::string::npos);
-  CHECK(refuse(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", 12)
+  CHECK(refuse(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+               R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+               12)
             .find("tensor \"b\" overlaps tensor \"a\"") != std::string::npos);
   CHECK(refuse(R"({"t":{"dtype":"Q4","shape":[2],"data_offsets":[0,2]}})", 2).find("\"Q4\"") != std::string::npos);
   CHECK(refuse(R"({"__metadata__":{"a":1}})", 0).find("must be a string") != std::string::npos);
@@ -362,7 +368,8 @@ TEST_CASE("tokenizer vocabulary: exact words, a leading space as 'Ġ' or '▁', 
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message.find("'dog' is not in tokenizer.json's vocabulary") != std::string::npos);
   CHECK_FALSE(token_id(v, "cat").ok());  // exact: '▁cat' is " cat", not "cat"
-  const TokenVocab unigram = parse_tokenizer_vocab(R"({"model": {"type": "Unigram", "vocab": [["<unk>", 0], ["a", -1.5]]}})").value();
+  const TokenVocab unigram =
+      parse_tokenizer_vocab(R"({"model": {"type": "Unigram", "vocab": [["<unk>", 0], ["a", -1.5]]}})").value();
   CHECK(token_id(unigram, "a").value() == 1);
   CHECK(parse_tokenizer_vocab(R"({"model": {}})").error().message == "tokenizer.json has no model.vocab");
   CHECK(parse_tokenizer_vocab(R"({"model": {"vocab": {"a": 1.5}}})").error().message.find("'a'") != std::string::npos);
@@ -427,7 +434,8 @@ TEST_CASE("byte sources: view gives held bytes in place, reads the rest into scr
   CHECK(none.empty());
 }
 
-TEST_CASE("rope_usage one layer at a time through supplied ranges, each layer's let go: the same gains as all at once") {
+TEST_CASE(
+    "rope_usage one layer at a time through supplied ranges, each layer's let go: the same gains as all at once") {
   test::PlantedShape shape;
   const std::vector<std::uint8_t> file = test::planted_checkpoint(shape, "BF16");
   const Expected<HfConfig> config = parse_hf_config(test::planted_config(shape));

@@ -78,7 +78,8 @@ n = 0
 for d in (8, 64, 128, 256):
     for b in (10000.0, 500000.0):
         ref = inv_freq_t(d, b)
-        check(torch.allclose(torch.tensor(o[n]["inv_freq"]), ref, rtol=2.3e-16, atol=0), "inv_freq d=%d base=%g" % (d, b))
+        check(torch.allclose(torch.tensor(o[n]["inv_freq"]), ref, rtol=2.3e-16, atol=0),
+              "inv_freq d=%d base=%g" % (d, b))
         n += 1
 check(o[0]["inv_freq"] == [1.0, 0.1, 0.01, 0.001], "theta for d_head 8")
 
@@ -89,12 +90,14 @@ try:
     torch_msg = None
 except IndexError as e:
     torch_msg = str(e)
-o = ask([{"op": "lookup", "max_position": 10, "d": 8, "table": pos_table.flatten().tolist(), "positions": [5, 100]}], True)
+o = ask([{"op": "lookup", "max_position": 10, "d": 8, "table": pos_table.flatten().tolist(), "positions": [5, 100]}],
+        True)
 check(o[0] == {"error": {"type": "IndexError", "message": torch_msg}}, "IndexError text equals torch's: %r" % torch_msg)
 try:
     pos_table[-11]
 except IndexError as e:
-    o = ask([{"op": "lookup", "max_position": 10, "d": 8, "table": pos_table.flatten().tolist(), "positions": [-11]}], True)
+    o = ask([{"op": "lookup", "max_position": 10, "d": 8, "table": pos_table.flatten().tolist(), "positions": [-11]}],
+            True)
     check(o[0]["error"]["message"] == str(e), "negative IndexError text equals torch's: %r" % str(e))
 o = ask([{"op": "lookup", "max_position": 10, "d": 8, "table": pos_table.flatten().tolist(), "positions": [5, 0]}])
 check(torch.equal(torch.tensor(o[0]["rows"]), pos_table[torch.tensor([5, 0])]), "lookup rows equal torch indexing")
@@ -183,7 +186,8 @@ for d in (8, 64, 128):
                 cases.append(({"type": "yarn", "factor": factor, "original_max_position_embeddings": orig},
                               hf_yarn(d, base, factor, orig), d, base))
             cases.append(({"type": "yarn", "factor": factor, "original_max_position_embeddings": 4096, "beta_fast": 16,
-                           "beta_slow": 2, "attention_factor": 0.75}, hf_yarn(d, base, factor, 4096, 16, 2, 0.75), d, base))
+                           "beta_slow": 2, "attention_factor": 0.75},
+                          hf_yarn(d, base, factor, 4096, 16, 2, 0.75), d, base))
             cases.append(({"type": "llama3", "factor": factor, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                            "original_max_position_embeddings": 8192},
                           meta_llama3(d, base, factor, 1.0, 4.0, 8192), d, base))
@@ -198,7 +202,8 @@ for o, (sc, (ref, att), d, base) in zip(ask(reqs), cases):
     worst = max(worst, e)
     check(e < 1e-13, "scaling %s d=%d base=%g: rel err %.3g" % (sc, d, base, e))
     check(abs(o["attention_factor"] - att) < 1e-15, "attention factor %s: %s vs %s" % (sc, o["attention_factor"], att))
-print("rope_scaling: %d configurations, max relative error vs re-derived transformers formulas %.2e" % (len(cases), worst))
+print("rope_scaling: %d configurations, max relative error vs re-derived transformers formulas %.2e"
+      % (len(cases), worst))
 
 # ---- precision: Llama 2's float32 recipe in real torch vs ours ---------------------------------------------------
 d, pos = 128, 1_000_000
@@ -209,7 +214,8 @@ ang64 = pos * inv_freq_t(d, 10000.0)
 torch_naive = torch.remainder(ang32 - ang64 + math.pi, 2 * math.pi).sub(math.pi).abs().max().item()
 naive, ours = ask([{"op": "precision", "d_head": d, "position": pos, "format": "float32", "recipe": r}
                    for r in ("naive", "ours")])
-print("angle error at position 1e6, d_head 128: torch float32 Llama-2 recipe %.3g rad; our emulation of it %.3g; ours %.3g"
+print("angle error at position 1e6, d_head 128: torch float32 Llama-2 recipe %.3g rad; "
+      "our emulation of it %.3g; ours %.3g"
       % (torch_naive, naive.get("max_angle_err", -1), ours.get("max_angle_err", -1)))
 check(torch_naive > 1e-2, "torch's float32 recipe really loses > 1e-2 rad at 1e6")
 check(0.25 * torch_naive < naive.get("max_angle_err", 0) < 4 * torch_naive, "naive emulation matches torch's magnitude")

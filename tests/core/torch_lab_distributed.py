@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`ropeviz-cli lab-export`'s script past one process (the README's "Past one machine"), on 2 CPU processes over gloo:
+"""`ropeviz-cli lab-export`'s script past one process (docs/lab.md, 'Past one machine'), on 2 CPU processes over gloo:
 the runs shared out by --nproc 2, or by two processes started with torchrun's environment, must give the one-process
 document exactly (its seconds and tokens_per_s aside); --ddp --nproc 2 in float64 must train every run with losses
 within 1e-9 of one process's (a batch of 15 rows, split 7 + 8), the same bar stops and evaluation, and say
@@ -232,7 +232,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check("[rank 1/2]" not in stdout and "[rank 0/2] learned seed 1 at the bar after 30 steps" in stdout,
           "--ddp: rank 0 reports: %r" % stdout[-1500:])
 
-    # ---- --ddp over a world of one: --nproc 1, and torchrun's environment with WORLD_SIZE 1 ---------------------------
+    # ---- --ddp over a world of one: --nproc 1, and torchrun's environment with WORLD_SIZE 1 ----------------------
     ddp1_p = start(script, ["--dtype", "float64", "--data", data, "--out", out["ddp1"], "--nproc", "1", "--ddp"])
     torchrun1_p = start(script, ["--dtype", "float64", "--data", data, "--out", out["torchrun1"], "--ddp"],
                         torchrun_env(0, free_port(), world=1))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cross-check the weights and learned_table ops against numpy on checkpoints written here by an independent
 safetensors writer (struct + numpy): every float dtype, shards with an index, prefixed names, OPT's two offset rows,
-and every refusal of the README's 'Real weights' rules. Exit 77 (skip) without numpy."""
+and every refusal of docs/real-weights.md's rules. Exit 77 (skip) without numpy."""
 import json
 import os
 import struct
@@ -112,7 +112,8 @@ for dtype in ("F64", "F32", "F16", "BF16"):
     check(want["rank90"] <= 3, "the generated table is low-rank (rank90 %d)" % want["rank90"])
 
 # 2. weights: the list in name order, sizes; shards through an index; names with a prefix; OPT's offset rows.
-a = write("shard-1.safetensors", [("transformer.wte.weight", "F32", rng.normal(size=(4, 8)))], metadata={"format": "pt"})
+a = write("shard-1.safetensors", [("transformer.wte.weight", "F32", rng.normal(size=(4, 8)))],
+          metadata={"format": "pt"})
 b = write("shard-2.safetensors", [("transformer.wpe.weight", "F16", helix[:64, :8]),
                                   ("transformer.h.0.ln_1.weight", "F32", np.ones(8))])
 index = os.path.join(TMP, "model.safetensors.index.json")
@@ -248,7 +249,8 @@ def usage_case(model_type, layout, H=4, Hk=2, hd=8, hidden=24, layers=2, rotary=
             layer = []
             for h in range(heads):
                 dims = [(2 * i, 2 * i + 1) if interleaved else (i, i + half) for i in range(half)]
-                layer.append([math.sqrt(f32(n)[a] ** 2 * e[h * hd + a] + f32(n)[b] ** 2 * e[h * hd + b]) for a, b in dims])
+                layer.append([math.sqrt(f32(n)[a] ** 2 * e[h * hd + a] + f32(n)[b] ** 2 * e[h * hd + b])
+                              for a, b in dims])
             out.append(layer)
     cfg = {"model_type": model_type, "hidden_size": hidden, "num_attention_heads": H, "head_dim": hd,
            "num_key_value_heads": Hk, "rope_theta": 10000.0, "max_position_embeddings": 64}
@@ -336,7 +338,8 @@ def scores_case(model_type, H=4, Hk=2, hd=8, hidden=16, rotary=None, layer_norm=
             tensors += [(pre + "self_attn.q_norm.weight", "F32", nq), (pre + "self_attn.k_norm.weight", "F32", nk)]
     eps = 1e-5
     cfg = {"model_type": model_type, "hidden_size": hidden, "num_attention_heads": H, "head_dim": hd,
-           "rope_theta": 10000.0, "max_position_embeddings": 64, ("layer_norm_eps" if layer_norm else "rms_norm_eps"): eps}
+           "rope_theta": 10000.0, "max_position_embeddings": 64,
+           ("layer_norm_eps" if layer_norm else "rms_norm_eps"): eps}
     cfg.update(extra or {})
     path = write("scores-%s.safetensors" % model_type, tensors)
     head, t, u, K = 3, 5, 9, 40

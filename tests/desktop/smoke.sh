@@ -26,24 +26,29 @@ done
 # Bad input: a hostile state string is reported, not fatal.
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --state 'd_head=abc&base=nan&position=-5' \
   > "$out/bad-state.log" 2>&1
-for note in "d_head='abc' is not a whole number" "base='nan' must be a number greater than 1" "position='-5' is outside"; do
+for note in "d_head='abc' is not a whole number" "base='nan' must be a number greater than 1" \
+  "position='-5' is outside"; do
   grep -qF "$note" "$out/bad-state.log" || { echo "FAIL: no note \"$note\""; cat "$out/bad-state.log"; exit 1; }
 done
 # A config.json opens as the model (--config); a bad one is a note naming the field, and the app runs on.
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 10 --config "$here/../fixtures/configs/phi-3.5-mini.json" \
   --state 'tab_top=context_budget' --screenshot "$out/desktop-config.png" > "$out/config.log" 2>&1
-grep -qF "note: loaded phi-3.5-mini.json" "$out/config.log" || { echo "FAIL: config not loaded"; cat "$out/config.log"; exit 1; }
+grep -qF "note: loaded phi-3.5-mini.json" "$out/config.log" ||
+  { echo "FAIL: config not loaded"; cat "$out/config.log"; exit 1; }
 printf '{"hidden_size":4096,"num_attention_heads":32,"rope_theta":-1}' > "$out/bad-config.json"
-xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --config "$out/bad-config.json" > "$out/bad-config.log" 2>&1
-grep -qF "bad-config.json: rope_theta must be a finite number > 1, got -1; kept the current model" "$out/bad-config.log" ||
+xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --config "$out/bad-config.json" \
+  > "$out/bad-config.log" 2>&1
+grep -qF "bad-config.json: rope_theta must be a finite number > 1, got -1; kept the current model" \
+  "$out/bad-config.log" ||
   { echo "FAIL: no note for the bad config"; cat "$out/bad-config.log"; exit 1; }
 # A checkpoint opens as the weights (--weights): the lab's trained learned table, read back through the same reader,
 # is the app's table and its IndexError comes at its size; a broken file is a note, and the app runs on.
-"$(dirname "$app")/ropeviz-cli" lab --methods learned --train-len 3 --steps 200 --seeds 1 --save-weights "$out/lab-weights" \
-  > /dev/null 2>&1
+"$(dirname "$app")/ropeviz-cli" lab --methods learned --train-len 3 --steps 200 --seeds 1 \
+  --save-weights "$out/lab-weights" > /dev/null 2>&1
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 10 --weights "$out/lab-weights/learned/model.safetensors" \
   --state 'position=100&tab_bottom=learned_table' --screenshot "$out/desktop-weights.png" > "$out/weights.log" 2>&1
-grep -qF "the learned table is pos_emb" "$out/weights.log" || { echo "FAIL: weights not loaded"; cat "$out/weights.log"; exit 1; }
+grep -qF "the learned table is pos_emb" "$out/weights.log" ||
+  { echo "FAIL: weights not loaded"; cat "$out/weights.log"; exit 1; }
 /usr/bin/python3 "$here/check_png.py" "$out/desktop-weights.png" --size 1280x800 --error shown
 printf 'abc' > "$out/short.safetensors"
 xvfb-run -a -s '-screen 0 1280x800x24' "$app" --frames 2 --weights "$out/short.safetensors" > "$out/short.log" 2>&1
@@ -61,12 +66,14 @@ def add(name, rows, cols, planted):
     global data
     vals = [random.uniform(-0.05, 0.05) * (10 if planted and (r % hd) in (3, 3 + hd // 2) else 1)
             for r in range(rows) for _ in range(cols)]
-    tensors[name] = {"dtype": "F32", "shape": [rows, cols] if rows > 1 else [cols], "data_offsets": [len(data), len(data) + 4 * len(vals)]}
+    tensors[name] = {"dtype": "F32", "shape": [rows, cols] if rows > 1 else [cols],
+                     "data_offsets": [len(data), len(data) + 4 * len(vals)]}
     data += struct.pack("<%df" % len(vals), *vals)
 for l in range(L):
     add("model.layers.%d.self_attn.q_proj.weight" % l, heads * hd, hidden, True)
     add("model.layers.%d.self_attn.k_proj.weight" % l, kv * hd, hidden, True)
-    tensors["model.layers.%d.input_layernorm.weight" % l] = {"dtype": "F32", "shape": [hidden], "data_offsets": [len(data), len(data) + 4 * hidden]}
+    tensors["model.layers.%d.input_layernorm.weight" % l] = {"dtype": "F32", "shape": [hidden],
+                                                             "data_offsets": [len(data), len(data) + 4 * hidden]}
     data += struct.pack("<%df" % hidden, *([1.0] * hidden))
 h = json.dumps(tensors).encode()
 h += b" " * ((8 - len(h) % 8) % 8)

@@ -1,6 +1,6 @@
 // libFuzzer target: text through parse_json (a parsed DOM, written out again, parses to the same DOM) and through
-// parse_hf_config -> derive_model (positive finite inv_freq of rotary_dims/2 entries, for rope and Gemma 3's rope_local,
-// or a BadRequest naming a field).
+// parse_hf_config -> derive_model (positive finite inv_freq of rotary_dims/2 entries, for rope and Gemma 3's
+// rope_local, or a BadRequest naming a field).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

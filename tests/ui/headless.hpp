@@ -31,7 +31,8 @@ class Headless {
   void frame();  // one full app frame
   void resize(float width, float height);  // a new display size in logical pixels, from the next frame on
   // One frame, returning the text it drew as read back from the glyphs in its draw lists, window by window, a
-  // line per drawn line: what a user sees, so text scrolled out of view, clipped by its window or in a closed tab is absent.
+  // line per drawn line: what a user sees, so text scrolled out of view, clipped by its window or in a closed tab is
+  // absent.
   std::string frame_text();
   // frame_text with its lines joined by spaces, so a wrapped sentence reads whole.
   std::string frame_sentences();

@@ -40,8 +40,8 @@ TEST_CASE("keyboard: Tab reaches every control of the controls column and both p
   INFO("reached: " << [&] { std::string s; for (const auto& n : order) s += n + " "; return s; }());
   CHECK(focused(ui) == "lesson_start");
   const std::set<std::string> reached(order.begin(), order.end());
-  for (const char* name : {"reset", "model", "position", "play", "max_position", "d_head", "base", "pairing_frame", "heads",
-                           "seed", "export_picture", "copy_link", "png_top", "png_bottom"}) {
+  for (const char* name : {"reset", "model", "position", "play", "max_position", "d_head", "base", "pairing_frame",
+                           "heads", "seed", "export_picture", "copy_link", "png_top", "png_bottom"}) {
     INFO(name);
     CHECK(reached.count(name) == 1);
   }

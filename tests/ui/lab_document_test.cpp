@@ -1,4 +1,4 @@
-// The desktop app's lab document is the CLI's (the README's 'Interfaces: the lab document'): a run started as
+// The desktop app's lab document is the CLI's (docs/lab.md): a run started as
 // window.ropeviz.lab starts one (lab_start) and trained a slice per frame gives the bytes `ropeviz-cli lab` prints
 // for the same flags (its LabRun stepped to the end, then lab_json), once `seconds` and `tokens_per_s` are out.
 #include <doctest/doctest.h>

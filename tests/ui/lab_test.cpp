@@ -63,7 +63,8 @@ TEST_CASE("lab: a link selects the panel and its settings, and the canonical has
                                           "--table-len", "0", "--steps", "7", "--seeds", "1", "--seed", "5"});
 }
 
-TEST_CASE("lab: table_len gives the learned table rows no training reaches, and a train_len that outgrows it resets it") {
+TEST_CASE(
+    "lab: table_len gives the learned table rows no training reaches, and a train_len that outgrows it resets it") {
   Headless ui;
   CHECK(ui.set_state("tab=lab&methods=learned&train_len=3&table_len=12&steps=5&seeds=1").empty());
   CHECK(ui.app.params.table_len == 12);

@@ -1,4 +1,4 @@
-// The link-key table drives parsing, the hash, Params equality and the README's key list; the
+// The link-key table drives parsing, the hash, Params equality and docs/link-keys.md's key list; the
 // Model rebuilds each cached piece only when its own inputs change, once per frame at most.
 #include <doctest/doctest.h>
 
@@ -26,28 +26,13 @@ std::vector<std::string> table_keys() {
   return keys;
 }
 
-// The README's "Keys: `a`, `b` (`x` or `y`), ... Unknown keys" sentence: backticked names outside
-// parentheses (inside them are a key's values).
-std::vector<std::string> readme_keys() {
-  std::ifstream in(RV_SOURCE_DIR "/README.md");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  const size_t start = text.find("Keys: ");
-  const size_t end = text.find("Unknown keys", start);
-  REQUIRE(start != std::string::npos);
-  REQUIRE(end != std::string::npos);
+// docs/link-keys.md's table: the backticked key that starts each row, in the file's order.
+std::vector<std::string> documented_keys() {
+  std::ifstream in(RV_SOURCE_DIR "/docs/link-keys.md");
+  REQUIRE(in);
   std::vector<std::string> keys;
-  int depth = 0;
-  for (size_t i = start; i < end; ++i) {
-    const char ch = text[i];
-    if (ch == '(') depth += 1;
-    if (ch == ')') depth -= 1;
-    if (ch != '`') continue;
-    const size_t close = text.find('`', i + 1);
-    if (depth == 0) keys.push_back(text.substr(i + 1, close - i - 1));
-    i = close;
-  }
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("| `", 0) == 0) keys.push_back(line.substr(3, line.find('`', 3) - 3));
   return keys;
 }
 
@@ -73,8 +58,8 @@ std::map<std::string, int> rebuilt(const std::map<std::string, int>& before, con
 
 }  // namespace
 
-TEST_CASE("params: the README lists exactly the table's link keys, in hash order") {
-  CHECK(readme_keys() == table_keys());
+TEST_CASE("params: docs/link-keys.md lists exactly the table's link keys, in hash order") {
+  CHECK(documented_keys() == table_keys());
 }
 
 TEST_CASE("params: the default hash starts with the one links have always carried (new keys go last)") {
@@ -96,7 +81,8 @@ TEST_CASE("params: every row has a unique key and help, is found by name, and ta
     // Some value the row accepts without a note that differs from the default.
     const rv::Params defaults;
     bool changed = false;
-    for (const char* text : {"2", "3", "half_split", "yarn", "0.5", "7", "lesson", "reverse", "rope", "12", "ones", "random", "64"}) {
+    for (const char* text :
+         {"2", "3", "half_split", "yarn", "0.5", "7", "lesson", "reverse", "rope", "12", "ones", "random", "64"}) {
       rv::Params p;
       std::vector<std::string> notes;
       if (!f.parse(f, p, text, notes) || !notes.empty() || f.encode(p) == f.encode(defaults)) continue;

@@ -29,7 +29,8 @@ TEST_CASE("phone: one column with the slider always visible, the controls as a s
   Headless ui(kWidth, kHeight, kScale);
   ui.frames(3);
   CHECK(ui.app.ui.narrow);
-  for (const char* name : {"sheet", "panel_picker", "png_top", "position", "lookup", "panel_top"}) check_inside(ui, name);
+  for (const char* name : {"sheet", "panel_picker", "png_top", "position", "lookup", "panel_top"})
+    check_inside(ui, name);
   CHECK(ui.app.ui.rects.count("max_position") == 0);  // the controls are closed
   CHECK(ui.app.ui.rects.count("panel_bottom") == 0);  // one panel at a time
   CHECK(ui.rect("panel_top").h > 0.5f * kHeight);     // and it gets most of the screen

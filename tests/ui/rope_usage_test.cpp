@@ -43,7 +43,8 @@ std::shared_ptr<const rv::LoadedWeights> open_llama(const std::vector<std::uint8
 
 // open_llama of a planted checkpoint and its llama config, installed in the app.
 bool install_planted(rv::App& app, const PlantedShape& shape, const std::string& dtype = "F32") {
-  return rv::install_weights(app.params, open_llama(rv::test::planted_checkpoint(shape, dtype), rv::test::planted_config(shape)),
+  return rv::install_weights(app.params,
+                             open_llama(rv::test::planted_checkpoint(shape, dtype), rv::test::planted_config(shape)),
                              app.ui.notes);
 }
 
@@ -163,9 +164,9 @@ TEST_CASE("rope_usage walk: a model type it does not know is refused by name, a 
     rv::App& app = ui.app;
     ui.set_state("tab_bottom=rope_usage");
     // bloom: ALiBi, not RoPE for the app; olmo: RoPE, but rope_usage has no layout for it
-    REQUIRE(rv::install_weights(app.params,
-                                open_llama(rv::test::planted_checkpoint(shape), rv::test::planted_config(shape, "olmo")),
-                                app.ui.notes));
+    REQUIRE(rv::install_weights(
+        app.params, open_llama(rv::test::planted_checkpoint(shape), rv::test::planted_config(shape, "olmo")),
+        app.ui.notes));
     ui.frames(2);
     CHECK(!app.usage.active);
     CHECK(contains(app.usage.note, "rope_usage does not know model_type \"olmo\""));

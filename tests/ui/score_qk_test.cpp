@@ -65,7 +65,8 @@ void load_llama(rv::App& app, const rv::test::LlamaShape& s, bool tokenizer) {
 }
 
 std::vector<double> core_scores(const rv::test::LlamaShape& s, int head, long long token, long long key, int offsets) {
-  rv::Checkpoint c = rv::Checkpoint::open_file("model.safetensors", memory_opener(rv::test::llama_checkpoint(s))).value();
+  rv::Checkpoint c =
+      rv::Checkpoint::open_file("model.safetensors", memory_opener(rv::test::llama_checkpoint(s))).value();
   return rv::real_scores(c, rv::parse_hf_config(rv::test::llama_config(s)).value(), head, token, key, offsets)
       .value()
       .score;
@@ -106,7 +107,8 @@ TEST_CASE("score curve qk=same and qk=ones: |q|^2 and d_head at r = 0, the formu
       far_sq += at(m, 4096, r) * at(m, 4096, r);
     }
     const double far_rms = std::sqrt(far_sq / 3097);
-    MESSAGE(choice << ": score(0) = " << at(m, 4096, 0) << ", for |r| >= 1000 max |score| " << far << ", rms " << far_rms);
+    MESSAGE(choice << ": score(0) = " << at(m, 4096, 0) << ", for |r| >= 1000 max |score| " << far << ", rms "
+                   << far_rms);
     CHECK(far < 0.5 * zero);
     CHECK(far_rms < 0.25 * zero);
     CHECK(at(m, 4096, 1) < at(m, 4096, 0));
@@ -121,7 +123,8 @@ TEST_CASE("score curve qk=same and qk=ones: |q|^2 and d_head at r = 0, the formu
   }
 }
 
-TEST_CASE("score curve qk=layer0: a generated llama checkpoint's layer 0 equals core's real_scores, per head and token") {
+TEST_CASE(
+    "score curve qk=layer0: a generated llama checkpoint's layer 0 equals core's real_scores, per head and token") {
   rv::test::LlamaShape s;
   s.head_dim = 16;
   s.hidden = 64;
@@ -142,14 +145,16 @@ TEST_CASE("score curve qk=layer0: a generated llama checkpoint's layer 0 equals 
   CHECK(contains(text, "q and k are layer 0 of model.safetensors (head 3, key head 1)"));
   CHECK(contains(text, "the query from token 5, the key from token 17"));
   CHECK(contains(text, "one layer, one head, before any attention softmax"));
-  CHECK(contains(rv::describe_panel(*rv::find_panel("score_curve"), ui.app), "q and k are layer 0 of model.safetensors"));
+  CHECK(
+      contains(rv::describe_panel(*rv::find_panel("score_curve"), ui.app), "q and k are layer 0 of model.safetensors"));
   // Another head and tokens are read again through the kept checkpoint (the load read only (0, 0, 0)).
   ui.set_state("qk_head=0&q_token=39&k_token=2");
   ui.frames(2);
   const std::vector<double> again = core_scores(s, 0, 39, 2, 64);
   for (int r = 0; r <= 64; ++r) CHECK(at(m, 64, r) == doctest::Approx(again[std::size_t(r)]).epsilon(1e-12));
   const std::string state = rv::state_json(ui.app);
-  CHECK(contains(state, "\"score_curve\":{\"qk\":\"layer0\",\"drawn\":\"layer0\",\"q_token\":39,\"k_token\":2,\"head\":0"));
+  CHECK(contains(state,
+                 "\"score_curve\":{\"qk\":\"layer0\",\"drawn\":\"layer0\",\"q_token\":39,\"k_token\":2,\"head\":0"));
 }
 
 TEST_CASE("score curve qk=layer0: token ids past the vocabulary and heads past the model refused by name") {
@@ -160,7 +165,8 @@ TEST_CASE("score curve qk=layer0: token ids past the vocabulary and heads past t
   ui.frames(2);
   const rv::Params before = ui.app.params;
   std::vector<std::string> notes = ui.set_state("q_token=40");
-  CHECK(has_note(notes, "q_token='40': token 40 is past model.safetensors's vocabulary of 40 tokens (ids 0..39); kept 7"));
+  CHECK(has_note(notes,
+                 "q_token='40': token 40 is past model.safetensors's vocabulary of 40 tokens (ids 0..39); kept 7"));
   notes = ui.set_state("k_token=99999");
   CHECK(has_note(notes, "k_token='99999': token 99999 is past"));
   notes = ui.set_state("qk_head=4");
@@ -205,7 +211,8 @@ TEST_CASE("score curve qk=layer0: tokenizer.json's words by exact match, 'Ġ' an
   CHECK(w.error().message == "tokenizer.json has no model.vocab");
 }
 
-TEST_CASE("score curve qk: the keys round-trip through the link, and layer0 without weights is a note, random, no NaN") {
+TEST_CASE(
+    "score curve qk: the keys round-trip through the link, and layer0 without weights is a note, random, no NaN") {
   rv::Params p;
   std::vector<std::string> notes;
   rv::apply_query(p, "qk=ones&q_token=12&k_token=34&qk_head=5", notes);

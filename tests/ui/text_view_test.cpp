@@ -45,7 +45,8 @@ TEST_CASE("text view: the IndexError, the notes as a list, and user text escaped
   rv::set_param(ui.app.params, "d_head", "<b>", ui.app.ui.notes);  // refused, with a note that quotes it
   ui.frames(2);
   const std::string html = rv::text_view_html(ui.app);
-  CHECK(contains(html, "It cannot serve position 100: IndexError: index 100 is out of bounds for dimension 0 with size 10"));
+  CHECK(contains(html,
+                 "It cannot serve position 100: IndexError: index 100 is out of bounds for dimension 0 with size 10"));
   CHECK(contains(html, "<h2>Notes</h2><ul><li>"));
   CHECK(!contains(html, "<b>"));  // the refused value is quoted in its note, escaped
   CHECK(contains(html, "&lt;b&gt;"));
@@ -59,8 +60,9 @@ TEST_CASE("text view: a finished lab run's summary is a table, one row per metho
   REQUIRE(rv::lab_start(ui.app, rv::lab_flags(ui.app)));
   ui.frames_while_lab_runs();
   const std::string html = rv::text_view_html(ui.app);
-  CHECK(contains(html, "<caption>Exact match by sequence size, L = 2; each method trains until every training size is at "
-                  "the bar, so the step counts differ</caption>"));
+  CHECK(contains(html,
+                 "<caption>Exact match by sequence size, L = 2; each method trains until every training size is at "
+                 "the bar, so the step counts differ</caption>"));
   CHECK(contains(html, "<th scope=\"row\">learned</th>"));
   CHECK(contains(html, "<th scope=\"row\">rope</th>"));
 }

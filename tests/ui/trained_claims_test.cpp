@@ -49,7 +49,8 @@ TEST_CASE("trained claims 1: Comparison, lesson and exercise say the formula ext
   Headless step(1600, 1000);
   CHECK(contains(at(step, "lesson=6").frame_sentences(), "a model trained on L positions still degrades past L"));
   Headless judgment(1600, 1000);
-  CHECK(contains(at(judgment, "lesson=7").frame_sentences(), "a RoPE model degrades too unless its context is extended"));
+  CHECK(
+      contains(at(judgment, "lesson=7").frame_sentences(), "a RoPE model degrades too unless its context is extended"));
 
   // Exercise 2: "works" (the formula) and the nuanced "works, but degrades" (a trained model) are both right.
   const std::vector<rv::Exercise> all = rv::lesson_exercises();
@@ -136,7 +137,8 @@ TEST_CASE("trained claims 10: bf16 rounding of positions is said to happen only 
   CHECK(contains(budget, "Hugging Face and Meta build them in float32"));
   Headless precision(1600, 1000);
   const std::string text = at(precision, "position=1000000&tab_top=precision").frame_sentences();
-  CHECK(contains(text, "Hugging Face's and Meta's code build positions and angles in float32 whatever the weights' dtype"));
+  CHECK(contains(text,
+                 "Hugging Face's and Meta's code build positions and angles in float32 whatever the weights' dtype"));
 }
 
 TEST_CASE("trained claims 11: the P[-1] check shows what ropeviz, nn.Embedding and tensor indexing each do") {
@@ -155,7 +157,8 @@ TEST_CASE("trained claims 11: the P[-1] check shows what ropeviz, nn.Embedding a
   CHECK(found);
 }
 
-TEST_CASE("trained claims 14: exercises are numbered apart from the lesson, and their feedback is one sentence a part") {
+TEST_CASE(
+    "trained claims 14: exercises are numbered apart from the lesson, and their feedback is one sentence a part") {
   for (const rv::Exercise& e : rv::lesson_exercises()) CHECK_FALSE(contains(e.title, "Lesson"));
   const std::vector<rv::Exercise> all = rv::lesson_exercises();
   const rv::Exercise& shapes = all[3];

@@ -107,7 +107,8 @@ bool has_nan(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("trained table: a planted smooth table reads near cosine 1 and a small rank, its random twin near 0 and large") {
+TEST_CASE(
+    "trained table: a planted smooth table reads near cosine 1 and a small rank, its random twin near 0 and large") {
   Headless ui(1600, 1000);
   ui.set_state("tab_bottom=trained_table");
   load_table(ui, 256, 64, smooth_table(256, 64), 1);

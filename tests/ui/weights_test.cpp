@@ -1,4 +1,4 @@
-// Checkpoints in the app (README "Real weights"): a loaded learned table is the app's table and frame, the refusals
+// Checkpoints in the app (docs/real-weights.md): a loaded learned table is the app's table and frame, the refusals
 // keep the state, weights=none and a model change unload it, the desktop's path opener and the page's
 // ask-supply-retry protocol (SuppliedSource) read only the header and the table.
 #include <doctest/doctest.h>
@@ -150,7 +150,8 @@ TEST_CASE("refusals name what is wrong and keep the state") {
   CHECK(has_note(odd_notes, "does not fit this app"));
   CHECK(app.params.weights == before);
   // A checkpoint without a table (a RoPE model's) says what was looked for and what it holds.
-  std::vector<rv::TensorToWrite> rope = {{"model.layers.0.self_attn.q_proj.weight", {4, 4}, std::vector<double>(16, 0.1)}};
+  std::vector<rv::TensorToWrite> rope = {
+      {"model.layers.0.self_attn.q_proj.weight", {4, 4}, std::vector<double>(16, 0.1)}};
   files.config_text.reset();
   const auto none = rv::open_weights(files, memory_opener(rv::write_safetensors(rope, "BF16", {}).value()), 1);
   REQUIRE(none.ok());
@@ -226,7 +227,8 @@ TEST_CASE("the lesson on a loaded table: measured numbers in step 1, the offset 
   ui.set_state("lesson=1");
   const rv::WeightsTable& t = *app.params.weights->table;
   char expected[160];
-  std::snprintf(expected, sizeof expected, "Measured on wpe.weight (trained): neighbouring rows' cosine %.2f on average",
+  std::snprintf(expected, sizeof expected,
+                "Measured on wpe.weight (trained): neighbouring rows' cosine %.2f on average",
                 t.analysis.neighbour_cos.mean());
   ui.frame();
   CHECK(t.analysis.neighbour_cos.mean() > 0.9);

@@ -71,7 +71,8 @@ test('the text view holds the state as headings and real tables, and follows a c
 // A screen-reader user's whole path through the lesson's four exercises: every question, field and button reached by
 // its role and accessible name (as a screen reader finds them), answers checked by core, the verdict read from a
 // status line; the canvas's exercise panel holds the same answers and verdicts.
-test('the exercises as an HTML form: the lesson\'s four answered without the canvas, wrong and unreadable ones told why', async () => {
+test('the exercises as an HTML form: the lesson\'s four answered without the canvas, ' +
+  'wrong and unreadable ones told why', async () => {
   const page = await open('#position=5');
   await page.waitForSelector('#exercises form', { state: 'attached' });
   const titles = await page.$$eval('#exercises h3', (hs) => hs.map((h) => h.textContent));

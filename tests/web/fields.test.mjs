@@ -13,7 +13,8 @@ const click = async (page, id) => {
   await frames(page, 2);
 };
 
-test('typing 2048 into max_position: nothing applies until Enter, then 2048; base applies when focus leaves', async () => {
+test('typing 2048 into max_position: nothing applies until Enter, then 2048; ' +
+  'base applies when focus leaves', async () => {
   const page = await open('#position=100');
   await click(page, 'max_position');  // the click selects the whole text: typing replaces it
   for (const key of '2048') {

@@ -19,7 +19,8 @@ async function decodePng(page, dataUrl) {
     g.drawImage(img, 0, 0);
     const bytes = g.getImageData(0, 0, c.width, c.height).data;
     let text = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    for (let i = 0; i < bytes.length; i += 0x8000)
+      text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
     return { width: c.width, height: c.height, base64: btoa(text) };
   }, dataUrl);
   return { width, height, data: Buffer.from(base64, 'base64') };
@@ -27,10 +28,12 @@ async function decodePng(page, dataUrl) {
 
 // Mean brightness of a rectangle of the canvas (in the screenshot's pixels).
 async function brightness(page, r) {
-  const { width, data } = await decodePng(page, `data:image/png;base64,${(await page.screenshot()).toString('base64')}`);
+  const { width, data } = await decodePng(page,
+    `data:image/png;base64,${(await page.screenshot()).toString('base64')}`);
   let sum = 0;
   for (let y = r.y; y < r.y + r.h; y++)
-    for (let i = 4 * (y * width + r.x); i < 4 * (y * width + r.x + r.w); i += 4) sum += data[i] + data[i + 1] + data[i + 2];
+    for (let i = 4 * (y * width + r.x); i < 4 * (y * width + r.x + r.w); i += 4)
+      sum += data[i] + data[i + 1] + data[i + 2];
   return sum / (r.w * r.h) / 3;
 }
 
@@ -76,8 +79,10 @@ const prelinkedTaken = (page) => page.evaluate(() => ({
   marked: performance.getEntriesByName('ropeviz:prelinked').length, left: window.rvPrelinked }));
 
 // The page links the UI shader while the app loads (web/shell.html); the app draws with that program when its own
-// text for both stages is the same (platform/web/web_gl.cpp, web/page.js), which the build makes so (the shader as shipped).
-test('heatmaps are coloured on the GPU by the UI shader\'s colour map, drawn with the program the page linked', async () => {
+// text for both stages is the same (platform/web/web_gl.cpp, web/page.js), which the build makes so (the shader as
+// shipped).
+test('heatmaps are coloured on the GPU by the UI shader\'s colour map, ' +
+  'drawn with the program the page linked', async () => {
   const page = await open('#tab_top=angle_field&d_head=64&position=300');
   assert.deepEqual(await prelinkedTaken(page), { marked: 1, left: null }, 'the app took the page\'s program');
   await assertHeatmapColoured(page, 'gpu-heatmap');
@@ -154,7 +159,8 @@ test('a 0x0 canvas and a hidden canvas neither crash nor hang; frames resume at 
   await page.evaluate(() => { document.getElementById('canvas').style.display = ''; });
   await page.setViewportSize({ width: 1280, height: 800 });
   await frames(page, 5);
-  const size = await page.evaluate(() => [document.getElementById('canvas').width, document.getElementById('canvas').height]);
+  const size = await page.evaluate(
+    () => [document.getElementById('canvas').width, document.getElementById('canvas').height]);
   assert.deepEqual(size, [1280, 800]);
   assert.ok((await brightness(page, { x: 0, y: 0, w: 1280, h: 800 })) > 20, 'the UI is drawn again');
   page.assertClean();

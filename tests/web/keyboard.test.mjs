@@ -31,7 +31,8 @@ const tabTo = async (page, target, limit, key = 'Tab') => {
   return hops;
 };
 
-test('Tab reaches the canvas controls in order, Enter and Space press them, a tabbed field takes typed text', async () => {
+test('Tab reaches the canvas controls in order, Enter and Space press them, ' +
+  'a tabbed field takes typed text', async () => {
   const page = await open('#position=50&max_position=20');
   await page.focus('canvas');
   await press(page, 'Tab');

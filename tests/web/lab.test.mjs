@@ -57,7 +57,8 @@ test('lab(options) resolves to the CLI document for the same options, and keeps 
   await page.closeAll();
 });
 
-test('a longer learned table: sizes that read never-trained rows run, and those rows moved by weight decay alone', async () => {
+test('a longer learned table: sizes that read never-trained rows run, ' +
+  'and those rows moved by weight decay alone', async () => {
   const page = await open('#tab=lab');
   const doc = await page.evaluate(() => window.ropeviz.lab(
     { methods: ['learned'], train_len: 3, table_len: 12, steps: 40, seed: 7 }));

@@ -1,4 +1,4 @@
-// The page's lab document is the CLI's, to the last bit (the README's 'Interfaces: the lab document'): for every
+// The page's lab document is the CLI's, to the last bit (docs/lab.md): for every
 // position method, window.ropeviz.lab(options) and `ropeviz-cli lab` with the same flags give the same text once
 // `seconds` and `tokens_per_s` are taken out and each is written again by JSON.stringify (a script gets the page's
 // parsed): every number the same double, every key in its place. A failure names the first step or key that differs.

@@ -32,7 +32,8 @@ const refused = (page, o) => page.evaluate((x) => window.ropeviz.lab(x).then(() 
 // The saved weights of the finished run (the panel's "save weights"): {file name: bytes}.
 async function savedWeights(page) {
   const out = {};
-  for (const d of await clickDownloads(page, 'lab_weights', 6)) out[d.suggestedFilename()] = fs.readFileSync(await d.path());
+  for (const d of await clickDownloads(page, 'lab_weights', 6))
+    out[d.suggestedFilename()] = fs.readFileSync(await d.path());
   return out;
 }
 
@@ -82,7 +83,8 @@ test('Stop during a worker run keeps the finished runs and the others so far, an
   const page = await served('#tab=lab&task=reverse&train_len=5&steps=1000&methods=rope,t5&lab_seed=3');
   const run = page.evaluate(() => window.ropeviz.lab({ task: 'reverse', methods: ['rope', 't5'], train_len: 5,
     steps: 1000, seed: 3, check_every: 0, workers: 2 }).then(() => 'resolved', (e) => e.message));
-  await page.waitForFunction(() => window.ropeviz.state().lab.result === null && window.ropeviz.state().lab.progress > 0.03);
+  await page.waitForFunction(
+    () => window.ropeviz.state().lab.result === null && window.ropeviz.state().lab.progress > 0.03);
   const r = await page.evaluate(() => window.ropeviz.rect('lab_stop'));
   await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
   assert.match(await run, /stopped before it finished/);

@@ -56,7 +56,8 @@ export async function openPage(browser, { viewport = { width: 1280, height: 800 
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => {
-    if (m.type() === 'error' && !(expectedErrors && expectedErrors.test(m.text()))) problems.push(`console error: ${m.text()}`);
+    if (m.type() === 'error' && !(expectedErrors && expectedErrors.test(m.text())))
+      problems.push(`console error: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('request', (r) => {

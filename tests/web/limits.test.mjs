@@ -65,7 +65,8 @@ test('set() with wrong types: a note each, the previous good value kept', async 
   await page.closeAll();
 });
 
-test('100k characters typed into the m field: the field takes what fits, a note, a bounded value, no hang', async () => {
+test('100k characters typed into the m field: the field takes what fits, a note, a bounded value, ' +
+  'no hang', async () => {
   const page = await open();
   const r = await page.evaluate(() => window.ropeviz.rect('position_input'));
   await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
@@ -75,7 +76,8 @@ test('100k characters typed into the m field: the field takes what fits, a note,
   // The GLFW port reads characters from keypress events: 100k of them arrive before the next frame.
   await page.evaluate(() => {
     for (let i = 0; i < 100000; i++)
-      window.dispatchEvent(new KeyboardEvent('keypress', { charCode: 49 + (i % 9), keyCode: 49 + (i % 9), bubbles: true }));
+      window.dispatchEvent(
+        new KeyboardEvent('keypress', { charCode: 49 + (i % 9), keyCode: 49 + (i % 9), bubbles: true }));
   });
   await page.keyboard.insertText('7'.repeat(100000));  // a paste-like insert: must not reach the app or hang it
   await frames(page, 3);

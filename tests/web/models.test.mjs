@@ -13,7 +13,7 @@ const root = path.resolve(here, '../..');
 const fixtures = path.join(root, 'tests/fixtures');
 const open = servedApp();
 
-// What the command-line engine derives for a preset (the model op, the README's 'Interfaces: the CLI protocol'): the
+// What the command-line engine derives for a preset (the model op, docs/cli.md): the
 // page must show the same numbers.
 const cliModel = (preset, seqLen) => JSON.parse(execFileSync(path.join(root, 'build/native/ropeviz-cli'), ['eval'], {
   input: JSON.stringify({ op: 'model', preset, seq_len: seqLen }) + '\n',
@@ -42,7 +42,8 @@ const drop = async (page, name, text, bytes = 0) => {
   return state(page);
 };
 
-test('#model=llama-3.1-8b: the scaled frequencies the CLI derives, its context, its name in the text layer', async () => {
+test('#model=llama-3.1-8b: the scaled frequencies the CLI derives, its context, ' +
+  'its name in the text layer', async () => {
   const page = await open('#model=llama-3.1-8b&position=100000');
   await frames(page, 3);
   const s = await state(page);
@@ -78,7 +79,8 @@ test('set({model}) chooses a preset; the fields it decides stay its own; model: 
   await page.closeAll();
 });
 
-test('dropped config.json files: a good one becomes the model; 32 bad ones and a 50 MB one leave it as it was', async () => {
+test('dropped config.json files: a good one becomes the model; ' +
+  '32 bad ones and a 50 MB one leave it as it was', async () => {
   const page = await open('#model=llama-3.1-8b&position=4242');
   const good = fs.readFileSync(path.join(fixtures, 'configs/phi-3.5-mini.json'), 'utf8');
   let s = await drop(page, 'phi-3.5-mini.json', good);
@@ -120,7 +122,8 @@ test('three presets on screen: a learned table past its end, partial rotary, a l
     await frames(page, 4);
     const s = await state(page);
     assert.equal(s.model, name);
-    if (name === 'gpt2') assert.equal(s.absolute.error, 'IndexError: index 1500 is out of bounds for dimension 0 with size 1024');
+    if (name === 'gpt2')
+      assert.equal(s.absolute.error, 'IndexError: index 1500 is out of bounds for dimension 0 with size 1024');
     if (name === 'phi-2') assert.equal(s.rope.rotary_pairs, 16);
     await shot(page, `model-${name}`);
     page.assertClean();

@@ -50,7 +50,8 @@ for (const [name, settings] of [['default', {}], ['heavy', heavy], ...models]) {
     // the first frames after a change run a little longer), far inside the bound
     const samples = await sampleFrameTimes(page, 30);
     const ms = median(samples);
-    const line = `web frame_ms median at ${name} settings (${JSON.stringify(settings)}): ${ms.toFixed(3)} ms over ${samples.length} frames`;
+    const line = `web frame_ms median at ${name} settings (${JSON.stringify(settings)}): ` +
+      `${ms.toFixed(3)} ms over ${samples.length} frames`;
     console.log(line);
     fs.appendFileSync(report, line + '\n');
     assert.ok(samples.every(Number.isFinite));

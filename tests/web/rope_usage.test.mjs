@@ -1,4 +1,4 @@
-// Frequencies in use in the page (README "Real weights"): a llama-shaped BF16 checkpoint with a planted pair and its
+// Frequencies in use in the page (docs/real-weights.md): a llama-shaped BF16 checkpoint with a planted pair and its
 // config.json, made in the page and handed to window.ropeviz.loadWeights; the walk reads one layer's ranges at a time
 // through the same want/supply loop as the load, finds the planted pair, never reads the large embedding, and the
 // panel is drawn at 1600 x 1000.
@@ -29,8 +29,10 @@ async function loadPlanted(page) {
     };
     for (let l = 0; l < m.layers; ++l) {
       const p = `model.layers.${l}.`;
-      tensors.push({ name: p + 'self_attn.q_proj.weight', shape: [m.heads * m.headDim, m.hidden], data: proj(m.heads) });
-      tensors.push({ name: p + 'self_attn.k_proj.weight', shape: [m.kvHeads * m.headDim, m.hidden], data: proj(m.kvHeads) });
+      tensors.push({ name: p + 'self_attn.q_proj.weight', shape: [m.heads * m.headDim, m.hidden],
+        data: proj(m.heads) });
+      tensors.push({ name: p + 'self_attn.k_proj.weight', shape: [m.kvHeads * m.headDim, m.hidden],
+        data: proj(m.kvHeads) });
       tensors.push({ name: p + 'input_layernorm.weight', shape: [m.hidden], data: new Float32Array(m.hidden).fill(1) });
     }
     tensors.push({ name: 'model.embed_tokens.weight', shape: [m.embedRows, m.hidden], data: null });
@@ -66,7 +68,8 @@ async function loadPlanted(page) {
   }, shape);
 }
 
-test('a llama-shaped checkpoint: the walk measures every layer, finds the planted pair, holds one layer at a time', async () => {
+test('a llama-shaped checkpoint: the walk measures every layer, finds the planted pair, ' +
+  'holds one layer at a time', async () => {
   const page = await open('#tab_bottom=rope_usage', { viewport: { width: 1600, height: 1000 } });
   const { state: loaded, ms, fileBytes, headerBytes } = await loadPlanted(page);
   assert.equal(loaded.weights.model_type, 'llama');
@@ -85,10 +88,12 @@ test('a llama-shaped checkpoint: the walk measures every layer, finds the plante
   // layer 0's norm came with the load, which read layer 0's q and k (two embedding rows, the norm, one head's rows)
   // for the dot product's default tokens: the walk did not read it again
   assert.equal(u.bytes_read, shape.layers * layerBytes - shape.hidden * 2);
-  // what the load read stays held (the headers, and layer 0's rows for the dot product); the walk adds one layer at most
+  // what the load read stays held (the headers, and layer 0's rows for the dot product); the walk adds one layer at
+  // most
   const loadBytes = s.weights.bytes_read - u.bytes_read;
   assert.ok(loadBytes >= headerBytes);
-  assert.ok(u.held_max <= loadBytes + layerBytes, `held at most ${u.held_max} bytes (load ${loadBytes}, layer ${layerBytes})`);
+  assert.ok(u.held_max <= loadBytes + layerBytes,
+    `held at most ${u.held_max} bytes (load ${loadBytes}, layer ${layerBytes})`);
   assert.ok(s.weights.bytes_read < fileBytes / 2, `read ${s.weights.bytes_read} of ${fileBytes}`);
   assert.ok(!s.weights_load.active);
   assert.equal(s.panel_bottom, 'rope_usage');
@@ -101,8 +106,10 @@ test('a llama-shaped checkpoint: the walk measures every layer, finds the plante
   const shot = await page.evaluate(() => window.ropeviz.png('rope_usage'));
   fs.writeFileSync(path.join(artifactDir, 'rope-usage-panel.png'), Buffer.from(shot.png.split(',')[1], 'base64'));
   fs.writeFileSync(path.join(artifactDir, 'rope-usage.txt'),
-    `a ${shape.layers}-layer llama-shaped BF16 checkpoint (${fileBytes} bytes): loaded and walked in ${Math.round(ms)} ms, ` +
-    `${u.bytes_read} bytes read by the walk, at most ${u.held_max} held, core ${u.layer_ms_median.toFixed(2)} ms per layer\n`);
+    `a ${shape.layers}-layer llama-shaped BF16 checkpoint (${fileBytes} bytes): ` +
+    `loaded and walked in ${Math.round(ms)} ms, ` +
+    `${u.bytes_read} bytes read by the walk, at most ${u.held_max} held, ` +
+    `core ${u.layer_ms_median.toFixed(2)} ms per layer\n`);
   page.assertClean();
   await page.closeAll();
 });

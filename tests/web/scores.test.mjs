@@ -67,7 +67,8 @@ test('#qk=ones: all-ones q and k, d_head at r = 0 and the decay after it, in sta
   await page.closeAll();
 });
 
-test('qk=layer0 after loadWeights of a generated llama checkpoint: the CLI\'s real_scores, read with the load', async () => {
+test('qk=layer0 after loadWeights of a generated llama checkpoint: the CLI\'s real_scores, ' +
+  'read with the load', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ropeviz-scores-'));
   const bytes = llamaCheckpoint(shape);
   const config = llamaConfig(shape);
@@ -92,7 +93,8 @@ test('qk=layer0 after loadWeights of a generated llama checkpoint: the CLI\'s re
   s = await state(page);
   assert.equal(s.score_curve.drawn, 'layer0', JSON.stringify(s.score_curve));
   assert.equal(s.score_curve.error, null);
-  s.score_curve.scores.forEach((v, r) => assert.ok(Math.abs(v - cli.score[r]) <= 1e-9 * Math.max(1, Math.abs(cli.score[r])),
+  s.score_curve.scores.forEach((v, r) => assert.ok(
+    Math.abs(v - cli.score[r]) <= 1e-9 * Math.max(1, Math.abs(cli.score[r])),
     `score(${r}): page ${v}, CLI ${cli.score[r]}`));
   assert.match(s.score_curve.words, /layer 0 of model\.safetensors \(head 3, key head 1\)/);
   const text = await a11yText(page, /q and k are layer 0 of model\.safetensors/);
@@ -100,17 +102,22 @@ test('qk=layer0 after loadWeights of a generated llama checkpoint: the CLI\'s re
   await shot(page, 'score-curve-layer0');
   // Other tokens and another head: the page reads their rows from the same File after the load.
   await page.evaluate(() => window.ropeviz.set({ qk_head: 0, q_token: 39, k_token: 2 }));
-  await page.waitForFunction(() => { window.ropeviz.frames(); return window.ropeviz.state().score_curve.drawn === 'layer0'; });
+  await page.waitForFunction(() => {
+    window.ropeviz.frames();
+    return window.ropeviz.state().score_curve.drawn === 'layer0';
+  });
   s = await state(page);
   assert.equal(s.score_curve.head, 0);
-  s.score_curve.scores.forEach((v, r) => assert.ok(Math.abs(v - cliAfter.score[r]) <= 1e-9 * Math.max(1, Math.abs(cliAfter.score[r])),
+  s.score_curve.scores.forEach((v, r) => assert.ok(
+    Math.abs(v - cliAfter.score[r]) <= 1e-9 * Math.max(1, Math.abs(cliAfter.score[r])),
     `after the load, score(${r}): page ${v}, CLI ${cliAfter.score[r]}`));
   await page.evaluate(() => window.ropeviz.set({ qk_head: 3, q_token: 5, k_token: 17 }));
   await frames(page, 3);
   // An id past the embedding is refused by name; the state stays.
   s = await page.evaluate(() => window.ropeviz.set({ q_token: 40 }));
   assert.equal(s.score_curve.q_token, 5);
-  assert.ok(s.notes.some((n) => n.includes("q_token='40': token 40 is past model.safetensors's vocabulary of 40 tokens")),
+  assert.ok(s.notes.some(
+    (n) => n.includes("q_token='40': token 40 is past model.safetensors's vocabulary of 40 tokens")),
     s.notes.join('\n'));
   page.assertClean();
   await page.closeAll();

@@ -23,7 +23,8 @@ const freePort = () => new Promise((resolve, reject) => {
 before(async () => {
   browser = await launch();
   const port = await freePort();
-  server = spawn('python3', [serveScript, '--root', webDir, '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  server = spawn('python3', [serveScript, '--root', webDir, '--port', String(port)],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve, reject) => {
     server.once('exit', (code) => reject(new Error(`serve.py exited with ${code}`)));
     server.stdout.once('data', (d) => resolve(String(d)));
@@ -46,7 +47,8 @@ const watch = (page) => page.addInitScript(() => {
 
 // A small lab in two Web Workers (the policy's worker-src): it trains and resolves under the policy.
 async function workers(page) {
-  const doc = await page.evaluate(() => window.ropeviz.lab({ methods: ['rope', 'none'], steps: 3, seeds: 1, workers: 2 }));
+  const doc = await page.evaluate(
+    () => window.ropeviz.lab({ methods: ['rope', 'none'], steps: 3, seeds: 1, workers: 2 }));
   assert.deepEqual(Object.keys(doc.methods), ['rope', 'none']);
   assert.equal(doc.methods.rope.train_loss.length, 3);
 }
@@ -134,7 +136,8 @@ test('the single file from file:// runs under its <meta> policy with no violatio
   assert.equal(meta.match(/worker-src [^;]*/g).length, 1, meta);
   await exercise(page);
   assert.equal((await state(page)).rope.ok, true);
-  assert.equal(await tryWorker(page, 'data:text/javascript,postMessage(1)'), 'refused', 'a data: worker is not the page\'s');
+  assert.equal(await tryWorker(page, 'data:text/javascript,postMessage(1)'), 'refused',
+    'a data: worker is not the page\'s');
   await page.waitForFunction(() => window.__cspViolations.length >= 1);
   assert.match((await page.evaluate(() => window.__cspViolations)).join('\n'), /worker-src blocked data/);
   await page.closeAll();

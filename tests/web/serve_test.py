@@ -49,12 +49,13 @@ def probes(port):
             assert h["X-Content-Type-Options"] == "nosniff", (path, h)
             policy = h["Content-Security-Policy"]
             assert policy.startswith("default-src 'none'"), policy
-            # no wildcard but the Hub's file hosts under hf.co (README "Real weights")
+            # no wildcard but the Hub's file hosts under hf.co (docs/real-weights.md)
             assert "unsafe-inline" not in policy and "'unsafe-eval'" not in policy, policy
             assert "*" not in policy.replace("https://*.hf.co", ""), policy
             assert (body == b"") == (method == "HEAD"), (method, path)
             if ctype.startswith("text/html"):
-                assert "script-src 'self' 'wasm-unsafe-eval' " in policy and "connect-src 'self' https://huggingface.co https://*.hf.co;" in policy, policy
+                assert ("script-src 'self' 'wasm-unsafe-eval' " in policy and
+                        "connect-src 'self' https://huggingface.co https://*.hf.co;" in policy), policy
                 # the lab's Web Workers: index.html starts its own ropeviz.js, the single file a blob: of its code
                 workers = "worker-src blob:;" if "windows-1252" in ctype else "worker-src 'self';"
                 assert workers in policy and policy.count("worker-src") == 1, policy

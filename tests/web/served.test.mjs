@@ -70,7 +70,8 @@ test('a link restores the view; changes update the hash without adding history e
 });
 
 test('hostile hash values are rejected or clamped with a visible note, never NaN', async () => {
-  const page = await open('#position=abc&d_head=7&base=-1&max_position=99999999999&offsets=1e400&seed=%E0%A4%A&x=<script>');
+  const page = await open('#position=abc&d_head=7&base=-1&max_position=99999999999&offsets=1e400' +
+    '&seed=%E0%A4%A&x=<script>');
   const s = await state(page);
   assert.equal(s.position, 5);
   assert.equal(s.d_head, 8);
@@ -92,7 +93,9 @@ test('hostile hash values are rejected or clamped with a visible note, never NaN
   assert.ok(s.rope.angle.every(Number.isFinite));
   await frames(page, 3);
   await shot(page, 'web-hostile-hash');
-  const thrown = await page.evaluate(() => { try { window.ropeviz.set([1]); return null; } catch (e) { return e.message; } });
+  const thrown = await page.evaluate(() => {
+    try { window.ropeviz.set([1]); return null; } catch (e) { return e.message; }
+  });
   assert.match(thrown, /expects an object/);
   page.assertClean();
   await page.closeAll();
@@ -296,7 +299,8 @@ test('picture.png downloads the canvas as drawn, at its full pixel size', async 
   await page.closeAll();
 });
 
-test('one panel as a PNG: window.ropeviz.png(panel) and the bar\'s PNG button, at the screen\'s pixel density', async () => {
+test('one panel as a PNG: window.ropeviz.png(panel) and the bar\'s PNG button, ' +
+  'at the screen\'s pixel density', async () => {
   const page = await open('#position=100', { scale: 2 });
   await frames(page, 3);
   const pic = await page.evaluate(() => window.ropeviz.png('lab'));  // not shown yet: the hook shows it first

@@ -124,7 +124,8 @@ test('from file:// the drag past max_position shows the IndexError while RoPE ke
   await page.closeAll();
 });
 
-test('from file:// a checkpoint opens (a File handed over as a drop would) and its table is the app\'s, no request made', async () => {
+test('from file:// a checkpoint opens (a File handed over as a drop would) and its table is the app\'s, ' +
+  'no request made', async () => {
   const page = await openPage(browser, { allowed: (u) => u === url || u.startsWith(url + '#') });
   await page.goto(`${url}#tab_bottom=learned_table`);
   await ready(page);
@@ -136,7 +137,8 @@ test('from file:// a checkpoint opens (a File handed over as a drop would) and i
     new DataView(bytes.buffer).setUint32(0, header.length, true);
     bytes.set(new TextEncoder().encode(header), 8);
     const table = new Float32Array(bytes.buffer, 8 + header.length, rows * dim);
-    for (let t = 0; t < rows; ++t) for (let j = 0; j < dim; ++j) table[t * dim + j] = Math.cos(t / rows * (1 + (j % 3)) + j);
+    for (let t = 0; t < rows; ++t)
+      for (let j = 0; j < dim; ++j) table[t * dim + j] = Math.cos(t / rows * (1 + (j % 3)) + j);
     return window.ropeviz.loadWeights([new File([bytes], 'model.safetensors')]);
   });
   assert.deepEqual([s.weights.learned_table.tensor, s.max_position, s.d_model], ['wpe.weight', 256, 64]);

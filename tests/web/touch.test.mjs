@@ -34,7 +34,8 @@ test('a finger dragged along the position slider moves it past the table; nothin
   await page.closeAll();
 });
 
-test('a phone (390 x 844 at DPR 3): one column inside the screen, a tap opens the controls sheet, the picker shows any panel', async () => {
+test('a phone (390 x 844 at DPR 3): one column inside the screen, a tap opens the controls sheet, ' +
+  'the picker shows any panel', async () => {
   const vw = 390, vh = 844;
   const page = await open('#position=100', { viewport: { width: vw, height: vh }, scale: 3, hasTouch: true });
   const inside = async (id) => {
@@ -96,7 +97,8 @@ test('a vertical swipe scrolls the panel under the finger as far as it travels, 
   await page.closeAll();
 });
 
-test('on a touch screen a tapped field takes the on-screen keyboard (letters for answers, digits for numbers): the first exercise answered by finger', async () => {
+test('on a touch screen a tapped field takes the on-screen keyboard (letters for answers, digits for numbers): ' +
+  'the first exercise answered by finger', async () => {
   const page = await open('#tab=exercises', { viewport: { width: 390, height: 844 }, scale: 2, hasTouch: true });
   const tap = async (id) => {
     const r = await page.evaluate((name) => window.ropeviz.rect(name), id);

@@ -1,4 +1,4 @@
-// Real checkpoints in the page (README "Real weights"): a 500 MB GPT-2-shaped file picked and read by ranges, an
+// Real checkpoints in the page (docs/real-weights.md): a 500 MB GPT-2-shaped file picked and read by ranges, an
 // index with its shards, refusals that name the tensor, weights=none, and the Hugging Face Hub through an emulation of
 // it (the page's requests to huggingface.co and *.hf.co are routed to it: a resolve URL that redirects to a file host
 // serving byte ranges with the Hub's CORS headers, a gated repo, a missing one, a host that ignores Range).
@@ -9,7 +9,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { servedApp, state, frames, artifactDir, webDir, launch, openPage, ready, clickDownloads, pickFiles } from './lib.mjs';
+import {
+  servedApp, state, frames, artifactDir, webDir, launch, openPage, ready, clickDownloads, pickFiles,
+} from './lib.mjs';
 
 const open = servedApp();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ropeviz-weights-'));
@@ -87,7 +89,8 @@ test('a 500 MB GPT-2-shaped checkpoint: only its header and wpe are read, and th
   assert.equal(s.model_label, 'model.safetensors (config.json)');
   assert.ok(w.learned_table.neighbour_cos_mean > 0.9, `neighbour cosine ${w.learned_table.neighbour_cos_mean}`);
   fs.writeFileSync(path.join(artifactDir, 'weights-open.txt'),
-    `a ${gpt2Sizes.fileBytes}-byte GPT-2-shaped checkpoint: ${w.bytes_read} bytes read, ${ms} ms from the picked files to the ` +
+    `a ${gpt2Sizes.fileBytes}-byte GPT-2-shaped checkpoint: ${w.bytes_read} bytes read, ` +
+    `${ms} ms from the picked files to the ` +
     `drawn table, the analysis of its 1024 x 768 table ${Math.round(w.learned_table.analysis_ms)} ms\n`);
   assert.ok(w.learned_table.analysis_ms > 0);
   // The slider past the real table: the real IndexError at its real size.
@@ -103,7 +106,8 @@ test('a 500 MB GPT-2-shaped checkpoint: only its header and wpe are read, and th
   const shot = await page.evaluate(() => window.ropeviz.png('learned_table'));
   fs.writeFileSync(path.join(artifactDir, 'weights-learned-table.png'), Buffer.from(shot.png.split(',')[1], 'base64'));
   const trained = await page.evaluate(() => window.ropeviz.png('trained_table'));
-  fs.writeFileSync(path.join(artifactDir, 'weights-trained-vs-random.png'), Buffer.from(trained.png.split(',')[1], 'base64'));
+  fs.writeFileSync(path.join(artifactDir, 'weights-trained-vs-random.png'),
+    Buffer.from(trained.png.split(',')[1], 'base64'));
   // A 5 GB checkpoint opens the same way: only its header and table are read, the heap stays under its cap.
   const big = path.join(dir, 'big');
   fs.mkdirSync(big);
@@ -114,7 +118,8 @@ test('a 500 MB GPT-2-shaped checkpoint: only its header and wpe are read, and th
   await pick(page, [path.join(big, 'model.safetensors')]);
   await page.waitForFunction(() => window.ropeviz.state().weights.learned_table.rows === 2048);
   const bigState = await state(page);
-  assert.ok(bigState.weights.bytes_read <= 8 + bigSizes.headerBytes + 2048 * 64 * 2, `read ${bigState.weights.bytes_read}`);
+  assert.ok(bigState.weights.bytes_read <= 8 + bigSizes.headerBytes + 2048 * 64 * 2,
+    `read ${bigState.weights.bytes_read}`);
   assert.ok(bigState.memory_bytes <= 512 * 1024 * 1024, `heap ${bigState.memory_bytes}`);
   const none = await page.evaluate(() => window.ropeviz.set({ weights: 'none' }));
   assert.equal(none.weights, null);
@@ -124,7 +129,8 @@ test('a 500 MB GPT-2-shaped checkpoint: only its header and wpe are read, and th
   await page.closeAll();
 });
 
-test('an index and its shards; a missing shard, a bad dtype and a short file are refused by name, the state kept', async () => {
+test('an index and its shards; a missing shard, a bad dtype and a short file are refused by name, ' +
+  'the state kept', async () => {
   const sharded = path.join(dir, 'sharded');
   fs.mkdirSync(sharded);
   const table = helixTable(64, 32);
@@ -144,7 +150,8 @@ test('an index and its shards; a missing shard, a bad dtype and a short file are
     ['transformer.wpe.weight', 64, 64, 32]);
   // The index without its second shard.
   const before = s.weights.source;
-  await pick(page, ['model.safetensors.index.json', 'model-00001-of-00002.safetensors'].map((f) => path.join(sharded, f)));
+  await pick(page,
+    ['model.safetensors.index.json', 'model-00001-of-00002.safetensors'].map((f) => path.join(sharded, f)));
   await page.waitForFunction(() => window.ropeviz.state().notes.some((n) => /was not given/.test(n)));
   s = await state(page);
   assert.ok(s.notes.some((n) => /model-00002-of-00002\.safetensors was not given/.test(n)), s.notes.join('\n'));
@@ -178,7 +185,10 @@ test('an index and its shards; a missing shard, a bad dtype and a short file are
 async function hubEmulation() {
   const log = [];
   const closedPort = await new Promise((resolve) => {  // a port nothing listens on
-    const probe = http.createServer().listen(0, '127.0.0.1', () => { const p = probe.address().port; probe.close(() => resolve(p)); });
+    const probe = http.createServer().listen(0, '127.0.0.1', () => {
+      const p = probe.address().port;
+      probe.close(() => resolve(p));
+    });
   });
   const cors = { 'access-control-allow-origin': '*',
     'access-control-expose-headers': 'Content-Range, Content-Length, ETag, X-Repo-Commit' };
@@ -204,7 +214,10 @@ async function hubEmulation() {
     if (!fs.existsSync(file)) { res.writeHead(404, cors); return res.end(); }
     const size = fs.statSync(file).size;
     const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-    if (name === 'nocors') { res.writeHead(200, { 'content-length': String(size) }); return fs.createReadStream(file).pipe(res); }
+    if (name === 'nocors') {
+      res.writeHead(200, { 'content-length': String(size) });
+      return fs.createReadStream(file).pipe(res);
+    }
     if (name === 'norange' || !range) {
       res.writeHead(200, { ...cors, 'content-length': String(size) });
       return fs.createReadStream(file).on('error', () => {}).pipe(res);
@@ -233,21 +246,30 @@ async function hubEmulation() {
       res.writeHead(302, { ...cors, location: `http://127.0.0.1:${closedPort}/${m[1]}/${m[2]}` });
       return res.end();
     }
-    if (!m || !files[m[1]] || !fs.existsSync(path.join(files[m[1]], m[2]))) { res.writeHead(404, cors); return res.end('Entry not found'); }
-    res.writeHead(302, { ...cors, location: `http://127.0.0.1:${host.address().port}/${m[1]}/${m[2]}?X-Amz-Signature=x` });
+    if (!m || !files[m[1]] || !fs.existsSync(path.join(files[m[1]], m[2]))) {
+      res.writeHead(404, cors);
+      return res.end('Entry not found');
+    }
+    res.writeHead(302,
+      { ...cors, location: `http://127.0.0.1:${host.address().port}/${m[1]}/${m[2]}?X-Amz-Signature=x` });
     res.end();
   });
   return { log, origin: `http://127.0.0.1:${resolver.address().port}`, hostPort: host.address().port, closedPort,
-    close: () => Promise.all([host, resolver].map((s) => new Promise((r) => { s.closeAllConnections?.(); s.close(r); }))) };
+    close: () => Promise.all([host, resolver].map((s) => new Promise((r) => {
+      s.closeAllConnections?.();
+      s.close(r);
+    }))) };
 }
 
-test('the Hub by range requests: a redirect to ranges, a host that ignores Range, gated and missing repos', async () => {
+test('the Hub by range requests: a redirect to ranges, a host that ignores Range, ' +
+  'gated and missing repos', async () => {
   const hub = await hubEmulation();
   const loopback = (url) => url.startsWith(open.origin() + '/') || url.startsWith(hub.origin + '/') ||
     url.startsWith(`http://127.0.0.1:${hub.hostPort}/`) || url.startsWith(`http://127.0.0.1:${hub.closedPort}/`);
   const page = await open('#tab_bottom=learned_table', { allowed: loopback, bypassCSP: true,
     init: `window.ropevizTestHubOrigin = ${JSON.stringify(hub.origin)};`,
-    expectedErrors: /^Failed to load resource: (the server responded with a status of (401|404)|net::ERR_)|blocked by CORS policy/ });
+    expectedErrors: new RegExp('^Failed to load resource: (the server responded with a status of (401|404)|net::ERR_)' +
+      '|blocked by CORS policy') });
   await frames(page, 2);
   assert.equal(hub.log.length, 0, 'no request leaves the page until the user asks');
   const s = await page.evaluate(() => window.ropeviz.fetchWeights('test/gpt2'));
@@ -263,20 +285,27 @@ test('the Hub by range requests: a redirect to ranges, a host that ignores Range
   assert.equal(norange.weights.source, 'test/norange (Hub)');
   assert.equal(norange.weights.learned_table.rows, 64);
   // Gated and missing repos: clear messages, the state kept.
-  const gated = await page.evaluate(() => window.ropeviz.fetchWeights('test/gated').then(() => 'loaded', (e) => e.message));
+  const gated = await page.evaluate(
+    () => window.ropeviz.fetchWeights('test/gated').then(() => 'loaded', (e) => e.message));
   assert.match(gated, /gated \(HTTP 401\).*drop the file/);
-  const missing = await page.evaluate(() => window.ropeviz.fetchWeights('test/nothing').then(() => 'loaded', (e) => e.message));
+  const missing = await page.evaluate(
+    () => window.ropeviz.fetchWeights('test/nothing').then(() => 'loaded', (e) => e.message));
   assert.match(missing, /HTTP 404/);
   const badId = await page.evaluate(() => window.ropeviz.fetchWeights('../etc').then(() => 'loaded', (e) => e.message));
   assert.match(badId, /is not a Hub repo id/);
   // A network failure and a host without the Hub's CORS headers: the page says it could not reach the file.
   for (const repo of ['test/down', 'test/nocors']) {
-    const failed = await page.evaluate((id) => window.ropeviz.fetchWeights(id).then(() => 'loaded', (e) => e.message), repo);
-    assert.match(failed, /could not reach the Hub for .*a network or CORS failure; download the file and drop it/, repo);
+    const failed = await page.evaluate(
+      (id) => window.ropeviz.fetchWeights(id).then(() => 'loaded', (e) => e.message), repo);
+    assert.match(failed, /could not reach the Hub for .*a network or CORS failure; download the file and drop it/,
+      repo);
   }
   // Stop in the middle of a range: the read ends, the state stays.
   const slow = page.evaluate(() => window.ropeviz.fetchWeights('test/slow').then(() => 'loaded', (e) => e.message));
-  await page.waitForFunction(() => { const l = window.ropeviz.state().weights_load; return l.active && l.done > 200000; });
+  await page.waitForFunction(() => {
+    const l = window.ropeviz.state().weights_load;
+    return l.active && l.done > 200000;
+  });
   const busy = await state(page);
   assert.ok(busy.weights_load.total > busy.weights_load.done, JSON.stringify(busy.weights_load));
   await frames(page, 2);
@@ -293,9 +322,11 @@ test('the Hub by range requests: a redirect to ranges, a host that ignores Range
   await hub.close();
 });
 
-test('the Lab saves its trained decoders as checkpoints the page opens again; "open its table" loads the learned one', async () => {
+test('the Lab saves its trained decoders as checkpoints the page opens again; ' +
+  '"open its table" loads the learned one', async () => {
   const page = await open('#tab_bottom=lab');
-  await page.evaluate(() => window.ropeviz.lab({ task: 'copy', methods: ['learned', 'rope'], train_len: 3, steps: 200, seed: 2 }));
+  await page.evaluate(
+    () => window.ropeviz.lab({ task: 'copy', methods: ['learned', 'rope'], train_len: 3, steps: 200, seed: 2 }));
   await frames(page, 3);
   const files = await clickDownloads(page, 'lab_weights', 4);
   assert.deepEqual(files.map((d) => d.suggestedFilename()).sort(), ['ropeviz-lab-learned-config.json',
@@ -320,7 +351,8 @@ test('the Lab saves its trained decoders as checkpoints the page opens again; "o
   await page.mouse.click(o.x + o.w / 2, o.y + o.h / 2);
   await page.waitForFunction(() => window.ropeviz.state().weights !== null);
   s = await state(page);
-  assert.deepEqual([s.weights.source, s.weights.learned_table.tensor, s.max_position], ["the lab's learned decoder", 'pos_emb', rows]);
+  assert.deepEqual([s.weights.source, s.weights.learned_table.tensor, s.max_position],
+    ["the lab's learned decoder", 'pos_emb', rows]);
   page.assertClean();
   await page.closeAll();
 });

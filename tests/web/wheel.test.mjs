@@ -6,7 +6,8 @@ import { servedApp, frames, state } from './lib.mjs';
 
 const open = servedApp();
 
-test('one wheel notch scrolls the shape trace a few lines, in the direction turned, in pixel and line modes', async () => {
+test('one wheel notch scrolls the shape trace a few lines, in the direction turned, ' +
+  'in pixel and line modes', async () => {
   const page = await open('#tab_top=shape_trace', { viewport: { width: 800, height: 600 } });
   await page.mouse.move(550, 200);  // over the top panel
   await frames(page, 3);

@@ -30,7 +30,8 @@ void slopes_plot(const App& app, ImVec2 size) {
   spec.y = {"slope (log)", plot::Scale::Log10};
   if (!plot::begin_plot("alibi_slopes", size, spec)) return;
   plot::plot_line_g(
-      "ALiBi slope", n, [&slopes](int i) { return slopes[size_t(i)]; }, {theme::kOk, 1.5f, plot::dots_for(n)}, 1.0, 1.0);
+      "ALiBi slope", n, [&slopes](int i) { return slopes[size_t(i)]; }, {theme::kOk, 1.5f, plot::dots_for(n)}, 1.0,
+      1.0);
   plot::end_plot([&](double x) {
     const int h = std::clamp(int(std::lround(x)), 1, n);
     ImGui::Text("head %d of %d: slope %s", h, n, format_sig(slopes[size_t(h - 1)], 6).c_str());

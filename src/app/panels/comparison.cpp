@@ -101,7 +101,8 @@ std::string describe_comparison(const App& app) {
   return "Comparison panel: learned absolute positions cost " +
          format_count(learned_param_count(p.max_position, p.d_model())) + " parameters and " +
          (app.model.lookup_error ? "cannot serve" : "serve") + " position " + format_count(p.position) +
-         "; RoPE costs 0 parameters, is relative in the dot product and is defined at every position (for the formula; a "
+         "; RoPE costs 0 parameters, is relative in the dot product and is defined at every position (for the formula; "
+         "a "
          "model trained on L positions still degrades past L without context extension).";
 }
 

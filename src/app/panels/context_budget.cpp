@@ -1,5 +1,5 @@
-// Context budget: what the chosen model's RoPE numbers mean for its context (core/models/context_budget.hpp): pairs that
-// never turn in training, the cosine sum's first negative position, its rope_scaling, low precision, parameters.
+// Context budget: what the chosen model's RoPE numbers mean for its context (core/models/context_budget.hpp): pairs
+// that never turn in training, the cosine sum's first negative position, its rope_scaling, low precision, parameters.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -118,11 +118,12 @@ void scaling_and_precision(const ContextBudget& b) {
                   format_count(b.context, n.b, sizeof n.b), format_count((long long)b.bf16_spacing, n.c, sizeof n.c));
   else
     std::snprintf(meaning, sizeof meaning, "every position of the context is exact");
-  figure("bf16 positions", value, meaning,
-         "bfloat16 keeps 8 significant bits: integers are exact to 2⁸ = 256; at x the spacing is 2^(floor(log2 x) − 7). "
-         "Hugging Face's and Meta's code compute positions and angles in float32 whatever the weights' dtype: this "
-         "rounding happens only where someone builds the angles in bf16.",
-         bf16_rounds ? theme::kLearned : theme::kOk);
+  figure(
+      "bf16 positions", value, meaning,
+      "bfloat16 keeps 8 significant bits: integers are exact to 2⁸ = 256; at x the spacing is 2^(floor(log2 x) − 7). "
+      "Hugging Face's and Meta's code compute positions and angles in float32 whatever the weights' dtype: this "
+      "rounding happens only where someone builds the angles in bf16.",
+      bf16_rounds ? theme::kLearned : theme::kOk);
   const bool overflows = double(b.context) >= b.fp16_overflow;
   std::snprintf(value, sizeof value, "exact to %s; ∞ from %s", format_count((long long)b.fp16_exact, n.a, sizeof n.a),
                 format_count((long long)b.fp16_overflow, n.b, sizeof n.b));
@@ -263,13 +264,13 @@ std::string describe_context_budget(const App& app) {
                                  : "; after rope_scaling " + format_count(b.scaled_pairs_without_turn) +
                                        " pairs never turn within the context " + format_count(b.context);
   const std::string negative = b.first_negative_m ? "turns negative at " : "";
-  return "Context budget panel: with the unscaled frequencies at " + std::string(length) + ", the critical dimension is " +
-         format_count(b.critical_dim) + " of " + format_count(b.rotary_dims) + " dims and " +
-         format_count(b.pairs_without_turn) + " of " + format_count(b.rotary_dims / 2) +
+  return "Context budget panel: with the unscaled frequencies at " + std::string(length) +
+         ", the critical dimension is " + format_count(b.critical_dim) + " of " + format_count(b.rotary_dims) +
+         " dims and " + format_count(b.pairs_without_turn) + " of " + format_count(b.rotary_dims / 2) +
          " pairs never complete a turn" + scaled + "; the cosine sum " + negative +
-         first_negative_words(b, first, sizeof first) +
-         "; rope_scaling: " + format_count(b.kept) + " pairs kept, " + format_count(b.blended) + " blended, " +
-         format_count(b.divided) + " divided; RoPE has 0 parameters, a learned table of the context would have " +
+         first_negative_words(b, first, sizeof first) + "; rope_scaling: " + format_count(b.kept) + " pairs kept, " +
+         format_count(b.blended) + " blended, " + format_count(b.divided) +
+         " divided; RoPE has 0 parameters, a learned table of the context would have " +
          format_count(b.learned_parameters) + "." + describe_local(app);
 }
 

@@ -10,7 +10,8 @@ namespace rv {
 
 // The answer fields and last check of an exercise (Ui::exercises, by its id).
 ExerciseEntry& exercise_entry(Ui& ui, const Exercise& e);
-// The entry's feedback if it answered the exercise's current prompt (a regenerated exercise drops the old one), or null.
+// The entry's feedback if it answered the exercise's current prompt (a regenerated exercise drops the old one), or
+// null.
 const Feedback* current_feedback(const ExerciseEntry& entry, const Exercise& e);
 // What a check's feedback starts with: "Right.", "Not yet:" or "Cannot check:" (the panel and the page's form).
 const char* verdict_heading(Verdict v);

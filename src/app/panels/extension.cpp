@@ -132,7 +132,10 @@ const char* const kMethodTips[] = {
     "attention factor 0.1 · ln(factor) + 1 multiplies cos and sin.",
     "λᵢ = 2π/θᵢ. λᵢ < L_orig/high: θ'ᵢ = θᵢ; λᵢ > L_orig/low: θ'ᵢ = θᵢ/factor; between: "
     "s = (L_orig/λᵢ − low)/(high − low), θ'ᵢ = (1 − s) θᵢ/factor + s θᵢ.",
+    "θ'ᵢ = θᵢ / long_factorᵢ for a sequence past L_orig, θᵢ / short_factorᵢ within it; attention factor "
+    "sqrt(1 + ln(L_max / L_orig) / ln(L_orig)) multiplies cos and sin.",
 };
+static_assert(std::size(kMethodTips) == kScalingTypeCount, "one tip per ScalingType");
 
 // "(?)" with a formula tooltip, then the method's one sentence wrapped beside it.
 void method_sentence(const App& app) {
@@ -143,7 +146,7 @@ void method_sentence(const App& app) {
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(kMethodTips[std::min<size_t>(size_t(p.scaling), std::size(kMethodTips) - 1)]);
+    ImGui::TextUnformatted(kMethodTips[int(p.scaling)]);
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }

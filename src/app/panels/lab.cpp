@@ -42,6 +42,7 @@ const char* task_words(LabTask t) {
 }
 
 ImU32 colour_of(PositionMethod m) {
+  static_assert(std::size(theme::kMethods) == std::size(kAllPositionMethods), "one colour per method");
   return theme::kMethods[int(m)];
 }
 
@@ -161,9 +162,10 @@ void run_controls(App& app) {
   if (lab.run && !lab.running) {  // the trained decoders as checkpoints (a line of their own)
     if (ImGui::SmallButton("save weights")) app.ui.pending_exports = lab_weights(app);
     record_rect(app.ui, "lab_weights");
-    hover_tip("Each trained decoder as ropeviz-lab-<method>-model.safetensors (float32, the decoder's own tensor names) "
-              "and its config.json: the app's load weights, the desktop's --weights and ropeviz-cli learned_table open "
-              "them.");
+    hover_tip(
+        "Each trained decoder as ropeviz-lab-<method>-model.safetensors (float32, the decoder's own tensor names) "
+        "and its config.json: the app's load weights, the desktop's --weights and ropeviz-cli learned_table open "
+        "them.");
     ImGui::SameLine();
     if (ImGui::SmallButton("open its table")) load_lab_table(app.params, lab, app.ui.notes);
     record_rect(app.ui, "lab_open_table");
@@ -303,9 +305,10 @@ void summary_note(const LabResult& r) {
                         "at 0 to T-1 are in the sequential vs random view.",
                         lab_position_range(o));
   if (o.seeds > 1)
-    ImGui::TextDisabled("Each figure is the mean over %d seeds (%llu–%llu), in brackets the lowest and highest seed's; "
-                        "the plot shades that band.",
-                        o.seeds, (unsigned long long)o.seed, (unsigned long long)(o.seed + o.seeds - 1));
+    ImGui::TextDisabled(
+        "Each figure is the mean over %d seeds (%llu–%llu), in brackets the lowest and highest seed's; "
+        "the plot shades that band.",
+        o.seeds, (unsigned long long)o.seed, (unsigned long long)(o.seed + o.seeds - 1));
   if (o.check_every > 0)
     ImGui::TextDisabled("Steps differ by method: each stops once every training size is at the bar (%s exact match, "
                         "checked every %s steps), at most %s; max: never reached it.",
@@ -475,7 +478,8 @@ void loss_plot(const LabResult& r, ImVec2 size) {
 
 std::string lab_intro() {
   const LabOptions o;  // the sizes a Run trains (the panel sets task, n, steps, seed, methods)
-  // Ranges are written with an en dash: ImGui may wrap after a '.', which split "1..train_len" into "1." / ".train_len".
+  // Ranges are written with an en dash: ImGui may wrap after a '.', which split "1..train_len" into "1." /
+  // ".train_len".
   return "Does a model work past its training length? Press Run: each chosen method trains a tiny decoder (" +
          std::to_string(o.layers) + " layers, " + std::to_string(o.heads) + " heads, d_model " +
          std::to_string(o.d_model) +
@@ -578,18 +582,19 @@ std::string describe_lab(const App& app) {
     const LabSummary s = lab_summary(m, r.options.train_len);
     const LabSummaryBands bands = lab_summary_bands(m, r.options.train_len);
     const LabSeedRun& first = m.first();
-    out += " " + std::string(position_method_name(m.method)) + ": exact match " +
-           (s.inside ? std::string(format_percent(*s.inside, a, sizeof a)) + spread(bands.inside)
-                     : std::string("none yet")) +
-           " inside training, " +
-           (s.near ? std::string(format_percent(*s.near, b, sizeof b)) + spread(bands.near) : std::string("no number")) +
-           " just past it" + (m.error ? " (" + *m.error + ")" : std::string()) + "; trained " +
-           format_count(bands.steps_lo) +
-           (bands.steps_hi != bands.steps_lo ? " to " + format_count(bands.steps_hi) : std::string()) + " steps" +
-           (m.reached_bar                         ? " (stopped at the bar)"
-            : bands.steps_hi >= r.options.steps ? " (not every seed at the bar)"
-                                                 : "") +
-           ".";
+    out +=
+        " " + std::string(position_method_name(m.method)) + ": exact match " +
+        (s.inside ? std::string(format_percent(*s.inside, a, sizeof a)) + spread(bands.inside)
+                  : std::string("none yet")) +
+        " inside training, " +
+        (s.near ? std::string(format_percent(*s.near, b, sizeof b)) + spread(bands.near) : std::string("no number")) +
+        " just past it" + (m.error ? " (" + *m.error + ")" : std::string()) + "; trained " +
+        format_count(bands.steps_lo) +
+        (bands.steps_hi != bands.steps_lo ? " to " + format_count(bands.steps_hi) : std::string()) + " steps" +
+        (m.reached_bar                       ? " (stopped at the bar)"
+         : bands.steps_hi >= r.options.steps ? " (not every seed at the bar)"
+                                             : "") +
+        ".";
     if (const int trained = lab_trained_positions(r.options); int(first.table_row_change.size()) > trained)
       out += " Its table" + (m.runs.size() > 1 ? " (seed " + std::to_string(first.seed) + "'s run)" : std::string()) +
              " has " +

@@ -93,10 +93,11 @@ void lab_remedy_view(App& app) {
   const LabResult& rnd = now_random ? now : *app.lab.previous;
   const int L = now.options.train_len;
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("Solid: trained at 0 to T-1. Dashed: trained at random positions in [0, %d), tested the same way. "
-                      "Light: that model tested at 0 to T-1. Shaded: the seeds' lowest to highest; the trained sizes "
-                      "are lighter.",
-                      lab_position_range(rnd.options));
+  ImGui::TextDisabled(
+      "Solid: trained at 0 to T-1. Dashed: trained at random positions in [0, %d), tested the same way. "
+      "Light: that model tested at 0 to T-1. Shaded: the seeds' lowest to highest; the trained sizes "
+      "are lighter.",
+      lab_position_range(rnd.options));
   ImGui::PopTextWrapPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int count = int(now.methods.size());

@@ -106,8 +106,8 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
 void model_table_line(const App& app) {
   const Model& m = app.model;
   if (const WeightsTable* t = loaded_table(app.params)) {  // the checkpoint's own rows are drawn
-    ImGui::TextColored(theme::vec(theme::kLearned), "%s's %s: its trained values (%s)", app.params.weights->label.c_str(),
-                       t->tensor.c_str(), t->dtype.c_str());
+    ImGui::TextColored(theme::vec(theme::kLearned), "%s's %s: its trained values (%s)",
+                       app.params.weights->label.c_str(), t->tensor.c_str(), t->dtype.c_str());
     return;
   }
   if (!m.real) return;

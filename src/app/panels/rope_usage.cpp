@@ -27,28 +27,32 @@ void gain_heatmap(const UsageWalk& u, const char* title, const char* what, const
   const RopeUsage& r = u.usage;
   const int layers = int(r.q.size()), half = r.rotary_dims / 2;
   ImGui::TextDisabled("%s", title);
-  formula_tip("g[l][h][i] = sqrt(sum over the pair's two rows r of W and every input column c of (W[r, c] gamma[c])^2): "
-              "W the stored projection [out, in], gamma the layer's input-norm weight. Rows: layers 0 (top) to the "
-              "last measured; columns: pairs i = 0 (fastest) to r/2 - 1 (slowest). Dark 0, gold the largest gain "
-              "drawn. The dashed line is the first pair whose wavelength exceeds the context.");
+  formula_tip(
+      "g[l][h][i] = sqrt(sum over the pair's two rows r of W and every input column c of (W[r, c] gamma[c])^2): "
+      "W the stored projection [out, in], gamma the layer's input-norm weight. Rows: layers 0 (top) to the "
+      "last measured; columns: pairs i = 0 (fastest) to r/2 - 1 (slowest). Dark 0, gold the largest gain "
+      "drawn. The dashed line is the first pair whose wavelength exceeds the context.");
   if (!layers || half < 1 || grid.size() < std::size_t(layers) * half) return;
-  const float h = std::clamp(float(layers) * 6.0f, 4.0f * ImGui::GetTextLineHeight(), 11.0f * ImGui::GetTextLineHeight());
+  const float h =
+      std::clamp(float(layers) * 6.0f, 4.0f * ImGui::GetTextLineHeight(), 11.0f * ImGui::GetTextLineHeight());
   const ImVec2 a = ImGui::GetCursorScreenPos(), b(a.x + width, a.y + h);
   ImGui::Dummy(ImVec2(width, h));
   const float top = vmax > 0 ? vmax : 1.0f;
-  const auto cell = cell_heatmap(a, b, layers, half, -top, top,
-                                 [&grid, half](int row, int col) { return double(grid[std::size_t(row) * half + col]); });
+  const auto cell = cell_heatmap(a, b, layers, half, -top, top, [&grid, half](int row, int col) {
+    return double(grid[std::size_t(row) * half + col]);
+  });
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const auto first_beyond = std::find(u.beyond.begin(), u.beyond.end(), true);
   if (first_beyond != u.beyond.end()) {
     const float x = a.x + width * float(first_beyond - u.beyond.begin()) / float(half);
-    for (float y = a.y; y < b.y; y += 6.0f) dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(b.y, y + 3.0f)), kMarker, 2.0f);
+    for (float y = a.y; y < b.y; y += 6.0f)
+      dl->AddLine(ImVec2(x, y), ImVec2(x, std::min(b.y, y + 3.0f)), kMarker, 2.0f);
   }
   ImGui::TextDisabled("rows: layers %d..%d (top to bottom); columns: pairs 0..%d (fastest to slowest); max %.4g",
                       r.layers.front(), r.layers.back(), half - 1, vmax);
   if (cell.first >= 0)
-    ImGui::SetTooltip("layer %d, pair %d (wavelength %.5g): %s gain %.5g", r.layers[std::size_t(cell.first)], cell.second,
-                      r.wavelength[cell.second], what, grid[std::size_t(cell.first) * half + cell.second]);
+    ImGui::SetTooltip("layer %d, pair %d (wavelength %.5g): %s gain %.5g", r.layers[std::size_t(cell.first)],
+                      cell.second, r.wavelength[cell.second], what, grid[std::size_t(cell.first) * half + cell.second]);
 }
 
 // The mean gain per pair against its wavelength (log), the context and the pairs past it marked.
@@ -56,11 +60,12 @@ void wavelength_plot(const UsageWalk& u, float width) {
   const RopeUsage& r = u.usage;
   const int half = r.rotary_dims / 2;
   ImGui::TextDisabled("mean gain per pair against its wavelength");
-  formula_tip("x: wavelength 2 pi / theta_i in positions (log), theta_i the model's frequencies after its rope_scaling; "
-              "y: the gain averaged over the measured layers and heads (q, and k over key heads). The dashed line is "
-              "the context (max_position_embeddings, from the Context budget); tinted: pairs whose wavelength exceeds "
-              "it, which never complete a turn inside it. Gemma 3: its full-attention layers' means at their "
-              "wavelengths, its sliding layers' at theirs (rope_local_base_freq).");
+  formula_tip(
+      "x: wavelength 2 pi / theta_i in positions (log), theta_i the model's frequencies after its rope_scaling; "
+      "y: the gain averaged over the measured layers and heads (q, and k over key heads). The dashed line is "
+      "the context (max_position_embeddings, from the Context budget); tinted: pairs whose wavelength exceeds "
+      "it, which never complete a turn inside it. Gemma 3: its full-attention layers' means at their "
+      "wavelengths, its sliding layers' at theirs (rope_local_base_freq).");
   if (r.q.empty() || half < 1) return;
   const bool two = r.wavelength_local.size() == half;  // Gemma 3: full and sliding layers, each at its own wavelengths
   double lo = r.wavelength.minCoeff(), hi = r.wavelength.maxCoeff();
@@ -99,7 +104,8 @@ void wavelength_plot(const UsageWalk& u, float width) {
     int best = 0;  // the pair nearest the cursor on the log axis
     for (int i = 1; i < half; ++i)
       if (std::abs(std::log(r.wavelength[i] / x)) < std::abs(std::log(r.wavelength[best] / x))) best = i;
-    ImGui::Text("pair %d: wavelength %.5g%s", best, r.wavelength[best], u.beyond[std::size_t(best)] ? " (past the context)" : "");
+    ImGui::Text("pair %d: wavelength %.5g%s", best, r.wavelength[best],
+                u.beyond[std::size_t(best)] ? " (past the context)" : "");
     ImGui::Text("mean gain q %.5g, k %.5g (all layers)", r.q_mean[best], r.k_mean[best]);
     if (r.wavelength_local.size() == half)
       ImGui::Text("in the sliding layers pair %d's wavelength is %.5g", best, r.wavelength_local[best]);

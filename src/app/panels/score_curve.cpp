@@ -102,7 +102,8 @@ void qk_control(App& app) {
   ImGui::SetNextItemWidth(110.0f * app.ui.scale);
   if (ImGui::BeginCombo("q, k", score_qk_name(p.qk))) {
     for (ScoreQK v : {ScoreQK::Random, ScoreQK::Same, ScoreQK::Ones, ScoreQK::Layer0})
-      if (ImGui::Selectable(score_qk_name(v), v == p.qk) && v != p.qk) set_param(p, "qk", score_qk_name(v), app.ui.notes);
+      if (ImGui::Selectable(score_qk_name(v), v == p.qk) && v != p.qk)
+        set_param(p, "qk", score_qk_name(v), app.ui.notes);
     ImGui::EndCombo();
   }
   record_rect(app.ui, "qk");
@@ -178,7 +179,8 @@ void score_plot(App& app, ImVec2 size) {
   // The curve's value there: the rotations panel's score when q and k are its random pair.
   const bool in_range = now >= -app.params.offsets && now <= app.params.offsets && !m.curve_a.empty();
   const double at_now = in_range ? score_at(app, now).a : m.score;
-  std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(), format_sig(at_now, 4).c_str());
+  std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(),
+                format_sig(at_now, 4).c_str());
   plot::plot_vline(double(now), theme::kRope & 0xA0FFFFFF);  // the current offset, when in range
   if (in_range || m.qk_drawn == ScoreQK::Random) plot::plot_marker(marker, double(now), at_now, theme::kRope);
   if (m.curve_a.empty()) return plot::end_plot();

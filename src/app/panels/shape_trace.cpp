@@ -76,8 +76,9 @@ void show_shape_trace(App& app) {
     ImGui::TableNextColumn();
     const bool overflow = s.name == "P[positions]" && p.seq_len > p.max_position;
     if (overflow)
-      ImGui::TextColored(theme::vec(theme::kError), "IndexError: T = %d > max_position = %d (index %d is out of bounds)",
-                         p.seq_len, p.max_position, p.max_position);
+      ImGui::TextColored(theme::vec(theme::kError),
+                         "IndexError: T = %d > max_position = %d (index %d is out of bounds)", p.seq_len,
+                         p.max_position, p.max_position);
     else
       ImGui::TextWrapped("%s", s.note.c_str());
   }

@@ -234,7 +234,7 @@ void frame(App& app) {
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   // No background of its own: the platform clears the canvas to the theme's WindowBg before each frame
-  // (render_frame), and drawing it again over every pixel cost a software GPU a quarter of a frame (README
+  // (render_frame), and drawing it again over every pixel cost a software GPU a quarter of a frame (docs/building.md
   // "Pixels on a software GPU").
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |

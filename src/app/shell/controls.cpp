@@ -28,7 +28,7 @@ namespace {
 constexpr const char* kFreeParameters = "none (free parameters)";
 
 // The model picker: a preset's config.json sets the fields it decides; its source shows on hover.
-// Real weights (README "Real weights"): what is loaded and "none"; on the page, the picker, the Hub's repo field and
+// Real weights (docs/real-weights.md): what is loaded and "none"; on the page, the picker, the Hub's repo field and
 // a read's progress with Stop.
 void weights_control(App& app) {
   Params& p = app.params;

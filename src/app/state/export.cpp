@@ -72,7 +72,8 @@ ExportFile export_score_csv(const App& app) {
 ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows) {
   std::string out = preamble(app, "real models' positional encodings (presets from published config.json)");
   out +=
-      "model,source,positions,base,head_dim,rotary_dims,pairing,rope_type,attention_factor,context,original_max_position,"
+      "model,source,positions,base,head_dim,rotary_dims,pairing,rope_type,attention_factor,context,original_max_"
+      "position,"
       "critical_dim,first_negative_m,learned_table_parameters\n";
   for (const CatalogRow& r : rows) {
     out += r.name + "," + csv_quoted(r.source) + ",";
@@ -88,8 +89,8 @@ ExportFile export_models_csv(const App& app, const std::vector<CatalogRow>& rows
     const ContextBudget& b = r.budget;
     out += "rope," + format_number(rope.base) + "," + std::to_string(rope.head_dim) + "," +
            std::to_string(rope.rotary_dims) + "," + pairing_name(rope.pairing) + "," + rope.rope_type + "," +
-           format_number(rope.attention_factor) + "," + std::to_string(b.context) + "," + (b.original ? std::to_string(b.original) : std::string()) +
-           "," + std::to_string(b.critical_dim) + "," +
+           format_number(rope.attention_factor) + "," + std::to_string(b.context) + "," +
+           (b.original ? std::to_string(b.original) : std::string()) + "," + std::to_string(b.critical_dim) + "," +
            (b.first_negative_m ? std::to_string(*b.first_negative_m) : std::string()) + "," +
            std::to_string(b.learned_parameters) + "\n";
   }

@@ -24,7 +24,7 @@ ExportFile export_lab_csv(const App& app);
 // The lab's experiment for PyTorch (core/lab/lab_torch.hpp): ropeviz_lab.py and ropeviz_lab_data.json (initial weights,
 // first kLabTorchBatches batches) for the last run's options, or the panel's settings before any run.
 std::vector<ExportFile> lab_torch(const App& app);
-// The last run's trained decoders (README "The lab's saved weights"): ropeviz-lab-<method>-model.safetensors and
+// The last run's trained decoders (docs/lab.md): ropeviz-lab-<method>-model.safetensors and
 // ropeviz-lab-<method>-config.json for each; empty before a run. A method whose weights cannot be written is skipped.
 std::vector<ExportFile> lab_weights(const App& app);
 // The file name of a picture of the current view, "ropeviz-m100-d8.png", or of one panel, "ropeviz-lab-m100-d8.png".

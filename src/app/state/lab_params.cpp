@@ -94,9 +94,10 @@ Expected<std::vector<std::string>> lab_flags_from_json(std::string_view options_
     if (workers && key == "workers") {
       const bool whole = value.kind == JsonValue::Kind::Number && value.number == std::floor(value.number);
       if (!whole || value.number < 1 || value.number > kLabWorkersMax)
-        return bad_request("lab option \"workers\" must be a whole number from 1 to " + std::to_string(kLabWorkersMax) +
-                           " (the Web Workers that train the runs), got " +
-                           (value.kind == JsonValue::Kind::Number ? format_number(value.number) : std::string("another type")));
+        return bad_request(
+            "lab option \"workers\" must be a whole number from 1 to " + std::to_string(kLabWorkersMax) +
+            " (the Web Workers that train the runs), got " +
+            (value.kind == JsonValue::Kind::Number ? format_number(value.number) : std::string("another type")));
       *workers = int(value.number);
       continue;
     }

@@ -1,4 +1,5 @@
-// The lab inside the app: runs core's LabRun a slice per frame, or polls runs trained elsewhere (app/state/lab_session.hpp).
+// The lab inside the app: runs core's LabRun a slice per frame, or polls runs trained elsewhere
+// (app/state/lab_session.hpp).
 #include "app/state/lab_session.hpp"
 
 #include <algorithm>

@@ -111,7 +111,8 @@ void live_judgment(const App& app, char* out, std::size_t size) {
 
 constexpr const char* kLessonDims =
     "model=none&max_position=10&d_head=8&heads=4&batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";
-constexpr const char* kLessonFreeDims = "batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";  // a loaded table's
+constexpr const char* kLessonFreeDims =
+    "batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";  // a loaded table's
 constexpr long long kLessonRows = 10;  // the toy's max_position
 
 const LessonStep kSteps[kLessonSteps] = {

@@ -99,14 +99,17 @@ void build_score_qk(const Params& p, Model& m) {
       m.score_q = m.q;
       m.score_k = m.q;
       m.qk_words = "q = k, one random N(0, 1) vector of width " + std::to_string(d) + " (seed " +
-                   std::to_string(p.seed) + "): score(r) = Σᵢ |pairᵢ|² cos(r θᵢ), |q|² at r = 0, the formula's "
+                   std::to_string(p.seed) +
+                   "): score(r) = Σᵢ |pairᵢ|² cos(r θᵢ), |q|² at r = 0, the formula's "
                    "decay envelope as |r| grows";
       break;
     case ScoreQK::Ones:
       m.score_q = Eigen::VectorXd::Ones(d);
       m.score_k = m.score_q;
-      m.qk_words = "q and k are all ones (RoFormer's long-term-decay figure, Su et al. 2021): score(r) = 2 Σᵢ "
-                   "cos(r θᵢ), d_head = " + std::to_string(d) + " at r = 0, the formula's decay envelope as |r| grows";
+      m.qk_words =
+          "q and k are all ones (RoFormer's long-term-decay figure, Su et al. 2021): score(r) = 2 Σᵢ "
+          "cos(r θᵢ), d_head = " +
+          std::to_string(d) + " at r = 0, the formula's decay envelope as |r| grows";
       break;
     case ScoreQK::Layer0:
       m.qk_words = layer0;
@@ -124,7 +127,8 @@ void build_curves(const Params& p, Model& m) {
   m.curve_b.reserve(size_t(2 * r + 1));
   rope_score_curve(m.score_q, m.score_k, m.inv_freq, p.pairing, m.anchor_a, -r, r, m.curve_a);
   rope_score_curve(m.score_q, m.score_k, m.inv_freq, p.pairing, m.anchor_b, -r, r, m.curve_b);
-  m.relative_spread = rope_relative_spread(m.score_q, m.score_k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
+  m.relative_spread =
+      rope_relative_spread(m.score_q, m.score_k, m.inv_freq, p.pairing, {m.anchor_a, m.anchor_b}, -r, r);
   for (std::vector<double>* curve : {&m.curve_a, &m.curve_b})
     for (double& v : *curve) v *= score_scale(m);
   m.relative_spread *= score_scale(m);

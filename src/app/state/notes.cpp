@@ -5,8 +5,8 @@ namespace rv {
 
 NoteKind note_kind(const std::string& note) {
   // Confirmations: "copied: ropeviz --state ..." (desktop), "copied the link to this view" (web/page.js),
-  // "saved angles.csv in the working directory" (desktop), "loaded config.json", "reset to the lesson's defaults". Everything else reports a refused or
-  // adjusted input.
+  // "saved angles.csv in the working directory" (desktop), "loaded config.json", "reset to the lesson's defaults".
+  // Everything else reports a refused or adjusted input.
   for (const char* info : {"copied", "saved ", "loaded ", "reset "})
     if (note.rfind(info, 0) == 0) return NoteKind::Info;
   return NoteKind::Warning;

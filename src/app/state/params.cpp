@@ -318,6 +318,7 @@ bool parse_lesson(const ParamField& f, Params& p, std::string_view text, Notes& 
 // [SECTION] the score curve's q and k: qk, and layer 0's tokens and head, checked against the loaded weights
 
 constexpr const char* kScoreQKNames[] = {"random", "same", "ones", "layer0"};
+static_assert(std::size(kScoreQKNames) == int(ScoreQK::Layer0) + 1, "one name per ScoreQK");
 
 bool parse_qk(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
   const std::optional<ScoreQK> v = parse_score_qk(text);
@@ -382,9 +383,10 @@ constexpr ParamField kFields[] = {
                           "The query's position m. The learned table serves 0 <= m < max_position; RoPE any m >= 0."),
     integer<&P::key_position>("key_position", 0, Limits::kPositionMax,
                               "The key's position n; the score depends on m - n."),
-    integer<&P::max_position>("max_position", 1, Limits::kMaxPositionMax,
-                              "Rows of the learned table P[max_position, d]: positions 0 .. max_position - 1 exist; any other index "
-                              "raises IndexError."),
+    integer<&P::max_position>(
+        "max_position", 1, Limits::kMaxPositionMax,
+        "Rows of the learned table P[max_position, d]: positions 0 .. max_position - 1 exist; any other index "
+        "raises IndexError."),
     even_integer<&P::d_head>("d_head", 2, Limits::kDHeadMax, "Width per head; RoPE rotates d_head / 2 pairs."),
     integer<&P::heads>("heads", 1, Limits::kHeadsMax, "Heads h; the model width is d = h x d_head."),
     integer<&P::batch>("batch", 1, Limits::kBatchMax, "B: sequences processed together."),
@@ -414,7 +416,7 @@ constexpr ParamField kFields[] = {
      "A real model's positional encoding (llama-3.1-8b, gpt2, ...), or none for free parameters.", parse_model,
      encode_model, member_equal<&P::model>, "none or a preset name"},
     enumeration<&P::task, parse_task, lab_task_name>("task", "copy, reverse or repeat",
-                                                    "The lab's task: copy, reverse, or repeat the token 3 back."),
+                                                     "The lab's task: copy, reverse, or repeat the token 3 back."),
     {"methods", FieldKind::Enum, 0, 0, "The position methods the lab trains, comma-separated.", parse_methods,
      encode_methods, member_equal<&P::methods>, "learned, sinusoidal, rope, alibi, t5, none"},
     integer<&P::train_len>("train_len", 1, kLabTrainLenMax,

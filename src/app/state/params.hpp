@@ -33,7 +33,7 @@ struct Limits {
 
 // [SECTION] The table of link keys: one row per Params member a link carries. The row drives
 // parsing (set_param), the canonical hash (encode_query, in table order), Params::operator== and
-// the README's key list (tests/ui/params_test.cpp). Adding a link key is one row in params.cpp.
+// docs/link-keys.md's key list (tests/ui/params_test.cpp). Adding a link key is one row in params.cpp.
 enum class FieldKind {
   Integer,      // a whole number in [lo, hi], clamped with a note
   EvenInteger,  // Integer, and an odd value is bumped to the next even one with a note
@@ -102,7 +102,8 @@ bool use_config(Params& p, const HfConfig& c, const std::string& label, std::vec
 std::vector<std::string> param_choices(std::string_view key);
 
 // True for the keys the chosen model sets (max_position, d_head and heads; base and pairing too for a RoPE model), and
-// for the first three while loaded weights' learned table is the app's: set_param refuses a different value with a note.
+// for the first three while loaded weights' learned table is the app's: set_param refuses a different value with a
+// note.
 bool model_bound(const Params& p, std::string_view key);
 // Restores the cross-parameter invariants (llama3 and yarn knobs in order), with a note if it had to.
 void enforce_limits(Params& p, std::vector<std::string>& notes);

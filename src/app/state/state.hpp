@@ -304,7 +304,8 @@ struct Model {
   // [SECTION] Relative biases: ALiBi's slope per head (core's alibi_slopes for Params::heads)
   std::vector<double> alibi_slopes;  // [heads]
 
-  // [SECTION] Exercises: the lesson's four, then those generated from the frequencies and the table (core/lesson/exercises.hpp)
+  // [SECTION] Exercises: the lesson's four, then those generated from the frequencies and the table
+  // (core/lesson/exercises.hpp)
   std::vector<Exercise> exercises;
 
   // [SECTION] Precision at m: rope_precision for [Naive, Ours] x [float32, float16, bfloat16]
@@ -343,7 +344,8 @@ struct ExerciseEntry {
   std::string checked_prompt;  // the prompt the feedback answered: a regenerated exercise hides a stale one
 };
 
-// The position sweeping by itself (app/ui/play.hpp): linear in positions per second or logarithmic in decades per second.
+// The position sweeping by itself (app/ui/play.hpp): linear in positions per second or logarithmic in decades per
+// second.
 struct Play {
   bool on = false;
   bool log = false;
@@ -374,7 +376,8 @@ struct Ui {
   std::map<std::string, Rect> rects;         // named controls, in device pixels
   std::vector<std::string> notes;            // rejected or clamped inputs, confirmations; shown until dismissed
   std::map<std::string, int> note_repeats;   // a note raised again is shown once with its count (show_notes)
-  std::vector<ExportFile> pending_exports;  // set by an export button (one or more files), taken by the platform (app/shell/host.hpp)
+  std::vector<ExportFile>
+      pending_exports;  // set by an export button (one or more files), taken by the platform (app/shell/host.hpp)
   bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
   bool pending_picture = false;              // "picture.png" pressed; the platform saves the next frame as a PNG
   std::string picture_panel;                 // ... of this panel only (its key; rects["panel:KEY"]), or "" the window

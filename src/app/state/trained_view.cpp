@@ -13,7 +13,8 @@ namespace {
 // The measured numbers of one side in words; each says what it was measured on.
 std::string side_sentence(const TrainedSide& s, const char* what) {
   const LearnedTableAnalysis& a = s.analysis;
-  std::string out = std::string(what) + " (" + s.name + ", " + format_count(a.rows) + " × " + format_count(a.dim) + "): ";
+  std::string out =
+      std::string(what) + " (" + s.name + ", " + format_count(a.rows) + " × " + format_count(a.dim) + "): ";
   char buf[256];
   if (a.rows < 2) {
     out += "one row, so no neighbours to compare";
@@ -65,7 +66,8 @@ bool update_trained_view(App& app) {
     t.sentence = side_sentence(t, "Trained, measured on this checkpoint's table");
   }
   TrainedSide& r = v.sides[1];
-  r.name = loaded ? "seed " + std::to_string(p.seed) + ", the loaded table's shape" : "the app's table, seed " + std::to_string(p.seed);
+  r.name = loaded ? "seed " + std::to_string(p.seed) + ", the loaded table's shape"
+                  : "the app's table, seed " + std::to_string(p.seed);
   const long long entries = v.rows * v.dim;
   if (entries > kTrainedAnalysisEntriesMax || std::min(v.rows, v.dim) > kTrainedAnalysisSideMax) {
     r.too_large = "A random " + format_count(v.rows) + " × " + format_count(v.dim) +

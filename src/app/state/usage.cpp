@@ -76,23 +76,33 @@ void rebuild(UsageWalk& u, const Params& p, const Model& m) {
     }
   }
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%s: %d of %d layers measured%s", u.active ? "reading" : u.stopped ? "stopped" : "done",
-                layers, u.total, u.active ? "" : u.stopped ? " (the figures are those layers')" : "");
+  std::snprintf(buf, sizeof buf, "%s: %d of %d layers measured%s",
+                u.active    ? "reading"
+                : u.stopped ? "stopped"
+                            : "done",
+                layers, u.total,
+                u.active    ? ""
+                : u.stopped ? " (the figures are those layers')"
+                            : "");
   u.progress_text = buf;
   const std::string label = p.weights ? p.weights->label : std::string("the checkpoint");
-  std::string s = "Frequencies in use in " + label + " (" + r.model_type + "), read from its weights: " +
-                  format_count(layers) + " of " + plural(u.total, "layer", "layers") + " measured" +
-                  (u.stopped ? " (stopped: every figure is over those layers only)" : u.active ? " so far" : "") + ", " +
-                  plural(r.heads, "query head", "query heads") + " (" + plural(r.kv_heads, "key head", "key heads") +
-                  "), " + plural(half, "rotated pair", "rotated pairs") + ".";
+  std::string s =
+      "Frequencies in use in " + label + " (" + r.model_type + "), read from its weights: " + format_count(layers) +
+      " of " + plural(u.total, "layer", "layers") + " measured" +
+      (u.stopped  ? " (stopped: every figure is over those layers only)"
+       : u.active ? " so far"
+                  : "") +
+      ", " + plural(r.heads, "query head", "query heads") + " (" + plural(r.kv_heads, "key head", "key heads") + "), " +
+      plural(half, "rotated pair", "rotated pairs") + ".";
   if (layers) {
     const auto pair_words = [&](int i) {
-      return "pair " + std::to_string(i) + " (wavelength " + format_sig(r.wavelength[i], 4) + " positions; mean gain q " +
-             format_sig(r.q_mean[i], 4) + ", k " + format_sig(r.k_mean[i], 4) + ")";
+      return "pair " + std::to_string(i) + " (wavelength " + format_sig(r.wavelength[i], 4) +
+             " positions; mean gain q " + format_sig(r.q_mean[i], 4) + ", k " + format_sig(r.k_mean[i], 4) + ")";
     };
     s += " Strongest (q gain × k gain): " + pair_words(u.strongest) + "; weakest: " + pair_words(u.weakest) + ".";
     if (r.wavelength_local.size() == half)
-      s += " Two bases: " + plural(u.sliding_layers, "sliding-attention layer rotates", "sliding-attention layers rotate") +
+      s += " Two bases: " +
+           plural(u.sliding_layers, "sliding-attention layer rotates", "sliding-attention layers rotate") +
            " at base " + format_sig(r.base_local, 6) + " (wavelengths " + format_sig(r.wavelength_local.minCoeff(), 4) +
            " to " + format_sig(r.wavelength_local.maxCoeff(), 4) + " positions), the other " +
            plural(layers - u.sliding_layers, "layer", "layers") + " at base " + format_sig(r.base, 6) +
@@ -100,7 +110,8 @@ void rebuild(UsageWalk& u, const Params& p, const Model& m) {
            format_sig(r.wavelength.maxCoeff(), 4) + "); the wavelengths named above are the full layers'.";
     if (u.context > 0) {
       s += " " + plural(m.budget.scaled_pairs_without_turn, "pair's wavelength exceeds", "pairs' wavelengths exceed") +
-           " the " + format_count(u.context) + "-position context (max_position_embeddings, as in Context budget): they "
+           " the " + format_count(u.context) +
+           "-position context (max_position_embeddings, as in Context budget): they "
            "never complete a turn inside it";
       if (beyond && beyond < half)
         s += "; their mean q gain is " + format_sig(beyond_q / beyond, 4) + " against " +
@@ -144,9 +155,9 @@ bool sync_usage(App& app) {
     return true;
   }
   u.config = *w->config;
-  for (int l = 0; w->checkpoint->find(at_layer(model->layout->q, l)); ++l) u.total = l + 1;
+  for (int l = 0; w->checkpoint->find(at_layer(model->layout.q, l)); ++l) u.total = l + 1;
   if (!u.total) {
-    u.note = w->label + ": the checkpoint holds no \"" + at_layer(model->layout->q, 0) + "\"";
+    u.note = w->label + ": the checkpoint holds no \"" + at_layer(model->layout.q, 0) + "\"";
     return true;
   }
   u.active = true;

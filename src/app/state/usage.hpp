@@ -1,4 +1,4 @@
-// The "Frequencies in use" walk (README "Real weights"): core's rope_usage over the loaded checkpoint, one layer per
+// The "Frequencies in use" walk (docs/real-weights.md): core's rope_usage over the loaded checkpoint, one layer per
 // step, so the desktop stays live (a layer per frame) and the page holds one layer's projections at a time (the step
 // answers the bytes it wants, as rv_web_weights_step does). App::usage keeps the layers measured and what the panel
 // draws and says of them.

@@ -59,9 +59,9 @@ std::optional<Error> layer0_pair(const WeightsFiles& files, Checkpoint& c, Loade
     w.no_layer0 = model.error().message;
     return std::nullopt;
   }
-  const TensorInfo* embed = c.find(model->layout->embed);
+  const TensorInfo* embed = c.find(model->layout.embed);
   if (!embed || embed->shape.size() != 2) {
-    w.no_layer0 = "the checkpoint holds no token embedding \"" + std::string(model->layout->embed) + "\"";
+    w.no_layer0 = "the checkpoint holds no token embedding \"" + model->layout.embed + "\"";
     return std::nullopt;
   }
   w.vocab = embed->shape[0];

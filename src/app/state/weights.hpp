@@ -1,4 +1,4 @@
-// Checkpoints the user opens (README "Real weights"): the files a drop, the picker, --weights or the Hub hand over,
+// Checkpoints the user opens (docs/real-weights.md): the files a drop, the picker, --weights or the Hub hand over,
 // read through core's safetensors reader; a learned position table puts the whole app in its frame.
 #pragma once
 #include <cstdint>

@@ -170,7 +170,7 @@ std::string exercises_json(const App& app) {
   return j.str();
 }
 
-// state().weights.rope_usage (README "The page's window.ropeviz"): the walk's layers so far, or null without one.
+// state().weights.rope_usage (docs/window-ropeviz.md): the walk's layers so far, or null without one.
 void rope_usage_state(JsonWriter& j, const UsageWalk& u) {
   j.key("rope_usage");
   const RopeUsage& r = u.usage;
@@ -187,7 +187,8 @@ void rope_usage_state(JsonWriter& j, const UsageWalk& u) {
   std::sort(ms.begin(), ms.end());
   j.begin_object().key("layers").value((long long)r.q.size()).key("heads").value(r.heads);
   j.key("kv_heads").value(r.kv_heads).key("pairs").value(r.rotary_dims / 2).key("total").value(u.total);
-  j.key("active").value(u.active).key("stopped").value(u.stopped).key("done").value(u.total > 0 && int(r.q.size()) == u.total);
+  j.key("active").value(u.active).key("stopped").value(u.stopped).key("done").value(u.total > 0 &&
+                                                                                    int(r.q.size()) == u.total);
   j.key("strongest").value(u.strongest).key("weakest").value(u.weakest).key("context").value(u.context);
   j.key("beyond_context").value((long long)std::count(u.beyond.begin(), u.beyond.end(), true));
   j.key("wavelength");
@@ -201,7 +202,7 @@ void rope_usage_state(JsonWriter& j, const UsageWalk& u) {
   j.key("note").value(u.note).end_object();
 }
 
-// state().weights (README "The page's hook"): null, or what the loaded checkpoint holds and what was read of it.
+// state().weights (docs/window-ropeviz.md): null, or what the loaded checkpoint holds and what was read of it.
 void weights_state(JsonWriter& j, const App& app) {
   j.key("weights");
   const LoadedWeights* w = app.params.weights.get();
@@ -210,7 +211,10 @@ void weights_state(JsonWriter& j, const App& app) {
   } else {
     j.begin_object().key("source").value(w->label).key("tensors").value((long long)w->tensors.size());
     j.key("header_bytes").value((long long)w->header_bytes).key("file_bytes").value((long long)w->file_bytes);
-    j.key("bytes_read").value((long long)(w->bytes_read + (app.usage.serial == w->serial ? app.usage.bytes_read : 0))).key("model_type").value(w->model_type);
+    j.key("bytes_read")
+        .value((long long)(w->bytes_read + (app.usage.serial == w->serial ? app.usage.bytes_read : 0)))
+        .key("model_type")
+        .value(w->model_type);
     j.key("learned_table");
     if (w->table) {
       const WeightsTable& t = *w->table;
@@ -236,7 +240,12 @@ void weights_state(JsonWriter& j, const App& app) {
 static void score_curve_state(JsonWriter& j, const App& app) {
   const Params& p = app.params;
   const Model& m = app.model;
-  j.key("score_curve").begin_object().key("qk").value(score_qk_name(p.qk)).key("drawn").value(score_qk_name(m.qk_drawn));
+  j.key("score_curve")
+      .begin_object()
+      .key("qk")
+      .value(score_qk_name(p.qk))
+      .key("drawn")
+      .value(score_qk_name(m.qk_drawn));
   j.key("q_token").value(p.q_token).key("k_token").value(p.k_token).key("head").value(p.qk_head);
   j.key("error");
   if (m.qk_error.empty())

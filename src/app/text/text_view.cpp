@@ -79,8 +79,8 @@ std::string lab_table(const App& app) {
   for (const LabMethodResult& m : r.methods) {
     const LabSummaryBands b = lab_summary_bands(m, r.options.train_len);
     const bool capped = !m.reached_bar && b.steps_hi >= r.options.steps;
-    rows.push_back({position_method_name(m.method), band_percent(b.inside), band_percent(b.near),
-                    band_percent(b.far), b.final_loss.mean ? format_sig(*b.final_loss.mean, 3) : std::string("none yet"),
+    rows.push_back({position_method_name(m.method), band_percent(b.inside), band_percent(b.near), band_percent(b.far),
+                    b.final_loss.mean ? format_sig(*b.final_loss.mean, 3) : std::string("none yet"),
                     format_count(b.steps_lo) +
                         (b.steps_hi != b.steps_lo ? " to " + format_count(b.steps_hi) : std::string()) +
                         (capped ? " (max)" : "")});

@@ -65,8 +65,8 @@ void colour_legend(const char* label, float vmin, float vmax, float width) {
   for (int s = 0; s < kSegments; ++s) {
     const float t0 = -1.0f + 2.0f * s / kSegments, t1 = -1.0f + 2.0f * (s + 1) / kSegments;
     const ImU32 c0 = diverging(t0), c1 = diverging(t1);
-    dl->AddRectFilledMultiColor(ImVec2(p.x + bar * s / kSegments, p.y), ImVec2(p.x + bar * (s + 1) / kSegments, p.y + h),
-                                c0, c1, c1, c0);
+    dl->AddRectFilledMultiColor(ImVec2(p.x + bar * s / kSegments, p.y),
+                                ImVec2(p.x + bar * (s + 1) / kSegments, p.y + h), c0, c1, c1, c0);
   }
   ImGui::Dummy(ImVec2(bar, h));
   ImGui::SameLine();

@@ -163,14 +163,15 @@ void lesson_picture_text(const App& app, char* out, std::size_t size) {
   const Params& p = app.params;
   const bool past = p.position >= p.max_position;
   const double angle = app.model.angles.size() ? app.model.angles[0] : 0.0;
-  std::snprintf(out, size,
-                "Picture, panel A: token id %lld selects the learned token embedding E[%lld], and position p = %lld "
-                "selects the learned position embedding P[%lld]; adding the vectors supplies the block input. With a "
-                "%d-row position table, P[%lld] %s. Panel B: position %lld gives the angle %s rad (pair 0) that rotates "
-                "the query and key feature pairs; values are not rotated. RoPE computes the angle at any position "
-                "without a table; whether the model is useful beyond its training range must be measured.",
-                app.model.token, app.model.token, p.position, p.position, p.max_position, p.position,
-                past ? "is out of range (IndexError)" : "exists", p.position, format_sig(angle, 4).c_str());
+  std::snprintf(
+      out, size,
+      "Picture, panel A: token id %lld selects the learned token embedding E[%lld], and position p = %lld "
+      "selects the learned position embedding P[%lld]; adding the vectors supplies the block input. With a "
+      "%d-row position table, P[%lld] %s. Panel B: position %lld gives the angle %s rad (pair 0) that rotates "
+      "the query and key feature pairs; values are not rotated. RoPE computes the angle at any position "
+      "without a table; whether the model is useful beyond its training range must be measured.",
+      app.model.token, app.model.token, p.position, p.position, p.max_position, p.position,
+      past ? "is out of range (IndexError)" : "exists", p.position, format_sig(angle, 4).c_str());
 }
 
 }  // namespace rv

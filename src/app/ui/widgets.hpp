@@ -8,7 +8,8 @@
 
 namespace rv {
 
-// Every child area's flags: Tab moves through the controls of all of them as one list (app/ui/keyboard.cpp's keyboard_focus).
+// Every child area's flags: Tab moves through the controls of all of them as one list (app/ui/keyboard.cpp's
+// keyboard_focus).
 constexpr ImGuiWindowFlags kChildFlags = ImGuiWindowFlags_NavFlattened;
 
 // The position slider maps u in [0, 1] onto positions: linear up to lin_end (fine steps around the

@@ -1,4 +1,4 @@
-// Sums in one order on every build, whatever the SIMD width (the README's 'Building by hand'): four running sums,
+// Sums in one order on every build, whatever the SIMD width (docs/building.md): four running sums,
 // s_j over the terms i = j mod 4 in increasing i, then (s0 + s1) + (s2 + s3). Eigen's own reductions add in an
 // order that follows its packet size (4 floats natively with SSE, 8 with AVX, 1 in the page).
 #pragma once

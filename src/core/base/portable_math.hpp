@@ -1,4 +1,4 @@
-// exp, log and erf computed by core itself, the same bits on every build (the README's 'Building by hand').
+// exp, log and erf computed by core itself, the same bits on every build (docs/building.md).
 // The float versions are what the lab trains with: branch-free, so loops over them vectorise, and written in
 // internal linkage so that each file inlines its own copy built with its own flags (as core/base/matmul.hpp does).
 // Against the platform's libm (tests/core/test_portable_math.cpp): in float all three within 1 ulp; in double exp

@@ -62,9 +62,11 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // CUDA: the kernel's device-side assert (an "Assertion `srcIndex < srcSelectDimSize` failed" line in the log,
   // from ATen's Indexing.cu, as far as we know) surfaces, asynchronously, as the RuntimeError below.
   {
-    const FrameworkLookup cpu = entry("PyTorch nn.Embedding (Hugging Face GPT-2 wpe)", "nn.Embedding", "wpe(position_ids)", "CPU");
+    const FrameworkLookup cpu =
+        entry("PyTorch nn.Embedding (Hugging Face GPT-2 wpe)", "nn.Embedding", "wpe(position_ids)", "CPU");
     out.push_back(inside ? row_of(cpu, t, t) : error_of(cpu, "IndexError: index out of range in self"));
-    const FrameworkLookup cuda = entry("PyTorch nn.Embedding (Hugging Face GPT-2 wpe)", "nn.Embedding", "wpe(position_ids)", "CUDA");
+    const FrameworkLookup cuda =
+        entry("PyTorch nn.Embedding (Hugging Face GPT-2 wpe)", "nn.Embedding", "wpe(position_ids)", "CUDA");
     out.push_back(inside ? row_of(cuda, t, t)
                          : error_of(cuda, "RuntimeError: CUDA error: device-side assert triggered"));
   }
@@ -75,11 +77,13 @@ std::vector<FrameworkLookup> framework_lookups(long long t, long long n) {
   // position (indices of shape [1]); GPT-2's [batch, T] positions print as indices[0,t], and eager mode
   // appends the op name ("... [Op:GatherV2]").
   {
-    const FrameworkLookup cpu = entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather", "tf.gather(wpe, positions)", "CPU");
+    const FrameworkLookup cpu =
+        entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather", "tf.gather(wpe, positions)", "CPU");
     out.push_back(
         inside ? row_of(cpu, t, t)
                : error_of(cpu, "InvalidArgumentError: indices[0] = " + num(t) + " is not in [0, " + num(n) + ")"));
-    const FrameworkLookup gpu = entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather", "tf.gather(wpe, positions)", "GPU");
+    const FrameworkLookup gpu =
+        entry("TensorFlow tf.gather (OpenAI GPT-2)", "tf.gather", "tf.gather(wpe, positions)", "GPU");
     out.push_back(inside
                       ? row_of(gpu, t, t)
                       : filler_of(gpu, LookupOutcome::Zeros, "returns a row of zeros, no error: no position signal"));

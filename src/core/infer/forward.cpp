@@ -7,7 +7,7 @@
 
 #include "core/base/matmul.hpp"
 #include "core/base/portable_math.hpp"
-#include "core/infer/family.hpp"
+#include "core/weights/family.hpp"
 #include "core/infer/layer_ops.hpp"
 #include "core/infer/parallel.hpp"
 
@@ -23,10 +23,10 @@ struct Dims {
   long long vocab = 0, d = 0;
   int heads = 0, kv_heads = 0, head_dim = 0, layers = 0;
   float eps = 1e-6f;
-  InferAct act = InferAct::Silu;
+  Activation act = Activation::Silu;
 };
 
-Expected<Dims> dims_of(const HfConfig& config, const InferFamily& f, const TensorInfo& embed, const ModelInfo& info,
+Expected<Dims> dims_of(const HfConfig& config, const ModelFamily& f, const TensorInfo& embed, const ModelInfo& info,
                        Checkpoint& c) {
   Dims d;
   if (embed.shape.size() != 2) return bad_request("tensor \"" + embed.name + "\" is not a matrix");
@@ -42,8 +42,8 @@ Expected<Dims> dims_of(const HfConfig& config, const InferFamily& f, const Tenso
     return bad_request("config: num_key_value_heads " + std::to_string(d.kv_heads) + " does not divide " +
                        std::to_string(d.heads) + " heads");
   d.head_dim = info.rope ? info.rope->head_dim : int(d.d / d.heads);
-  const bool layer_norm = f.norm == InferNorm::Layer;
-  d.eps = float((layer_norm ? config.layer_norm_eps : config.rms_norm_eps).value_or(layer_norm ? 1e-5 : 1e-6));
+  const bool layer_norm = f.norm == NormKind::Layer;
+  d.eps = float((layer_norm ? config.layer_norm_eps : config.rms_norm_eps).value_or(f.eps));
   d.act = f.act;
   if (config.hidden_act && !parse_activation(*config.hidden_act, d.act))
     return bad_request("config: hidden_act \"" + *config.hidden_act +
@@ -57,7 +57,7 @@ Expected<Dims> dims_of(const HfConfig& config, const InferFamily& f, const Tenso
 
 // The sliding window a layer attends within, 0 for all of the past: layer_types' "sliding_attention" layers, else
 // Gemma 2's every other layer from the first, else every layer of the families whose configs set one for all.
-long long layer_window(const HfConfig& c, const InferFamily& f, int l) {
+long long layer_window(const HfConfig& c, const ModelFamily& f, int l) {
   if (!c.sliding_window || *c.sliding_window < 1) return 0;
   const std::string type = f.type;
   bool slides = type == "mistral" || type == "mixtral" || type == "starcoder2" || type == "phi3";
@@ -80,21 +80,22 @@ Expected<ModelInfo> pass_rope(const HfConfig& config, const ForwardOptions& o, l
 }
 
 // The family's token embedding name, or the refusal naming the model_type.
-Expected<const InferFamily*> family_of(const HfConfig& config) {
+Expected<const ModelFamily*> family_of(const HfConfig& config) {
   const std::string type = config.model_type.value_or("");
-  const InferFamily* f = infer_family(type);
-  if (!f) return bad_request("forward does not run model_type \"" + type + "\" (it runs " + infer_family_types() + ")");
+  const ModelFamily* f = model_family(type);
+  if (!f || !f->runs)
+    return bad_request("forward does not run model_type \"" + type + "\" (it runs " + model_family_types(true) + ")");
   return f;
 }
 
-const char* embed_name(const InferFamily& f) {
+const char* embed_name(const ModelFamily& f) {
   return f.embed;
 }
 
 }  // namespace
 
 Expected<ForwardShape> forward_shape(Checkpoint& c, const HfConfig& config) {
-  Expected<const InferFamily*> f = family_of(config);
+  Expected<const ModelFamily*> f = family_of(config);
   if (!f) return f.error();
   const TensorInfo* t = c.find(embed_name(**f));
   if (!t) return bad_request("the checkpoint holds no tensor \"" + std::string(embed_name(**f)) + "\"");
@@ -128,7 +129,7 @@ Expected<std::vector<long long>> position_ids(const ForwardOptions& o) {
 
 // The first layer's input [T, d]: the token rows (Gemma: times sqrt(d)), plus a learned table's rows (GPT-2's wpe,
 // OPT's embed_positions, which starts position_offset rows in); a position past the table is PyTorch's IndexError.
-Expected<RowMatrixXf> embed_input(const TensorReader& read, const InferFamily& f, const Dims& D,
+Expected<RowMatrixXf> embed_input(const TensorReader& read, const ModelFamily& f, const Dims& D,
                                   const RowMatrixXf& embed, const std::vector<long long>& tokens,
                                   const std::vector<long long>& pos) {
   const Eigen::Index T = Eigen::Index(tokens.size());
@@ -147,11 +148,11 @@ Expected<RowMatrixXf> embed_input(const TensorReader& read, const InferFamily& f
 }
 
 // What every layer of this model and request shares.
-LayerContext layer_context(const TensorReader& read, const InferFamily& f, const HfConfig& config, const Dims& D,
+LayerContext layer_context(const TensorReader& read, const ModelFamily& f, const HfConfig& config, const Dims& D,
                            const std::vector<long long>& pos, const ForwardOptions& o) {
   const std::string type = f.type;
   const bool sequential_neox =
-      f.residual == InferResidual::ParallelTwoNorms && config.use_parallel_residual && !*config.use_parallel_residual;
+      f.residual == Residual::ParallelTwoNorms && config.use_parallel_residual && !*config.use_parallel_residual;
   // Gemma 2 scales scores by query_pre_attn_scalar^-0.5 (transformers' default 256), the others by head_dim^-0.5
   const double scaled = type == "gemma2" ? config.query_pre_attn_scalar.value_or(256.0) : double(D.head_dim);
   return LayerContext{read,
@@ -163,7 +164,7 @@ LayerContext layer_context(const TensorReader& read, const InferFamily& f, const
                       D.eps,
                       D.act,
                       pos,
-                      sequential_neox ? InferResidual::Sequential : f.residual,
+                      sequential_neox ? Residual::Sequential : f.residual,
                       float(1.0 / std::sqrt(scaled)),
                       type == "gpt2" || type == "gptj",
                       float(config.attn_logit_softcapping.value_or(0.0)),
@@ -174,7 +175,7 @@ LayerContext layer_context(const TensorReader& read, const InferFamily& f, const
 
 // The final norm, then the head a block of rows at a time (a tied head reads the embeddings; Phi's and GPT-J's have a
 // bias; Gemma 2 soft-caps the logits): the NLL, and the logits and last hidden state when asked.
-std::optional<Error> run_head(const TensorReader& read, const InferFamily& f, const HfConfig& config, const Dims& D,
+std::optional<Error> run_head(const TensorReader& read, const ModelFamily& f, const HfConfig& config, const Dims& D,
                               const RowMatrixXf& embed, const ForwardOptions& o, RowMatrixXf& h, ForwardResult& out) {
   if (auto e = apply_norm(read, f.final_norm, f.norm, h, D.eps)) return e;
   if (o.hidden) out.hidden.push_back(h);  // the last layer's output after the final norm, as hidden_states ends
@@ -207,9 +208,9 @@ std::optional<Error> run_head(const TensorReader& read, const InferFamily& f, co
 }  // namespace
 
 Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const ForwardOptions& o) {
-  Expected<const InferFamily*> family = family_of(config);
+  Expected<const ModelFamily*> family = family_of(config);
   if (!family) return family.error();
-  const InferFamily& f = **family;
+  const ModelFamily& f = **family;
   const std::string type = f.type;
   Expected<std::vector<long long>> pos = position_ids(o);
   if (!pos) return pos.error();
@@ -228,7 +229,7 @@ Expected<ForwardResult> forward(Checkpoint& c, const HfConfig& config, const For
   const Dims& D = *dims;
   for (long long t : o.tokens)
     if (t < 0 || t >= D.vocab) return index_error(t, D.vocab);
-  if (f.mlp == InferMlp::Moe && !config.num_experts_per_tok)
+  if (f.mlp == MlpKind::Moe && !config.num_experts_per_tok)
     return bad_request("config: missing num_experts_per_tok (" + type + " routes each token to that many experts)");
 
   const TensorReader read{c};

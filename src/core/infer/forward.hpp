@@ -1,7 +1,7 @@
 // A real model's forward pass, as transformers' *ForCausalLM eager forward (no dropout, no cache): float32 arithmetic
 // from the stored dtype, one layer's weights at a time through the checkpoint's ByteSource, attention one query row
 // at a time (no T x T matrix), every sum in fixed_sum's order. NLL by position, logits, attention by distance and
-// the sink, under the config's rope, another rope_scaling, or none at all (the README's 'Run it').
+// the sink, under the config's rope, another rope_scaling, or none at all (docs/run-it.md).
 #pragma once
 
 #include <Eigen/Core>

@@ -27,21 +27,21 @@ std::string shape_text(const std::vector<long long>& shape) {
   return s + "]";
 }
 
-float activate(float x, InferAct act) {
+float activate(float x, Activation act) {
   switch (act) {
-    case InferAct::Silu:
+    case Activation::Silu:
       return x / (1.0f + math::exp(-x));
-    case InferAct::Gelu:
+    case Activation::Gelu:
       return 0.5f * x * (1.0f + math::erf(x * 0.70710678118654752f));
-    case InferAct::Relu:
+    case Activation::Relu:
       return x > 0.0f ? x : 0.0f;
-    case InferAct::GeluTanh:  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    case Activation::GeluTanh:  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
       return 0.5f * x * (1.0f + math::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
   }
   return x;
 }
 
-void activate_all(RowMatrixXf& m, InferAct act) {
+void activate_all(RowMatrixXf& m, Activation act) {
   m = m.unaryExpr([act](float x) { return activate(x, act); });
 }
 
@@ -69,25 +69,25 @@ Expected<RowMatrixXf> linear(const LayerContext& ctx, const RowMatrixXf& x, cons
 }
 
 // Each row's RMS norm over `width` columns at a time (the whole row, or each head): times w, or 1 + w (Gemma).
-void rms_rows(RowMatrixXf& x, const float* w, Eigen::Index width, InferNorm norm, float eps) {
+void rms_rows(RowMatrixXf& x, const float* w, Eigen::Index width, NormKind norm, float eps) {
   for (Eigen::Index r = 0; r < x.rows(); ++r)
     for (Eigen::Index c0 = 0; c0 < x.cols(); c0 += width) {
       float* v = x.row(r).data() + c0;
       const float ms = fixed_sum<float>(width, [v](Eigen::Index i) { return v[i] * v[i]; }) / float(width);
       const float inv = 1.0f / std::sqrt(ms + eps);
       for (Eigen::Index i = 0; i < width; ++i)
-        v[i] = norm == InferNorm::RmsPlusOne ? (v[i] * inv) * (1.0f + w[i]) : w[i] * (v[i] * inv);
+        v[i] = norm == NormKind::RmsPlusOne ? (v[i] * inv) * (1.0f + w[i]) : w[i] * (v[i] * inv);
     }
 }
 
 // Qwen3's q/k norm (each head) or OLMo 2's (all heads at once).
 std::optional<Error> qk_norm(const LayerContext& ctx, const std::string& p, RowMatrixXf& q, RowMatrixXf& k) {
-  const bool per_head = ctx.family.qk_norm == InferQkNorm::PerHead;
-  for (auto [m, name] : {std::pair{&q, "self_attn.q_norm.weight"}, {&k, "self_attn.k_norm.weight"}}) {
+  const bool per_head = ctx.family.qk_norm == QkNorm::PerHead;
+  for (auto [m, name] : {std::pair{&q, kQNormName}, {&k, kKNormName}}) {
     const long long width = per_head ? ctx.head_dim : m->cols();
     Expected<RowMatrixXf> w = ctx.read(p + name, {width});
     if (!w) return w.error();
-    rms_rows(*m, w->data(), width, ctx.family.norm == InferNorm::Layer ? InferNorm::Rms : ctx.family.norm, ctx.eps);
+    rms_rows(*m, w->data(), width, ctx.family.norm == NormKind::Layer ? NormKind::Rms : ctx.family.norm, ctx.eps);
   }
   return std::nullopt;
 }
@@ -139,10 +139,10 @@ struct Qkv {
 
 // q [T, H hd], k and v [T, Hk hd], from the family's projections.
 Expected<Qkv> project_qkv(const LayerContext& ctx, const std::string& p, const RowMatrixXf& a) {
-  const InferFamily& f = ctx.family;
+  const ModelFamily& f = ctx.family;
   const long long d = ctx.d, hd = ctx.head_dim, qw = ctx.heads * hd, kw = ctx.kv_heads * hd;
   Qkv out;
-  if (f.qkv == InferQkv::Separate) {
+  if (f.qkv == QkvLayout::Separate) {
     for (auto [m, name, width] : {std::tuple{&out.q, f.q, qw}, {&out.k, f.k, kw}, {&out.v, f.v, kw}}) {
       Expected<RowMatrixXf> y = linear(ctx, a, p + name, width, d);
       if (!y) return y.error();
@@ -150,10 +150,10 @@ Expected<Qkv> project_qkv(const LayerContext& ctx, const std::string& p, const R
     }
     return out;
   }
-  Expected<RowMatrixXf> fused = linear(ctx, a, p + f.q, f.qkv == InferQkv::Phi3 ? qw + 2 * kw : 3 * qw, d);
+  Expected<RowMatrixXf> fused = linear(ctx, a, p + f.q, f.qkv == QkvLayout::Phi3 ? qw + 2 * kw : 3 * qw, d);
   if (!fused) return fused.error();
   const RowMatrixXf& y = *fused;
-  if (f.qkv == InferQkv::NeoX) {  // per head: [q, k, v] of head_dim each
+  if (f.qkv == QkvLayout::NeoX) {  // per head: [q, k, v] of head_dim each
     out.q.resize(y.rows(), qw), out.k.resize(y.rows(), qw), out.v.resize(y.rows(), qw);
     for (int h = 0; h < ctx.heads; ++h) {
       out.q.middleCols(h * hd, hd) = y.middleCols(3 * h * hd, hd);
@@ -183,7 +183,7 @@ Expected<RowMatrixXf> gated(const LayerContext& ctx, const RowMatrixXf& a, const
 
 // Mixtral's sparse MoE: softmax router, the top k experts per token renormalised, added up in expert order.
 Expected<RowMatrixXf> moe(const LayerContext& ctx, const std::string& p, const RowMatrixXf& a) {
-  const InferFamily& f = ctx.family;
+  const ModelFamily& f = ctx.family;
   const long long experts = ctx.read.dim(p + "block_sparse_moe.gate.weight", 0);
   if (experts < 1) return bad_request("the checkpoint holds no tensor \"" + p + "block_sparse_moe.gate.weight\"");
   const int k = std::min<int>(ctx.experts_per_token, int(experts));
@@ -221,18 +221,18 @@ Expected<RowMatrixXf> moe(const LayerContext& ctx, const std::string& p, const R
 }
 
 Expected<RowMatrixXf> mlp(const LayerContext& ctx, const std::string& p, const RowMatrixXf& a) {
-  const InferFamily& f = ctx.family;
-  const std::string first = p + (f.mlp == InferMlp::Gated ? f.gate : f.up) + ".weight";
-  const long long inner = f.mlp == InferMlp::Moe ? 0 : ctx.read.dim(first, f.conv1d ? 1 : 0);
-  if (f.mlp != InferMlp::Moe && inner < 1)
+  const ModelFamily& f = ctx.family;
+  const std::string first = p + (f.mlp == MlpKind::Gated ? f.gate : f.up) + ".weight";
+  const long long inner = f.mlp == MlpKind::Moe ? 0 : ctx.read.dim(first, f.conv1d ? 1 : 0);
+  if (f.mlp != MlpKind::Moe && inner < 1)
     return bad_request("the checkpoint holds no tensor \"" + first + "\" (expected shape [intermediate_size, " +
                        std::to_string(ctx.d) + "])");
   switch (f.mlp) {
-    case InferMlp::Gated:
+    case MlpKind::Gated:
       return gated(ctx, a, p + f.gate, p + f.up, p + f.down, inner);
-    case InferMlp::Moe:
+    case MlpKind::Moe:
       return moe(ctx, p, a);
-    case InferMlp::Phi3: {  // gate_up_proj: the gate's rows, then the up projection's
+    case MlpKind::Phi3: {  // gate_up_proj: the gate's rows, then the up projection's
       Expected<RowMatrixXf> gu = linear(ctx, a, p + f.up, inner, ctx.d);
       if (!gu) return gu.error();
       const long long half = inner / 2;
@@ -241,8 +241,8 @@ Expected<RowMatrixXf> mlp(const LayerContext& ctx, const std::string& p, const R
       g.array() *= gu->rightCols(half).array();
       return linear(ctx, g, p + f.down, ctx.d, half);
     }
-    case InferMlp::Plain:
-    case InferMlp::Gpt2: {
+    case MlpKind::Plain:
+    case MlpKind::Gpt2: {
       Expected<RowMatrixXf> h = linear(ctx, a, p + f.up, inner, ctx.d);
       if (!h) return h.error();
       activate_all(h.value(), ctx.act);
@@ -284,11 +284,11 @@ long long TensorReader::dim(const std::string& name, std::size_t axis) const {
   return t && t->shape.size() > axis ? t->shape[axis] : -1;
 }
 
-std::optional<Error> apply_norm(const TensorReader& read, const std::string& name, InferNorm norm, RowMatrixXf& h,
+std::optional<Error> apply_norm(const TensorReader& read, const std::string& name, NormKind norm, RowMatrixXf& h,
                                 float eps) {
   Expected<RowMatrixXf> w = read(name + ".weight", {h.cols()});
   if (!w) return w.error();
-  if (norm != InferNorm::Layer) {
+  if (norm != NormKind::Layer) {
     rms_rows(h, w->data(), h.cols(), norm, eps);
     return std::nullopt;
   }
@@ -308,7 +308,7 @@ std::optional<Error> apply_norm(const TensorReader& read, const std::string& nam
 
 std::optional<Error> run_layer(const LayerContext& ctx, int l, const std::optional<RopeModel>& rope, long long window,
                                RowMatrixXf& h, AttentionStats& stats) {
-  const InferFamily& f = ctx.family;
+  const ModelFamily& f = ctx.family;
   const std::string p = at_index(f.layer, l);
   const auto norm = [&](const char* name, RowMatrixXf& x) -> std::optional<Error> {
     return *name ? apply_norm(ctx.read, p + name, f.norm, x, ctx.eps) : std::nullopt;
@@ -318,7 +318,7 @@ std::optional<Error> run_layer(const LayerContext& ctx, int l, const std::option
   Expected<Qkv> qkv = project_qkv(ctx, p, a);
   if (!qkv) return qkv.error();
   Qkv& m = qkv.value();
-  if (f.qk_norm != InferQkNorm::None)
+  if (f.qk_norm != QkNorm::None)
     if (auto e = qk_norm(ctx, p, m.q, m.k)) return e;
   if (rope && stats.pairs_on) {
     stats.q_pairs.push_back(pair_norms(m.q, ctx.heads, ctx.head_dim, *rope));
@@ -334,13 +334,13 @@ std::optional<Error> run_layer(const LayerContext& ctx, int l, const std::option
   if (!attn) return attn.error();
   RowMatrixXf& att = attn.value();
   if (auto e = norm(f.post_attn_norm, att)) return e;
-  if (ctx.residual == InferResidual::ParallelOneNorm || ctx.residual == InferResidual::ParallelTwoNorms) {
+  if (ctx.residual == Residual::ParallelOneNorm || ctx.residual == Residual::ParallelTwoNorms) {
     RowMatrixXf b = h;  // GPT-NeoX's second norm of the same input; Phi and GPT-J feed the MLP the first
-    if (ctx.residual == InferResidual::ParallelTwoNorms)
+    if (ctx.residual == Residual::ParallelTwoNorms)
       if (auto e = norm(f.mlp_norm, b)) return e;
-    Expected<RowMatrixXf> y = mlp(ctx, p, ctx.residual == InferResidual::ParallelTwoNorms ? b : a);
+    Expected<RowMatrixXf> y = mlp(ctx, p, ctx.residual == Residual::ParallelTwoNorms ? b : a);
     if (!y) return y.error();
-    h = (ctx.residual == InferResidual::ParallelTwoNorms ? RowMatrixXf(*y + att) : RowMatrixXf(att + *y)) + h;
+    h = (ctx.residual == Residual::ParallelTwoNorms ? RowMatrixXf(*y + att) : RowMatrixXf(att + *y)) + h;
     return std::nullopt;
   }
   h += att;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/infer/family.hpp"
+#include "core/weights/family.hpp"
 #include "core/infer/forward.hpp"
 
 namespace rv {
@@ -24,13 +24,13 @@ struct TensorReader {
 // What one layer needs besides its weights.
 struct LayerContext {
   const TensorReader& read;
-  const InferFamily& family;
+  const ModelFamily& family;
   long long d;
   int heads, kv_heads, head_dim;
   float eps;
-  InferAct act;
+  Activation act;
   const std::vector<long long>& positions;
-  InferResidual residual;  // the family's, or GPT-NeoX's sequential one (use_parallel_residual false)
+  Residual residual;  // the family's, or GPT-NeoX's sequential one (use_parallel_residual false)
   float scale;             // scores times this (head_dim^-0.5, Gemma 2's query_pre_attn_scalar^-0.5)
   bool divide;             // scores / sqrt(head_dim) instead (GPT-2, GPT-J)
   float softcap;           // Gemma 2's attn_logit_softcapping, 0 for none
@@ -50,7 +50,7 @@ struct AttentionStats {
 };
 
 // h normed in place by the norm stored under name (".weight", and ".bias" for LayerNorm).
-std::optional<Error> apply_norm(const TensorReader& read, const std::string& name, InferNorm norm, RowMatrixXf& h,
+std::optional<Error> apply_norm(const TensorReader& read, const std::string& name, NormKind norm, RowMatrixXf& h,
                                 float eps);
 
 // One layer on h [T, d], in place; rope null (a learned table): no rotation; window > 0: keys within the last `window`

@@ -1,4 +1,4 @@
-// The lab's tiny decoder-only transformer (the README's 'Interfaces: the tiny decoder'): config, weights, forward,
+// The lab's tiny decoder-only transformer (docs/lab.md): config, weights, forward,
 // hand-written backward, AdamW.
 #pragma once
 
@@ -112,7 +112,7 @@ struct DecoderGrad {
 // positions ([B][T] like tokens, or nullptr: row t at position t) place token j of a row at positions[row][j]: the
 // position its method reads (pos_emb[p], PE(p), rope's rotation at p, alibi's -slope_n (p_i - p_j), t5's
 // rel_bias[bucket(max(p_i - p_j, 0)), n]: a key at a later position than its query takes bucket 0, as T5's causal
-// bucketing of -min(j - i, 0) does); causality stays by index (the README's 'Interfaces: the tiny decoder'). Without
+// bucketing of -min(j - i, 0) does); causality stays by index (docs/lab.md). Without
 // positions the numbers are those of 0..T-1 given explicitly, bit for bit.
 // Errors: config/weights as above; ragged or empty rows, targets or positions not shaped like tokens, a negative
 // position -> BadRequest; token id outside [0, vocab) -> IndexError (as nn.Embedding); for learned, a position

@@ -21,8 +21,8 @@ S gelu(S x) {
   return S(0.5) * x * (S(1) + math::erf(x / std::sqrt(S(2))));  // exact (erf) GELU, as decoder_forward
 }
 
-// a @ b with the decoder's own loops (core/base/matmul.hpp), as the full forward pass multiplies: Eigen's product kernels
-// would be linked for these row-at-a-time products alone (about 10 KB of the page's wasm).
+// a @ b with the decoder's own loops (core/base/matmul.hpp), as the full forward pass multiplies: Eigen's product
+// kernels would be linked for these row-at-a-time products alone (about 10 KB of the page's wasm).
 template <class S, class A, class B>
 RowMat<S> times(const A& a, const B& b) {
   RowMat<S> out(a.rows(), b.cols());

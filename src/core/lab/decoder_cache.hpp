@@ -1,4 +1,4 @@
-// KV-cache decoding for the tiny decoder (the README's 'Interfaces: the tiny decoder'): one token per step, greedy
+// KV-cache decoding for the tiny decoder (docs/lab.md): one token per step, greedy
 // generation, attention maps.
 #pragma once
 
@@ -12,8 +12,7 @@ namespace rv {
 
 // [SECTION] The cache
 // One layer's keys and values of every token decoded so far; row j is the j-th token decoded (at the cache's
-// position_of(j)), head n is columns n*d_head .. (n+1)*d_head - 1 (as q, k, v in the README's 'Interfaces: the tiny
-// decoder').
+// position_of(j)), head n is columns n*d_head .. (n+1)*d_head - 1 (as q, k, v in docs/lab.md).
 //   k: a @ wk of that token, and for rope already rotated at its own position p_j (RoPE is applied to the key once,
 //      before caching; a later query never rotates it again). For alibi and t5 the key carries no position: their
 //      position enters only as the score bias of p_i - p_j, added when a query attends.

@@ -1,4 +1,4 @@
-// The tiny decoder's forward pass (the README's 'Interfaces: the tiny decoder'): embeddings, position method,
+// The tiny decoder's forward pass (docs/lab.md): embeddings, position method,
 // pre-norm layers, loss.
 #include <cmath>
 

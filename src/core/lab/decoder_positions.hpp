@@ -9,7 +9,7 @@
 namespace rv::detail {
 
 // What queries at positions first .. first + rows - 1 need, against keys at any positions >= 0. A token's
-// position is its row's (the README's 'Interfaces: the tiny decoder': 0..T-1 unless given).
+// position is its row's (docs/lab.md: 0..T-1 unless given).
 template <class S>
 struct PositionTables {
   long long first = 0;         // the position of row 0

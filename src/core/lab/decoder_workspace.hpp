@@ -22,7 +22,7 @@ struct SequenceBatch {
   void clear();
   // Appends a sequence of T rows (tokens and targets -1; at positions 0..T-1) and returns the row it starts at.
   int append(int T);
-  // Sequence s at positions p[0 .. length[s] - 1] (the README's 'Interfaces: the tiny decoder': non-negative, any
+  // Sequence s at positions p[0 .. length[s] - 1] (docs/lab.md: non-negative, any
   // order; causality stays by row). The other sequences keep theirs (0..T-1 unless set).
   void set_positions(int s, const long long* p);
 };

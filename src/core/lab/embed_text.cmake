@@ -12,7 +12,8 @@ file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" hex_len)
 math(EXPR size "${hex_len} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
+string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n"
+       bytes "${bytes}")
 file(WRITE "${OUTPUT}.tmp" "// Generated from ${INPUT} by embed_text.cmake: do not edit.\n#include \"${INCLUDE}\"\n\n"
   "std::string_view ${NAME}() {\n  static const unsigned char text[] = {\n${bytes}0};\n"
   "  return {reinterpret_cast<const char*>(text), ${size}};\n}\n")

@@ -317,10 +317,13 @@ void LabRun::eval_length() {
   const int per = 4 * o.train_len;
   const Pass pass = passes_[std::size_t(eval_n_ / per)];
   const int n = eval_n_++ % per + 1;
-  const LabPlacement at = pass == Pass::Sequential ? LabPlacement{} : LabPlacement{lab_position_range(o), lab_seed(o.seed, 4, n)};
+  const LabPlacement at =
+      pass == Pass::Sequential ? LabPlacement{} : LabPlacement{lab_position_range(o), lab_seed(o.seed, 4, n)};
   const auto acc = lab_accuracy(pass == Pass::Scaled ? *scaled_ : config_, weights_, o.task, n, o.eval_count,
                                 lab_seed(o.seed, 2, n), ws_, batch_, at);
-  auto& exact = pass == Pass::Scaled ? r.accuracy_scaled : pass == Pass::Sequential ? r.accuracy_sequential : r.accuracy;
+  auto& exact = pass == Pass::Scaled       ? r.accuracy_scaled
+                : pass == Pass::Sequential ? r.accuracy_sequential
+                                           : r.accuracy;
   auto& answers = pass == Pass::Scaled       ? r.token_accuracy_scaled
                   : pass == Pass::Sequential ? r.token_accuracy_sequential
                                              : r.token_accuracy;
@@ -385,7 +388,11 @@ void write_options(JsonWriter& w, const LabOptions& o) {
   for (int n = 1; n <= 4 * o.train_len; ++n) lengths.push_back(n);
   w.field("task", lab_task_name(o.task)).field("train_len", o.train_len);
   w.key("eval_lengths").list(lengths);
-  w.field("steps", o.steps).field("seed", (long long)o.seed).field("seeds", o.seeds).field("vocab", kLabVocab).field("sep", kLabSep);
+  w.field("steps", o.steps)
+      .field("seed", (long long)o.seed)
+      .field("seeds", o.seeds)
+      .field("vocab", kLabVocab)
+      .field("sep", kLabSep);
   w.field("d_model", o.d_model).field("heads", o.heads).field("layers", o.layers).field("d_ff", o.d_ff);
   w.field("batch", o.batch).field("lr", o.lr).field("weight_decay", o.weight_decay);
   w.field("warmup", std::min(o.warmup, o.steps / 2)).field("eval_count", o.eval_count);

@@ -1,4 +1,4 @@
-// The extrapolation lab (the README's 'Interfaces: the lab document'): seeded synthetic tasks, options, a
+// The extrapolation lab (docs/lab.md): seeded synthetic tasks, options, a
 // time-sliceable training run, its JSON document.
 #pragma once
 
@@ -163,7 +163,8 @@ struct LabResult {
   std::vector<LabMethodResult> methods;
   double seconds = 0;             // wall time inside LabRun::step, training and evaluation
   double train_seconds = 0;       // the training part of it
-  long long tokens_trained = 0;  // input tokens through forward + backward, all methods (tokens_per_s uses train_seconds)
+  long long tokens_trained =
+      0;  // input tokens through forward + backward, all methods (tokens_per_s uses train_seconds)
 };
 
 // A method's model when its training ended: what the app looks inside (attention maps, KV-cache decode).
@@ -287,7 +288,7 @@ std::vector<std::string> lab_option_flags(const LabOptions& o);
 
 // Drives a LabRun to completion and times it.
 LabResult run_lab(const LabOptions& o);
-// The lab document `ropeviz-cli lab` prints (every field: the README's 'Interfaces: the lab document'): the options as
+// The lab document `ropeviz-cli lab` prints (every field: docs/lab.md): the options as
 // run (task, lengths, steps, seed, vocab, model sizes, the training schedule and the bar, "max_position" (the learned
 // table's rows) and "trained_positions"), "seconds", "tokens_per_s", and per method "train_loss", "accuracy",
 // "token_accuracy", "error", "steps_run", "reached_bar", learned's "table_row_change". With --rope-scaling:

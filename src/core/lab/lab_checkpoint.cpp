@@ -29,7 +29,8 @@ Expected<LabTrained> read_lab_safetensors(const std::vector<std::uint8_t>& bytes
                                    [&](const TensorInfo& i) { return i.name == w.name; });
     if (info == header->tensors.end() || info->dtype != "F32" || info->shape != w.shape)
       return bad_request("lab weights: no F32 tensor " + w.name + " of the decoder's shape");
-    const Expected<RowMatrixXd> m = decode_tensor(*info, bytes.data() + info->begin, std::size_t(info->end - info->begin));
+    const Expected<RowMatrixXd> m =
+        decode_tensor(*info, bytes.data() + info->begin, std::size_t(info->end - info->begin));
     if (!m) return m.error();
     for (long long k = 0; k < w.size; ++k) w.data[k] = float(m->data()[k]);
   }

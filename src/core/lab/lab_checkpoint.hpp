@@ -1,4 +1,4 @@
-// A trained lab decoder as a checkpoint (README "The lab's saved weights"): model.safetensors with the decoder's own
+// A trained lab decoder as a checkpoint (docs/lab.md): model.safetensors with the decoder's own
 // tensor names (tok_emb, pos_emb, l{j}.wq, ...; float32) and a config.json saying what was trained, so the
 // checkpoint reader and the learned_table op open the lab's really trained tables like any model's; and read back.
 #pragma once

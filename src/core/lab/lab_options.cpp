@@ -88,7 +88,8 @@ LabBatch make_lab_batch(LabTask t, int n, int rows, std::uint64_t seed) {
 
 namespace {
 const char* kFlags =
-    "--task, --methods, --train-len, --table-len, --steps, --seed, --seeds, --positions, --position-range, --d-model, --heads, --layers, --d-ff, --batch, "
+    "--task, --methods, --train-len, --table-len, --steps, --seed, --seeds, --positions, --position-range, --d-model, "
+    "--heads, --layers, --d-ff, --batch, "
     "--lr, --warmup, --eval-count, --check-every, --rope-scaling, --rope-factor";
 
 std::optional<Error> parse_int(const std::string& flag, const std::string& text, long long lo, long long hi,
@@ -107,7 +108,8 @@ std::optional<Error> parse_int(const std::string& flag, const std::string& text,
 std::optional<Error> parse_lr(const std::string& text, double& out) {
   char* end = nullptr;
   const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(v)) return bad_request("--lr needs a number, got \"" + text + "\"");
+  if (text.empty() || *end != '\0' || !std::isfinite(v))
+    return bad_request("--lr needs a number, got \"" + text + "\"");
   if (v <= 0 || v > 1) return bad_request("--lr must be in (0, 1], got " + text);
   out = v;
   return std::nullopt;

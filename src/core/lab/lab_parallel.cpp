@@ -20,7 +20,8 @@ LabGathered gathered(const LabRun& run, PositionMethod m) {
 
 LabParallel::LabParallel(LabOptions o, int jobs)
     : options_(o), runs_(lab_run_list(options_)), collect_(std::move(o)) {
-  const std::size_t n = std::clamp<std::size_t>(std::size_t(std::max(1, jobs)), 1, std::max<std::size_t>(1, runs_.size()));
+  const std::size_t n =
+      std::clamp<std::size_t>(std::size_t(std::max(1, jobs)), 1, std::max<std::size_t>(1, runs_.size()));
   for (std::size_t k = 0; k < n; ++k) slots_.push_back(std::make_unique<Slot>());
   for (const std::unique_ptr<Slot>& s : slots_) s->thread = std::thread([this, slot = s.get()] { work(*slot); });
 }

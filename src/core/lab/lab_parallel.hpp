@@ -1,5 +1,5 @@
 // The lab's runs (one per method and seed) on N threads: `ropeviz-cli lab --jobs N` and the desktop app (the
-// README's 'Interfaces: the lab document'). Native builds only.
+// docs/lab.md). Native builds only.
 #pragma once
 
 #include <atomic>

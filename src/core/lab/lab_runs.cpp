@@ -56,14 +56,16 @@ std::optional<Error> read_list(const JsonValue& doc, const char* key, bool nulls
                                std::vector<std::optional<double>>& out) {
   const JsonValue* v = doc.find(key);
   if (!v && optional) return std::nullopt;
-  if (!v || v->kind != JsonValue::Kind::Array) return bad_request(std::string("lab run: \"") + key + "\" must be a list");
+  if (!v || v->kind != JsonValue::Kind::Array)
+    return bad_request(std::string("lab run: \"") + key + "\" must be a list");
   out.clear();
   for (const JsonValue& x : v->array) {
     if (x.kind == JsonValue::Kind::Null && nulls) {
       out.emplace_back();
       continue;
     }
-    if (x.kind != JsonValue::Kind::Number) return bad_request(std::string("lab run: \"") + key + "\" holds a non-number");
+    if (x.kind != JsonValue::Kind::Number)
+      return bad_request(std::string("lab run: \"") + key + "\" holds a non-number");
     out.emplace_back(x.number);
   }
   return std::nullopt;
@@ -96,7 +98,8 @@ Expected<LabSeedRun> parse_lab_run(std::string_view json, const LabOptions& o, P
     return bad_request("lab run: \"seed\" must be a seed");
   if (!steps || !steps->integer || steps->number < 0 || steps->number > kLabStepsMax)
     return bad_request("lab run: \"steps\" must be a step count");
-  if (!bar || bar->kind != JsonValue::Kind::Boolean) return bad_request("lab run: \"reached_bar\" must be true or false");
+  if (!bar || bar->kind != JsonValue::Kind::Boolean)
+    return bad_request("lab run: \"reached_bar\" must be true or false");
   if (!error || (error->kind != JsonValue::Kind::Null && error->kind != JsonValue::Kind::String))
     return bad_request("lab run: \"error\" must be null or a message");
   r.seed = std::uint64_t(seed->number);

@@ -1,4 +1,4 @@
-// A lab's runs one at a time (the README's 'Interfaces: the lab document'): the options of one run, a run's JSON and
+// A lab's runs one at a time (docs/lab.md): the options of one run, a run's JSON and
 // its exact reading back, and a lab result gathered from runs trained elsewhere (threads, Web Workers).
 #pragma once
 

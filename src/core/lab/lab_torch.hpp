@@ -9,7 +9,7 @@
 namespace rv {
 
 // The text of ropeviz_lab.py: Python 3 and PyTorch only. The lab's random stream, tasks and batches ported bit for
-// bit (NormalRng, lab_seed, lab_train_batch), the decoder of the README's lab section for every position method as
+// bit (NormalRng, lab_seed, lab_train_batch), the decoder of docs/lab.md for every position method as
 // an nn.Module, LabRun's init (the same float32 weights), adamw_step's update, lab_learning_rate, the bar checks and
 // the evaluation, writing a document shaped like lab_json's. These options are the defaults of its flags.
 // The script is src/core/lab/ropeviz_lab.py, exactly as written for LabOptions() (so it runs as it is, and the tests

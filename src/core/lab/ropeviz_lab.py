@@ -7,11 +7,11 @@ given is the DEFAULTS line below, the one line the export writes: the defaults o
 `python3 ropeviz_lab.py --print-command` prints the same run as a `ropeviz-cli lab` command (the C++ run, as the app's
 Lab panel trains it).
 
-Everything is ported from the C++ (the README's lab section has the model): the random stream and so every batch, the
-initial weights, AdamW and the learning-rate schedule. On the CPU in float32 the training losses agree with the C++
-ones to about 2e-6 over the first 50 steps. The two add numbers up in different orders, so float32 rounding makes them
-drift apart: slowly while training is calm, visibly within a few hundred steps where it is not (alibi and none on
-copy), so a long run agrees with the app's in character, not to the last digit (--dtype float64 shows how much of a
+Everything is ported from the C++ (the repository's docs/lab.md has the model): the random stream and so every batch,
+the initial weights, AdamW and the learning-rate schedule. On the CPU in float32 the training losses agree with the
+C++ ones to about 2e-6 over the first 50 steps. The two add numbers up in different orders, so float32 rounding makes
+them drift apart: slowly while training is calm, visibly within a few hundred steps where it is not (alibi and none
+on copy), so a long run agrees with the app's in character, not to the last digit (--dtype float64 shows how much of a
 curve is rounding).
 --data ropeviz_lab_data.json starts from the weights the C++ wrote (the same as --init lab draws) and checks that the
 batches it holds are the ones generated here.
@@ -21,7 +21,7 @@ batches it holds are the ones generated here.
     python3 ropeviz_lab.py --methods rope,alibi --train-len 16 --d-model 128 --layers 4 --steps 5000 --init torch
     python3 ropeviz_lab.py --print-command        # this run as `ropeviz-cli lab ...`, then exit
 
-Past one machine (the README's "Past one machine"): under `torchrun --nproc-per-node N` (and --nnodes), or with
+Past one machine (docs/lab.md, 'Past one machine'): under `torchrun --nproc-per-node N` (and --nnodes), or with
 --nproc N (N local processes through torch.multiprocessing, the same env:// rendezvous, where torchrun is missing),
 the runs (one per method and seed) are shared out, run i to rank i % world size, and rank 0 writes the one document,
 the one a single process writes (its seconds and tokens_per_s aside). With --ddp each run is instead trained by all
@@ -217,7 +217,7 @@ def to_tensors(rows, device, positions=None):
     return tokens, targets, positions
 
 
-# ---- The model (the README's lab section) ------------------------------------------------------------------
+# ---- The model (docs/lab.md) ---------------------------------------------------------------------------------
 def alibi_slopes(heads):
     """Press et al.'s get_slopes: 2^(-8(n+1)/heads) for a power of two, else the closest power of two's slopes followed
     by every other slope of twice that many."""
@@ -361,7 +361,7 @@ class Decoder(torch.nn.Module):
         return self.tables[key]
 
     def by_position(self, positions):
-        """What the method reads at each token's position (the README's tiny decoder, positions [B, T]): pe, cos and
+        """What the method reads at each token's position (docs/lab.md's tiny decoder, positions [B, T]): pe, cos and
         sin [B, T, *] from tables of every position up to the largest seen (made again only when one is larger);
         alibi's -slope_n * (p_i - p_j) and t5's bucket(max(p_i - p_j, 0)) [B, T, T] by position distance."""
         w = self.tok_emb
@@ -720,7 +720,8 @@ def lab_command(o):
     def num(x):
         return "%d" % x if x == int(x) else repr(x)
     flags = ["--task", o.task, "--methods", ",".join(o.methods), "--train-len", o.train_len, "--steps", o.steps,
-             "--seed", o.seed, "--seeds", o.seeds, "--d-model", o.d_model, "--heads", o.heads, "--layers", o.layers, "--d-ff", o.d_ff,
+             "--seed", o.seed, "--seeds", o.seeds, "--d-model", o.d_model, "--heads", o.heads, "--layers", o.layers,
+             "--d-ff", o.d_ff,
              "--batch", o.batch, "--lr", num(o.lr), "--warmup", o.warmup, "--eval-count", o.eval_count,
              "--check-every", o.check_every, "--table-len", o.table_len]
     if o.positions != "sequential":
@@ -802,8 +803,8 @@ def parse_args(argv=None):
         ap.error("--seeds must be in [1, 16]")
     if o.positions == "sequential" and o.position_range:
         ap.error("--position-range is for --positions random")
-    if o.positions == "random" and (o.table_len or not (o.position_range == 0 or
-                                                         input_len(o.task, 4 * o.train_len) <= o.position_range <= 8192)):
+    if o.positions == "random" and (o.table_len or not (
+            o.position_range == 0 or input_len(o.task, 4 * o.train_len) <= o.position_range <= 8192)):
         ap.error("--positions random: --table-len must be 0 and --position-range 0 or from the longest test input "
                  "(%d) to 8192" % input_len(o.task, 4 * o.train_len))
     if not 1.0 < o.rope_factor <= 64.0:
@@ -937,7 +938,8 @@ def lab(o, data, rank=0, world=1, local_rank=0):
     if data is not None and rank == 0:
         log("%s: %d batches equal the generated ones" % (o.data, len(data["batches"])))
     doc = {"task": o.task, "train_len": o.train_len, "eval_lengths": list(range(1, 4 * o.train_len + 1)),
-           "steps": o.steps, "seed": o.seed, "seeds": o.seeds, "vocab": VOCAB, "sep": SEP, "d_model": o.d_model, "heads": o.heads,
+           "steps": o.steps, "seed": o.seed, "seeds": o.seeds, "vocab": VOCAB, "sep": SEP, "d_model": o.d_model,
+           "heads": o.heads,
            "layers": o.layers, "d_ff": o.d_ff, "batch": o.batch, "lr": o.lr, "weight_decay": o.weight_decay,
            "warmup": min(o.warmup, o.steps // 2), "eval_count": o.eval_count, "check_every": o.check_every,
            "bar": BAR, "max_position": table_len(o), "trained_positions": trained_positions(o),

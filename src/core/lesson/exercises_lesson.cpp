@@ -88,8 +88,9 @@ Exercise past_table() {
   e.prompt = "A model is trained with max_position = " + text::count(rows) + " but must process a sequence of length " +
              text::count(length) + " at inference. What happens with learned absolute positions? With RoPE?";
   e.hint = "Learned absolute: a table lookup at a position ≥ max_position raises IndexError. RoPE: the angle formula " +
-           std::string("is defined at any position; whether a model trained on fewer positions is still good there is "
-                       "another question.");
+           std::string(
+               "is defined at any position; whether a model trained on fewer positions is still good there is "
+               "another question.");
   e.why = "The sequence needs positions 0 .. " + text::count(last) + "; P has " + text::count(rows) +
           " rows, and the first position without one raises " + error +
           ". RoPE computes m·θᵢ at any m: at m = " + text::count(last) + " the angles are " +

@@ -31,12 +31,13 @@ struct HfLocalRope {
 
 // The fields of config.json that decide the positional encoding. Legacy names are folded in by the reader:
 // n_embd, dim -> hidden_size; n_head, n_heads -> num_attention_heads; n_positions -> max_position_embeddings; and
-// transformers 5's rope_parameters -> rope_theta, rope_scaling, partial_rotary_factor (README: Real models).
+// transformers 5's rope_parameters -> rope_theta, rope_scaling, partial_rotary_factor (docs/app.md: Real models).
 struct HfConfig {
   std::optional<std::string> model_type, position_embedding_type;
   std::optional<long long> hidden_size, num_attention_heads, head_dim;
   std::optional<long long> num_key_value_heads;  // read for rope_usage's check of the key projection
-  std::optional<double> rms_norm_eps, layer_norm_eps;  // real_scores' input norm (layer_norm_epsilon read as the latter)
+  std::optional<double> rms_norm_eps,
+      layer_norm_eps;  // real_scores' input norm (layer_norm_epsilon read as the latter)
   // What the forward pass reads besides (core/infer): the activation (hidden_activation, hidden_act or
   // activation_function), Gemma 2's attention scale and soft caps, the sliding window, Mixtral's experts per token,
   // GPT-NeoX's parallel residual.

@@ -12,6 +12,8 @@
 namespace rv {
 
 enum class ScalingType { None, Linear, Dynamic, Yarn, Llama3, Longrope };
+// How many ScalingTypes there are (Longrope is the last): tables by type static_assert their size against it.
+inline constexpr int kScalingTypeCount = int(ScalingType::Longrope) + 1;
 
 const char* scaling_name(ScalingType t);  // "none", "linear", "dynamic", "yarn", "llama3", "longrope"
 // also "default" -> None and Phi-3's legacy "su" -> Longrope

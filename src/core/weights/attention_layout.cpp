@@ -4,47 +4,41 @@
 namespace rv {
 namespace {
 
-constexpr const char* kQ = "model.layers.{l}.self_attn.q_proj.weight";
-constexpr const char* kK = "model.layers.{l}.self_attn.k_proj.weight";
-constexpr const char* kNorm = "model.layers.{l}.input_layernorm.weight";
-constexpr const char* kQNorm = "model.layers.{l}.self_attn.q_norm.weight";
-constexpr const char* kKNorm = "model.layers.{l}.self_attn.k_norm.weight";
-
-const AttentionLayout kLayouts[] = {
-    {"llama", kQ, kK, kNorm},
-    {"mistral", kQ, kK, kNorm},
-    {"mixtral", kQ, kK, kNorm, "", "", FusedQkv::None, false, false, "model.embed_tokens.weight", 1e-5},
-    {"qwen2", kQ, kK, kNorm},
-    {"qwen3", kQ, kK, kNorm, kQNorm, kKNorm},
-    {"gemma", kQ, kK, kNorm, "", "", FusedQkv::None, true},
-    {"gemma2", kQ, kK, kNorm, "", "", FusedQkv::None, true},
-    {"gemma3", kQ, kK, kNorm, kQNorm, kKNorm, FusedQkv::None, true},
-    {"gemma3_text", kQ, kK, kNorm, kQNorm, kKNorm, FusedQkv::None, true},  // Gemma3ForCausalLM's config
-    {"phi", kQ, kK, kNorm, "", "", FusedQkv::None, false, true, "model.embed_tokens.weight", 1e-5},
-    {"stablelm", kQ, kK, kNorm, "", "", FusedQkv::None, false, true, "model.embed_tokens.weight", 1e-5},
-    {"phi3", "model.layers.{l}.self_attn.qkv_proj.weight", "", kNorm, "", "", FusedQkv::Phi3, false, false,
-     "model.embed_tokens.weight", 1e-5},
-    {"gpt_neox", "gpt_neox.layers.{l}.attention.query_key_value.weight", "",
-     "gpt_neox.layers.{l}.input_layernorm.weight", "", "", FusedQkv::NeoX, false, true, "gpt_neox.embed_in.weight", 1e-5},
-    {"gptj", "transformer.h.{l}.attn.q_proj.weight", "transformer.h.{l}.attn.k_proj.weight",
-     "transformer.h.{l}.ln_1.weight", "", "", FusedQkv::None, false, true, "transformer.wte.weight", 1e-5},
-};
+// The families whose attention the analyses read: RoPE (no learned table), one input norm, q/k norms per head.
+bool analysable(const ModelFamily& f) {
+  return !*f.positions && *f.attn_norm && f.qk_norm != QkNorm::Whole && f.qkv != QkvLayout::Gpt2;
+}
 
 }  // namespace
 
-const AttentionLayout* attention_layout(const std::string& model_type) {
-  for (const AttentionLayout& l : kLayouts)
-    if (model_type == l.type) return &l;
-  return nullptr;
+std::optional<AttentionLayout> attention_layout(const std::string& model_type) {
+  const ModelFamily* f = model_family(model_type);
+  if (!f || !analysable(*f)) return std::nullopt;
+  const std::string layer = f->layer;
+  AttentionLayout a;
+  a.q = layer + f->q + ".weight";
+  if (f->qkv == QkvLayout::Separate) a.k = layer + f->k + ".weight";
+  a.norm = layer + f->attn_norm + ".weight";
+  if (f->qk_norm == QkNorm::PerHead) {
+    a.q_norm = layer + kQNormName;
+    a.k_norm = layer + kKNormName;
+  }
+  a.fused = f->qkv;
+  a.gemma = f->norm == NormKind::RmsPlusOne;
+  a.layer_norm = f->norm == NormKind::Layer;
+  a.embed = f->embed;
+  a.eps = f->eps;
+  return a;
 }
 
 std::string attention_layout_types() {
   std::string known;
-  for (const AttentionLayout& l : kLayouts) known += std::string(known.empty() ? "" : ", ") + l.type;
+  for (const ModelFamily* f : model_families())
+    if (analysable(*f)) known += std::string(known.empty() ? "" : ", ") + f->type;
   return known;
 }
 
-std::string at_layer(const char* pattern, int l) {
+std::string at_layer(std::string_view pattern, int l) {
   std::string s(pattern);
   const std::size_t at = s.find("{l}");
   return at == std::string::npos ? s : s.replace(at, 3, std::to_string(l));
@@ -60,14 +54,15 @@ std::string bias_of(const std::string& weight) {
 Expected<AttentionModel> attention_model(const HfConfig& config, const char* op) {
   AttentionModel m;
   m.type = config.model_type.value_or("");
-  m.layout = attention_layout(m.type);
-  if (!m.layout)
+  std::optional<AttentionLayout> layout = attention_layout(m.type);
+  if (!layout)
     return bad_request(std::string(op) + " does not know model_type \"" + m.type + "\" (it knows " +
                        attention_layout_types() + ")");
   Expected<ModelInfo> info = derive_model(config);
   if (!info) return bad_request("config: " + info.error().message);
   if (!info->rope) return bad_request("config: model_type \"" + m.type + "\" has no RoPE");
   if (!config.num_attention_heads) return bad_request("config: missing num_attention_heads");
+  m.layout = std::move(*layout);
   m.config = config;
   m.rope_local = info->rope_local;
   m.rope = *info->rope;

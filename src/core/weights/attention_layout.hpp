@@ -1,44 +1,45 @@
-// Where each model type keeps its token embedding and layer l's attention weights (README "Real weights"), shared
+// Where each model type keeps its token embedding and layer l's attention weights (docs/real-weights.md), shared
 // by rope_usage and real_scores.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/base/matrix.hpp"
+#include "core/weights/family.hpp"
 #include "core/models/hf_config.hpp"
 #include "core/weights/checkpoint.hpp"
 
 namespace rv {
 
-enum class FusedQkv { None, Phi3, NeoX };  // phi3: [q; k; v] rows; gpt_neox: per head [q; k; v] blocks
-
+// Layer l's attention as the weight analyses read it, from the family's row (core/weights/family.hpp).
 struct AttentionLayout {
-  const char* type;
-  const char* q;  // "{l}" stands for the layer
-  const char* k;  // empty when fused with q
-  const char* norm;
-  const char* q_norm = "";  // per-head-dim RMSNorms after the projections, or empty
-  const char* k_norm = "";
-  FusedQkv fused = FusedQkv::None;
-  bool gemma = false;       // norms scale by 1 + weight, embeddings by sqrt(hidden_size)
-  bool layer_norm = false;  // LayerNorm with bias (phi, stablelm, gpt_neox, gptj), else RMSNorm
-  const char* embed = "model.embed_tokens.weight";
+  std::string q;  // "{l}" stands for the layer; a fused projection's whole name
+  std::string k;  // empty when fused with q
+  std::string norm;
+  std::string q_norm, k_norm;  // per-head-dim RMSNorms after the projections, or empty
+  QkvLayout fused = QkvLayout::Separate;  // Separate, Phi3 ([q; k; v] rows) or NeoX (per head [q; k; v] blocks)
+  bool gemma = false;                     // norms scale by 1 + weight, embeddings by sqrt(hidden_size)
+  bool layer_norm = false;                // LayerNorm with bias (phi, stablelm, starcoder2, gpt_neox, gptj)
+  std::string embed;
   double eps = 1e-6;  // transformers' default rms_norm_eps / layer_norm_eps for the type
 };
 
-// The layout of a model type, or nullptr; the known types, comma-separated, for the refusal.
-const AttentionLayout* attention_layout(const std::string& model_type);
+// The layout of a RoPE family whose attention reads one input norm and per-head q/k norms at most (every RoPE row
+// of the family table but OLMo 2's), or nullopt; the types it knows, comma-separated, for the refusal.
+std::optional<AttentionLayout> attention_layout(const std::string& model_type);
 std::string attention_layout_types();
 // A layout name at layer l; a tensor's bias beside it (".weight" -> ".bias").
-std::string at_layer(const char* pattern, int l);
+std::string at_layer(std::string_view pattern, int l);
 std::string bias_of(const std::string& weight);
 
-// A config read for the weight ops: its layout, its RoPE (section "model" of the README's protocol) and its heads;
+// A config read for the weight ops: its layout, its RoPE (the "model" op of docs/cli.md) and its heads;
 // a BadRequest naming what is missing, and `op` with the types it knows for another model_type.
 struct AttentionModel {
   std::string type;
-  const AttentionLayout* layout = nullptr;
+  AttentionLayout layout;
   RopeModel rope;                       // the model's rope (Gemma 3: its full-attention layers')
   std::optional<RopeModel> rope_local;  // Gemma 3's sliding-attention layers (HfConfig::local), else null
   HfConfig config;                      // which layers slide (is_local_layer)

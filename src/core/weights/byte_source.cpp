@@ -94,7 +94,8 @@ const std::uint8_t* SuppliedSource::view_at(std::uint64_t offset, std::uint64_t 
   const auto it = store_->ranges.find(file_);
   if (it != store_->ranges.end())
     for (const SuppliedBytes::Range& r : it->second)
-      if (offset >= r.offset && offset + length <= r.offset + r.bytes.size()) return r.bytes.data() + (offset - r.offset);
+      if (offset >= r.offset && offset + length <= r.offset + r.bytes.size())
+        return r.bytes.data() + (offset - r.offset);
   return nullptr;
 }
 

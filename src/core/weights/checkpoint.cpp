@@ -41,8 +41,10 @@ Expected<Checkpoint> Checkpoint::open_index(std::string_view index_json, SourceO
   for (const auto& [name, shard] : map->object) {
     if (shard.kind != JsonValue::Kind::String)
       return bad_request("weight_map entry \"" + name + "\" must name a shard file");
-    if (shard.string.empty() || shard.string.find('/') != std::string::npos || shard.string.find('\\') != std::string::npos)
-      return bad_request("weight_map entry \"" + name + "\" names \"" + shard.string + "\": shards must sit beside the index");
+    if (shard.string.empty() || shard.string.find('/') != std::string::npos ||
+        shard.string.find('\\') != std::string::npos)
+      return bad_request("weight_map entry \"" + name + "\" names \"" + shard.string +
+                         "\": shards must sit beside the index");
     if (std::find(shards.begin(), shards.end(), shard.string) == shards.end()) shards.push_back(shard.string);
   }
   if (shards.empty()) return bad_request("model.safetensors.index.json's weight_map is empty");
@@ -59,13 +61,15 @@ Expected<Checkpoint> Checkpoint::open_index(std::string_view index_json, SourceO
   for (const auto& entry : map->object) {  // not a structured binding: clang 14 cannot capture one in a lambda
     const std::string& name = entry.first;
     const JsonValue& shard = entry.second;
-    const auto it = std::find_if(c.tensors_.begin(), c.tensors_.end(), [&](const TensorInfo& t) { return t.name == name; });
+    const auto it =
+        std::find_if(c.tensors_.begin(), c.tensors_.end(), [&](const TensorInfo& t) { return t.name == name; });
     if (it == c.tensors_.end())
       return bad_request("weight_map names tensor \"" + name + "\" in " + shard.string + ", which does not hold it");
     if (it->file != shard.string)
       return bad_request("weight_map puts tensor \"" + name + "\" in " + shard.string + ", but it is in " + it->file);
   }
-  std::sort(c.tensors_.begin(), c.tensors_.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
+  std::sort(c.tensors_.begin(), c.tensors_.end(),
+            [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
   for (std::size_t i = 1; i < c.tensors_.size(); ++i)
     if (c.tensors_[i].name == c.tensors_[i - 1].name)
       return bad_request("tensor \"" + c.tensors_[i].name + "\" is in two shards");

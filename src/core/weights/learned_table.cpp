@@ -109,7 +109,8 @@ RowMatrixXd gram_of_columns(const RowMatrixXd& A) {
     const Eigen::Index k1 = std::min(n, k0 + kBlock);
     Eigen::Index i = 0;  // G is symmetric: the block's rows from column k0 on, the rest mirrored below
     for (; i + 4 <= m; i += 4) {
-      const double *a0 = A.row(i).data(), *a1 = A.row(i + 1).data(), *a2 = A.row(i + 2).data(), *a3 = A.row(i + 3).data();
+      const double *a0 = A.row(i).data(), *a1 = A.row(i + 1).data(), *a2 = A.row(i + 2).data(),
+                   *a3 = A.row(i + 3).data();
       for (Eigen::Index k = k0; k < k1; ++k)
         axpy4(G.row(k).data() + k0, a0 + k0, a1 + k0, a2 + k0, a3 + k0, a0[k], a1[k], a2[k], a3[k], n - k0);
     }
@@ -364,7 +365,8 @@ Expected<FoundTable> find_learned_table(Checkpoint& c, const std::string& tensor
     if (!f.tensor) return bad_request("the checkpoint holds no tensor \"" + tensor + "\"");
   } else {
     for (const std::string& name : learned_table_names()) {
-      auto it = std::find_if(c.tensors().begin(), c.tensors().end(), [&](const TensorInfo& t) { return t.name == name; });
+      auto it =
+          std::find_if(c.tensors().begin(), c.tensors().end(), [&](const TensorInfo& t) { return t.name == name; });
       if (it != c.tensors().end()) {
         f.tensor = &*it;
         break;
@@ -374,9 +376,11 @@ Expected<FoundTable> find_learned_table(Checkpoint& c, const std::string& tensor
       std::string held;
       for (std::size_t i = 0; i < c.tensors().size() && i < 20; ++i) held += (i ? ", " : "") + c.tensors()[i].name;
       if (c.tensors().size() > 20) held += ", ... (" + std::to_string(c.tensors().size()) + " tensors)";
-      return bad_request("no learned position table: looked for wpe.weight, decoder.embed_positions.weight and "
-                         "embeddings.position_embeddings.weight (bare or under transformer., model., bert., roberta., "
-                         "distilbert.) and the lab's pos_emb; the checkpoint holds " + (held.empty() ? std::string("no tensors") : held));
+      return bad_request(
+          "no learned position table: looked for wpe.weight, decoder.embed_positions.weight and "
+          "embeddings.position_embeddings.weight (bare or under transformer., model., bert., roberta., "
+          "distilbert.) and the lab's pos_emb; the checkpoint holds " +
+          (held.empty() ? std::string("no tensors") : held));
     }
   }
   if (f.tensor->shape.size() != 2)

@@ -1,4 +1,4 @@
-// A learned absolute position table as trained (README "Real weights"): where a checkpoint keeps it, and what it
+// A learned absolute position table as trained (docs/real-weights.md): where a checkpoint keeps it, and what it
 // looks like: row norms, neighbour cosines, cosine by offset, the centred table's spectrum, rank and top components.
 #pragma once
 

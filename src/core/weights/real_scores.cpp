@@ -25,12 +25,13 @@ Eigen::VectorXd normed(const Eigen::VectorXd& x, const Eigen::VectorXd& gamma, c
 Expected<RealQK> real_qk(Checkpoint& c, const HfConfig& config, int head, long long token, long long key_token) {
   Expected<AttentionModel> model = attention_model(config, "real_scores");
   if (!model) return model.error();
-  const AttentionLayout* layout = model->layout;
+  const AttentionLayout& layout = model->layout;
   const RopeModel& rope = model->rope_at(0);  // layer 0's (Gemma 3: a sliding layer, its local base)
   const int H = model->heads, hd = rope.head_dim;
-  if (head < 0 || head >= H) return bad_request("\"head\" must be in [0, " + std::to_string(H) + "), got " + std::to_string(head));
-  const TensorInfo* embed = c.find(layout->embed);
-  if (!embed) return bad_request("the checkpoint holds no tensor \"" + std::string(layout->embed) + "\"");
+  if (head < 0 || head >= H)
+    return bad_request("\"head\" must be in [0, " + std::to_string(H) + "), got " + std::to_string(head));
+  const TensorInfo* embed = c.find(layout.embed);
+  if (!embed) return bad_request("the checkpoint holds no tensor \"" + layout.embed + "\"");
   if (embed->shape.size() != 2) return bad_request("tensor \"" + embed->name + "\" is not a matrix");
   const long long vocab = embed->shape[0];
   for (long long t : {token, key_token})
@@ -38,21 +39,21 @@ Expected<RealQK> real_qk(Checkpoint& c, const HfConfig& config, int head, long l
       return Error{"IndexError", "index " + std::to_string(t) + " is out of bounds for dimension 0 with size " +
                                      std::to_string(vocab)};
   const Eigen::Index width = Eigen::Index(embed->shape[1]);
-  const double eps = config.rms_norm_eps.value_or(config.layer_norm_eps.value_or(layout->eps));
+  const double eps = config.rms_norm_eps.value_or(config.layer_norm_eps.value_or(layout.eps));
   if (!std::isfinite(eps) || eps < 0) return bad_request("config: the norm's eps must be a finite number >= 0");
-  Expected<Eigen::VectorXd> gamma = read_vector(c, at_layer(layout->norm, 0), width, layout->gemma);
+  Expected<Eigen::VectorXd> gamma = read_vector(c, at_layer(layout.norm, 0), width, layout.gemma);
   if (!gamma) return gamma.error();
   std::optional<Eigen::VectorXd> beta;
-  if (layout->layer_norm) {
-    Expected<Eigen::VectorXd> b = read_vector(c, bias_of(at_layer(layout->norm, 0)), width, false);
+  if (layout.layer_norm) {
+    Expected<Eigen::VectorXd> b = read_vector(c, bias_of(at_layer(layout.norm, 0)), width, false);
     if (!b) return b.error();
     beta = *b;
   }
-  const double scale = layout->gemma ? std::sqrt(double(config.hidden_size.value_or(width))) : 1.0;
+  const double scale = layout.gemma ? std::sqrt(double(config.hidden_size.value_or(width))) : 1.0;
   const auto input = [&](long long t) -> Expected<Eigen::VectorXd> {
     Expected<RowMatrixXd> row = c.read_rows(*embed, t, 1);
     if (!row) return row.error();
-    return normed(row->row(0).transpose() * scale, *gamma, beta ? &*beta : nullptr, layout->layer_norm, eps);
+    return normed(row->row(0).transpose() * scale, *gamma, beta ? &*beta : nullptr, layout.layer_norm, eps);
   };
   // The projection rows of a head: [first, first + hd) of W, plus the bias where the checkpoint has one.
   const auto project = [&](const TensorInfo& w, long long first, const Expected<Eigen::VectorXd>& a)
@@ -75,35 +76,37 @@ Expected<RealQK> real_qk(Checkpoint& c, const HfConfig& config, int head, long l
     }
     return out;
   };
-  const std::string q_name = at_layer(layout->q, 0);
+  const std::string q_name = at_layer(layout.q, 0);
   int Hk = H;
   long long q_first = (long long)head * hd, k_first = 0;
-  std::string k_name = layout->k[0] ? at_layer(layout->k, 0) : q_name;
+  std::string k_name = !layout.k.empty() ? at_layer(layout.k, 0) : q_name;
   const TensorInfo* qt = c.find(q_name);
   const TensorInfo* kt = c.find(k_name);
   if (!qt || !kt) return bad_request("the checkpoint holds no tensor \"" + (qt ? k_name : q_name) + "\"");
   const long long k_rows = kt->shape.empty() ? 0 : kt->shape[0];
-  if (layout->fused == FusedQkv::None) {
+  if (layout.fused == QkvLayout::Separate) {
     Hk = int(k_rows / hd);
-  } else if (layout->fused == FusedQkv::Phi3) {
+  } else if (layout.fused == QkvLayout::Phi3) {
     Hk = int((k_rows / hd - H) / 2);
   } else {
     q_first = (long long)head * 3 * hd;
   }
-  if (Hk < 1 || H % Hk) return bad_request("\"" + k_name + "\" has " + std::to_string(k_rows) + " rows: no key heads of " + std::to_string(hd) + " that divide " + std::to_string(H));
+  if (Hk < 1 || H % Hk)
+    return bad_request("\"" + k_name + "\" has " + std::to_string(k_rows) + " rows: no key heads of " +
+                       std::to_string(hd) + " that divide " + std::to_string(H));
   // A config that describes another model (a preset of another size) would read the wrong rows: refuse it by name.
-  const long long q_rows = layout->fused == FusedQkv::None   ? (long long)H * hd
-                           : layout->fused == FusedQkv::Phi3 ? (long long)(H + 2 * Hk) * hd
+  const long long q_rows = layout.fused == QkvLayout::Separate   ? (long long)H * hd
+                           : layout.fused == QkvLayout::Phi3 ? (long long)(H + 2 * Hk) * hd
                                                              : 3LL * H * hd;
   const long long q_have = qt->shape.empty() ? 0 : qt->shape[0];
   if (q_have != q_rows || (config.hidden_size && *config.hidden_size != width))
     return bad_request("config: hidden_size " + std::to_string(config.hidden_size.value_or(width)) + ", " +
-                       std::to_string(H) + " heads of " + std::to_string(hd) + ", but the checkpoint's \"" + embed->name +
-                       "\" is " + std::to_string(width) + " wide and \"" + q_name + "\" has " + std::to_string(q_have) +
-                       " rows: the config does not describe this checkpoint");
+                       std::to_string(H) + " heads of " + std::to_string(hd) + ", but the checkpoint's \"" +
+                       embed->name + "\" is " + std::to_string(width) + " wide and \"" + q_name + "\" has " +
+                       std::to_string(q_have) + " rows: the config does not describe this checkpoint");
   const int kv_head = head / (H / Hk);
-  k_first = layout->fused == FusedQkv::None   ? (long long)kv_head * hd
-            : layout->fused == FusedQkv::Phi3 ? (long long)H * hd + (long long)kv_head * hd
+  k_first = layout.fused == QkvLayout::Separate   ? (long long)kv_head * hd
+            : layout.fused == QkvLayout::Phi3 ? (long long)H * hd + (long long)kv_head * hd
                                               : (long long)kv_head * 3 * hd + hd;
   Expected<Eigen::VectorXd> q = project(*qt, q_first, input(token));
   if (!q) return q.error();
@@ -112,9 +115,9 @@ Expected<RealQK> real_qk(Checkpoint& c, const HfConfig& config, int head, long l
   RealQK out;
   out.q = *q;
   out.k = *k;
-  if (layout->q_norm[0]) {
-    Expected<Eigen::VectorXd> nq = read_vector(c, at_layer(layout->q_norm, 0), hd, layout->gemma);
-    Expected<Eigen::VectorXd> nk = read_vector(c, at_layer(layout->k_norm, 0), hd, layout->gemma);
+  if (layout.q_norm[0]) {
+    Expected<Eigen::VectorXd> nq = read_vector(c, at_layer(layout.q_norm, 0), hd, layout.gemma);
+    Expected<Eigen::VectorXd> nk = read_vector(c, at_layer(layout.k_norm, 0), hd, layout.gemma);
     if (!nq) return nq.error();
     if (!nk) return nk.error();
     out.q = normed(out.q, *nq, nullptr, false, eps);

@@ -1,4 +1,4 @@
-// A trained model's real q . k against distance (README "Real weights"): layer 0's query from one token's embedding
+// A trained model's real q . k against distance (docs/real-weights.md): layer 0's query from one token's embedding
 // and its key from another's, through the layer's input norm, the projections (and q_norm / k_norm), then
 // RoPE(q, r) . RoPE(k, 0) for r = 0..K.
 #pragma once

@@ -86,7 +86,7 @@ Expected<Eigen::VectorXd> row_energy(Checkpoint& c, const TensorInfo& t, const E
 Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std::vector<int>& layers) {
   Expected<AttentionModel> model = attention_model(config, "rope_usage");
   if (!model) return model.error();
-  const AttentionLayout* layout = model->layout;
+  const AttentionLayout& layout = model->layout;
   const RopeModel& rope = model->rope;
   const std::string& type = model->type;
   RopeUsage u;
@@ -103,8 +103,8 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
   }
   const int half = u.rotary_dims / 2, hd = u.head_dim, H = u.heads;
   if (layers.empty()) {
-    for (int l = 0; c.find(at_layer(layout->q, l)); ++l) u.layers.push_back(l);
-    if (u.layers.empty()) return bad_request("the checkpoint holds no \"" + at_layer(layout->q, 0) + "\"");
+    for (int l = 0; c.find(at_layer(layout.q, l)); ++l) u.layers.push_back(l);
+    if (u.layers.empty()) return bad_request("the checkpoint holds no \"" + at_layer(layout.q, 0) + "\"");
   } else {
     u.layers = layers;
   }
@@ -117,35 +117,38 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
   u.q_mean = Eigen::VectorXd::Zero(half);
   u.k_mean = Eigen::VectorXd::Zero(half);
   for (int l : u.layers) {
-    const TensorInfo* tq = c.find(at_layer(layout->q, l));
-    if (!tq) return bad_request("the checkpoint holds no tensor \"" + at_layer(layout->q, l) + "\"");
+    const TensorInfo* tq = c.find(at_layer(layout.q, l));
+    if (!tq) return bad_request("the checkpoint holds no tensor \"" + at_layer(layout.q, l) + "\"");
     const Eigen::Index in = width(*tq);
-    Expected<Eigen::VectorXd> gamma = read_vector(c, at_layer(layout->norm, l), in, layout->gemma);
+    Expected<Eigen::VectorXd> gamma = read_vector(c, at_layer(layout.norm, l), in, layout.gemma);
     if (!gamma) return gamma.error();
     Expected<Eigen::VectorXd> eq_read = row_energy(c, *tq, *gamma, scratch);
     if (!eq_read) return eq_read.error();
     Eigen::VectorXd eq = std::move(eq_read.value()), ek;
     int q_base_rows = 0, kv = 0;
     std::function<long long(int, int)> q_row, k_row;
-    if (layout->fused == FusedQkv::None) {
-      const TensorInfo* tk = c.find(at_layer(layout->k, l));
-      if (!tk) return bad_request("the checkpoint holds no tensor \"" + at_layer(layout->k, l) + "\"");
-      if (width(*tk) != in) return bad_request("\"" + at_layer(layout->k, l) + "\" and the query projection differ in width");
+    if (layout.fused == QkvLayout::Separate) {
+      const TensorInfo* tk = c.find(at_layer(layout.k, l));
+      if (!tk) return bad_request("the checkpoint holds no tensor \"" + at_layer(layout.k, l) + "\"");
+      if (width(*tk) != in)
+        return bad_request("\"" + at_layer(layout.k, l) + "\" and the query projection differ in width");
       Expected<Eigen::VectorXd> ek_read = row_energy(c, *tk, *gamma, scratch);
       if (!ek_read) return ek_read.error();
       ek = std::move(ek_read.value());
       kv = int(ek.size() / hd);
       if (eq.size() != (long long)H * hd || ek.size() != (long long)kv * hd || kv < 1 || H % kv != 0)
-        return bad_request("\"" + at_layer(layout->q, l) + "\" has " + std::to_string(eq.size()) + " rows and the key " +
-                           std::to_string(ek.size()) + ": not " + std::to_string(H) + " query heads and a divisor of "
-                           "them of key heads, each " + std::to_string(hd) + " wide");
+        return bad_request("\"" + at_layer(layout.q, l) + "\" has " + std::to_string(eq.size()) +
+                           " rows and the key " + std::to_string(ek.size()) + ": not " + std::to_string(H) +
+                           " query heads and a divisor of "
+                           "them of key heads, each " +
+                           std::to_string(hd) + " wide");
       q_row = [hd](int h, int j) { return (long long)h * hd + j; };
       k_row = q_row;
-    } else if (layout->fused == FusedQkv::Phi3) {
+    } else if (layout.fused == QkvLayout::Phi3) {
       const long long rows = eq.size();
       kv = int((rows / hd - H) / 2);
       if (rows % hd || kv < 1 || (long long)(H + 2 * kv) * hd != rows || H % kv)
-        return bad_request("\"" + at_layer(layout->q, l) + "\" has " + std::to_string(rows) + " rows: not (" +
+        return bad_request("\"" + at_layer(layout.q, l) + "\" has " + std::to_string(rows) + " rows: not (" +
                            std::to_string(H) + " + 2 kv) heads of " + std::to_string(hd));
       ek = eq;
       q_base_rows = H * hd;
@@ -154,7 +157,7 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
     } else {
       kv = H;
       if (eq.size() != 3LL * H * hd)
-        return bad_request("\"" + at_layer(layout->q, l) + "\" has " + std::to_string(eq.size()) + " rows, not 3 x " +
+        return bad_request("\"" + at_layer(layout.q, l) + "\" has " + std::to_string(eq.size()) + " rows, not 3 x " +
                            std::to_string(H) + " heads x " + std::to_string(hd));
       ek = eq;
       q_row = [hd](int h, int j) { return (long long)h * 3 * hd + j; };
@@ -164,9 +167,9 @@ Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std:
       return bad_request("config: num_key_value_heads " + std::to_string(*config.num_key_value_heads) +
                          ", but the weights of layer " + std::to_string(l) + " have " + std::to_string(kv));
     Eigen::VectorXd nq = Eigen::VectorXd::Ones(hd), nk = Eigen::VectorXd::Ones(hd);
-    if (*layout->q_norm) {
-      Expected<Eigen::VectorXd> a = read_vector(c, at_layer(layout->q_norm, l), hd, layout->gemma);  // gemma3: 1 + w
-      Expected<Eigen::VectorXd> b = read_vector(c, at_layer(layout->k_norm, l), hd, layout->gemma);
+    if (!layout.q_norm.empty()) {
+      Expected<Eigen::VectorXd> a = read_vector(c, at_layer(layout.q_norm, l), hd, layout.gemma);  // gemma3: 1 + w
+      Expected<Eigen::VectorXd> b = read_vector(c, at_layer(layout.k_norm, l), hd, layout.gemma);
       if (!a) return a.error();
       if (!b) return b.error();
       nq = *a, nk = *b;

@@ -1,4 +1,4 @@
-// Which RoPE frequencies a trained model uses, from its weights alone (README "Real weights"): for every layer, head
+// Which RoPE frequencies a trained model uses, from its weights alone (docs/real-weights.md): for every layer, head
 // and rotated pair i, how strongly the query and key projections (after the layer's input norm) feed the pair.
 #pragma once
 
@@ -27,8 +27,8 @@ struct RopeUsage {
 
 // g[l][h][i] = sqrt(sum over the pair's two rows r and the input columns c of (W[r, c] gamma[c] n[r])^2): W the
 // projection as stored ([out, in]), gamma the layer's input-norm weight (1 + weight for gemma, gemma2, gemma3), n the
-// q_norm / k_norm weight by dim within the head (qwen3; gemma3: 1 + weight), else 1. `layers` empty: every layer the checkpoint
-// holds. kv heads come from the key projection's rows; a config's num_key_value_heads must agree.
+// q_norm / k_norm weight by dim within the head (qwen3; gemma3: 1 + weight), else 1. `layers` empty: every layer the
+// checkpoint holds. kv heads come from the key projection's rows; a config's num_key_value_heads must agree.
 Expected<RopeUsage> rope_usage(Checkpoint& c, const HfConfig& config, const std::vector<int>& layers);
 
 }  // namespace rv

@@ -42,7 +42,8 @@ bool whole(const JsonValue& v, std::uint64_t& out) {
 Expected<TensorInfo> tensor_entry(const std::string& name, const JsonValue& v, std::uint64_t data_start,
                                   std::uint64_t data_bytes, const std::string& file) {
   const std::string at = "tensor " + in_quotes(name);
-  if (v.kind != JsonValue::Kind::Object) return bad_request(at + ": expected an object with dtype, shape, data_offsets");
+  if (v.kind != JsonValue::Kind::Object)
+    return bad_request(at + ": expected an object with dtype, shape, data_offsets");
   const JsonValue* dtype = v.find("dtype");
   const JsonValue* shape = v.find("shape");
   const JsonValue* offsets = v.find("data_offsets");
@@ -125,7 +126,8 @@ Expected<SafetensorsHeader> parse_safetensors_header(std::string_view json, std:
     if (!t) return t.error();
     h.tensors.push_back(std::move(t.value()));
   }
-  std::sort(h.tensors.begin(), h.tensors.end(), [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
+  std::sort(h.tensors.begin(), h.tensors.end(),
+            [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
   for (std::size_t i = 1; i < h.tensors.size(); ++i)
     if (h.tensors[i].name == h.tensors[i - 1].name)
       return bad_request("tensor " + in_quotes(h.tensors[i].name) + " is named twice in the header");
@@ -133,10 +135,12 @@ Expected<SafetensorsHeader> parse_safetensors_header(std::string_view json, std:
   std::vector<const TensorInfo*> by_begin;
   for (const TensorInfo& t : h.tensors)
     if (t.end > t.begin) by_begin.push_back(&t);
-  std::sort(by_begin.begin(), by_begin.end(), [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
+  std::sort(by_begin.begin(), by_begin.end(),
+            [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
   for (std::size_t i = 1; i < by_begin.size(); ++i)
     if (by_begin[i]->begin < by_begin[i - 1]->end)
-      return bad_request("tensor " + in_quotes(by_begin[i]->name) + " overlaps tensor " + in_quotes(by_begin[i - 1]->name));
+      return bad_request("tensor " + in_quotes(by_begin[i]->name) + " overlaps tensor " +
+                         in_quotes(by_begin[i - 1]->name));
   return h;
 }
 
@@ -172,14 +176,16 @@ double bfloat16_to_double(std::uint16_t bits) {
 
 Expected<RowMatrixXd> decode_tensor(const TensorInfo& t, const std::uint8_t* bytes, std::size_t size) {
   if (!readable(t.dtype))
-    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype + "; ropeviz reads F64, F32, F16 and BF16");
+    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype +
+                       "; ropeviz reads F64, F32, F16 and BF16");
   const long long n = t.elements();
-  if (double(size) != double(n) * dtype_size(t.dtype)) return bad_request("tensor " + in_quotes(t.name) + ": wrong byte count");
+  if (double(size) != double(n) * dtype_size(t.dtype))
+    return bad_request("tensor " + in_quotes(t.name) + ": wrong byte count");
   const long long rows = t.shape.empty() ? 1 : (t.shape.size() == 1 ? 1 : t.shape[0]);
   const long long cols = rows ? n / rows : 0;
   RowMatrixXd m(rows, cols);
   double* out = m.data();
-  // The dtype is decided once, not per element: a 4096 x 4096 projection is 16 M of them (README "Real weights").
+  // The dtype is decided once, not per element: a 4096 x 4096 projection is 16 M of them (docs/real-weights.md).
   if (t.dtype == "F64") {
     for (long long i = 0; i < n; ++i) {
       const std::uint8_t* p = bytes + i * 8;
@@ -199,7 +205,8 @@ Expected<RowMatrixXd> decode_tensor(const TensorInfo& t, const std::uint8_t* byt
 
 Expected<RowMatrixXd> read_tensor(ByteSource& src, const TensorInfo& t) {
   if (!readable(t.dtype))
-    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype + "; ropeviz reads F64, F32, F16 and BF16");
+    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype +
+                       "; ropeviz reads F64, F32, F16 and BF16");
   std::vector<std::uint8_t> bytes;
   if (auto e = src.read(t.begin, t.end - t.begin, bytes)) return *e;
   return decode_tensor(t, bytes.data(), bytes.size());
@@ -207,7 +214,8 @@ Expected<RowMatrixXd> read_tensor(ByteSource& src, const TensorInfo& t) {
 
 Expected<RowMatrixXd> read_tensor_rows(ByteSource& src, const TensorInfo& t, long long first, long long count) {
   if (!readable(t.dtype))
-    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype + "; ropeviz reads F64, F32, F16 and BF16");
+    return bad_request("tensor " + in_quotes(t.name) + " has dtype " + t.dtype +
+                       "; ropeviz reads F64, F32, F16 and BF16");
   const long long rows = t.shape.size() <= 1 ? 1 : t.shape[0];
   if (first < 0 || count < 0 || first > rows - count)
     return bad_request("tensor " + in_quotes(t.name) + " has " + std::to_string(rows) + " rows: no rows " +
@@ -248,8 +256,9 @@ void put(std::vector<std::uint8_t>& out, std::uint64_t w, int bytes) {
 }
 }  // namespace
 
-Expected<std::vector<std::uint8_t>> write_safetensors(const std::vector<TensorToWrite>& tensors, const std::string& dtype,
-                                                      const std::vector<std::pair<std::string, std::string>>& metadata) {
+Expected<std::vector<std::uint8_t>> write_safetensors(
+    const std::vector<TensorToWrite>& tensors, const std::string& dtype,
+    const std::vector<std::pair<std::string, std::string>>& metadata) {
   if (!readable(dtype)) return bad_request("write_safetensors: dtype must be F64, F32, F16 or BF16, got " + dtype);
   const int size = dtype_size(dtype);
   JsonWriter j;

@@ -1,4 +1,4 @@
-// Safetensors files (README "Real weights"): the little-endian u64 header length N, N bytes of JSON naming each
+// Safetensors files (docs/real-weights.md): the little-endian u64 header length N, N bytes of JSON naming each
 // tensor's dtype, shape and data offsets, then the data. Parsed from the header alone; a tensor is read on demand.
 #pragma once
 

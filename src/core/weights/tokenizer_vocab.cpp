@@ -53,10 +53,12 @@ Expected<TokenVocab> parse_tokenizer_vocab(std::string_view json) {
   } else {
     return bad_request("tokenizer.json: model.vocab is neither an object nor an array");
   }
-  // by word, then by id: a word given twice (a malformed vocabulary) finds its first id; ids given twice keep the last word
+  // by word, then by id: a word given twice (a malformed vocabulary) finds its first id; ids given twice keep the last
+  // word
   const std::vector<std::string>& w = out.words;
-  out.by_word.erase(std::remove_if(out.by_word.begin(), out.by_word.end(), [&](int i) { return w[std::size_t(i)].empty(); }),
-                    out.by_word.end());
+  out.by_word.erase(
+      std::remove_if(out.by_word.begin(), out.by_word.end(), [&](int i) { return w[std::size_t(i)].empty(); }),
+      out.by_word.end());
   std::sort(out.by_word.begin(), out.by_word.end(), [&](int a, int b) {
     return w[std::size_t(a)] != w[std::size_t(b)] ? w[std::size_t(a)] < w[std::size_t(b)] : a < b;
   });

@@ -118,7 +118,8 @@ void open_config(rv::App& app, const std::string& path) {
 void on_drop(GLFWwindow* handle, int count, const char** paths) {
   auto* window = static_cast<rv::Window*>(glfwGetWindowUserPointer(handle));
   if (!window || !window->app) return;
-  const char* const* checkpoint = std::find_if(paths, paths + count, [](const char* p) { return rv::is_weights_file(p); });
+  const char* const* checkpoint =
+      std::find_if(paths, paths + count, [](const char* p) { return rv::is_weights_file(p); });
   if (checkpoint != paths + count)
     rv::load_weights_path(window->app->params, *checkpoint, window->app->ui.notes);
   else
@@ -230,7 +231,8 @@ int main(int argc, char** argv) {
     due = rv::next_frame_due(window, app);
   }
   for (const std::string& note : app.ui.notes)
-    if (std::find(said.begin(), said.end(), note) == said.end()) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());
+    if (std::find(said.begin(), said.end(), note) == said.end())
+      std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());
   if (!frame_ms.empty()) {
     std::sort(frame_ms.begin(), frame_ms.end());
     std::printf("ropeviz: %lld frames, median frame %.3f ms CPU\n", app.ui.frames, frame_ms[frame_ms.size() / 2]);

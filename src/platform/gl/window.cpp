@@ -191,7 +191,7 @@ std::string render_frame(Window& w, App& app) {
   std::string error;
   if (w.frames_sent > 0 && !gl_renderer_check(w.renderer, error)) return error;
   // Most of the frames that settle an event repeat the last one, and a software GPU pays for every pixel of each
-  // (README "Pixels on a software GPU"): where the surface keeps its picture, such a frame is not drawn.
+  // (docs/building.md): where the surface keeps its picture, such a frame is not drawn.
   if (w.skip_unchanged) {
     const std::uint64_t key = frame_key(*ImGui::GetDrawData(), *w.heatmaps);
     if (key == w.drawn_key && !app.ui.pending_picture) return timed();

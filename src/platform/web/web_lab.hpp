@@ -1,4 +1,4 @@
-// The lab in Web Workers (the README's 'The page's window.ropeviz', lab(options)): the page's engine, whose runs
+// The lab in Web Workers (docs/window-ropeviz.md, lab(options)): the page's engine, whose runs
 // (one per method and seed) train in workers that web/page.js starts, each with its own instance of this wasm, and
 // hands back through the rv_web_lab_* functions; the workers' side is rv_lab_worker_*.
 #pragma once

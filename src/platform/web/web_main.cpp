@@ -213,7 +213,7 @@ EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double 
   publish_if_changed(*web);
 }
 
-// [SECTION] Checkpoints (README "Real weights"): page.js reads the byte ranges core asks for, from File objects or the
+// [SECTION] Checkpoints (docs/real-weights.md): page.js reads the byte ranges core asks for, from File objects or the
 // Hub, and hands them over; core parses. A read that needs more bytes answers {"want": ...} and is run again from the
 // start once they are supplied (every earlier range is kept), so the page never holds more than core asked for.
 
@@ -240,7 +240,9 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_begin(Web* web, const char* descriptor)
     const rv::JsonValue* v = d ? d->find(key) : nullptr;
     return v && v->kind == rv::JsonValue::Kind::String ? v->string : std::string();
   };
-  const auto number = [&](const rv::JsonValue* v) { return v && v->kind == rv::JsonValue::Kind::Number ? v->number : -1.0; };
+  const auto number = [&](const rv::JsonValue* v) {
+    return v && v->kind == rv::JsonValue::Kind::Number ? v->number : -1.0;
+  };
   f.label = text("label");
   f.file = text("file");
   f.config_name = text("config_name").empty() ? "config.json" : text("config_name");
@@ -295,8 +297,10 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_fail(Web* web, const char* message) {
     publish_if_changed(*web);
     return;
   }
-  const std::string label = web->weights_files && !web->weights_files->label.empty() ? web->weights_files->label + ": " : "";
-  web->app.ui.notes.push_back(label + message + "; kept the current " + (web->app.params.weights ? "weights" : "table"));
+  const std::string label =
+      web->weights_files && !web->weights_files->label.empty() ? web->weights_files->label + ": " : "";
+  web->app.ui.notes.push_back(label + message + "; kept the current " +
+                              (web->app.params.weights ? "weights" : "table"));
   web->weights_files.reset();
   web->weights_bytes.reset();
   web->app.ui.weights_load.active = false;
@@ -348,7 +352,8 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
     std::shared_ptr<rv::SuppliedBytes> store = web->weights_bytes;
     store->wanted.reset();
     const bool any = web->weights_any_file;
-    const rv::SourceOpener open = [store, any](const std::string& file) -> rv::Expected<std::unique_ptr<rv::ByteSource>> {
+    const rv::SourceOpener open = [store,
+                                   any](const std::string& file) -> rv::Expected<std::unique_ptr<rv::ByteSource>> {
       const auto size = store->sizes.find(file);
       if (size == store->sizes.end() && !any)
         return rv::bad_request(file + " was not given: drop or pick it with the index");
