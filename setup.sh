@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything ropeviz needs on Debian 12, idempotently: apt packages, Dear ImGui 1.86
-# sources from Debian's source package (sha256-checked), and the npm packages of the browser tests and of
-# the web build (its closure compiler).
+# sources from Debian's source package (sha256-checked), and the npm packages of the browser tests, of the
+# tokenizer cross-check and of the web build (its closure compiler).
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -16,6 +16,7 @@ packages=(
   libbenchmark-dev clang libclang-rt-14-dev
   chromium xvfb xauth
   python3-torch libopenblas0-pthread
+  unicode-data
 )
 imgui_version=1.86+ds-1
 imgui_tarball=imgui_1.86+ds.orig.tar.xz
@@ -83,5 +84,6 @@ install_npm() {  # install_npm DIR PACKAGE WHAT: npm ci in DIR unless PACKAGE is
 install_packages
 fetch_imgui
 install_npm tests/web playwright-core "the browser tests"
+install_npm tests/tokenizer @huggingface/tokenizers "the tokenizer cross-check (Hugging Face's JS tokenizer)"
 install_npm web/closure google-closure-compiler-linux "the web build's closure compiler"
 say "ok"

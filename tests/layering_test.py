@@ -8,7 +8,7 @@ import sys
 SRC = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1] / "src")
 
 CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/lab", "core/lesson", "core/weights",
-        "core/infer"]
+        "core/infer", "core/tokenize"]
 # folder -> the folders its files may include (itself included)
 ALLOWED = {
     "core/base": ["core/base"],
@@ -19,6 +19,7 @@ ALLOWED = {
     "core/lesson": ["core/base", "core/rope", "core/encodings", "core/lesson"],
     "core/weights": ["core/base", "core/rope", "core/models", "core/weights"],
     "core/infer": ["core/base", "core/rope", "core/models", "core/weights", "core/infer"],
+    "core/tokenize": ["core/base", "core/tokenize"],
     "cli": CORE + ["cli"],
     "app/state": CORE + ["app/state"],
     "app/ui": CORE + ["app/state", "app/ui", "assets"],

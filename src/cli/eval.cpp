@@ -11,6 +11,7 @@
 
 #include "cli/eval_decoder.hpp"
 #include "cli/eval_forward.hpp"
+#include "cli/eval_tokenize.hpp"
 #include "cli/eval_weights.hpp"
 #include "cli/json_text.hpp"
 #include "cli/request.hpp"
@@ -395,6 +396,8 @@ Result dispatch(const json& j) {
       {"rope_usage", op_rope_usage},
       {"real_scores", op_real_scores},
       {"forward", op_forward},
+      {"tokenize", op_tokenize},
+      {"detokenize", op_detokenize},
   };
   auto it = ops.find(op);
   if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");

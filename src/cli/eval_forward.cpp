@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "cli/eval_tokenize.hpp"
 #include "cli/eval_weights.hpp"
 #include "core/base/format.hpp"
 #include "core/infer/forward.hpp"
@@ -30,7 +31,8 @@ std::optional<Error> read_scaling(const json& v, ForwardOptions& o) {
   return std::nullopt;
 }
 
-// "tokens", or "text" as its UTF-8 bytes for a byte-level model (vocab_size 256).
+// "tokens"; or "text" through "tokenizer" (a tokenizer.json; "add_special_tokens" applies its post-processor), or,
+// without one, as its UTF-8 bytes for a byte-level model (vocab_size 256).
 std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint& c, ForwardOptions& o) {
   if (r.has("tokens") == r.has("text")) return bad_request("give either \"tokens\" (ids) or \"text\"");
   if (r.has("tokens")) {
@@ -38,20 +40,25 @@ std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint&
     return r.error;
   }
   const std::string text = r.string("text");
+  const bool special = r.boolean("add_special_tokens", false);
   if (r.error) return r.error;
-  if (r.has("tokenizer"))
-    return bad_request(
-        "\"tokenizer\": encoding text with a tokenizer.json is not in this build; give \"tokens\", or "
-        "\"text\" for a byte-level model (vocab_size 256)");
-  Expected<ForwardShape> shape = forward_shape(c, config);
-  if (!shape) return shape.error();
-  if (shape->vocab != 256)
-    return bad_request("\"text\" without a tokenizer needs a byte-level model (vocab_size 256); this one has " +
-                       std::to_string(shape->vocab) + " tokens: give \"tokens\"");
-  if (text.size() > std::size_t(kMaxForwardTokens))
-    return bad_request("\"text\" is " + std::to_string(text.size()) + " bytes; a pass takes at most " +
+  if (r.has("tokenizer")) {
+    Expected<tokenize::Tokenizer> t = request_tokenizer(r);
+    if (!t) return t.error();
+    o.tokens = tokenize::encode(*t, text, special).ids;
+  } else {
+    Expected<ForwardShape> shape = forward_shape(c, config);
+    if (!shape) return shape.error();
+    if (shape->vocab != 256)
+      return bad_request(
+          "\"text\" needs a \"tokenizer\" (a tokenizer.json) or a byte-level model (vocab_size 256); "
+          "this one has " +
+          std::to_string(shape->vocab) + " tokens (or give \"tokens\")");
+    for (unsigned char b : text) o.tokens.push_back(b);
+  }
+  if (o.tokens.size() > std::size_t(kMaxForwardTokens))
+    return bad_request("\"text\" is " + std::to_string(o.tokens.size()) + " tokens; a pass takes at most " +
                        std::to_string(kMaxForwardTokens));
-  for (unsigned char b : text) o.tokens.push_back(b);
   return std::nullopt;
 }
 

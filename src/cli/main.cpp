@@ -120,11 +120,19 @@ Ops (one example each):
     {"op":"real_scores","file":"llama/model.safetensors","preset":"llama-3.2-1b","head":0,"token":1000,
      "key_token":1000,"offsets":64}
     -> {"offsets":[0,1,...,64],"score":[...]}
-  forward      the checkpoint's causal LM on "tokens" (or a byte-level model's "text"), as transformers runs it
-               (16 families): NLL by position, and "outputs" logits, attention, hidden, attention_by_distance,
-               sink, qk_pair_norms; optional "positions", "rope_scaling" (an object or "none"), "rope":"drop"
+  forward      the checkpoint's causal LM on "tokens" (or "text" through a "tokenizer", or a byte-level model's
+               "text"), as transformers runs it (16 families): NLL by position, and "outputs" logits, attention,
+               hidden, attention_by_distance, sink, qk_pair_norms; optional "positions", "rope_scaling" (an object
+               or "none"), "rope":"drop"
     {"op":"forward","file":"web/models/llama-bytes","text":"apt-get install","rope_scaling":"none"}
     -> {"nll":[...14]}
+  tokenize     a Hugging Face tokenizer.json's encoding of "text" (BPE; its normalizers, pre-tokenizers and added
+               tokens), as tokenizers.js gives it; "add_special_tokens":true applies its post-processor
+    {"op":"tokenize","tokenizer":"gpt2/tokenizer.json","text":"Hello world"}
+    -> {"ids":[15496,995],"tokens":["Hello","Ġworld"]}
+  detokenize   "ids" back to text through the tokenizer.json's decoder
+    {"op":"detokenize","tokenizer":"gpt2/tokenizer.json","ids":[15496,995]}
+    -> {"text":"Hello world"}
   The checkpoint ops take "file" as a .safetensors file or a checkpoint's folder, "config" as an object or a
   config.json's path; without "config" or "preset" they read the config.json beside the checkpoint.
 

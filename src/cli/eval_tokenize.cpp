@@ -1,0 +1,51 @@
+// The tokenize and detokenize ops (cli/eval_tokenize.hpp).
+#include "cli/eval_tokenize.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace rv::cli {
+
+constexpr std::size_t kMaxIds = 10000000;  // ids in one detokenize request
+
+Expected<tokenize::Tokenizer> request_tokenizer(Request& r) {
+  std::string path = r.string("tokenizer");
+  if (r.error) return *r.error;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) path += path.back() == '/' ? "tokenizer.json" : "/tokenizer.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return bad_request("\"tokenizer\": cannot read " + path);
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, std::size_t(in.gcount()));
+    if (text.size() > tokenize::kMaxTokenizerJsonBytes)
+      return bad_request("\"tokenizer\": " + path + " is over the limit of 32 MiB");
+  }
+  Expected<tokenize::Tokenizer> t = tokenize::parse_tokenizer(text);
+  if (!t) return bad_request("\"tokenizer\" " + path + ": " + t.error().message);
+  return t;
+}
+
+Expected<json> op_tokenize(Request& r) {
+  const std::string text = r.string("text");
+  const bool special = r.boolean("add_special_tokens", false);
+  if (r.error) return *r.error;
+  Expected<tokenize::Tokenizer> t = request_tokenizer(r);
+  if (!t) return t.error();
+  tokenize::Encoding e = tokenize::encode(*t, text, special);
+  return json{{"ids", e.ids}, {"tokens", e.tokens}};
+}
+
+Expected<json> op_detokenize(Request& r) {
+  const std::vector<long long> ids = r.integers("ids", kMaxIds);
+  if (r.error) return *r.error;
+  Expected<tokenize::Tokenizer> t = request_tokenizer(r);
+  if (!t) return t.error();
+  Expected<std::string> text = tokenize::decode(*t, ids);
+  if (!text) return text.error();
+  return json{{"text", *text}};
+}
+
+}  // namespace rv::cli
