@@ -85,7 +85,7 @@ TEST_CASE("params: every row has a unique key and help, is found by name, and ta
          {"2", "3", "half_split", "yarn", "0.5", "7", "lesson", "reverse", "rope", "12", "ones", "random", "64"}) {
       rv::Params p;
       std::vector<std::string> notes;
-      if (!f.parse(f, p, text, notes) || !notes.empty() || f.encode(p) == f.encode(defaults)) continue;
+      if (!f.parse(f, p, rv::text_input(text), notes) || !notes.empty() || f.encode(p) == f.encode(defaults)) continue;
       rv::enforce_limits(p, notes);  // and the limits across rows (table_len 2 is too short for the lab's inputs)
       if (!notes.empty()) continue;
       changed = true;
@@ -254,4 +254,34 @@ TEST_CASE("number fields apply typed text on Enter or when focus leaves, never p
   ui.key(ImGuiKey_Enter);
   CHECK(ui.app.params.base == 500000.0);
   CHECK(ui.app.ui.notes.empty());
+}
+
+TEST_CASE("params: each typed key names its own row, and set() keeps the link's rules with no text on the way") {
+  for (int i = 0; i < rv::kKeyCount; ++i) CHECK(&rv::field(rv::Key(i)) == rv::param_fields().begin() + i);
+  CHECK(std::string(rv::field(rv::Key::position).key) == "position");
+  CHECK(std::string(rv::field(rv::Key::qk_head).key) == "qk_head");
+  rv::Params p;
+  std::vector<std::string> notes;
+  CHECK(rv::set(p, rv::keys::base, 500000, notes));
+  CHECK(p.base == 500000.0);
+  CHECK(notes.empty());
+  CHECK(rv::set(p, rv::keys::position, 2e9, notes));  // clamped, with the link's note
+  CHECK(p.position == rv::Limits::kPositionMax);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "position='2000000000' is outside [0, 1000000000]; using 1000000000");
+  notes.clear();
+  CHECK(rv::set(p, rv::keys::d_head, 7, notes));
+  CHECK(p.d_head == 8);
+  CHECK(notes.size() == 1);
+  notes.clear();
+  CHECK(rv::set(p, rv::keys::pairing, rv::Pairing::HalfSplit, notes));
+  CHECK(p.pairing == rv::Pairing::HalfSplit);
+  CHECK_FALSE(rv::set(p, rv::keys::scaling, rv::ScalingType::Longrope, notes));  // a link could not carry it
+  CHECK(p.scaling == rv::ScalingType::None);
+  notes.clear();
+  CHECK(rv::set(p, rv::keys::model, "llama-3.1-8b", notes));
+  CHECK_FALSE(rv::set(p, rv::keys::base, 10000, notes));  // the model's base stays, with a note saying why
+  CHECK(p.base == 500000.0);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("choose model=none to change it") != std::string::npos);
 }

@@ -70,15 +70,15 @@ std::array<int, 3> band_counts(const App& app) {
   return count;
 }
 
-// A number box whose new value goes through set_param (and the cross checks) like a link would.
-void number_control(App& app, const char* label, const char* key, double value, float width, const char* format) {
+// A number box whose new value goes through the key's rules (and the cross checks) like a link's would.
+void number_control(App& app, const char* label, TypedKey<double> key, double value, float width, const char* format) {
   double v = value;
   ImGui::SetNextItemWidth(width);
   if (ImGui::InputDouble(label, &v, 0.0, 0.0, format, ImGuiInputTextFlags_EnterReturnsTrue) && v != value) {
-    set_param(app.params, key, format_number(v), app.ui.notes);
+    set(app.params, key, v, app.ui.notes);
     enforce_limits(app.params, app.ui.notes);
   }
-  record_rect(app.ui, key);
+  record_rect(app.ui, field(key.key).key);
 }
 
 void method_controls(App& app) {
@@ -88,31 +88,31 @@ void method_controls(App& app) {
   ImGui::SetNextItemWidth(unit * 12.0f);
   if (ImGui::Combo("method", &current, "none\0linear (position interpolation)\0dynamic NTK\0YaRN\0Llama 3.1\0") &&
       current != int(p.scaling))
-    set_param(app.params, "scaling", scaling_name(ScalingType(current)), app.ui.notes);
+    set(app.params, keys::scaling, ScalingType(current), app.ui.notes);
   record_rect(app.ui, "scaling");
   same_line_if_fits(unit * 8.0f);
-  number_control(app, "factor", "factor", p.factor, unit * 4.0f, "%.10g");
+  number_control(app, "factor", keys::factor, p.factor, unit * 4.0f, "%.10g");
   same_line_if_fits(unit * 11.0f);
-  number_control(app, "original max", "original_max", p.original_max, unit * 5.0f, "%.0f");
+  number_control(app, "original max", keys::original_max, p.original_max, unit * 5.0f, "%.0f");
   if (p.scaling == ScalingType::Llama3) {
-    number_control(app, "low_freq_factor", "low_freq", p.low_freq, unit * 4.0f, "%.10g");
+    number_control(app, "low_freq_factor", keys::low_freq, p.low_freq, unit * 4.0f, "%.10g");
     same_line_if_fits(unit * 12.0f);
-    number_control(app, "high_freq_factor", "high_freq", p.high_freq, unit * 4.0f, "%.10g");
+    number_control(app, "high_freq_factor", keys::high_freq, p.high_freq, unit * 4.0f, "%.10g");
     ImGui::SameLine();
   } else if (p.scaling == ScalingType::Yarn) {
-    number_control(app, "beta_fast", "beta_fast", p.beta_fast, unit * 4.0f, "%.10g");
+    number_control(app, "beta_fast", keys::beta_fast, p.beta_fast, unit * 4.0f, "%.10g");
     same_line_if_fits(unit * 9.0f);
-    number_control(app, "beta_slow", "beta_slow", p.beta_slow, unit * 4.0f, "%.10g");
+    number_control(app, "beta_slow", keys::beta_slow, p.beta_slow, unit * 4.0f, "%.10g");
     same_line_if_fits(unit * 9.0f);
   }
   if (ImGui::SmallButton("Llama 3.1 preset")) {
     const RopeScaling l = llama31_scaling();  // factor 8, low 1, high 4, original 8192; base 500000
-    set_param(app.params, "scaling", scaling_name(l.type), app.ui.notes);
-    set_param(app.params, "factor", format_number(l.factor), app.ui.notes);
-    set_param(app.params, "low_freq", format_number(l.low_freq_factor), app.ui.notes);
-    set_param(app.params, "high_freq", format_number(l.high_freq_factor), app.ui.notes);
-    set_param(app.params, "original_max", format_number(l.original_max_position_embeddings), app.ui.notes);
-    set_param(app.params, "base", "500000", app.ui.notes);
+    set(app.params, keys::scaling, l.type, app.ui.notes);
+    set(app.params, keys::factor, l.factor, app.ui.notes);
+    set(app.params, keys::low_freq, l.low_freq_factor, app.ui.notes);
+    set(app.params, keys::high_freq, l.high_freq_factor, app.ui.notes);
+    set(app.params, keys::original_max, l.original_max_position_embeddings, app.ui.notes);
+    set(app.params, keys::base, 500000, app.ui.notes);
   }
   record_rect(app.ui, "llama31_preset");
   formula_tip(

@@ -84,24 +84,24 @@ void settings(App& app) {
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
   if (ImGui::BeginCombo("task", lab_task_name(p.task))) {
     for (LabTask t : kTasks)
-      if (ImGui::Selectable(lab_task_name(t), p.task == t)) set_param(p, "task", lab_task_name(t), app.ui.notes);
+      if (ImGui::Selectable(lab_task_name(t), p.task == t)) set(p, keys::task, t, app.ui.notes);
     ImGui::EndCombo();
   }
   record_rect(app.ui, "task");
   hover_tip(task_words(p.task));
-  number_field(app, "train_len", "train_len", p.train_len, 1);
+  number_field(app, "train_len", keys::train_len, p.train_len, 1);
   key_tip("train_len");
   const int trained = lab_input_len(p.task, p.train_len);
-  number_field(app, "table_len", "table_len", p.table_len, trained);
+  number_field(app, "table_len", keys::table_len, p.table_len, trained);
   key_tip("table_len",
           "0 is exactly the longest training input (2 x train_len positions for copy and reverse, train_len + 2 for "
           "repeat). A longer table has rows no training input reaches: they keep their random init, and sizes that "
           "read them run on it before the IndexError.");
-  number_field(app, "steps", "steps", p.steps, 100);
+  number_field(app, "steps", keys::steps, p.steps, 100);
   key_tip("steps");
-  number_field(app, "lab_seed", "lab_seed", double(p.lab_seed), 1);
+  number_field(app, "lab_seed", keys::lab_seed, double(p.lab_seed), 1);
   key_tip("lab_seed", "The same seed gives the same initial weights, batches and test sequences: the same curves.");
-  number_field(app, "seeds", "seeds", p.lab_seeds, 1);
+  number_field(app, "seeds", keys::seeds, p.lab_seeds, 1);
   key_tip("seeds",
           "Each method trains from this many seeds (lab_seed, lab_seed + 1, ...): the curves are their means and the "
           "shading runs from the lowest seed to the highest, so a gap between methods can be told from noise.");
@@ -109,7 +109,7 @@ void settings(App& app) {
   if (ImGui::BeginCombo("positions", lab_positions_name(p.positions))) {
     for (LabPositions x : kPlacements)
       if (ImGui::Selectable(lab_positions_name(x), p.positions == x))
-        set_param(p, "positions", lab_positions_name(x), app.ui.notes);
+        set(p, keys::positions, x, app.ui.notes);
     ImGui::EndCombo();
   }
   record_rect(app.ui, "positions");
@@ -118,7 +118,7 @@ void settings(App& app) {
           "(Ruoss et al. 2023), so the model meets far positions and every gap while training; it is tested that "
           "way and at 0 to T-1. The learned table then has position_range rows.");
   if (p.positions == LabPositions::Random) {
-    number_field(app, "position_range", "position_range", p.position_range, 16);
+    number_field(app, "position_range", keys::position_range, p.position_range, 16);
     key_tip("position_range", "0 is 4 x the longest test input.");
   }
   for (PositionMethod m : kAllPositionMethods) {

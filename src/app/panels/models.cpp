@@ -28,7 +28,7 @@ void row(App& app, const CatalogRow& r) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   if (ImGui::Selectable(r.name.c_str(), app.params.model == r.name, ImGuiSelectableFlags_SpanAllColumns))
-    set_param(app.params, "model", r.name, app.ui.notes);
+    set(app.params, keys::model, r.name, app.ui.notes);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nclick: open this model", r.source.c_str());
   if (!r.info) {
     cell(r.error, theme::kError);

@@ -55,13 +55,13 @@ void offsets_control(App& app) {
   int r = app.params.offsets;
   ImGui::SetNextItemWidth(110.0f * app.ui.scale);
   if (ImGui::InputInt("± offsets", &r, 64, 1024, ImGuiInputTextFlags_EnterReturnsTrue) && r != app.params.offsets)
-    set_param(app.params, "offsets", std::to_string(r), app.ui.notes);
+    set(app.params, keys::offsets, r, app.ui.notes);
   record_rect(app.ui, "offsets");
   for (int preset : {64, 4096, 65536}) {
     char label[24];
     std::snprintf(label, sizeof label, "±%s", format_count(preset).c_str());
     ImGui::SameLine();
-    if (ImGui::SmallButton(label)) set_param(app.params, "offsets", std::to_string(preset), app.ui.notes);
+    if (ImGui::SmallButton(label)) set(app.params, keys::offsets, double(preset), app.ui.notes);
   }
   same_line_if_fits(ImGui::CalcTextSize("bounds (?)").x + 2.0f * ImGui::GetFrameHeight());
   ImGui::Checkbox("bounds", &app.ui.show_decay);
@@ -80,7 +80,8 @@ void offsets_control(App& app) {
 
 // A token id, or with tokenizer.json a word, typed into the field of link key `key`: applied on Enter or when the
 // field loses focus, through set_param like a link (a bad id or word is refused there with a note).
-void token_field(App& app, const char* label, const char* key, long long value) {
+void token_field(App& app, const char* label, Key k, long long value) {
+  const char* key = field(k).key;
   char shown[24];
   std::snprintf(shown, sizeof shown, "%lld", value);
   char text[64];
@@ -89,7 +90,7 @@ void token_field(App& app, const char* label, const char* key, long long value) 
   ImGui::SetNextItemWidth(90.0f * app.ui.scale);
   const bool enter = ImGui::InputText("##token", text, sizeof text,
                                       ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
-  commit_typed(app, key, text, shown, enter);
+  commit_typed(app, k, text, shown, enter);
   record_rect(app.ui, key);
   ImGui::PopID();
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
@@ -103,7 +104,7 @@ void qk_control(App& app) {
   if (ImGui::BeginCombo("q, k", score_qk_name(p.qk))) {
     for (ScoreQK v : {ScoreQK::Random, ScoreQK::Same, ScoreQK::Ones, ScoreQK::Layer0})
       if (ImGui::Selectable(score_qk_name(v), v == p.qk) && v != p.qk)
-        set_param(p, "qk", score_qk_name(v), app.ui.notes);
+        set(p, keys::qk, v, app.ui.notes);
     ImGui::EndCombo();
   }
   record_rect(app.ui, "qk");
@@ -111,14 +112,14 @@ void qk_control(App& app) {
                 "checkpoint's layer 0 for the query token and the key token (ids, or words with its tokenizer.json).");
   if (p.qk != ScoreQK::Layer0) return;
   ImGui::SameLine();
-  token_field(app, "query token", "q_token", p.q_token);
+  token_field(app, "query token", Key::q_token, p.q_token);
   ImGui::SameLine();
-  token_field(app, "key token", "k_token", p.k_token);
+  token_field(app, "key token", Key::k_token, p.k_token);
   ImGui::SameLine();
   int head = p.qk_head;
   ImGui::SetNextItemWidth(80.0f * app.ui.scale);
   if (ImGui::InputInt("head", &head, 1, 4, ImGuiInputTextFlags_EnterReturnsTrue) && head != p.qk_head)
-    set_param(p, "qk_head", std::to_string(head), app.ui.notes);
+    set(p, keys::qk_head, head, app.ui.notes);
   record_rect(app.ui, "qk_head");
 }
 

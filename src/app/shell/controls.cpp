@@ -1,6 +1,6 @@
 // The controls column: the lesson and Reset, the model picker, the position (slider, Play, m and n), the learned
-// table's and RoPE's parameters, the shapes, the exports and the notes; every value goes through set_param so limits
-// and notes apply. Panels hold the keys only they use (scaling, offsets, the lab's).
+// table's and RoPE's parameters, the shapes, the exports and the notes; every value goes through its key's rules
+// (app/state/params.hpp) so limits and notes apply. Panels hold the keys only they use (scaling, offsets, the lab's).
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -39,7 +39,7 @@ void weights_control(App& app) {
       ImGui::TextWrapped("weights: %s (%s is the learned table)", w.label.c_str(), w.table->tensor.c_str());
     else
       ImGui::TextWrapped("weights: %s (no learned table)", w.label.c_str());
-    if (ImGui::SmallButton("none##weights")) set_param(p, "weights", "none", app.ui.notes);
+    if (ImGui::SmallButton("none##weights")) unload_weights(p, app.ui.notes);
     record_rect(app.ui, "weights_none");
   }
   if (!app.ui.can_open_files) {
@@ -80,11 +80,11 @@ void model_control(App& app) {
                       : p.model == kLoadedModel && p.loaded ? p.loaded->label.c_str()
                                                             : p.model.c_str();
   if (ImGui::BeginCombo("model", shown)) {
-    if (ImGui::Selectable(kFreeParameters, p.model.empty())) set_param(p, "model", "none", app.ui.notes);
+    if (ImGui::Selectable(kFreeParameters, p.model.empty())) set(p, keys::model, "none", app.ui.notes);
     if (p.loaded && ImGui::Selectable(p.loaded->label.c_str(), p.model == kLoadedModel))
-      set_param(p, "model", kLoadedModel, app.ui.notes);
+      set(p, keys::model, kLoadedModel, app.ui.notes);
     for (const Preset& preset : presets()) {
-      if (ImGui::Selectable(preset.name, p.model == preset.name)) set_param(p, "model", preset.name, app.ui.notes);
+      if (ImGui::Selectable(preset.name, p.model == preset.name)) set(p, keys::model, preset.name, app.ui.notes);
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.source);
     }
     ImGui::EndCombo();
@@ -111,26 +111,26 @@ void model_control(App& app) {
 
 // A link key's number field: its label (the key unless named otherwise) and, on hover, its table row's help text
 // (app/state/params.cpp), with `more` after it where this control does more.
-void int_control(App& app, const char* key, long long value, long long step, const char* label = nullptr,
+void int_control(App& app, TypedKey<double> key, long long value, long long step, const char* label = nullptr,
                  const char* more = nullptr) {
-  number_field(app, label ? label : key, key, double(value), double(step));
-  formula_tip(find_field(key)->help, more);
+  number_field(app, label ? label : field(key.key).key, key, double(value), double(step));
+  formula_tip(field(key.key).help, more);
 }
 
 void base_control(App& app) {
-  number_field(app, "base", "base", app.params.base, 0);
-  formula_tip(find_field("base")->help,
+  number_field(app, "base", keys::base, app.params.base, 0);
+  formula_tip(field(Key::base).help,
               "10000 in the original RoPE and Llama 2; 500000 in Llama 3; 1000000 in several long-context models.");
-  const ModelLock lock(app, "base");
+  const ModelLock lock(app, Key::base);
   for (double preset : {10000.0, 500000.0, 1000000.0}) {
     if (preset != 10000.0) ImGui::SameLine();
     std::string label = preset == 10000.0 ? "10k" : preset == 500000.0 ? "500k" : "1M";
-    if (ImGui::SmallButton(label.c_str())) set_param(app.params, "base", std::to_string(preset), app.ui.notes);
+    if (ImGui::SmallButton(label.c_str())) set(app.params, keys::base, preset, app.ui.notes);
   }
 }
 
 void pairing_control(App& app) {
-  const ModelLock lock(app, "pairing");
+  const ModelLock lock(app, Key::pairing);
   // The box shows the short name, wide enough for either; the list adds who uses each.
   const float need = std::max(ImGui::CalcTextSize(pairing_name(Pairing::Interleaved)).x,
                               ImGui::CalcTextSize(pairing_name(Pairing::HalfSplit)).x) +
@@ -146,7 +146,7 @@ void pairing_control(App& app) {
     for (Pairing choice : {Pairing::Interleaved, Pairing::HalfSplit}) {
       const char* who = choice == Pairing::Interleaved ? "interleaved (Llama)" : "half_split (NeoX / HF)";
       if (ImGui::Selectable(who, app.params.pairing == choice))
-        set_param(app.params, "pairing", pairing_name(choice), app.ui.notes);
+        set(app.params, keys::pairing, choice, app.ui.notes);
     }
     ImGui::EndCombo();
   }
@@ -166,7 +166,7 @@ void position_keys(App& app) {
   long long m = app.params.position;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) m += step;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) m -= step;
-  if (m != app.params.position) set_param(app.params, "position", std::to_string(std::max(0LL, m)), app.ui.notes);
+  if (m != app.params.position) set(app.params, keys::position, double(std::max(0LL, m)), app.ui.notes);
 }
 
 // The guided lesson and the one-click reset to the lesson's defaults.
@@ -224,7 +224,7 @@ void position_control(App& app) {
   long long m = p.position;
   if (position_slider("position", &m, p.max_position, pre_extension_length(app), ImGui::GetContentRegionAvail().x,
                       theme::kRope))
-    set_param(p, "position", std::to_string(m), app.ui.notes);
+    set(p, keys::position, double(m), app.ui.notes);
   record_rect(app.ui, "position");
 }
 
@@ -237,26 +237,26 @@ void show_controls(App& app) {
   if (!app.ui.narrow) position_control(app);  // a phone shows it above the sheet, always
   show_play_controls(app);
   position_keys(app);
-  int_control(app, "position", p.position, 1, "m", "Arrow keys step it, shift x10.");
-  int_control(app, "key_position", p.key_position, 1, "n (key)");
+  int_control(app, keys::position, p.position, 1, "m", "Arrow keys step it, shift x10.");
+  int_control(app, keys::key_position, p.key_position, 1, "n (key)");
 
   ImGui::Spacing();
   ImGui::TextColored(theme::vec(theme::kLearned), "Learned table");
-  int_control(app, "max_position", p.max_position, 1);
+  int_control(app, keys::max_position, p.max_position, 1);
 
   ImGui::Spacing();
   ImGui::TextColored(theme::vec(theme::kRope), "RoPE");
-  int_control(app, "d_head", p.d_head, 2);
+  int_control(app, keys::d_head, p.d_head, 2);
   base_control(app);
   pairing_control(app);
 
   ImGui::Spacing();
   ImGui::TextDisabled("Shapes");
-  int_control(app, "heads", p.heads, 1, "h (heads)");
-  int_control(app, "batch", p.batch, 1, "B (batch)");
-  int_control(app, "seq_len", p.seq_len, 1, "T (tokens)");
-  int_control(app, "vocab", p.vocab, 1, "V (vocab)");
-  int_control(app, "seed", (long long)p.seed, 1);
+  int_control(app, keys::heads, p.heads, 1, "h (heads)");
+  int_control(app, keys::batch, p.batch, 1, "B (batch)");
+  int_control(app, keys::seq_len, p.seq_len, 1, "T (tokens)");
+  int_control(app, keys::vocab, p.vocab, 1, "V (vocab)");
+  int_control(app, keys::seed, (long long)p.seed, 1);
   enforce_limits(p, app.ui.notes);
   show_exports(app);
 }

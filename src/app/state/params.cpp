@@ -32,10 +32,10 @@ std::optional<double> parse_number(std::string_view text) {
   return v;
 }
 
+// A whole number in [lo, hi], clamped with a note; v is the value read (nullopt: unreadable), text as it was given.
 template <class Int>
-bool set_int(Int& field, std::string_view key, std::string_view text, long long lo, long long hi,
-             std::vector<std::string>& notes) {
-  auto v = parse_number(text);
+bool set_int(Int& field, std::string_view key, std::string_view text, std::optional<double> v, long long lo,
+             long long hi, std::vector<std::string>& notes) {
   if (!v || *v != std::floor(*v)) {
     notes.push_back(std::string(key) + "=" + quoted(text) + " is not a whole number; kept " + std::to_string(field));
     return false;
@@ -49,9 +49,8 @@ bool set_int(Int& field, std::string_view key, std::string_view text, long long 
 }
 
 // A finite number in (above, hi]: rejected (kept) when not a number or <= above, clamped with a note above hi.
-bool set_real(double& field, std::string_view key, std::string_view text, double above, double hi,
-              std::vector<std::string>& notes) {
-  auto v = parse_number(text);
+bool set_real(double& field, std::string_view key, std::string_view text, std::optional<double> v, double above,
+              double hi, std::vector<std::string>& notes) {
   if (!v || *v <= above) {
     notes.push_back(std::string(key) + "=" + quoted(text) + " must be a number greater than " + format_number(above) +
                     "; kept " + format_number(field));
@@ -82,14 +81,15 @@ std::string encode_real(const Params& p) {
   return format_number(p.*M);
 }
 template <auto M>
-bool parse_integer(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
-  return set_int(p.*M, f.key, text, (long long)f.lo, (long long)f.hi, notes);
+bool parse_integer(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  return set_int(p.*M, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes);
 }
 // A whole number; an odd one is bumped to the next even value (the previous when at the limit).
 template <auto M>
-bool parse_even(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+bool parse_even(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  const std::string_view text = in.text;
   auto v = p.*M;
-  if (!set_int(v, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  if (!set_int(v, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes)) return false;
   if (v % 2 != 0) {
     const auto even = double(v + 1) <= f.hi ? v + 1 : v - 1;
     notes.push_back(std::string(f.key) + "=" + quoted(text) + " is odd: RoPE rotates pairs; using " +
@@ -100,21 +100,23 @@ bool parse_even(const ParamField& f, Params& p, std::string_view text, Notes& no
   return true;
 }
 template <auto M>
-bool parse_whole_real(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+bool parse_whole_real(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
   long long whole = (long long)(p.*M);
-  if (!set_int(whole, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  if (!set_int(whole, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes)) return false;
   p.*M = double(whole);
   return true;
 }
 template <auto M>
-bool parse_real(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
-  return set_real(p.*M, f.key, text, f.lo, f.hi, notes);
+bool parse_real(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  return set_real(p.*M, f.key, in.text, in.number, f.lo, f.hi, notes);
 }
 template <auto M, auto Parse, auto Name>
-bool parse_enum(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
-  const auto v = Parse(text);
+bool parse_enum(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  using E = std::decay_t<decltype(p.*M)>;
+  // A typed choice is taken when a link could carry it (a link cannot choose longrope: its factors are a model's).
+  const auto v = in.choice >= 0 && Parse(Name(E(in.choice))) ? std::optional<E>(E(in.choice)) : Parse(in.text);
   if (!v) {
-    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not " + f.choices + "; kept " + Name(p.*M));
+    notes.push_back(std::string(f.key) + "=" + quoted(in.text) + " is not " + f.choices + "; kept " + Name(p.*M));
     return false;
   }
   p.*M = *v;
@@ -149,7 +151,9 @@ constexpr ParamField enumeration(const char* key, const char* choices, const cha
 }
 // A tab by its panel's key (tab_top=precision) or, from old links, by its number in the bar.
 template <Bar B>
-bool parse_tab_row(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+bool parse_tab_row(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  const std::string_view text = in.text;
+  if (in.typed) return set_int(tab_of(p, B), f.key, text, in.number, 0, (long long)bar_panels(B).size() - 1, notes);
   const std::optional<long long> tab = parse_tab(B, text);
   if (!tab) {
     notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not one of " + tab_keys(B) + "; kept " +
@@ -157,7 +161,7 @@ bool parse_tab_row(const ParamField& f, Params& p, std::string_view text, Notes&
     return false;
   }
   const long long last = (long long)bar_panels(B).size() - 1;
-  return set_int(tab_of(p, B), f.key, std::to_string(*tab), 0, last, notes);
+  return set_int(tab_of(p, B), f.key, text, double(*tab), 0, last, notes);
 }
 template <Bar B>
 std::string encode_tab_row(const Params& p) {
@@ -238,7 +242,8 @@ bool apply_model(Params& p, const std::string& name, const HfConfig& c, const st
 
 std::string encode_model(const Params& p);
 
-bool parse_model(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+bool parse_model(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  const std::string_view text = in.text;
   if (p.weights && text != encode_model(p)) unload_weights(p, notes);  // another model's frame is not the table's
   if (text == "none" || text.empty()) {
     p.model.clear();
@@ -281,7 +286,8 @@ std::optional<LabPositions> parse_positions(std::string_view name) {
 }
 
 // methods=learned,rope: a comma-separated set of position methods, written back in the lab's order.
-bool parse_methods(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+bool parse_methods(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  const std::string_view text = in.text;
   int mask = 0;
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
@@ -307,9 +313,9 @@ std::string encode_methods(const Params& p) {
 
 // [SECTION] the lesson's row: opening step K applies its view (app/state/lesson.hpp)
 
-bool parse_lesson(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+bool parse_lesson(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
   int step = p.lesson;
-  if (!set_int(step, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  if (!set_int(step, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes)) return false;
   apply_lesson_view(p, step, notes);
   p.lesson = step;
   return true;
@@ -320,8 +326,9 @@ bool parse_lesson(const ParamField& f, Params& p, std::string_view text, Notes& 
 constexpr const char* kScoreQKNames[] = {"random", "same", "ones", "layer0"};
 static_assert(std::size(kScoreQKNames) == int(ScoreQK::Layer0) + 1, "one name per ScoreQK");
 
-bool parse_qk(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
-  const std::optional<ScoreQK> v = parse_score_qk(text);
+bool parse_qk(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  const std::string_view text = in.text;
+  const std::optional<ScoreQK> v = in.choice >= 0 ? std::optional<ScoreQK>(ScoreQK(in.choice)) : parse_score_qk(text);
   if (!v) {
     notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not " + f.choices + "; kept " + score_qk_name(p.qk));
     return false;
@@ -334,22 +341,23 @@ bool parse_qk(const ParamField& f, Params& p, std::string_view text, Notes& note
 // A token id, or with the checkpoint's tokenizer.json a word of its vocabulary (exact); an id past the loaded
 // embedding is refused by name, the old one kept.
 template <auto M>
-bool parse_token(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+bool parse_token(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  const std::string_view text = in.text;
   long long id = p.*M;
   const LoadedWeights* w = p.weights.get();
   const std::string kept = "; kept " + std::to_string(p.*M);
-  if (!parse_number(text) && w && w->words) {
+  if (!in.number && w && w->words) {
     const Expected<long long> found = token_id(*w->words, text);
     if (!found) {
       notes.push_back(std::string(f.key) + "=" + quoted(text) + ": " + found.error().message + kept);
       return false;
     }
     id = *found;
-  } else if (!parse_number(text)) {
+  } else if (!in.number) {
     notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not a token id (a word needs the checkpoint's " +
                     "tokenizer.json beside it)" + kept);
     return false;
-  } else if (!set_int(id, f.key, text, (long long)f.lo, (long long)f.hi, notes)) {
+  } else if (!set_int(id, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes)) {
     return false;
   }
   if (w && w->vocab > 0 && id >= w->vocab) {
@@ -362,9 +370,10 @@ bool parse_token(const ParamField& f, Params& p, std::string_view text, Notes& n
   return true;
 }
 
-bool parse_qk_head(const ParamField& f, Params& p, std::string_view text, Notes& notes) {
+bool parse_qk_head(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
+  const std::string_view text = in.text;
   int head = p.qk_head;
-  if (!set_int(head, f.key, text, (long long)f.lo, (long long)f.hi, notes)) return false;
+  if (!set_int(head, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes)) return false;
   if (p.weights && p.weights->qk_heads > 0 && head >= p.weights->qk_heads) {
     notes.push_back(std::string(f.key) + "=" + quoted(text) + ": " + p.weights->label + " has " +
                     std::to_string(p.weights->qk_heads) + " heads (0.." + std::to_string(p.weights->qk_heads - 1) +
@@ -449,6 +458,7 @@ constexpr ParamField kFields[] = {
     {"qk_head", FieldKind::Integer, 0, double(Limits::kHeadsMax - 1), "qk=layer0: the attention head (0-based).",
      parse_qk_head, encode_integer<&P::qk_head>, member_equal<&P::qk_head>, ""},
 };
+static_assert(std::size(kFields) == kKeyCount, "one row per Key, in Key's order");
 
 }  // namespace
 
@@ -536,6 +546,45 @@ bool model_bound(const Params& p, std::string_view key) {
   return p.model_rope && (key == "base" || key == "pairing");
 }
 
+namespace {
+
+// Sets row f from the input, unless the model decides that key and the input differs from the model's value.
+bool apply_row(Params& p, const ParamField& f, const ParamInput& in, Notes& notes) {
+  if (!model_bound(p, f.key)) return f.parse(f, p, in, notes);
+  Params trial = p;
+  std::vector<std::string> trial_notes;
+  if (f.parse(f, trial, in, trial_notes) && f.equal(trial, p)) return true;  // the model's own value
+  const bool table = p.weights && p.weights->table;
+  notes.push_back(std::string(f.key) + "=" + quoted(in.text) + ": " + f.key + " is " + f.encode(p) +
+                  (table ? " in " + p.weights->label + "'s learned table; choose weights=none to change it"
+                         : " in the model " + p.model + "; choose model=none to change it"));
+  return false;
+}
+
+}  // namespace
+
+ParamInput text_input(std::string_view text) {
+  return {text, parse_number(text)};
+}
+
+const ParamField& field(Key k) {
+  return kFields[int(k)];
+}
+
+bool set(Params& p, TypedKey<double> k, double value, Notes& notes) {
+  const std::string shown = format_number(value);
+  return apply_row(p, field(k.key), {shown, value, -1, true}, notes);
+}
+
+bool set(Params& p, TypedKey<std::string_view> k, std::string_view value, Notes& notes) {
+  return apply_row(p, field(k.key), {value, std::nullopt, -1, true}, notes);
+}
+
+bool set_choice(Params& p, Key k, int choice, Notes& notes) {
+  const std::string shown = std::to_string(choice);
+  return apply_row(p, field(k), {shown, std::nullopt, choice, true}, notes);
+}
+
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes) {
   if (key == "tab") return select_panel(p, value, notes);
   if (key == "weights") {  // not a link key: a link cannot carry the files, but weights=none unloads them
@@ -546,15 +595,7 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   }
   const ParamField* f = find_field(key);
   if (!f) return true;  // unknown keys are ignored, as links from newer versions may carry more
-  if (!model_bound(p, key)) return f->parse(*f, p, value, notes);
-  Params trial = p;
-  std::vector<std::string> trial_notes;
-  if (f->parse(*f, trial, value, trial_notes) && f->equal(trial, p)) return true;  // the model's own value
-  const bool table = p.weights && p.weights->table;
-  notes.push_back(std::string(key) + "=" + quoted(value) + ": " + std::string(key) + " is " + f->encode(p) +
-                  (table ? " in " + p.weights->label + "'s learned table; choose weights=none to change it"
-                         : " in the model " + p.model + "; choose model=none to change it"));
-  return false;
+  return apply_row(p, *f, text_input(value), notes);
 }
 
 bool select_panel(Params& p, std::string_view key, std::vector<std::string>& notes) {

@@ -43,13 +43,25 @@ enum class FieldKind {
   Tab,          // a panel of a tab bar (app/state/registry.hpp), by its key or, from old links, its number
 };
 
+// A value on its way into a row: text from an edge (the number read from it, when it is one), or a typed value from
+// the app (typed: number or choice set, text only its spelling for notes).
+struct ParamInput {
+  std::string_view text;
+  std::optional<double> number;
+  int choice = -1;  // an enum row's value
+  bool typed = false;
+};
+
+// Text from an edge as a row's input (the number read from it when it is one).
+ParamInput text_input(std::string_view text);
+
 struct ParamField {
   const char* key;  // the URL / --state / window.ropeviz.set name
   FieldKind kind;
   double lo, hi;     // limits, as the kind reads them (exact: every limit is below 2^53)
   const char* help;  // one line, for tooltips and docs
-  // Parses text into the member: false (member unchanged, a note) when rejected, clamps with a note.
-  bool (*parse)(const ParamField& f, Params& p, std::string_view text, std::vector<std::string>& notes);
+  // Sets the member from the input: false (member unchanged, a note) when rejected, clamps with a note.
+  bool (*parse)(const ParamField& f, Params& p, const ParamInput& in, std::vector<std::string>& notes);
   std::string (*encode)(const Params& p);           // the value as the hash writes it
   bool (*equal)(const Params& a, const Params& b);  // the member compares equal
   const char* choices;                              // Enum: "'interleaved' or 'half_split'", else ""
@@ -72,9 +84,56 @@ ParamFields param_fields();
 // The row for a key, or nullptr when no parameter has that name.
 const ParamField* find_field(std::string_view key);
 
-// Sets one parameter from text. Unknown keys are ignored (returns true, no note); a value that
-// cannot be parsed leaves the parameter unchanged and adds a note; an out-of-range one is clamped
-// with a note. Returns false when the value was rejected.
+// Every link key, in the table's (and the hash's) order. Code names a key by its typed constant in `keys` (so a
+// misspelt key does not compile, and the value's type is the key's); the edges name it by its row's text.
+enum class Key {
+  position, key_position, max_position, d_head, heads, batch, seq_len, vocab, base, pairing, seed, offsets, tab_top,
+  tab_bottom, scaling, factor, original_max, low_freq, high_freq, beta_fast, beta_slow, model, task, methods,
+  train_len, table_len, steps, lab_seed, seeds, positions, position_range, lesson, qk, q_token, k_token, qk_head
+};
+inline constexpr int kKeyCount = int(Key::qk_head) + 1;
+// The row of a key (the table's row int(k); tests/ui/params_test.cpp checks their names agree).
+const ParamField& field(Key k);
+
+template <class T>
+struct TypedKey {
+  Key key;
+};
+namespace keys {
+inline constexpr TypedKey<double> position{Key::position}, key_position{Key::key_position},
+    max_position{Key::max_position}, d_head{Key::d_head}, heads{Key::heads}, base{Key::base}, offsets{Key::offsets},
+    tab_top{Key::tab_top}, tab_bottom{Key::tab_bottom}, factor{Key::factor}, original_max{Key::original_max},
+    low_freq{Key::low_freq}, high_freq{Key::high_freq}, lesson{Key::lesson}, qk_head{Key::qk_head},
+    q_token{Key::q_token}, k_token{Key::k_token}, batch{Key::batch}, seq_len{Key::seq_len}, vocab{Key::vocab},
+    seed{Key::seed}, beta_fast{Key::beta_fast}, beta_slow{Key::beta_slow}, train_len{Key::train_len},
+    table_len{Key::table_len}, steps{Key::steps}, lab_seed{Key::lab_seed}, seeds{Key::seeds},
+    position_range{Key::position_range};
+inline constexpr TypedKey<Pairing> pairing{Key::pairing};
+inline constexpr TypedKey<ScalingType> scaling{Key::scaling};
+inline constexpr TypedKey<LabTask> task{Key::task};
+inline constexpr TypedKey<LabPositions> positions{Key::positions};
+inline constexpr TypedKey<ScoreQK> qk{Key::qk};
+inline constexpr TypedKey<std::string_view> model{Key::model};  // a preset's name, "none" or kLoadedModel
+}  // namespace keys
+
+template <class T>
+struct Exactly {
+  using type = T;
+};
+// Sets one parameter from the app's typed value, with the key's own rules and no text on the way: out of its limits
+// clamped with a note, a value the model decides refused with a note (as set_param), a choice a link could not carry
+// refused. Numbers are exact: every limit is below 2^53.
+bool set(Params& p, TypedKey<double> k, typename Exactly<double>::type value, std::vector<std::string>& notes);
+bool set(Params& p, TypedKey<std::string_view> k, std::string_view value, std::vector<std::string>& notes);
+bool set_choice(Params& p, Key k, int choice, std::vector<std::string>& notes);  // an enum row, by its value
+template <class E>
+bool set(Params& p, TypedKey<E> k, typename Exactly<E>::type value, std::vector<std::string>& notes) {
+  return set_choice(p, k.key, int(value), notes);
+}
+
+// Sets one parameter from text (the edges: the URL hash, --state, window.ropeviz.set). Unknown keys are ignored
+// (returns true, no note); a value that cannot be parsed leaves the parameter unchanged and adds a note; an
+// out-of-range one is clamped with a note. Returns false when the value was rejected.
 bool set_param(Params& p, std::string_view key, std::string_view value, std::vector<std::string>& notes);
 // tab=KEY (not a row of the table): shows the panel KEY in whichever bar holds it (tab=lab); a note if none does.
 bool select_panel(Params& p, std::string_view key, std::vector<std::string>& notes);

@@ -17,23 +17,23 @@ namespace {
 void step_buttons(App& app) {
   const int step = app.params.lesson;
   ImGui::BeginDisabled(step <= 1);
-  if (ImGui::SmallButton("Back")) set_param(app.params, "lesson", std::to_string(step - 1), app.ui.notes);
+  if (ImGui::SmallButton("Back")) set(app.params, keys::lesson, step - 1, app.ui.notes);
   ImGui::EndDisabled();
   record_rect(app.ui, "lesson_back");
   ImGui::SameLine();
   ImGui::BeginDisabled(step >= kLessonSteps);
-  if (ImGui::SmallButton("Next")) set_param(app.params, "lesson", std::to_string(step + 1), app.ui.notes);
+  if (ImGui::SmallButton("Next")) set(app.params, keys::lesson, step + 1, app.ui.notes);
   ImGui::EndDisabled();
   record_rect(app.ui, "lesson_next");
   ImGui::SameLine();
-  if (ImGui::SmallButton("Close")) set_param(app.params, "lesson", "0", app.ui.notes);
+  if (ImGui::SmallButton("Close")) set(app.params, keys::lesson, 0, app.ui.notes);
   record_rect(app.ui, "lesson_close");
 }
 
 }  // namespace
 
 void start_lesson(App& app) {
-  set_param(app.params, "lesson", "1", app.ui.notes);
+  set(app.params, keys::lesson, 1, app.ui.notes);
 }
 
 void show_lesson_box(App& app) {

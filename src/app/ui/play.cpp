@@ -22,7 +22,7 @@ void play_toggle(App& app) {
     play.on = false;
     return;
   }
-  if (app.params.position >= play_end(app.params)) set_param(app.params, "position", "0", app.ui.notes);
+  if (app.params.position >= play_end(app.params)) set(app.params, keys::position, 0, app.ui.notes);
   play.on = true;
   play.at = double(app.params.position);
 }
@@ -43,7 +43,7 @@ void play_tick(App& app, double dt) {
     play.on = false;
   }
   const long long m = (long long)std::floor(play.at);
-  if (m != p.position) set_param(p, "position", std::to_string(m), app.ui.notes);
+  if (m != p.position) set(p, keys::position, double(m), app.ui.notes);
 }
 
 void reset_to_lesson(App& app) {

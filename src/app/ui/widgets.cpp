@@ -166,14 +166,15 @@ void error_box(const char* title, const std::string& message) {
   ImGui::PopStyleColor(2);
 }
 
-ModelLock::ModelLock(const App& app, const char* key) : locked(model_bound(app.params, key)) {
+ModelLock::ModelLock(const App& app, Key key) : locked(model_bound(app.params, field(key).key)) {
   if (locked) ImGui::BeginDisabled();
 }
 ModelLock::~ModelLock() {
   if (locked) ImGui::EndDisabled();
 }
 
-void commit_typed(App& app, const char* key, const char* text, const char* shown, bool enter) {
+void commit_typed(App& app, Key k, const char* text, const char* shown, bool enter) {
+  const char* key = field(k).key;
   // The live text is kept while the field is active: when another widget takes the focus, this field is no
   // longer active on its last frame and ImGui hands its text back no more.
   // Escape (ImGui restores the text) drops it.
@@ -189,8 +190,9 @@ void commit_typed(App& app, const char* key, const char* text, const char* shown
 }
 
 // typing 2048 into max_position must not pass through 2 and 20 (so no per-keystroke apply)
-void number_field(App& app, const char* label, const char* key, double value, double step) {
-  const ModelLock lock(app, key);
+void number_field(App& app, const char* label, TypedKey<double> k, double value, double step) {
+  const char* key = field(k.key).key;
+  const ModelLock lock(app, k.key);
   const std::string shown = format_number(value);
   char text[64];  // while the field is active ImGui keeps the live text and copies it back here every frame
   std::snprintf(text, sizeof text, "%s", shown.c_str());
@@ -202,16 +204,16 @@ void number_field(App& app, const char* label, const char* key, double value, do
   const bool enter = ImGui::InputText(
       "##value", text, sizeof text,
       ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
-  commit_typed(app, key, text, shown.c_str(), enter);
+  commit_typed(app, k.key, text, shown.c_str(), enter);
   // the slider owns the name "position"; its exact-value box is "position_input"
   record_rect(app.ui, std::string(key) == "position" ? "position_input" : key);
   if (step > 0) {
     const double by = ImGui::GetIO().KeyShift ? 10 * step : step;
     ImGui::SameLine(0, style.ItemInnerSpacing.x);
-    if (ImGui::Button("-", ImVec2(button, button))) set_param(app.params, key, format_number(value - by), app.ui.notes);
+    if (ImGui::Button("-", ImVec2(button, button))) set(app.params, k, value - by, app.ui.notes);
     record_rect(app.ui, std::string(key) + "-");  // names stay short (no allocation per frame)
     ImGui::SameLine(0, style.ItemInnerSpacing.x);
-    if (ImGui::Button("+", ImVec2(button, button))) set_param(app.params, key, format_number(value + by), app.ui.notes);
+    if (ImGui::Button("+", ImVec2(button, button))) set(app.params, k, value + by, app.ui.notes);
     record_rect(app.ui, std::string(key) + "+");
   }
   ImGui::PopID();

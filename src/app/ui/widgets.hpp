@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "app/state/params.hpp"
 #include "app/state/state.hpp"
 #include "imgui.h"
 
@@ -41,17 +42,17 @@ void formula_tip(const char* text, const char* more = nullptr);
 // While a model is chosen, the fields it decides are greyed out (model_bound); their tooltips still show.
 struct ModelLock {
   bool locked;
-  ModelLock(const App& app, const char* key);
+  ModelLock(const App& app, Key key);
   ~ModelLock();
 };
 // A number field for the link key `key` under one rule: typed text applies on Enter or when the field loses focus
 // (Escape restores it), never per keystroke, never lost; it goes through set_param like a link. step > 0 adds
 // "-" / "+" buttons (Shift: ten steps). The field takes 55% of the available width; `label` follows it.
-void number_field(App& app, const char* label, const char* key, double value, double step);
+void number_field(App& app, const char* label, TypedKey<double> key, double value, double step);
 // After the ImGui::InputText of link key `key` (`enter`: it returned true): keeps the live text while the field is
 // active, and applies what was typed (when it differs from `shown`) through set_param on Enter or when the field
 // loses focus; Escape drops it. Every typed field of a link key ends with it.
-void commit_typed(App& app, const char* key, const char* text, const char* shown, bool enter);
+void commit_typed(App& app, Key key, const char* text, const char* shown, bool enter);
 // An unmistakable error block: red frame, bold title line, the full message.
 void error_box(const char* title, const std::string& message);
 

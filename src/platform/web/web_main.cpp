@@ -35,7 +35,7 @@ namespace {
 struct Web {
   rv::App app;
   rv::Window window;
-  std::string last_hash;                // what the page's URL hash says now
+  std::optional<rv::Params> published;  // the view the page's URL hash says now (compared, not re-encoded)
   std::vector<std::string> last_notes;  // the notes the text layer last said
   int typing = 0;                       // the field taking typed text after the last frame (rv_js_text_input)
   long long last_lab = 0;               // 2 x the lab run's serial + running, when the text layer last spoke
@@ -89,13 +89,14 @@ EM_JS(void, rv_js_copy_link, (void* web), { Module["rvCopyLink"](web); });
 // Called outside a frame (after one, and after rv_web_apply): tells the page when the params, the notes or the
 // lab's run changed. A change wakes the window: the next frames draw it.
 void publish_if_changed(Web& web) {
-  std::string hash = rv::encode_query(web.app.params);
   const long long lab = 2 * web.app.lab.serial + (web.app.lab.running ? 1 : 0);  // a run started or finished
   const long long usage = 2 * (long long)web.app.usage.usage.q.size() + (web.app.usage.active ? 1 : 0);  // a layer came
-  if (hash == web.last_hash && web.app.ui.notes == web.last_notes && lab == web.last_lab && usage == web.last_usage)
+  if (web.published && *web.published == web.app.params && web.app.ui.notes == web.last_notes &&
+      lab == web.last_lab && usage == web.last_usage)
     return;
   web.last_usage = usage;
-  web.last_hash = hash;
+  web.published = web.app.params;
+  const std::string hash = rv::encode_query(web.app.params);
   web.last_notes = web.app.ui.notes;
   web.last_lab = lab;
   rv_js_state_changed(hash.c_str());
@@ -185,7 +186,7 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_apply(Web* web, const char* hash) {
   std::vector<std::string> notes;
   rv::apply_query(web->app.params, hash, notes);
   web->app.ui.notes.insert(web->app.ui.notes.end(), notes.begin(), notes.end());
-  if (!notes.empty()) web->last_hash.clear();  // the address goes back to the view that holds
+  if (!notes.empty()) web->published.reset();  // the address goes back to the view that holds
   publish_if_changed(*web);
   web->reply.clear();
   for (const std::string& n : notes) web->reply += n + "\n";
