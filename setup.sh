@@ -45,7 +45,9 @@ write_source_list() {
   local list=$1
   : > "$list"
   if [ -f /etc/apt/sources.list.d/debian.sources ]; then
-    awk '/^URIs:/{u=$2} /^Suites:/{for(i=2;i<=NF;i++) if ($i !~ /security/ && u !~ /security/) print "deb-src [trusted=yes] " u " " $i " main"}' \
+    awk '/^URIs:/{u=$2}
+         /^Suites:/{for(i=2;i<=NF;i++)
+                      if ($i !~ /security/ && u !~ /security/) print "deb-src [trusted=yes] " u " " $i " main"}' \
       /etc/apt/sources.list.d/debian.sources >> "$list"
   fi
   if [ -f /etc/apt/sources.list ]; then

@@ -7,15 +7,16 @@ import sys
 
 SRC = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[1] / "src")
 
-CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/lab", "core/lesson", "core/weights",
-        "core/infer", "core/tokenize"]
+CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/decoder", "core/lab", "core/lesson",
+        "core/weights", "core/infer", "core/tokenize"]
 # folder -> the folders its files may include (itself included)
 ALLOWED = {
     "core/base": ["core/base"],
     "core/rope": ["core/base", "core/rope"],
     "core/encodings": ["core/base", "core/encodings"],
     "core/models": ["core/base", "core/rope", "core/models"],
-    "core/lab": ["core/base", "core/rope", "core/encodings", "core/weights", "core/lab"],
+    "core/decoder": ["core/base", "core/rope", "core/encodings", "core/decoder"],
+    "core/lab": ["core/base", "core/rope", "core/encodings", "core/decoder", "core/weights", "core/lab"],
     "core/lesson": ["core/base", "core/rope", "core/encodings", "core/lesson"],
     "core/weights": ["core/base", "core/rope", "core/models", "core/weights"],
     "core/infer": ["core/base", "core/rope", "core/models", "core/weights", "core/infer"],

@@ -5,8 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <map>
 #include <sys/types.h>
 
 #include "cli/eval_decoder.hpp"
@@ -373,35 +371,65 @@ Result op_analyze(Request& r) {
               {"limit", limit}};
 }
 
+// The protocol's ops: dispatch serves a request by this table, and --help lists it (docs/cli.md has each in full).
+struct EvalOp {
+  const char* name;
+  const char* summary;  // one line
+  const char* example;  // one request
+  Result (*run)(Request&);
+};
+const EvalOp kOps[] = {
+    {"inv_freq", "theta_i = base^(-2i/d_head), optionally under a rope_scaling (linear, dynamic, yarn, llama3)",
+     R"({"op":"inv_freq","d_head":8,"base":10000.0})", op_inv_freq},
+    {"rotate", "x rotated pair-wise by position * theta_i; \"dtype\":\"float32\" runs the float32 fast path",
+     R"({"op":"rotate","d_head":4,"base":10000.0,"position":100,"x":[1,0,1,0],"pairing":"interleaved"})", op_rotate},
+    {"score", "<RoPE(q, m), RoPE(k, n)>",
+     R"({"op":"score","d_head":4,"base":10000.0,"q":[1,2,3,4],"k":[4,3,2,1],"m":5,"n":3})", op_score},
+    {"lookup", "rows P[positions] of a learned table (given, or seeded); past its rows PyTorch's IndexError",
+     R"({"op":"lookup","max_position":10,"d":8,"seed":123,"positions":[5,100]})", op_lookup},
+    {"sinusoidal", "PE[pos,2i] = sin(pos/10000^(2i/d)), PE[pos,2i+1] = cos(...), row-major [positions, d]",
+     R"({"op":"sinusoidal","d":4,"positions":[0,1]})", op_sinusoidal},
+    {"decay_bound", "RoFormer's long-term decay bound at each distance",
+     R"({"op":"decay_bound","d":128,"base":10000.0,"distances":[0,1,2]})", op_decay_bound},
+    {"score_curve", "<RoPE(q, anchor + r), RoPE(k, anchor)> for r = offset_lo..offset_hi",
+     R"({"op":"score_curve","d_head":4,"q":[1,2,3,4],"k":[4,3,2,1],"anchor":0,"offset_lo":0,"offset_hi":3})",
+     op_score_curve},
+    {"precision", "per-pair angle error of float32, float16, bfloat16 against float64",
+     R"({"op":"precision","d_head":8,"position":1000000,"format":"float32","recipe":"naive"})", op_precision},
+    {"shape_trace", "shapes from token ids to Q_rope, K_rope and V, and the parameter counts",
+     R"({"op":"shape_trace","B":2,"T":5,"h":4,"d_head":8,"V":100,"max_position":10})", op_shape_trace},
+    {"model", "a config.json (\"config\": an object or a path) or a preset: RoPE as transformers derives it",
+     R"({"op":"model","preset":"llama-3.1-8b"})", op_model},
+    {"analyze", "the critical dimension and the first position where sum_i cos(m theta_i) turns negative",
+     R"({"op":"analyze","d_head":128,"base":10000.0,"context":4096})", op_analyze},
+    {"decoder_grad", "the lab's tiny decoder: loss and every weight's gradient, float64",
+     R"({"op":"decoder_grad","config":{...},"weights":{...},"tokens":[[1,4,6]],"targets":[[4,6,-1]]})",
+     op_decoder_grad},
+    {"weights", "a safetensors checkpoint's (or index's) tensors; only the header is read",
+     R"({"op":"weights","file":"gpt2/model.safetensors"})", op_weights},
+    {"learned_table", "a trained position table: norms, cosines, spectrum, rank90/rank99, top components",
+     R"({"op":"learned_table","file":"gpt2/model.safetensors","preset":"gpt2"})", op_learned_table},
+    {"rope_usage", "per layer, head and rotated pair, how strongly W_q and W_k feed the pair",
+     R"({"op":"rope_usage","file":"llama/model.safetensors","preset":"llama-3.2-1b","layers":[0]})", op_rope_usage},
+    {"real_scores", "layer 0's real q of one token against k of another, by distance",
+     R"({"op":"real_scores","file":"llama","head":0,"token":1000,"key_token":1000,"offsets":64})", op_real_scores},
+    {"forward", "the checkpoint's causal LM (16 families): NLL by position, attention, hidden, under any scaling",
+     R"({"op":"forward","file":"web/models/llama-bytes","text":"apt-get install","rope_scaling":"none"})",
+     op_forward},
+    {"tokenize", "a tokenizer.json's encoding of text, as Hugging Face's tokenizers gives it",
+     R"({"op":"tokenize","tokenizer":"gpt2/tokenizer.json","text":"Hello world"})", op_tokenize},
+    {"detokenize", "ids back to text through the tokenizer.json's decoder",
+     R"({"op":"detokenize","tokenizer":"gpt2/tokenizer.json","ids":[15496,995]})", op_detokenize},
+};
+
 Result dispatch(const json& j) {
   if (!j.is_object()) return bad_request("request must be a JSON object");
   Request r(j);
   const std::string op = r.string("op");
   if (r.error) return *r.error;
-  static const std::map<std::string, std::function<Result(Request&)>> ops = {
-      {"inv_freq", op_inv_freq},
-      {"rotate", op_rotate},
-      {"score", op_score},
-      {"lookup", op_lookup},
-      {"sinusoidal", op_sinusoidal},
-      {"decay_bound", op_decay_bound},
-      {"score_curve", op_score_curve},
-      {"precision", op_precision},
-      {"shape_trace", op_shape_trace},
-      {"model", op_model},
-      {"analyze", op_analyze},
-      {"decoder_grad", op_decoder_grad},
-      {"weights", op_weights},
-      {"learned_table", op_learned_table},
-      {"rope_usage", op_rope_usage},
-      {"real_scores", op_real_scores},
-      {"forward", op_forward},
-      {"tokenize", op_tokenize},
-      {"detokenize", op_detokenize},
-  };
-  auto it = ops.find(op);
-  if (it == ops.end()) return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");
-  return it->second(r);
+  for (const EvalOp& o : kOps)
+    if (op == o.name) return o.run(r);
+  return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");
 }
 
 json error_json(const Error& e) {
@@ -409,6 +437,16 @@ json error_json(const Error& e) {
 }
 
 }  // namespace
+
+std::string eval_ops_help() {
+  std::string out;
+  for (const EvalOp& o : kOps) {
+    const std::size_t n = std::strlen(o.name);
+    out += "  " + std::string(o.name) + std::string(n < 14 ? 14 - n : 1, ' ') + o.summary + "\n";
+    out += "      " + std::string(o.example) + "\n";
+  }
+  return out;
+}
 
 std::string eval_line(const std::string& line, bool& ok) {
   json response;

@@ -1,4 +1,5 @@
-// `ropeviz-cli eval`: one JSON request per line in, one JSON response per line out (documented in ropeviz-cli --help and docs/cli.md).
+// `ropeviz-cli eval`: one JSON request per line in, one JSON response per line out (docs/cli.md; --help lists the
+// ops from the table the requests are dispatched by).
 #pragma once
 
 #include <cstdio>
@@ -11,5 +12,8 @@ std::string eval_line(const std::string& line, bool& ok);
 
 // Read lines from `in` until EOF, write and flush one response per line; returns the exit status (0 iff no errors).
 int run_eval(std::FILE* in, std::FILE* out);
+
+// Each op of the protocol on two lines, its summary and one request, from the table dispatch reads.
+std::string eval_ops_help();
 
 }  // namespace rv::cli

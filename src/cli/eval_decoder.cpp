@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/lab/decoder.hpp"
+#include "core/decoder/decoder.hpp"
 
 namespace rv::cli {
 namespace {
@@ -129,7 +129,8 @@ std::optional<Error> check_cost(const DecoderConfig& c, const TokenRows& tokens,
 
 json grads_json(const DecoderConfig& c, const DecoderWeights& grads) {
   json out = json::object();
-  for (const WeightRef<const double>& g : weight_refs(c, grads)) out[g.name] = std::vector<double>(g.data, g.data + g.size);
+  for (const WeightRef<const double>& g : weight_refs(c, grads))
+    out[g.name] = std::vector<double>(g.data, g.data + g.size);
   return out;
 }
 

@@ -35,7 +35,8 @@ Expected<std::string> checkpoint_path(Request& r) {
     const std::string dir = path.back() == '/' ? path : path + "/";
     for (const char* name : {"model.safetensors", "model.safetensors.index.json"})
       if (std::filesystem::is_regular_file(dir + name, ec)) return dir + name;
-    return bad_request("\"file\": the folder " + path + " holds neither model.safetensors nor model.safetensors.index.json");
+    return bad_request("\"file\": the folder " + path +
+                       " holds neither model.safetensors nor model.safetensors.index.json");
   }
   const bool json_name = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   if (index && !json_name)
@@ -98,7 +99,8 @@ Expected<ModelCheckpoint> model_checkpoint(Request& r) {
   if (!path) return path.error();
   if (!config->has_value()) {  // the config.json beside the checkpoint, as the page and the desktop read it
     const std::size_t slash = path->find_last_of('/');
-    const std::string beside = (slash == std::string::npos ? std::string() : path->substr(0, slash + 1)) + "config.json";
+    const std::string beside =
+        (slash == std::string::npos ? std::string() : path->substr(0, slash + 1)) + "config.json";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(beside, ec))
       return bad_request("missing required field \"config\" (the model's config.json, or its path) or \"preset\", "
@@ -151,7 +153,8 @@ Expected<json> op_learned_table(Request& r) {
   if (has_offset && (offset < 0 || offset > 1000000)) return bad_request("\"offset\" must be in [0, 1000000]");
   Expected<Checkpoint> c = open_checkpoint(r);
   if (!c) return c.error();
-  Expected<FoundTable> found = find_learned_table(c.value(), tensor, has_offset ? int(offset) : learned_table_offset(type));
+  Expected<FoundTable> found =
+      find_learned_table(c.value(), tensor, has_offset ? int(offset) : learned_table_offset(type));
   if (!found) return found.error();
   const LearnedTableAnalysis a = analyze_learned_table(found->positions);
   json components = json::array();
@@ -175,7 +178,8 @@ Expected<json> op_rope_usage(Request& r) {
   std::vector<int> layers;
   if (r.has("layers")) {
     for (long long l : r.integers("layers", 100000)) {
-      if (l < 0 || l > 100000) return bad_request("\"layers\" entries must be in [0, 100000], got " + std::to_string(l));
+      if (l < 0 || l > 100000)
+        return bad_request("\"layers\" entries must be in [0, 100000], got " + std::to_string(l));
       if (std::find(layers.begin(), layers.end(), int(l)) != layers.end())
         return bad_request("\"layers\" names layer " + std::to_string(l) + " twice");
       layers.push_back(int(l));
@@ -207,7 +211,8 @@ Expected<json> op_real_scores(Request& r) {
   const long long head = r.integer("head", 0), token = r.integer("token"), key_token = r.integer("key_token");
   const long long offsets = r.integer("offsets", 64);
   if (r.error) return *r.error;
-  if (offsets < 0 || offsets > 1000000) return bad_request("\"offsets\" must be in [0, 1000000], got " + std::to_string(offsets));
+  if (offsets < 0 || offsets > 1000000)
+    return bad_request("\"offsets\" must be in [0, 1000000], got " + std::to_string(offsets));
   if (head < 0 || head > 65536) return bad_request("\"head\" must be in [0, 65536], got " + std::to_string(head));
   Expected<ModelCheckpoint> mc = model_checkpoint(r);
   if (!mc) return mc.error();

@@ -23,7 +23,8 @@ Expected<json> op_weights(Request& r);
 //     "rank90","rank99","components"}
 Expected<json> op_learned_table(Request& r);
 // {"op":"rope_usage","file"|"index":PATH,"config"|"preset", optional "layers":[...]}
-// -> {"model_type","layers","heads","kv_heads","head_dim","rotary_dims","pairing","wavelength","q","k","q_mean","k_mean"}
+// ->
+// {"model_type","layers","heads","kv_heads","head_dim","rotary_dims","pairing","wavelength","q","k","q_mean","k_mean"}
 Expected<json> op_rope_usage(Request& r);
 // {"op":"real_scores","file"|"index":PATH,"config"|"preset","head":h,"token":t,"key_token":u,"offsets":K}
 // -> {"offsets":[0..K],"score":[K+1]}

@@ -1,5 +1,5 @@
-// `ropeviz-cli lab` (the lab document, on --jobs threads; --save-weights writes each trained decoder as a checkpoint) and
-// `ropeviz-cli lab-export` (lab_torch_script and lab_torch_data for the lab's flags, into a directory).
+// `ropeviz-cli lab` (the lab document, on --jobs threads; --save-weights writes each trained decoder as a checkpoint)
+// and `ropeviz-cli lab-export` (lab_torch_script and lab_torch_data for the lab's flags, into a directory).
 #include "cli/lab_export.hpp"
 
 #include <algorithm>

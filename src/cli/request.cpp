@@ -1,5 +1,6 @@
 // Field access for JSON requests without exceptions: type, finiteness, integrality and length checks.
 #include "cli/request.hpp"
+#include "core/base/constants.hpp"
 
 #include <cmath>
 #include <limits>
@@ -15,7 +16,7 @@ std::optional<long long> as_integer(const json& v) {
   }
   if (v.is_number_float()) {
     const double x = v.get<double>();
-    if (std::isfinite(x) && x == std::floor(x) && std::abs(x) <= 9007199254740992.0) return static_cast<long long>(x);
+    if (std::isfinite(x) && x == std::floor(x) && std::abs(x) <= kExactWhole) return static_cast<long long>(x);
   }
   return std::nullopt;
 }

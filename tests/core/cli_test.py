@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """ropeviz-cli protocol test: every op of the eval protocol, every bad-input class, ordering, flushing, exit codes."""
 import json
+import re
 import math
 import os
 import subprocess
@@ -218,10 +219,13 @@ p = subprocess.run([CLI, "verify"], capture_output=True, text=True)
 check(p.returncode == 0 and "IndexError: index 100 is out of bounds for dimension 0 with size 10" in p.stdout,
       "verify exits 0 and shows the IndexError")
 p = subprocess.run([CLI, "--help"], capture_output=True, text=True)
-check(p.returncode == 0 and all(op in p.stdout for op in
-                                ["inv_freq", "rotate", "score", "lookup", "sinusoidal", "decay_bound", "scaling",
-                                 "model", "analyze", "preset"]),
-      "--help documents every op")
+listed = re.findall(r'^      \{"op":"([a-z_]+)"', p.stdout, re.M)
+check(p.returncode == 0 and len(listed) >= 19 and "preset" in p.stdout, "--help lists the ops, a request each")
+asked = "".join(json.dumps({"op": op}) + "\n" for op in listed + ["frobnicate"])
+answers = [strict_loads(line) for line in
+           subprocess.run([CLI, "eval"], input=asked, capture_output=True, text=True).stdout.splitlines()]
+check(all("unknown op" not in json.dumps(a) for a in answers[:-1]) and "unknown op" in json.dumps(answers[-1]),
+      "every op --help lists is one eval serves (it lists them from the table eval dispatches by)")
 p = subprocess.run([CLI, "frobnicate"], capture_output=True, text=True)
 check(p.returncode != 0, "unknown subcommand fails")
 

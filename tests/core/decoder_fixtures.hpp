@@ -12,7 +12,7 @@
 
 #include "core/base/random.hpp"
 #include "core/encodings/learned.hpp"
-#include "core/lab/decoder.hpp"
+#include "core/decoder/decoder.hpp"
 
 namespace rv::test {
 

@@ -8,9 +8,9 @@
 
 #include "core/encodings/biases.hpp"
 #include "core/encodings/learned.hpp"
-#include "core/lab/decoder.hpp"
-#include "core/lab/decoder_internal.hpp"
-#include "core/lab/decoder_workspace.hpp"
+#include "core/decoder/decoder.hpp"
+#include "core/decoder/decoder_internal.hpp"
+#include "core/decoder/decoder_workspace.hpp"
 #include "decoder_fixtures.hpp"
 
 using namespace rv;

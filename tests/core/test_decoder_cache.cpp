@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/encodings/learned.hpp"
-#include "core/lab/decoder_cache.hpp"
-#include "core/lab/decoder_internal.hpp"
+#include "core/decoder/decoder_cache.hpp"
+#include "core/decoder/decoder_internal.hpp"
 #include "decoder_fixtures.hpp"
 
 using namespace rv;

@@ -9,8 +9,8 @@
 
 #include "alloc_counter.hpp"
 #include "core/base/random.hpp"
-#include "core/lab/decoder.hpp"
-#include "core/lab/decoder_workspace.hpp"
+#include "core/decoder/decoder.hpp"
+#include "core/decoder/decoder_workspace.hpp"
 #include "decoder_fixtures.hpp"
 #include "malloc_counter.hpp"
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/lab/decoder.hpp"
-#include "core/lab/decoder_cache.hpp"
-#include "core/lab/decoder_internal.hpp"
+#include "core/decoder/decoder.hpp"
+#include "core/decoder/decoder_cache.hpp"
+#include "core/decoder/decoder_internal.hpp"
 #include "core/lab/lab.hpp"
 #include "core/rope/scaling.hpp"
 #include "test_util.hpp"

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/constants.hpp"
 #include "app/state/state.hpp"
 
 namespace rv {
@@ -23,7 +24,7 @@ struct Limits {
   static constexpr int kVocabMax = 1000000;
   static constexpr double kBaseMax = 1e12;
   static constexpr int kOffsetsMax = 65536;
-  static constexpr long long kSeedMax = (1LL << 53) - 1;  // exact in JSON and JS numbers
+  static constexpr long long kSeedMax = kExactWholeMax - 1;  // exact in JSON and JS numbers
   static constexpr long long kTokenMax = (1LL << 24) - 1;  // q_token, k_token: past every real vocabulary
   static constexpr double kFactorMax = 1000.0;            // rope_scaling factor, and llama3/yarn tuning factors
   static constexpr double kOriginalMaxMax = 1e9;         // original_max_position_embeddings

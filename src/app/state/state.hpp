@@ -17,7 +17,7 @@
 #include "core/base/error.hpp"
 #include "core/encodings/frameworks.hpp"
 #include "core/encodings/learned.hpp"
-#include "core/lab/decoder_cache.hpp"
+#include "core/decoder/decoder_cache.hpp"
 #include "core/lab/lab.hpp"
 #include "core/lab/lab_engine.hpp"
 #include "core/lesson/add_vs_rotate.hpp"

@@ -8,10 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/constants.hpp"
 #include "core/base/error.hpp"
 #include "core/encodings/learned.hpp"
-#include "core/lab/decoder.hpp"
-#include "core/lab/decoder_workspace.hpp"
+#include "core/decoder/decoder.hpp"
+#include "core/decoder/decoder_workspace.hpp"
 #include "core/rope/scaling.hpp"
 
 namespace rv {
@@ -50,7 +51,7 @@ inline constexpr int kLabStepsMax = 100000;
 inline constexpr int kLabTableLenMax = 4096;  // rows of the learned table (--table-len)
 inline constexpr int kLabSeedsMax = 16;        // --seeds
 inline constexpr int kLabPositionRangeMax = 8192;  // --position-range
-inline constexpr long long kLabSeedMax = (1LL << 53) - 1;  // --seed + --seeds - 1 at most: exact as a JSON number
+inline constexpr long long kLabSeedMax = kExactWholeMax - 1;  // --seed + --seeds - 1 at most: exact as a JSON number
 
 // The defaults train every method to the bar (kLabBar at n = 1..3) in about 9 s of one core natively: learned, rope,
 // sinusoidal and t5 stop after 100-200 steps, alibi and none after 500-850 (seeds 0-2); 2000 steps is the cap.

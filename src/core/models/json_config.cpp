@@ -1,6 +1,7 @@
 // Reads a Hugging Face config.json into HfConfig: types checked, legacy and transformers 5 spellings folded,
 // text_config followed.
 #include "core/models/json_config.hpp"
+#include "core/base/constants.hpp"
 #include "core/base/format.hpp"
 
 #include <cmath>
@@ -59,11 +60,10 @@ struct Reader {
     return v->number;
   }
   std::optional<long long> integer(const char* key) {
-    constexpr double kExact = 9007199254740992.0;  // 2^53: a double holds every integer up to here
     const JsonValue* v = find(key);
     auto x = number(key);
     if (!x) return std::nullopt;
-    if (v->integer && std::fabs(*x) >= kExact) {  // the digits written may not be the double read
+    if (v->integer && std::fabs(*x) >= kExactWhole) {  // the digits written may not be the double read
       fail(key, "is too large");
       return std::nullopt;
     }
@@ -71,7 +71,7 @@ struct Reader {
       fail(key, "must be an integer, got " + format_number(*x));
       return std::nullopt;
     }
-    if (std::fabs(*x) > kExact) {
+    if (std::fabs(*x) > kExactWhole) {
       fail(key, "is too large, got " + format_number(*x));
       return std::nullopt;
     }

@@ -1,5 +1,6 @@
 // The safetensors header, its checks, the four float dtypes and the writer (core/weights/safetensors.hpp).
 #include "core/weights/safetensors.hpp"
+#include "core/base/constants.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +33,7 @@ std::string in_quotes(const std::string& s) {
 
 // A JSON number that is a whole number in [0, 2^53].
 bool whole(const JsonValue& v, std::uint64_t& out) {
-  if (v.kind != JsonValue::Kind::Number || !(v.number >= 0) || v.number > 9007199254740992.0 ||
+  if (v.kind != JsonValue::Kind::Number || !(v.number >= 0) || v.number > kExactWhole ||
       v.number != std::floor(v.number))
     return false;
   out = std::uint64_t(v.number);

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/lab/decoder.hpp"
+#include "core/decoder/decoder.hpp"
 
 namespace rv::detail {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/lab/decoder_cache.hpp"
+#include "core/decoder/decoder_cache.hpp"
 #include "core/rope/rope.hpp"
 
 namespace rv {

@@ -4,8 +4,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/lab/decoder.hpp"
-#include "core/lab/decoder_positions.hpp"
+#include "core/decoder/decoder.hpp"
+#include "core/decoder/decoder_positions.hpp"
 
 namespace rv {
 

@@ -6,9 +6,9 @@
 
 #include "core/base/fixed_sum.hpp"
 #include "core/base/sanitize.hpp"
-#include "core/lab/decoder.hpp"
-#include "core/lab/decoder_positions.hpp"
-#include "core/lab/decoder_workspace.hpp"
+#include "core/decoder/decoder.hpp"
+#include "core/decoder/decoder_positions.hpp"
+#include "core/decoder/decoder_workspace.hpp"
 
 namespace rv::detail {
 

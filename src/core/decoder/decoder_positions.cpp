@@ -1,5 +1,5 @@
 // The tiny decoder's position methods: their tables, input vectors, q/k rotation and score biases, and gradients.
-#include "core/lab/decoder_positions.hpp"
+#include "core/decoder/decoder_positions.hpp"
 
 #include <algorithm>
 

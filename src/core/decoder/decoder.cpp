@@ -1,5 +1,5 @@
 // The tiny decoder's config checks, weight table (names, shapes, init) and AdamW.
-#include "core/lab/decoder.hpp"
+#include "core/decoder/decoder.hpp"
 
 #include <cmath>
 
@@ -7,7 +7,7 @@
 #include "core/base/names.hpp"
 #include "core/encodings/biases.hpp"
 #include "core/encodings/learned.hpp"
-#include "core/lab/decoder_internal.hpp"
+#include "core/decoder/decoder_internal.hpp"
 
 namespace rv {
 

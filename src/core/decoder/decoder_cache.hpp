@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/base/error.hpp"
-#include "core/lab/decoder.hpp"
+#include "core/decoder/decoder.hpp"
 
 namespace rv {
 

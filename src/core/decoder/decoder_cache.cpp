@@ -1,5 +1,5 @@
 // KV-cache decoding for the tiny decoder: the forward pass of one new position against cached keys and values.
-#include "core/lab/decoder_cache.hpp"
+#include "core/decoder/decoder_cache.hpp"
 
 #include <cmath>
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "core/base/fixed_sum.hpp"
 #include "core/base/portable_math.hpp"
-#include "core/lab/decoder_internal.hpp"
+#include "core/decoder/decoder_internal.hpp"
 #include "core/base/matmul.hpp"
 
 namespace rv {

@@ -4,8 +4,8 @@
 
 #include "core/base/fixed_sum.hpp"
 #include "core/base/portable_math.hpp"
-#include "core/lab/decoder.hpp"
-#include "core/lab/decoder_internal.hpp"
+#include "core/decoder/decoder.hpp"
+#include "core/decoder/decoder_internal.hpp"
 #include "core/base/matmul.hpp"
 
 namespace rv {
