@@ -9,6 +9,7 @@
 
 #include "cli/eval_decoder.hpp"
 #include "cli/eval_forward.hpp"
+#include "cli/eval_passkey.hpp"
 #include "cli/eval_tokenize.hpp"
 #include "cli/eval_weights.hpp"
 #include "cli/json_text.hpp"
@@ -416,6 +417,9 @@ const EvalOp kOps[] = {
     {"forward", "the checkpoint's causal LM (16 families): NLL by position, attention, hidden, under any scaling",
      R"({"op":"forward","file":"web/models/llama-bytes","text":"apt-get install","rope_scaling":"none"})",
      op_forward},
+    {"passkey", "a 5-digit key hidden at each depth of each length, scored teacher-forced under any scaling",
+     R"({"op":"passkey","file":"web/models/llama-bytes","lengths":[256,1024],"depths":[0,0.5,1],"trials":2})",
+     op_passkey},
     {"tokenize", "a tokenizer.json's encoding of text, as Hugging Face's tokenizers gives it",
      R"({"op":"tokenize","tokenizer":"gpt2/tokenizer.json","text":"Hello world"})", op_tokenize},
     {"detokenize", "ids back to text through the tokenizer.json's decoder",

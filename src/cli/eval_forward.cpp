@@ -2,6 +2,7 @@
 #include "cli/eval_forward.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <thread>
 
 #include "cli/eval_tokenize.hpp"
@@ -31,8 +32,7 @@ std::optional<Error> read_scaling(const json& v, ForwardOptions& o) {
   return std::nullopt;
 }
 
-// "tokens"; or "text" through "tokenizer" (a tokenizer.json; "add_special_tokens" applies its post-processor), or,
-// without one, as its UTF-8 bytes for a byte-level model (vocab_size 256).
+// "tokens"; or "text" through the request's text encoder.
 std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint& c, ForwardOptions& o) {
   if (r.has("tokens") == r.has("text")) return bad_request("give either \"tokens\" (ids) or \"text\"");
   if (r.has("tokens")) {
@@ -42,20 +42,11 @@ std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint&
   const std::string text = r.string("text");
   const bool special = r.boolean("add_special_tokens", false);
   if (r.error) return r.error;
-  if (r.has("tokenizer")) {
-    Expected<tokenize::Tokenizer> t = request_tokenizer(r);
-    if (!t) return t.error();
-    o.tokens = tokenize::encode(*t, text, special).ids;
-  } else {
-    Expected<ForwardShape> shape = forward_shape(c, config);
-    if (!shape) return shape.error();
-    if (shape->vocab != 256)
-      return bad_request(
-          "\"text\" needs a \"tokenizer\" (a tokenizer.json) or a byte-level model (vocab_size 256); "
-          "this one has " +
-          std::to_string(shape->vocab) + " tokens (or give \"tokens\")");
-    for (unsigned char b : text) o.tokens.push_back(b);
-  }
+  Expected<Encoder> encode = text_encoder(r, config, c);
+  if (!encode) return encode.error();
+  Expected<std::vector<long long>> ids = (*encode)(text, special);
+  if (!ids) return ids.error();
+  o.tokens = std::move(*ids);
   if (o.tokens.size() > std::size_t(kMaxForwardTokens))
     return bad_request("\"text\" is " + std::to_string(o.tokens.size()) + " tokens; a pass takes at most " +
                        std::to_string(kMaxForwardTokens));
@@ -78,13 +69,7 @@ json nested(const std::vector<std::vector<double>>& v) {
 
 }  // namespace
 
-Expected<json> op_forward(Request& r) {
-  Expected<ModelCheckpoint> loaded = model_checkpoint(r);
-  if (!loaded) return loaded.error();
-  ModelCheckpoint* m = &loaded.value();
-  ForwardOptions o;
-  if (auto e = read_tokens(r, m->config, m->checkpoint, o)) return *e;
-  if (r.has("positions")) o.positions = r.integers("positions", std::size_t(kMaxForwardTokens));
+std::optional<Error> read_pass_options(Request& r, ForwardOptions& o) {
   // threads: the machine's by default (the numbers are the same for any count)
   const long long threads = r.integer("threads", std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
   const std::string rope = r.has("rope") ? r.string("rope") : "apply";
@@ -96,6 +81,38 @@ Expected<json> op_forward(Request& r) {
   if (const json* s = r.value("rope_scaling"))
     if (auto e = read_scaling(*s, o)) return bad_request("\"rope_scaling\": " + e->message);
   if (rope == "drop") o.rope = RopeAtInference::Drop;
+  return std::nullopt;
+}
+
+Expected<Encoder> text_encoder(Request& r, const HfConfig& config, Checkpoint& c) {
+  if (r.has("tokenizer")) {
+    Expected<tokenize::Tokenizer> t = request_tokenizer(r);
+    if (!t) return t.error();
+    auto shared = std::make_shared<const tokenize::Tokenizer>(std::move(*t));
+    return Encoder([shared](std::string_view text, bool special) -> Expected<std::vector<long long>> {
+      return tokenize::encode(*shared, text, special).ids;
+    });
+  }
+  Expected<ForwardShape> shape = forward_shape(c, config);
+  if (!shape) return shape.error();
+  if (shape->vocab != 256)
+    return bad_request("\"text\" needs a \"tokenizer\" (a tokenizer.json) or a byte-level model (vocab_size 256); "
+                       "this one has " + std::to_string(shape->vocab) + " tokens (or give \"tokens\")");
+  return Encoder([](std::string_view text, bool) -> Expected<std::vector<long long>> {
+    return std::vector<long long>(reinterpret_cast<const unsigned char*>(text.data()),
+                                  reinterpret_cast<const unsigned char*>(text.data()) + text.size());
+  });
+}
+
+Expected<json> op_forward(Request& r) {
+  Expected<ModelCheckpoint> loaded = model_checkpoint(r);
+  if (!loaded) return loaded.error();
+  ModelCheckpoint* m = &loaded.value();
+  ForwardOptions o;
+  if (auto e = read_tokens(r, m->config, m->checkpoint, o)) return *e;
+  if (r.has("positions")) o.positions = r.integers("positions", std::size_t(kMaxForwardTokens));
+  if (r.error) return *r.error;
+  if (auto e = read_pass_options(r, o)) return *e;
   std::vector<std::string> outputs = {"nll"};
   if (r.has("outputs")) {
     const json* list = r.array("outputs", "a list of output names");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/base/matmul.hpp"
 #include "core/base/portable_math.hpp"
@@ -189,17 +190,26 @@ std::optional<Error> run_head(const TensorReader& read, const ModelFamily& f, co
   const float cap = float(config.final_logit_softcapping.value_or(0.0));
   const Eigen::Index T = h.rows();
   if (o.logits) out.logits.resize(T, D.vocab);
-  out.nll.resize(std::size_t(T - 1));
+  out.nll.assign(std::size_t(T - 1), std::numeric_limits<double>::quiet_NaN());
+  if (o.top1) out.top1.assign(std::size_t(T - 1), 0);
   const RowMatrixXf ht = head.transpose();  // [d, V]: rows of h times it
-  const int blocks = int((T + kHeadRows - 1) / kHeadRows);
+  const Eigen::Index first = o.logits ? 0 : std::clamp<Eigen::Index>(Eigen::Index(o.head_from), 0, T - 1);
+  const int blocks = int((T - first + kHeadRows - 1) / kHeadRows);
   parallel_for(blocks, std::max(1, o.threads), [&](int b) {  // each block of rows: its logits, then their NLL
-    const Eigen::Index r0 = Eigen::Index(b) * kHeadRows, n = std::min<Eigen::Index>(kHeadRows, T - r0);
+    const Eigen::Index r0 = first + Eigen::Index(b) * kHeadRows, n = std::min<Eigen::Index>(kHeadRows, T - r0);
     RowMatrixXf block(n, D.vocab);
     matmul(h.middleRows(r0, n), ht, block);
     if (bias->size()) block.rowwise() += bias->row(0);
     if (cap > 0) block = block.unaryExpr([cap](float x) { return math::tanh(x / cap) * cap; });
-    for (Eigen::Index r = 0; r < n && r0 + r + 1 < T; ++r)
-      out.nll[std::size_t(r0 + r)] = token_nll(block.row(r), o.tokens[std::size_t(r0 + r + 1)]);
+    for (Eigen::Index r = 0; r < n && r0 + r + 1 < T; ++r) {
+      const long long next = o.tokens[std::size_t(r0 + r + 1)];
+      out.nll[std::size_t(r0 + r)] = token_nll(block.row(r), next);
+      if (o.top1) {
+        Eigen::Index best = 0;
+        block.row(r).maxCoeff(&best);
+        out.top1[std::size_t(r0 + r)] = best == Eigen::Index(next);
+      }
+    }
     if (o.logits) out.logits.middleRows(r0, n) = block;
   });
   return std::nullopt;

@@ -33,6 +33,9 @@ struct ForwardOptions {
   bool logits = false, attention_by_distance = false, sink = false;
   bool attention = false, hidden = false, qk_pair_norms = false;
   int threads = 1;  // native builds: heads and row blocks shared out (the same numbers for any count)
+  // The head only for rows t >= head_from (nll[t] before it is NaN): a bench that scores its last tokens only.
+  long long head_from = 0;
+  bool top1 = false;  // ForwardResult::top1
   // Called after each layer (0-based) with the layer count; returning false stops the pass (Stop): BadRequest
   // "stopped".
   std::function<bool(int layer, int layers)> progress;
@@ -41,6 +44,7 @@ struct ForwardOptions {
 struct ForwardResult {
   int layers = 0, heads = 0, vocab = 0;
   std::vector<double> nll;  // [T-1]: -log softmax(logits[t])[tokens[t+1]], natural log
+  std::vector<char> top1;   // [T-1] when asked: tokens[t+1] is the argmax of logits[t] (its first index)
   RowMatrixXf logits;       // [T, V] when asked
   std::vector<std::vector<std::vector<double>>> by_distance;  // [L][H][T]: mean p at r = t - s over t >= r
   std::vector<std::vector<double>> sink;                      // [L][H]: mean p on position 0 over t >= 1

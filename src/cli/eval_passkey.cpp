@@ -1,0 +1,45 @@
+// The passkey op over core's bench (cli/eval_passkey.hpp).
+#include "cli/eval_passkey.hpp"
+
+#include "cli/eval_forward.hpp"
+#include "cli/eval_weights.hpp"
+#include "core/base/constants.hpp"
+#include "core/infer/passkey.hpp"
+
+namespace rv::cli {
+
+Expected<json> op_passkey(Request& r) {
+  PasskeyRequest p;
+  p.lengths = r.integers("lengths", std::size_t(kPasskeyMaxAxis));
+  p.depths = r.numbers("depths", std::nullopt, std::size_t(kPasskeyMaxAxis));
+  const long long trials = r.integer("trials", 1);
+  const long long seed = r.integer("seed", 0);
+  const bool special = r.boolean("add_special_tokens", false);
+  if (r.error) return *r.error;
+  if (seed < 0 || seed >= kExactWholeMax)
+    return bad_request("\"seed\" must be in [0, 2^53 - 1], got " + std::to_string(seed));
+  if (trials < 1 || trials > kPasskeyMaxTrials)
+    return bad_request("\"trials\" must be in [1, " + std::to_string(kPasskeyMaxTrials) + "], got " +
+                       std::to_string(trials));
+  p.trials = int(trials);
+  p.seed = std::uint64_t(seed);
+  if (auto e = read_pass_options(r, p.pass)) return *e;
+  Expected<ModelCheckpoint> loaded = model_checkpoint(r);
+  if (!loaded) return loaded.error();
+  ModelCheckpoint& m = loaded.value();
+  Expected<Encoder> encode = text_encoder(r, m.config, m.checkpoint);
+  if (!encode) return encode.error();
+  const Encoder& e = *encode;
+  p.encode = [&e, special](std::string_view text) { return e(text, special); };
+  p.encode_answer = [&e](std::string_view text) { return e(text, false); };
+  Expected<PasskeyResult> out = passkey(m.checkpoint, m.config, p);
+  if (!out) return out.error();
+  json accuracy = json::array(), logprob = json::array();
+  for (std::size_t i = 0; i < out->lengths.size(); ++i) {
+    accuracy.push_back(out->accuracy[i]);
+    logprob.push_back(out->key_logprob[i]);
+  }
+  return json{{"lengths", out->lengths}, {"depths", out->depths}, {"accuracy", accuracy}, {"key_logprob", logprob}};
+}
+
+}  // namespace rv::cli

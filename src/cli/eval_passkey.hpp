@@ -1,0 +1,12 @@
+// The eval protocol's passkey op (docs/passkey.md): a key hidden at each depth of each length, scored teacher-forced.
+#pragma once
+
+#include "cli/request.hpp"
+
+namespace rv::cli {
+
+// {"op":"passkey", the checkpoint's fields, "lengths", "depths", "trials", "seed", optional "tokenizer",
+//  "add_special_tokens", "rope_scaling", "rope", "threads"} -> {"lengths","depths","accuracy","key_logprob"}
+Expected<json> op_passkey(Request& r);
+
+}  // namespace rv::cli
