@@ -78,7 +78,8 @@ ks = keys(7, 2 * 3 * 2)
 for i, length in enumerate(base["lengths"]):
     for j, depth in enumerate(base["depths"]):
         ids, at, answer = trial_ids(ks[(i * 3 + j) * 2], length, depth)
-        check(len(ids) + len(answer) == length, "a byte-level trial fills its length exactly (%d, %s)" % (length, depth))
+        check(len(ids) + len(answer) == length,
+              "a byte-level trial fills its length exactly (%d, %s)" % (length, depth))
 
 try:
     import torch
@@ -101,7 +102,8 @@ if torch is not None:
                 hits = [int(logits[at + a - 1].argmax()) == answer[a] for a in range(len(answer))]
                 right += all(hits)
                 total += sum(float(logp[at + a - 1, answer[a]]) for a in range(len(answer))) / len(answer)
-            check(right / 2 == acc[i][j], "accuracy at %d, depth %s: %s as the float64 pass" % (length, depth, right / 2))
+            check(right / 2 == acc[i][j],
+                  "accuracy at %d, depth %s: %s as the float64 pass" % (length, depth, right / 2))
             worst = max(worst, abs(total / 2 - lp[i][j]))
     check(worst < 1e-3, "key_logprob within 1e-3 of the float64 pass (worst %.2g)" % worst)
     print("key_logprob against float64 torch: worst %.3g" % worst)
