@@ -8,6 +8,7 @@
 
 #include "core/infer/forward.hpp"
 #include "core/infer/passkey.hpp"
+#include "core/infer/run_study.hpp"
 #include "core/models/json_config.hpp"
 
 namespace {
@@ -74,4 +75,61 @@ TEST_CASE("passkey: the keys are splitmix64's, the prompt is the five lines, a b
   CHECK(p.size() >= 40);
   CHECK(p.substr(p.size() - 37) == "What is the pass key? The pass key is");
   CHECK(rv::passkey_answer(12345) == " 12345");
+}
+
+TEST_CASE("run study: each curve is the mean of its windows' passes, the shift test is RoPE's relativity") {
+  rv::Expected<rv::Checkpoint> c = rv::Checkpoint::open_path(kModel + "/model.safetensors");
+  REQUIRE(c);
+  const rv::HfConfig config = model_config();
+  CHECK(rv::trained_context(config) == 512);
+  rv::RunPlan plan;
+  plan.text = bytes("The quick brown fox jumps over the lazy dog; apt-get install python3, then run it again. "
+                    "Every window reads a different part of this text, and the curve is their mean.");
+  plan.length = 64;
+  plan.windows = 3;
+  plan.ropes = {rv::RunRope::None, rv::RunRope::Yarn, rv::RunRope::Drop};
+  plan.shifts = {0, 700};
+  plan.shift_length = 48;
+  rv::Expected<std::vector<rv::RunJob>> jobs = rv::run_jobs(plan);
+  REQUIRE(jobs);
+  REQUIRE(jobs->size() == 3 * 3 + 2 + 1);
+  rv::RunStudy study(plan, int(jobs->size()));
+  for (auto it = jobs->rbegin(); it != jobs->rend(); ++it) study.add(*it, rv::run_job(c.value(), config, *it));
+  CHECK(study.finished());
+  // The last window ends at the text's end; the curve under no scaling is the mean of three passes.
+  const rv::RunJob& last = (*jobs)[2];
+  CHECK(last.pass.tokens.back() == plan.text.back());
+  double mean_at_10 = 0;
+  for (int w = 0; w < 3; ++w) {
+    rv::Expected<rv::ForwardResult> r = rv::forward(c.value(), config, (*jobs)[std::size_t(w)].pass);
+    REQUIRE(r);
+    mean_at_10 += r->nll[10] / 3;
+  }
+  CHECK(study.curves[0].mean()[10] == doctest::Approx(mean_at_10).epsilon(1e-12));
+  CHECK(study.curves[1].windows == 3);
+  CHECK(study.curves[2].mean()[10] != study.curves[0].mean()[10]);  // no rotation is another model
+  // RoPE is relative: 700 positions later the same bytes lose the same, to rounding.
+  REQUIRE(study.shifts[1].done);
+  CHECK(study.shifts[1].error.empty());
+  CHECK(std::abs(study.shifts[1].loss - study.shifts[0].loss) < 1e-4);
+  CHECK(study.sink.size() == 6);
+  CHECK(study.by_distance[0][0].size() == 64);
+  // A text shorter than a window, and a factor of 1, are refused with the numbers.
+  plan.length = 4096;
+  CHECK(rv::run_jobs(plan).error().message.find("fewer than a window of 4096") != std::string::npos);
+  plan.length = 64;
+  plan.factor = 1;
+  CHECK(rv::run_jobs(plan).error().message.find("(1, 64]") != std::string::npos);
+}
+
+TEST_CASE("run study: smooth is a moving mean that skips NaN; loss_between reads positions") {
+  const double nan = std::nan("");
+  const std::vector<double> y = {1, 2, nan, 4, 5};
+  const std::vector<double> s = rv::smooth(y, 1);
+  CHECK(s[0] == doctest::Approx(1.5));
+  CHECK(s[2] == doctest::Approx(3.0));
+  CHECK(s[4] == doctest::Approx(4.5));
+  CHECK(rv::loss_between(y, 1, 2) == doctest::Approx(1.5));
+  CHECK(rv::loss_between(y, 3, 3) != rv::loss_between(y, 3, 3));  // NaN: nothing measured there
+  CHECK(rv::loss_between(y, 4, 99) == doctest::Approx(4.5));
 }

@@ -1,0 +1,176 @@
+// The Run it study's plan, its jobs and their gathering (core/infer/run_study.hpp).
+#include "core/infer/run_study.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <limits>
+
+#include "core/base/format.hpp"
+
+namespace rv {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr const char* kRopeNames[] = {"none", "config", "linear", "dynamic", "yarn", "llama3", "drop"};
+constexpr const char* kRopeLabels[] = {"no scaling", "its config", "linear", "dynamic NTK", "YaRN", "Llama 3",
+                                       "RoPE dropped"};
+static_assert(std::size(kRopeNames) == kRunRopeCount && std::size(kRopeLabels) == kRunRopeCount);
+
+ForwardOptions loss_pass(const RunPlan& plan, RunRope rope, long long first) {
+  ForwardOptions o;
+  o.tokens.assign(plan.text.begin() + first, plan.text.begin() + first + plan.length);
+  o.threads = plan.threads;
+  switch (rope) {
+    case RunRope::None: o.rope = RopeAtInference::None; break;
+    case RunRope::Config: o.rope = RopeAtInference::Config; break;
+    case RunRope::Drop: o.rope = RopeAtInference::Drop; break;
+    default:
+      o.rope = RopeAtInference::Replace;
+      o.rope_scaling = run_rope_scaling(rope, plan.factor, plan.trained);
+  }
+  return o;
+}
+
+}  // namespace
+
+const char* run_rope_name(RunRope r) { return kRopeNames[int(r)]; }
+const char* run_rope_label(RunRope r) { return kRopeLabels[int(r)]; }
+
+HfRopeScaling run_rope_scaling(RunRope r, double factor, long long trained) {
+  HfRopeScaling s;
+  s.rope_type = run_rope_name(r);
+  s.factor = factor;
+  if (r == RunRope::Yarn || r == RunRope::Llama3) s.original_max_position_embeddings = double(trained);
+  if (r == RunRope::Llama3) {
+    s.low_freq_factor = 1.0;
+    s.high_freq_factor = 4.0;
+  }
+  return s;
+}
+
+Expected<std::vector<RunJob>> run_jobs(const RunPlan& plan) {
+  if (plan.length < 2 || plan.length > kMaxForwardTokens)
+    return bad_request("a window takes 2 to " + std::to_string(kMaxForwardTokens) + " tokens, got " +
+                       std::to_string(plan.length));
+  if (plan.windows < 1 || plan.windows > kRunMaxWindows)
+    return bad_request("the study takes 1 to " + std::to_string(kRunMaxWindows) + " windows, got " +
+                       std::to_string(plan.windows));
+  if (plan.shifts.size() > std::size_t(kRunMaxShifts))
+    return bad_request("the shift test takes at most " + std::to_string(kRunMaxShifts) + " shifts");
+  if (!(plan.factor > 1.0 && plan.factor <= 64.0))
+    return bad_request("a scaling factor must be in (1, 64], got " + format_sig(plan.factor, 6));
+  if ((long long)plan.text.size() < plan.length)
+    return bad_request("the text has " + std::to_string(plan.text.size()) + " tokens, fewer than a window of " +
+                       std::to_string(plan.length));
+  std::vector<RunJob> jobs;
+  const long long room = (long long)plan.text.size() - plan.length;
+  for (std::size_t r = 0; r < plan.ropes.size(); ++r)
+    for (int w = 0; w < plan.windows; ++w) {
+      const long long first = plan.windows == 1 ? 0 : room * w / (plan.windows - 1);
+      jobs.push_back({RunJobKind::Loss, int(r), w, loss_pass(plan, plan.ropes[r], first)});
+    }
+  const long long shift_length = std::max(2LL, std::min(plan.shift_length, plan.length));
+  for (std::size_t s = 0; s < plan.shifts.size(); ++s) {
+    if (plan.shifts[s] < 0 || plan.shifts[s] > kRunMaxShift)
+      return bad_request("a shift must be in [0, " + std::to_string(kRunMaxShift) + "], got " +
+                         std::to_string(plan.shifts[s]));
+    RunJob job{RunJobKind::Shift, int(s), 0, loss_pass(plan, RunRope::Config, 0)};
+    job.pass.tokens.resize(std::size_t(shift_length));
+    for (long long t = 0; t < shift_length; ++t) job.pass.positions.push_back(plan.shifts[s] + t);
+    jobs.push_back(std::move(job));
+  }
+  if (plan.attention) {
+    RunJob job{RunJobKind::Attention, 0, 0, loss_pass(plan, RunRope::Config, 0)};
+    job.pass.attention_by_distance = job.pass.sink = true;
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+std::vector<double> RunCurve::mean() const {
+  std::vector<double> out(sum.size(), kNaN);
+  if (windows > 0)
+    for (std::size_t t = 0; t < sum.size(); ++t) out[t] = sum[t] / windows;
+  return out;
+}
+
+RunStudy::RunStudy(const RunPlan& plan, int job_count) : jobs(job_count) {
+  for (RunRope r : plan.ropes) curves.push_back({r, std::vector<double>(std::size_t(plan.length - 1), 0.0), 0, {}});
+  for (long long s : plan.shifts) shifts.push_back({s, kNaN, {}, false});
+}
+
+void RunStudy::add(const RunJob& job, const Expected<ForwardResult>& r) {
+  ++done;
+  const std::string error = r ? std::string() : r.error().message;
+  switch (job.kind) {
+    case RunJobKind::Loss: {
+      RunCurve& c = curves[std::size_t(job.index)];
+      if (!r) {
+        c.error = error;
+        return;
+      }
+      for (std::size_t t = 0; t < c.sum.size() && t < r->nll.size(); ++t) c.sum[t] += r->nll[t];
+      ++c.windows;
+      return;
+    }
+    case RunJobKind::Shift: {
+      RunShift& s = shifts[std::size_t(job.index)];
+      s.done = true;
+      s.error = error;
+      if (r) s.loss = loss_between(r->nll, 1, (long long)r->nll.size());
+      return;
+    }
+    case RunJobKind::Attention:
+      attention_error = error;
+      if (r) {
+        by_distance = r->by_distance;
+        sink = r->sink;
+      }
+      return;
+  }
+}
+
+Expected<ForwardResult> run_job(Checkpoint& c, const HfConfig& config, const RunJob& job) {
+  return forward(c, config, job.pass);
+}
+
+std::vector<double> smooth(const std::vector<double>& y, int half) {
+  std::vector<double> out(y.size(), kNaN);
+  double sum = 0;
+  long long n = 0;
+  const long long size = (long long)y.size();
+  const auto take = [&](long long i, int sign) {
+    if (i >= 0 && i < size && !std::isnan(y[std::size_t(i)])) {
+      sum += sign * y[std::size_t(i)];
+      n += sign;
+    }
+  };
+  for (long long i = 0; i < half && i < size; ++i) take(i, 1);
+  for (long long t = 0; t < size; ++t) {  // [t - half, t + half] slides on
+    take(t + half, 1);
+    take(t - half - 1, -1);
+    if (n > 0) out[std::size_t(t)] = sum / double(n);
+  }
+  return out;
+}
+
+double loss_between(const std::vector<double>& curve, long long lo, long long hi) {
+  double sum = 0;
+  long long n = 0;
+  for (long long p = std::max(1LL, lo); p <= hi && p - 1 < (long long)curve.size(); ++p)
+    if (!std::isnan(curve[std::size_t(p - 1)])) {
+      sum += curve[std::size_t(p - 1)];
+      ++n;
+    }
+  return n ? sum / double(n) : kNaN;
+}
+
+long long trained_context(const HfConfig& config) {
+  if (config.rope_scaling && config.rope_scaling->original_max_position_embeddings)
+    return (long long)*config.rope_scaling->original_max_position_embeddings;
+  if (config.original_max_position_embeddings) return *config.original_max_position_embeddings;
+  return config.max_position_embeddings.value_or(0);
+}
+
+}  // namespace rv
