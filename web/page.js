@@ -262,8 +262,9 @@
     var test = window['ropevizTestHubOrigin'];
     return typeof test === 'string' && /^http:\/\/127\.0\.0\.1:\d+$/.test(test) ? test : hubOrigin;
   }
-  function hubRead(repo, file, offset, length, signal) {
-    var url = hubBase() + '/' + repo + '/resolve/main/' + file;
+  // base: another folder's URL to read from the same way (the demo models beside the served page), else the Hub's.
+  function hubRead(repo, file, offset, length, signal, base) {
+    var url = (base || hubBase() + '/' + repo + '/resolve/main/') + file;
     var end = offset + length;
     return fetch(url, { 'headers': { 'Range': 'bytes=' + offset + '-' + (end - 1) }, 'credentials': 'omit',
       'signal': signal, 'cache': 'no-store' }).then(function (res) {
@@ -309,8 +310,8 @@
         'network or CORS failure; download the file and drop it', -1);
     });
   }
-  function hubText(repo, file, limit, signal) { return hubRead(repo, file, 0, limit, signal); }
-  function fetchHub(repo) {
+  function hubText(repo, file, limit, signal, base) { return hubRead(repo, file, 0, limit, signal, base); }
+  function fetchHub(repo, base) {
     if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
     repo = String(repo).trim();
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/.test(repo) || repo.length > 96) {
@@ -321,11 +322,11 @@
     if (weightsRun) return Promise.reject(new Error('a checkpoint is being read; press Stop first'));
     var controller = new AbortController();
     weightsRun = { controller: controller };
-    var label = repo + ' (Hub)';
-    var read = function (file, offset, length) { return hubRead(repo, file, offset, length, controller.signal); };
+    var label = repo + (base ? ' (demo)' : ' (Hub)');
+    var read = function (file, offset, length) { return hubRead(repo, file, offset, length, controller.signal, base); };
     var optional = function (p) { return p.catch(function (e) { if (e.status === 404) return null; throw e; }); };
-    return optional(hubText(repo, 'config.json', configReadMax, controller.signal)).then(function (config) {
-      return optional(hubText(repo, 'model.safetensors.index.json', indexReadMax + 1, controller.signal))
+    return optional(hubText(repo, 'config.json', configReadMax, controller.signal, base)).then(function (config) {
+      return optional(hubText(repo, 'model.safetensors.index.json', indexReadMax + 1, controller.signal, base))
         .then(function (index) {
           return runWeights({ label: label, file: index ? '' : 'model.safetensors', sizes: {}, anyFile: true,
             config: config ? config.bytes : undefined,
@@ -342,6 +343,16 @@
     });
   }
   Module['rvFetchWeights'] = function (repo) { fetchHub(repo).catch(function () {}); };
+  // A demo model the served page ships (web/models/<name>, served as models/<name>); the single file from file://
+  // cannot fetch, so it says how to open them.
+  Module['rvFetchDemo'] = function (name) {
+    if (location.protocol === 'file:') {
+      call('rv_web_note', null, ['number', 'string'], [app, name + ': this single file cannot read the demo models ' +
+        'beside it; open models/' + name + '/model.safetensors with its config.json by "load weights" or a drop']);
+      return;
+    }
+    fetchHub(name, 'models/' + name + '/').catch(function () {});
+  };
   // Pasted text that looks like a JSON object is a config.json (the canvas has no other use for a paste).
   document.addEventListener('paste', function (e) {
     var text = e.clipboardData ? e.clipboardData.getData('text/plain') : '';

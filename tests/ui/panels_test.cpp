@@ -241,7 +241,7 @@ TEST_CASE("a tab chosen by a link is shown, and a clicked tab is written back to
   CHECK(ui.app.ui.shown_tab[1] == 2);
   CHECK(rv::encode_query(ui.app.params).find("tab_top=angle_field&tab_bottom=checks") != std::string::npos);
   std::vector<std::string> notes;
-  CHECK(rv::set_param(ui.app.params, "tab_bottom", "9", notes));  // clamped with a note
+  CHECK(rv::set_param(ui.app.params, "tab_bottom", "99", notes));  // clamped with a note
   CHECK(ui.app.params.tab_bottom == int(rv::bar_panels(rv::Bar::Bottom).size()) - 1);
   CHECK(notes.size() == 1);
 }

@@ -2,21 +2,9 @@
 // position in real time into the IndexError, and an exercise is answered with the real mouse and keyboard.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { servedApp, frames, state, shot } from './lib.mjs';
+import { servedApp, frames, state, shot, click } from './lib.mjs';
 
 const open = servedApp();
-
-// A left click at the centre of a named control (window.ropeviz.rect, CSS pixels), with frames for ImGui to see it.
-async function click(page, id) {
-  const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
-  assert.ok(r, `control ${id} has a rect`);
-  await page.mouse.move(r.x + r.w / 2, r.y + r.h / 2);
-  await frames(page, 2);
-  await page.mouse.down();
-  await frames(page, 2);
-  await page.mouse.up();
-  await frames(page, 2);
-}
 
 test('a lesson link restores its view; Next moves to the next step and the hash follows', async () => {
   const page = await open('#lesson=4');

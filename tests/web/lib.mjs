@@ -110,6 +110,18 @@ export async function frames(page, n = 2) {
 
 export const state = (page) => page.evaluate(() => window.ropeviz.state());
 
+// A left click at the centre of a named control (window.ropeviz.rect, CSS pixels), with frames for ImGui to see it.
+export async function click(page, id) {
+  const r = await page.evaluate((name) => window.ropeviz.rect(name), id);
+  if (!r) throw new Error(`control ${id} has no rect`);
+  await page.mouse.move(r.x + r.w / 2, r.y + r.h / 2);
+  await frames(page, 2);
+  await page.mouse.down();
+  await frames(page, 2);
+  await page.mouse.up();
+  await frames(page, 2);
+}
+
 // The #a11y text once it says what `pattern` (a RegExp) expects: it speaks after changes settle (400 ms).
 export async function a11yText(page, pattern) {
   await page.waitForFunction((source) => new RegExp(source).test(document.getElementById('a11y').textContent),

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/panels/panel_calls.hpp"
+#include "app/run/run_session.hpp"
 #include "app/shell/shell.hpp"
 #include "app/state/lab_session.hpp"
 #include "app/state/usage.hpp"
@@ -216,7 +217,7 @@ void wide_layout(App& app) {
 
 bool app_animating(const App& app) {
   // a sweep of the position, a lab run training a slice per frame, a rope_usage walk reading a layer per frame
-  return app.ui.play.on || (app.lab.running && !app.lab.run->background()) ||
+  return app.ui.play.on || (app.lab.running && !app.lab.run->background()) || (app.run && app.run->running) ||
          (app.usage.active && app.params.weights && !app.params.weights->supplied);
 }
 
@@ -230,6 +231,7 @@ void frame(App& app) {
   play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/ui/play.hpp)
   update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
   usage_tick(app);                      // a loaded RoPE checkpoint's walk: a layer per frame (app/state/usage.hpp)
+  run_tick(app);                        // Run it: a forward pass per frame (app/run/run_session.hpp)
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);

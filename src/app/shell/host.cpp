@@ -32,6 +32,11 @@ bool serve_requests(App& app, Host& host) {
     ui.weights_load.pending_fetch = false;
     host.fetch_weights(app);
   }
+  if (!ui.weights_load.pending_demo.empty()) {
+    const std::string name = std::move(ui.weights_load.pending_demo);
+    ui.weights_load.pending_demo.clear();
+    host.open_demo_model(app, name);
+  }
   if (ui.pending_copy_link) {
     ui.pending_copy_link = false;
     host.copy_link(app);

@@ -23,6 +23,8 @@ class Host {
   // Hugging Face repo (Ui::weights_load.repo) by range requests: the page only (where Ui::can_open_files).
   virtual void open_weights_picker(App&) {}
   virtual void fetch_weights(App&) {}
+  // One of the demo models the app ships (web/models/<name>): the desktop reads it from disk, the page fetches it.
+  virtual void open_demo_model(App&, const std::string& name) = 0;
 };
 
 // Hands the frame's requests to the host and clears them. Returns true when another frame is needed first (a

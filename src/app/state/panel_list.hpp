@@ -22,4 +22,5 @@
   X(lab, "Lab: past the training length", "Lab", Bottom)         \
   X(exercises, "Exercises", "Exercises", Bottom)                 \
   X(trained_table, "Trained vs random table", "Trained", Bottom) \
-  X(rope_usage, "Frequencies in use", "Frequencies", Bottom)
+  X(rope_usage, "Frequencies in use", "Frequencies", Bottom)    \
+  X(run, "Run it: loss by position", "Run it", Bottom)

@@ -368,6 +368,7 @@ struct WeightsLoad {
   char repo[128] = "openai-community/gpt2";  // the Hub field's repo id
   bool pending_fetch = false;             // "fetch" pressed: the platform starts reading repo from the Hub
   bool pending_open = false;              // "load weights" pressed: the platform opens a file picker
+  std::string pending_demo;               // a demo model's button (Run it): the platform opens web/models/<name>
 };
 
 // The UI's own state: nothing here changes the math.
@@ -500,6 +501,8 @@ struct UsageWalk {
   std::string progress_text, sentence;
 };
 
+struct RunSession;  // the Run it feature's room (app/run/run_session.hpp), made on its first use
+
 struct App {
   Params params;
   Model model;
@@ -507,6 +510,7 @@ struct App {
   LabSession lab;
   TrainedView trained;
   UsageWalk usage;
+  std::shared_ptr<RunSession> run;
 };
 
 }  // namespace rv

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/run/run_session.hpp"
 #include "app/panels/exercises_ui.hpp"
 #include "app/panels/panel_calls.hpp"
 #include "app/state/export.hpp"
@@ -308,6 +309,7 @@ std::string state_json(const App& app) {
   j.key("max").value(double(app.ui.hovered_scroll[1])).end_object();
   weights_state(j, app);
   lab_state(j, app.lab);
+  run_state(j, app);
   learn_state(j, app);
   j.key("frame_ms").value(app.ui.frame_ms).key("frames").value(app.ui.frames);
   j.key("focus");  // the control the keyboard focus is on (after Tab), by its rect() name

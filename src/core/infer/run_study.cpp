@@ -13,8 +13,8 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr const char* kRopeNames[] = {"none", "config", "linear", "dynamic", "yarn", "llama3", "drop"};
-constexpr const char* kRopeLabels[] = {"no scaling", "its config", "linear", "dynamic NTK", "YaRN", "Llama 3",
-                                       "RoPE dropped"};
+constexpr const char* kRopeLabels[] = {"no scaling", "its config", "linear",      "dynamic NTK",
+                                       "YaRN",       "Llama 3",    "RoPE dropped"};
 static_assert(std::size(kRopeNames) == kRunRopeCount && std::size(kRopeLabels) == kRunRopeCount);
 
 ForwardOptions loss_pass(const RunPlan& plan, RunRope rope, long long first) {
@@ -22,9 +22,15 @@ ForwardOptions loss_pass(const RunPlan& plan, RunRope rope, long long first) {
   o.tokens.assign(plan.text.begin() + first, plan.text.begin() + first + plan.length);
   o.threads = plan.threads;
   switch (rope) {
-    case RunRope::None: o.rope = RopeAtInference::None; break;
-    case RunRope::Config: o.rope = RopeAtInference::Config; break;
-    case RunRope::Drop: o.rope = RopeAtInference::Drop; break;
+    case RunRope::None:
+      o.rope = RopeAtInference::None;
+      break;
+    case RunRope::Config:
+      o.rope = RopeAtInference::Config;
+      break;
+    case RunRope::Drop:
+      o.rope = RopeAtInference::Drop;
+      break;
     default:
       o.rope = RopeAtInference::Replace;
       o.rope_scaling = run_rope_scaling(rope, plan.factor, plan.trained);
@@ -34,8 +40,12 @@ ForwardOptions loss_pass(const RunPlan& plan, RunRope rope, long long first) {
 
 }  // namespace
 
-const char* run_rope_name(RunRope r) { return kRopeNames[int(r)]; }
-const char* run_rope_label(RunRope r) { return kRopeLabels[int(r)]; }
+const char* run_rope_name(RunRope r) {
+  return kRopeNames[int(r)];
+}
+const char* run_rope_label(RunRope r) {
+  return kRopeLabels[int(r)];
+}
 
 HfRopeScaling run_rope_scaling(RunRope r, double factor, long long trained) {
   HfRopeScaling s;
@@ -102,7 +112,7 @@ RunStudy::RunStudy(const RunPlan& plan, int job_count) : jobs(job_count) {
 
 void RunStudy::add(const RunJob& job, const Expected<ForwardResult>& r) {
   ++done;
-  const std::string error = r ? std::string() : r.error().message;
+  const std::string error = r ? std::string() : r.error().full();  // "IndexError: index 1024 is out of ..."
   switch (job.kind) {
     case RunJobKind::Loss: {
       RunCurve& c = curves[std::size_t(job.index)];

@@ -26,8 +26,8 @@ struct RunPlan {
   int windows = 4;              // windows spread evenly over the text
   std::vector<RunRope> ropes;   // one loss curve each
   double factor = 4.0;
-  long long trained = 512;            // the context trained on: scalings start from it
-  std::vector<long long> shifts;      // the shift test's offsets, each one pass of window 0's first shift_length
+  long long trained = 512;        // the context trained on: scalings start from it
+  std::vector<long long> shifts;  // the shift test's offsets, each one pass of window 0's first shift_length
   long long shift_length = 256;
   bool attention = true;  // one pass over window 0 under the config's rope: attention by distance and the sink
   int threads = 1;        // each pass's own (native builds)
@@ -54,8 +54,8 @@ Expected<std::vector<RunJob>> run_jobs(const RunPlan& plan);
 struct RunCurve {
   RunRope rope = RunRope::None;
   std::vector<double> sum;
-  int windows = 0;    // done
-  std::string error;  // the pass's error (a learned table's IndexError): the curve stops there
+  int windows = 0;                   // done
+  std::string error;                 // the pass's error (a learned table's IndexError): the curve stops there
   std::vector<double> mean() const;  // [length-1], NaN before any window
 };
 

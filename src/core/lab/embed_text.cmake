@@ -2,13 +2,17 @@
 # INCLUDE), byte for byte: unlike src/assets/embed_shaders.cmake it strips nothing, and unlike a raw string literal the
 # text can hold any sequence of characters. The array ends with a 0 that the view leaves out (so it is never empty).
 #   cmake -DINPUT=ropeviz_lab.py -DOUTPUT=ropeviz_lab_py.cpp -DNAME=rv::detail::lab_torch_script_file
-#         -DINCLUDE=core/lab/lab_torch.hpp -P embed_text.cmake
+#         -DINCLUDE=core/lab/lab_torch.hpp [-DLIMIT=bytes] -P embed_text.cmake
 foreach(var INPUT OUTPUT NAME INCLUDE)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "embed_text.cmake: -D${var}=... is missing")
   endif()
 endforeach()
-file(READ "${INPUT}" hex HEX)
+if(DEFINED LIMIT)  # only the first LIMIT bytes
+  file(READ "${INPUT}" hex HEX LIMIT ${LIMIT})
+else()
+  file(READ "${INPUT}" hex HEX)
+endif()
 string(LENGTH "${hex}" hex_len)
 math(EXPR size "${hex_len} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")

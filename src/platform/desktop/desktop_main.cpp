@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/run/run_session.hpp"
 #include "app/shell/app.hpp"
 #include "app/shell/host.hpp"
 #include "app/state/export.hpp"
@@ -30,19 +31,21 @@ struct Options {
   std::string state;
   std::string config;   // a config.json to open as the model
   std::string weights;  // a checkpoint to open (.safetensors or its index)
+  bool run = false;     // start Run it on it
   int width = 1280, height = 800;
 };
 
 const char* kUsage =
     "usage: ropeviz [--frames N] [--screenshot FILE.png] [--state 'position=100&max_position=10&...'] "
-    "[--size WxH] [--config FILE] [--weights FILE]\n"
+    "[--size WxH] [--config FILE] [--weights FILE [--run]]\n"
     "  --frames N        render N frames, then exit 0\n"
     "  --screenshot F    write the last frame to F (PNG)\n"
     "  --state S         start from this state (same keys as the web app's URL hash)\n"
     "  --size WxH        window size in pixels (default 1280x800)\n"
     "  --config FILE     open a Hugging Face config.json as the model (or drop one on the window)\n"
     "  --weights FILE    open a checkpoint: model.safetensors or model.safetensors.index.json with its shards, and\n"
-    "                    the config.json beside it (or drop them on the window); only the tensors needed are read\n";
+    "                    the config.json beside it (or drop them on the window); only the tensors needed are read\n"
+    "  --run             start Run it on those weights with the panel's settings (a pass per frame)\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -80,6 +83,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       const char* v = next("--weights");
       if (!v) return false;
       o.weights = v;
+    } else if (a == "--run") {
+      o.run = true;
     } else if (a == "--size") {
       const char* v = next("--size");
       if (!v || std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64 || o.width > 8192 ||
@@ -166,6 +171,10 @@ struct DesktopHost final : rv::Host {
     app.ui.notes.push_back("copied: " + command);
   }
   void open_config_picker(rv::App&) override {}
+  // The demo models beside the app's sources (web/models, which the build names RV_DEMO_MODELS).
+  void open_demo_model(rv::App& app, const std::string& name) override {
+    rv::load_weights_path(app.params, std::string(RV_DEMO_MODELS) + "/" + name + "/model.safetensors", app.ui.notes);
+  }
 };
 
 // Device pixels per logical pixel: the monitor's content scale, over what GLFW already scales.
@@ -193,6 +202,7 @@ int main(int argc, char** argv) {
   };
   if (!options.config.empty()) open_config(app, options.config);
   if (!options.weights.empty()) rv::load_weights_path(app.params, options.weights, app.ui.notes);
+  if (options.run && !rv::run_start(app)) app.ui.notes.push_back("--run: " + rv::run_session(app).error);
   rv::apply_query(app.params, options.state, app.ui.notes);
   for (const std::string& note : app.ui.notes) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());
   const std::vector<std::string> said = app.ui.notes;  // notes the frames raise (a walk's end) are said at exit

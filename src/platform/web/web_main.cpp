@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/panels/exercises_ui.hpp"
+#include "app/run/run_session.hpp"
 #include "app/shell/host.hpp"
 #include "app/state/export.hpp"
 #include "app/state/lab_session.hpp"
@@ -81,6 +82,7 @@ EM_JS(void, rv_js_open_config, (), { Module["rvOpenConfig"](); });
 // Opens the page's picker for a checkpoint's files ("load weights"), and reads a Hub repo ("fetch").
 EM_JS(void, rv_js_open_weights, (), { Module["rvOpenWeights"](); });
 EM_JS(void, rv_js_fetch_weights, (const char* repo), { Module["rvFetchWeights"](UTF8ToString(repo)); });
+EM_JS(void, rv_js_fetch_demo, (const char* name), { Module["rvFetchDemo"](UTF8ToString(name)); });
 
 // Copies the page's address (which carries the view in its hash) to the clipboard; a refusal
 // (no permission, no user activation) becomes a note through rv_web_note.
@@ -123,6 +125,7 @@ struct WebHost final : rv::Host {
   void open_config_picker(rv::App&) override { rv_js_open_config(); }
   void open_weights_picker(rv::App&) override { rv_js_open_weights(); }
   void fetch_weights(rv::App& app) override { rv_js_fetch_weights(app.ui.weights_load.repo); }
+  void open_demo_model(rv::App&, const std::string& name) override { rv_js_fetch_demo(name.c_str()); }
   void copy_link(rv::App&) override {
     publish_if_changed(web);  // the address must hold this frame's view before it is copied
     rv_js_copy_link(&web);
@@ -134,10 +137,12 @@ struct WebHost final : rv::Host {
 EM_JS(void, rv_js_read_rows, (const char* file, double offset, double length),
       { Module["rvReadRows"](UTF8ToString(file), offset, length); });
 
-// After a frame: when the score curve waits for rows the page has not read, ask for them (one range at a time).
+// After a frame: when the score curve waits for rows the page has not read, or Run it for a whole file, ask for them
+// (one range at a time).
 void ask_rows(Web& web) {
   const std::shared_ptr<rv::SuppliedBytes>& store = web.loaded_bytes;
-  if (!store || web.rows_asked || !web.app.model.qk_reading || !store->wanted) return;
+  const bool asking = web.app.model.qk_reading || rv::run_wants_bytes(web.app);
+  if (!store || web.rows_asked || !asking || !store->wanted) return;
   web.rows_asked = true;
   rv_js_read_rows(store->wanted->file.c_str(), double(store->wanted->offset), double(store->wanted->length));
 }
@@ -404,7 +409,12 @@ EMSCRIPTEN_KEEPALIVE void rv_web_rows_supply(Web* web, const char* file, double 
 
 // The page could not read them: a note; the curve stays random until the tokens or the head change.
 EMSCRIPTEN_KEEPALIVE void rv_web_rows_fail(Web* web, const char* message) {
-  web->app.ui.notes.push_back(std::string("qk=layer0: ") + message + "; drawing random q and k");
+  if (rv::run_wants_bytes(web->app)) {
+    rv::run_stop(web->app);
+    rv::run_session(web->app).error = std::string("Run it could not read the checkpoint: ") + message;
+  } else {
+    web->app.ui.notes.push_back(std::string("qk=layer0: ") + message + "; drawing random q and k");
+  }
   web->loaded_bytes.reset();  // not asked again for this load
   web->rows_asked = false;
   publish_if_changed(*web);

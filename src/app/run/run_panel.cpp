@@ -1,0 +1,215 @@
+// The Run it panel: a loaded checkpoint run on the held-out sample, its loss by position under each rope ticked, the
+// shift test, attention by distance and the sink (app/run/run_session.hpp runs the passes).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+#include <string>
+
+#include "app/run/run_session.hpp"
+#include "app/ui/heatmap.hpp"
+#include "app/ui/plot_kit.hpp"
+#include "app/ui/theme.hpp"
+#include "app/ui/widgets.hpp"
+#include "core/base/format.hpp"
+#include "imgui.h"
+
+namespace rv {
+namespace {
+
+constexpr const char* kDemoModels[] = {"llama-bytes", "llama-bytes-pi4", "gpt2-bytes"};
+constexpr ImU32 kCurveColours[kRunRopeCount] = {
+    theme::kError, theme::kRope, theme::kLearned, theme::kOk, theme::kKey, theme::kMuted, IM_COL32(240, 98, 146, 255)};
+
+void demo_buttons(App& app) {
+  ImGui::TextDisabled("demo models (trained on bytes of English text; web/models):");
+  constexpr const char* kRects[] = {"run_demo_0", "run_demo_1", "run_demo_2"};  // short: no allocation a frame
+  static_assert(std::size(kRects) == std::size(kDemoModels));
+  for (std::size_t i = 0; i < std::size(kDemoModels); ++i) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton(kDemoModels[i])) app.ui.weights_load.pending_demo = kDemoModels[i];
+    record_rect(app.ui, kRects[i]);
+  }
+  hover_tip(
+      "llama-bytes: a Llama with RoPE trained at 512 positions. llama-bytes-pi4: the same fine-tuned at 2,048 "
+      "under linear x4. gpt2-bytes: a GPT-2 with a learned table of 1,024 rows.");
+}
+
+void settings(App& app, RunSession& s) {
+  RunSettings& r = s.settings;
+  const float w = 12.0f * ImGui::GetTextLineHeight();
+  int length = int(r.length);
+  ImGui::SetNextItemWidth(w);
+  if (ImGui::SliderInt("tokens per window", &length, 64, 4096)) r.length = length;
+  hover_tip(
+      "Each pass reads this many bytes of the held-out text from position 0: past the model's context to see "
+      "what it does there (up to 4x a 1,024-row table or 8x a 512-token context).");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(w * 0.6f);
+  ImGui::SliderInt("windows", &r.windows, 1, 8);
+  hover_tip("Windows spread evenly over the sample; each curve is their mean.");
+  const LoadedWeights* weights = app.params.weights.get();
+  const bool learned = s.learned && weights && weights->serial == s.serial;
+  if (!learned) {
+    ImGui::TextDisabled("rope at inference:");
+    for (int i = 0; i < kRunRopeCount; ++i) {
+      ImGui::SameLine();
+      ImGui::Checkbox(run_rope_label(RunRope(i)), &r.rope[i]);
+    }
+    ImGui::SetNextItemWidth(w * 0.6f);
+    float factor = float(r.factor);
+    if (ImGui::SliderFloat("factor", &factor, 2.0f, 16.0f, "%.0f")) r.factor = std::round(factor);
+    hover_tip("The scalings' factor, from the trained context (original_max_position_embeddings).");
+    ImGui::SameLine();
+  }
+  ImGui::Checkbox("shift test", &r.shift);
+  hover_tip(
+      "The window's first 256 tokens again at positions shifted by 0, half the context, the context and twice "
+      "it: RoPE scores depend on m - n only, so a RoPE model's loss should not move; a learned table's does.");
+}
+
+void loss_plot(const RunSession& s, float width) {
+  plot::Spec spec;
+  spec.x = {"position", plot::Scale::Linear, 0, double(s.plan.length), true};
+  spec.y = {"loss (nats per token), moving mean of 49"};
+  if (!plot::begin_plot("run_loss", ImVec2(width, std::clamp(width * 0.4f, 160.0f, 320.0f)), spec)) return;
+  char label[64], n[32];
+  if (s.context > 0) {
+    std::snprintf(label, sizeof label, "context %s", format_count(s.context, n, sizeof n));
+    plot::plot_vline(double(s.context), theme::kLearned, label);
+  }
+  if (s.trained > 0 && s.trained != s.context) {
+    std::snprintf(label, sizeof label, "trained %s", format_count(s.trained, n, sizeof n));
+    plot::plot_vline(double(s.trained), theme::kMuted, label);
+  }
+  for (std::size_t i = 0; i < s.study.curves.size() && i < s.smoothed.size(); ++i) {
+    const RunCurve& c = s.study.curves[i];
+    const std::vector<double>& y = s.smoothed[i];
+    if (c.windows)
+      plot::plot_line_g(
+          run_rope_label(c.rope), int(y.size()), [&y](int t) { return y[std::size_t(t)]; },
+          {kCurveColours[int(c.rope)], 1.5f}, 1.0, 1.0);
+  }
+  plot::end_plot([&s](double x) {
+    ImGui::Text("position %.0f", x);
+    const std::size_t t = std::size_t(std::max(1.0, x)) - 1;  // the loss at position x predicts token x
+    for (const RunCurve& c : s.study.curves)
+      if (c.windows && t < c.sum.size())
+        ImGui::Text("%s: %.3f (mean over %d windows, unsmoothed)", run_rope_label(c.rope), c.sum[t] / c.windows,
+                    c.windows);
+  });
+}
+
+void shift_table(const RunSession& s) {
+  if (s.study.shifts.empty()) return;
+  ImGui::TextDisabled("shift test: the same %lld tokens at positions shifted by s", std::min(256LL, s.plan.length));
+  for (const RunShift& sh : s.study.shifts) {
+    if (!sh.done) {
+      ImGui::Text("s = %lld: not run yet", sh.shift);
+    } else if (!sh.error.empty()) {
+      ImGui::TextColored(theme::vec(theme::kError), "s = %lld: %s", sh.shift, sh.error.c_str());
+    } else {
+      const double base = s.study.shifts[0].done ? s.study.shifts[0].loss : sh.loss;
+      ImGui::Text("s = %lld: loss %.6f (%+.2e against s = 0)", sh.shift, sh.loss, sh.loss - base);
+    }
+  }
+}
+
+void attention_views(const RunSession& s, float width) {
+  const RunStudy& st = s.study;
+  if (st.by_distance.empty()) {
+    if (!st.attention_error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", st.attention_error.c_str());
+    return;
+  }
+  const int layers = int(st.by_distance.size()), heads = int(st.by_distance[0].size());
+  const int T = int(st.by_distance[0][0].size());
+  plot::Spec spec;
+  spec.x = {"distance t - s (log)", plot::Scale::Log10, 1, double(std::max(2, T))};
+  spec.y = {"mean attention (log)", plot::Scale::Log10};
+  const float half = (width - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+  ImGui::BeginGroup();
+  if (plot::begin_plot("run_distance", ImVec2(half, std::clamp(half * 0.6f, 140.0f, 280.0f)), spec)) {
+    char label[24];
+    for (int l = 0; l < layers; ++l) {
+      std::snprintf(label, sizeof label, "layer %d", l);
+      const auto& g = st.by_distance[std::size_t(l)];
+      plot::plot_line_g(label, T - 1,
+                        [&g, heads](int i) {
+                          double m = 0;
+                          for (const auto& h : g) m += h[std::size_t(i + 1)];
+                          return std::max(1e-12, m / heads);
+                        },
+                        {theme::kMethods[l % 6], 1.2f});
+    }
+    plot::end_plot();
+  }
+  ImGui::EndGroup();
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::TextDisabled("sink: attention on position 0 (layer down, head across)");
+  const ImVec2 a = ImGui::GetCursorScreenPos(), b(a.x + half, a.y + std::min(200.0f, 18.0f * layers));
+  ImGui::Dummy(ImVec2(half, b.y - a.y));
+  const auto cell = cell_heatmap(a, b, layers, heads, -1.0f, 1.0f,
+                                 [&st](int r, int c) { return st.sink[std::size_t(r)][std::size_t(c)]; });
+  if (cell.first >= 0)
+    ImGui::SetTooltip("layer %d, head %d: %.4f of the attention on position 0", cell.first, cell.second,
+                      st.sink[std::size_t(cell.first)][std::size_t(cell.second)]);
+  ImGui::EndGroup();
+}
+
+}  // namespace
+
+void show_run(App& app) {
+  RunSession& s = run_session(app);
+  const LoadedWeights* w = app.params.weights.get();
+  ImGui::PushTextWrapPos(0);
+  if (w)
+    ImGui::TextWrapped(
+        "Model: %s. Text: the first 16 KB of heldout.txt, which the demo models never saw (read as "
+        "bytes).",
+        w->label.c_str());
+  else
+    ImGui::TextWrapped(
+        "Run it runs a loaded checkpoint's forward pass on held-out text and measures its loss at every "
+        "position. No checkpoint is loaded.");
+  ImGui::PopTextWrapPos();
+  demo_buttons(app);
+  settings(app, s);
+  if (s.running) {
+    if (ImGui::Button("Stop")) run_stop(app);
+    hover_tip("Ends the run: the passes done so far stay drawn.");
+  } else if (ImGui::Button("Run")) {
+    run_start(app);
+  }
+  record_rect(app.ui, "run_button");
+  ImGui::SameLine();
+  const float progress = s.jobs.empty() ? 0.0f : float(s.next) / float(s.jobs.size());
+  ImGui::ProgressBar(progress, ImVec2(-1, 0), s.status.c_str());
+  ImGui::PushTextWrapPos(0);
+  if (!s.error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", s.error.c_str());
+  if (run_wants_bytes(app)) ImGui::TextDisabled("reading the checkpoint's weights...");
+  if (!s.sentence.empty()) ImGui::TextWrapped("%s", s.sentence.c_str());
+  for (const RunCurve& c : s.study.curves)
+    if (!c.error.empty())
+      ImGui::TextColored(theme::vec(theme::kError), "%s: %s", run_rope_label(c.rope), c.error.c_str());
+  ImGui::PopTextWrapPos();
+  if (s.jobs.empty()) return;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  loss_plot(s, avail);
+  shift_table(s);
+  attention_views(s, avail);
+}
+
+std::string describe_run(const App& app) {
+  const RunSession* s = find_run_session(app);
+  if (!s || s->jobs.empty())
+    return "Run it panel: " + (s && !s->error.empty() ? s->error + ". " : std::string()) +
+           "not run yet; it runs a loaded checkpoint on held-out text and measures its loss at every position.";
+  std::string out = "Run it panel: " + s->model_label + ", " + run_status(*s) + ". " + run_sentence(*s);
+  for (const RunShift& sh : s->study.shifts)
+    if (sh.done)
+      out += " Shift " + std::to_string(sh.shift) + ": " + (sh.error.empty() ? format_sig(sh.loss, 6) : sh.error) + ".";
+  return out;
+}
+
+}  // namespace rv

@@ -1,0 +1,228 @@
+// The Run it feature's runs: plan, a pass per frame, the page's bytes first (app/run/run_session.hpp).
+#include "app/run/run_session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "core/base/format.hpp"
+#include "core/weights/family.hpp"
+
+namespace rv {
+namespace {
+
+// The first file the page has not handed over up to its last tensor's end (the pass reads every tensor), as a Want
+// of bytes [0, that end); none when every file is held.
+std::optional<SuppliedBytes::Want> missing_file(const SuppliedBytes& s, const std::vector<TensorInfo>& tensors) {
+  std::map<std::string, std::uint64_t> ends;
+  for (const TensorInfo& t : tensors) ends[t.file] = std::max(ends[t.file], t.end);
+  for (const auto& entry : ends) {
+    const auto it = s.ranges.find(entry.first);
+    const bool held = it != s.ranges.end() && std::any_of(it->second.begin(), it->second.end(), [&](const auto& r) {
+                        return r.offset == 0 && r.bytes.size() >= entry.second;
+                      });
+    if (!held) return SuppliedBytes::Want{entry.first, 0, entry.second};
+  }
+  return std::nullopt;
+}
+
+// Whether the config scales its rope (a rope_scaling other than "default").
+bool scaled(const HfConfig& c) {
+  return c.rope_scaling && c.rope_scaling->rope_type.value_or(c.rope_scaling->type.value_or("default")) != "default";
+}
+
+// Each pass's threads: the machine's on the desktop (the numbers do not depend on the count); the page has one.
+int run_threads() {
+  return std::clamp(int(std::thread::hardware_concurrency()), 1, 16);
+}
+
+// The panel's pieces, again from the study.
+void refresh(RunSession& s) {
+  s.smoothed.clear();
+  for (const RunCurve& c : s.study.curves) s.smoothed.push_back(smooth(c.mean(), kRunSmoothHalf));
+  s.status = run_status(s);
+  s.sentence = run_sentence(s);
+}
+
+void finish(App& app, RunSession& s, const std::string& error) {
+  s.running = false;
+  s.error = error;
+  refresh(s);
+  app.ui.notes.push_back(s.model_label + ": " + (error.empty() ? run_status(s) : error));
+}
+
+}  // namespace
+
+RunSession& run_session(App& app) {
+  if (!app.run) app.run = std::make_shared<RunSession>();
+  return *app.run;
+}
+
+const RunSession* find_run_session(const App& app) {
+  return app.run.get();
+}
+
+bool run_start(App& app) {
+  RunSession& s = run_session(app);
+  const LoadedWeights* w = app.params.weights.get();
+  s.running = s.stopped = false;
+  s.error.clear();
+  if (!w) {
+    s.error = "no checkpoint loaded: load one of the demo models, a file, or a Hub repo first";
+    return false;
+  }
+  if (!w->config) {
+    s.error = w->label + " came without its config.json: the pass needs the model's shape";
+    return false;
+  }
+  const ModelFamily* family = model_family(w->config->model_type.value_or(""));
+  if (!family || !family->runs) {
+    s.error = "the forward pass does not run model_type \"" + w->config->model_type.value_or("") + "\" (it runs " +
+              model_family_types(true) + ")";
+    return false;
+  }
+  s.model_label = w->label;
+  s.serial = w->serial;
+  s.learned = family->positions[0] != '\0';
+  s.context = w->config->max_position_embeddings.value_or(0);
+  s.trained = std::max(1LL, trained_context(*w->config));
+  const std::string_view text = heldout_sample();
+  RunPlan plan;
+  plan.text.assign(reinterpret_cast<const unsigned char*>(text.data()),
+                   reinterpret_cast<const unsigned char*>(text.data()) + text.size());
+  plan.length = s.settings.length;
+  plan.windows = s.settings.windows;
+  plan.factor = s.settings.factor;
+  plan.trained = s.trained;
+  if (s.learned) {
+    plan.ropes = {RunRope::Config};
+  } else {
+    for (int r = 0; r < kRunRopeCount; ++r) {
+      // the config's own is the unscaled rope when it has no rope_scaling: one curve, not two
+      const bool same = RunRope(r) == RunRope::Config && !scaled(*w->config) && s.settings.rope[0];
+      if (s.settings.rope[r] && !same) plan.ropes.push_back(RunRope(r));
+    }
+    if (plan.ropes.empty()) plan.ropes = {RunRope::Config};
+  }
+  if (s.settings.shift && s.context > 0) plan.shifts = {0, s.context / 2, s.context, 2 * s.context};
+  plan.threads = run_threads();
+  const Expected<ForwardShape> shape = forward_shape(*w->checkpoint, *w->config);
+  if (!shape) {
+    s.error = w->label + ": " + shape.error().message;
+    return false;
+  }
+  if (shape->vocab != 256) {
+    s.error = w->label + " reads tokens of a vocabulary of " + std::to_string(shape->vocab) +
+              ": the held-out sample is bytes, for byte-level models (vocab_size 256); a tokenizer.json comes next";
+    return false;
+  }
+  Expected<std::vector<RunJob>> jobs = run_jobs(plan);
+  if (!jobs) {
+    s.error = jobs.error().message;
+    return false;
+  }
+  s.plan = std::move(plan);
+  s.jobs = std::move(*jobs);
+  s.study = RunStudy(s.plan, int(s.jobs.size()));
+  s.next = 0;
+  s.seconds = 0;
+  s.running = true;
+  refresh(s);
+  return true;
+}
+
+bool run_wants_bytes(const App& app) {
+  const RunSession* s = find_run_session(app);
+  const LoadedWeights* w = app.params.weights.get();
+  return s && s->running && w && w->supplied && !app.usage.active && missing_file(*w->supplied, w->tensors);
+}
+
+void run_tick(App& app) {
+  RunSession* s = app.run.get();
+  if (!s || !s->running) return;
+  const LoadedWeights* w = app.params.weights.get();
+  if (!w || w->serial != s->serial) return finish(app, *s, "the checkpoint changed: the run stopped");
+  if (w->supplied) {
+    if (app.usage.active) return;  // the page's walk of the layers holds its loop and its ranges: after it
+    if (std::optional<SuppliedBytes::Want> want = missing_file(*w->supplied, w->tensors)) {
+      w->supplied->wanted = std::move(want);  // the page reads the file, then the passes run
+      return;
+    }
+  }
+  const RunJob& job = s->jobs[s->next];
+  const auto started = std::chrono::steady_clock::now();
+  Expected<ForwardResult> r = run_job(*w->checkpoint, *w->config, job);
+  s->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  s->study.add(job, r);
+  ++s->next;
+  if (s->next == s->jobs.size())
+    finish(app, *s, "");
+  else
+    refresh(*s);
+}
+
+void run_stop(App& app) {
+  RunSession* s = app.run.get();
+  if (!s || !s->running) return;
+  s->running = false;
+  s->stopped = true;
+  refresh(*s);
+}
+
+std::string run_sentence(const RunSession& s) {
+  const RunCurve* base = nullptr;  // the unscaled curve (or the config's, when it is the only one)
+  for (const RunCurve& c : s.study.curves)
+    if (c.windows && (c.rope == RunRope::None || (c.rope == RunRope::Config && !base))) base = &c;
+  if (!base || s.trained <= 64 || s.plan.length <= s.trained) return "";
+  const std::string in_range = "64-" + std::to_string(s.trained - 1),
+                    past_range = std::to_string(s.trained) + "-" + std::to_string(s.plan.length - 1);
+  const auto in = [&](const RunCurve& c) { return loss_between(c.mean(), 64, s.trained - 1); };
+  const auto past = [&](const RunCurve& c) { return loss_between(c.mean(), s.trained, s.plan.length - 1); };
+  std::string out = "Measured on " + s.model_label + " (" + run_rope_label(base->rope) + "): loss " +
+                    format_sig(in(*base), 3) + " nats per token at positions " + in_range + ", " +
+                    format_sig(past(*base), 3) + " at " + past_range + " (" + format_sig(past(*base) / in(*base), 2) +
+                    " times).";
+  std::string others;
+  for (const RunCurve& c : s.study.curves)
+    if (c.windows && &c != base)
+      others += std::string(others.empty() ? "" : "; ") + run_rope_label(c.rope) +
+                (c.rope == RunRope::Config || c.rope == RunRope::Drop ? "" : " x" + format_sig(s.plan.factor, 3)) +
+                " " + format_sig(in(c), 3) + " / " + format_sig(past(c), 3);
+  if (!others.empty()) out += " At " + in_range + " / " + past_range + ": " + others + ".";
+  return out;
+}
+
+std::string run_status(const RunSession& s) {
+  const std::string time = format_sig(s.seconds, 3) + " s";
+  if (s.running) return "pass " + std::to_string(s.next + 1) + " of " + std::to_string(s.jobs.size()) + " · " + time;
+  if (s.jobs.empty()) return "not run yet";
+  return std::string(s.stopped ? "stopped after " : "done: ") + plural(int(s.next), "pass", "passes") + " of " +
+         std::to_string(s.plan.length) + " tokens in " + time;
+}
+
+void run_state(JsonWriter& j, const App& app) {
+  j.key("run");
+  const RunSession* s = find_run_session(app);
+  if (!s || (s->jobs.empty() && s->error.empty())) {
+    j.null();
+    return;
+  }
+  j.begin_object().field("model", s->model_label).field("status", run_status(*s)).field("running", s->running);
+  j.field("error", s->error).field("done", (long long)s->next).field("passes", (long long)s->jobs.size());
+  j.field("length", s->plan.length).field("windows", s->plan.windows).field("trained", s->trained);
+  j.field("context", s->context).key("curves").begin_array();
+  for (const RunCurve& c : s->study.curves) {
+    const std::vector<double> m = c.mean();
+    j.begin_object().field("rope", run_rope_name(c.rope)).field("windows", c.windows).field("error", c.error);
+    j.field("in_range", loss_between(m, 64, s->trained - 1));
+    j.field("past", loss_between(m, s->trained, s->plan.length - 1)).end_object();
+  }
+  j.end_array().key("shifts").begin_array();
+  for (const RunShift& sh : s->study.shifts)
+    j.begin_object().field("shift", sh.shift).field("loss", sh.loss).field("error", sh.error).end_object();
+  j.end_array().field("sentence", run_sentence(*s)).end_object();
+}
+
+}  // namespace rv
