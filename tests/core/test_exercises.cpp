@@ -112,10 +112,11 @@ TEST_CASE("exercise 1: parameters of a 2048-row table at d = 32, and of RoPE") {
   CHECK(e.view.max_position == 2048);
 }
 
-TEST_CASE("exercise 2: a 2048-row table at length 4096 raises IndexError; RoPE works") {
+TEST_CASE("exercise 2: a 2048-row table at length 4096 raises IndexError; a RoPE model runs and degrades") {
   const Exercise& e = lesson(ExerciseId::PastTable);
-  CHECK(answer(e, {"IndexError", "works"}).verdict == Verdict::Right);
-  CHECK(answer(e, {"it fails: index out of bounds", "fine"}).verdict == Verdict::Right);
+  CHECK(answer(e, {"IndexError", "runs, degrades past training unless rescaled"}).verdict == Verdict::Right);
+  CHECK(answer(e, {"it fails: index out of bounds", "works, but worse"}).verdict == Verdict::Right);
+  CHECK(has(answer(e, {"IndexError", "fine"}).message, "for the formula, yes"));
   const Feedback wrong = answer(e, {"works", "works"});
   CHECK(wrong.verdict == Verdict::Wrong);
   CHECK(has(wrong.message, "IndexError: index 2048 is out of bounds for dimension 0 with size 2048"));

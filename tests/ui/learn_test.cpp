@@ -96,7 +96,7 @@ TEST_CASE("exercises: each one right, wrong with its reason, and malformed, and 
   const std::vector<Case> cases = {
       {rv::ExerciseId::Parameters, {"65536", "0"}, {"16384", "0"}, {"65536", ""}, "max_position × d_head"},
       {rv::ExerciseId::PastTable,
-       {"IndexError", "works"},
+       {"IndexError", "degrades past training"},
        {"works", "works"},
        {"hmm", "works"},
        "IndexError: index 2048 is out of bounds for dimension 0 with size 2048"},

@@ -6,16 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "app/run/run_session.hpp"
+#include "app/state/weights.hpp"
 #include "app/text/report.hpp"
 #include "app/text/text_view.hpp"
 #include "core/lesson/exercises.hpp"
 #include "headless.hpp"
 
-using rv::test::Headless;
 using rv::test::contains;
+using rv::test::Headless;
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("frame_text returns the text a frame drew, and only what it drew") {
   Headless ui;
@@ -52,15 +53,20 @@ TEST_CASE("trained claims 1: Comparison, lesson and exercise say the formula ext
   CHECK(
       contains(at(judgment, "lesson=7").frame_sentences(), "a RoPE model degrades too unless its context is extended"));
 
-  // Exercise 2: "works" (the formula) and the nuanced "works, but degrades" (a trained model) are both right.
+  // Exercise 2: a trained model runs past its length and degrades unless rescaled; "works" is the formula's answer.
   const std::vector<rv::Exercise> all = rv::lesson_exercises();
   const rv::Exercise& past = all[1];
   REQUIRE(past.id == rv::ExerciseId::PastTable);
   CHECK(contains(past.title, "Exercise 2"));
-  for (const char* rope : {"works", "it works but degrades past the training length", "degrades past 10"})
+  for (const char* rope : {"it works but degrades past the training length", "degrades past 10",
+                           "breaks down past 2048", "runs, but the loss rises unless rescaled"})
     CHECK(rv::check_exercise(past, {"IndexError", rope}).verdict == rv::Verdict::Right);
+  const rv::Feedback plain = rv::check_exercise(past, {"IndexError", "works"});
+  CHECK(plain.verdict == rv::Verdict::Wrong);
+  CHECK(contains(plain.message, "for the formula, yes"));
+  CHECK(contains(plain.message, "loses quality past them unless its frequencies are rescaled"));
   CHECK(rv::check_exercise(past, {"IndexError", "IndexError"}).verdict == rv::Verdict::Wrong);
-  CHECK(contains(past.why, "\"works but degrades\" are both right"));
+  CHECK(contains(past.why, "it runs past them but loses quality unless its frequencies are rescaled"));
 }
 
 TEST_CASE("trained claims 2: lesson step 1 says its table is random at initialisation, not a trained one") {
@@ -197,4 +203,40 @@ TEST_CASE("trained claims 6: the text view's lab table has whole percents and ev
   CHECK(contains(html, "so the step counts differ"));
   CHECK(contains(html, "7 (max)"));  // 7 steps reach no bar: both methods ran to the cap
   for (const char* false_precision : {".3%", ".33%", ".7%", ".67%"}) CHECK_FALSE(contains(html, false_precision));
+}
+
+TEST_CASE(
+    "trained claims: the status strip says RoPE at m for the formula and, past the context, for the trained model") {
+  Headless ui(1400, 900);
+  REQUIRE(
+      rv::load_weights_path(ui.app.params, RV_SOURCE_DIR "/web/models/llama-bytes/model.safetensors", ui.app.ui.notes));
+  const auto strip = [&](const std::string& position) { return at(ui, "position=" + position).frame_sentences(); };
+  std::string text = strip("100");
+  CHECK(contains(text, "RoPE (formula): defined at every m"));
+  CHECK(contains(text, "model.safetensors: m inside its 512-position context"));
+  CHECK_FALSE(contains(text, "RoPE: works"));
+  text = strip("2000");
+  INFO(text);
+  CHECK(contains(text, "RoPE (formula): defined at every m"));
+  CHECK(contains(text, "trained to 512 positions: past them a trained model degrades unless rescaled; untested here"));
+  // Run it measures these weights: 1,024 positions, no scaling; the strip then gives the measured ratio.
+  rv::RunSession& s = rv::run_session(ui.app);
+  s.settings.length = 1024;
+  s.settings.windows = 1;
+  s.settings.shift = false;
+  for (bool& r : s.settings.rope) r = false;
+  s.settings.rope[int(rv::RunRope::None)] = true;
+  REQUIRE(rv::run_start(ui.app));
+  for (int i = 0; i < 40 && s.running; ++i) ui.frame();
+  REQUIRE_FALSE(s.running);
+  REQUIRE(s.model_in > 0);
+  CHECK(s.model_past / s.model_in > 2.0);  // 3.3 times, as docs/run-it.md measures
+  text = strip("800");
+  CHECK(contains(text, "measured loss around m = 800 is"));
+  const auto times = [](const std::string& t) { return std::stod(t.substr(t.rfind(" is ") + 4)); };
+  CHECK(times(text.substr(0, text.find(" times its in-range loss"))) > 2.0);
+  text = strip("2000");
+  CHECK(contains(text, "measured loss at 512-1023 is"));
+  CHECK(contains(text, "lengthen them to reach m"));
+  CHECK_FALSE(contains(strip("300"), "measured loss"));  // inside the context: the strip says so, green
 }

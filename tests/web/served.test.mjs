@@ -78,8 +78,8 @@ test('hostile hash values are rejected or clamped with a visible note, never NaN
   assert.equal(s.base, 10000);
   assert.equal(s.max_position, 1e9, 'clamped to the largest table (its rows are drawn on demand)');
   assert.ok(s.notes.length >= 4, `notes: ${JSON.stringify(s.notes)}`);
-  // Our JSON writes non-finite numbers as null: the only nulls allowed are the absent model, errors, weights and lab
-  // run.
+  // Our JSON writes non-finite numbers as null: the only nulls allowed are the absent model, errors, weights, lab
+  // run and Run it study.
   const nulls = [];
   const walk = (v, at) => {
     if (v === null) nulls.push(at);
@@ -89,7 +89,8 @@ test('hostile hash values are rejected or clamped with a visible note, never NaN
   walk(s, 'state');
   assert.deepEqual(nulls, ['state.model', 'state.model_label', 'state.absolute.error', 'state.score_curve.error',
     'state.weights',
-    'state.lab.error', 'state.lab.result', 'state.focus']);  // no model or weights chosen, no lab run, no focus
+    'state.lab.error', 'state.lab.result', 'state.run', 'state.focus']);
+  // no model or weights chosen, no lab run, no Run it study, no focus
   assert.ok(s.rope.angle.every(Number.isFinite));
   await frames(page, 3);
   await shot(page, 'web-hostile-hash');

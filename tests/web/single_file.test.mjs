@@ -89,8 +89,10 @@ test('the inlined wasm and code unpack to the built ropeviz.wasm and ropeviz.js,
 // (its GPU checks before any process starts, the failed rank's traceback queue) 4,500 (379,597 with them); the
 // house's typed link keys (a typed setter per key type, the ModelLock over keys) and the one model-family table the
 // page now links 1,000 (380,941 with them); Run it: the forward pass for 16 families linked into the page for the first
-// time, the study, its panel and the held-out sample it reads (16 KB of text, 6 KB of it gzipped) 23,000 (403,665).
-const gzipBudget = 334000 + 9500 + 13000 + 4500 + 4500 + 6000 + 3500 + 700 + 4500 + 1000 + 23000;
+// time, the study, its panel and the held-out sample it reads (16 KB of text, 6 KB of it gzipped) 23,000 (403,665); RoPE
+// at m for the formula and for the trained model (the status strip's measured line, exercise 2 regraded) 1,500
+// (404,661).
+const gzipBudget = 334000 + 9500 + 13000 + 4500 + 4500 + 6000 + 3500 + 700 + 4500 + 1000 + 23000 + 1500;
 
 test(`ropeviz.html stays under ${gzipBudget} bytes gzip (level 9); sizes are written to the artefacts`, () => {
   const sizes = ['ropeviz.html', 'ropeviz.js', 'ropeviz.wasm'].map((name) => {

@@ -81,7 +81,7 @@ void section3_table(const App& app) {
     ImGui::TableNextColumn();
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::kOk));
     // angle0 = position * theta_0 (theta_0 is 1): written out as a person would, 1,000,000 not 1e+06
-    ImGui::TextWrapped("works: angle %lld·θ₀ = %s rad", probe.position, format_sig(probe.angle0, 15).c_str());
+    ImGui::TextWrapped("formula works: angle %lld·θ₀ = %s rad", probe.position, format_sig(probe.angle0, 15).c_str());
     ImGui::PopStyleColor();
   }
   ImGui::EndTable();

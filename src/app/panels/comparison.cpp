@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "app/state/state.hpp"
+#include "app/run/rope_verdict.hpp"
 #include "app/ui/theme.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -80,7 +81,13 @@ void show_comparison(App& app) {
       std::snprintf(served, sizeof served, "%s", m.lookup_message.c_str());
     else
       std::snprintf(served, sizeof served, "served: row P[m], width d = %d", p.d_model());
-    row(at, served, "works: rotates every pair by m·θᵢ", m.lookup_error ? theme::kError : theme::kOk, theme::kOk);
+    // RoPE at m: the formula rotates; the trained model's side is the status strip's (measured where Run it was).
+    static RopeVerdict verdict;  // filled in place: no allocation per frame
+    rope_verdict(app, verdict);
+    char rope_at[400];
+    std::snprintf(rope_at, sizeof rope_at, "formula: rotates every pair by m·θᵢ; %s", verdict.trained);
+    row(at, served, rope_at, m.lookup_error ? theme::kError : theme::kOk,
+        verdict.kind == RopeVerdictKind::InContext ? theme::kOk : theme::kCaution);
     std::snprintf(learned, sizeof learned, "Fails beyond max_position - 1 = %s",
                   format_count(p.max_position - 1, rows, sizeof rows));
     row("Extrapolation", learned,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <thread>
@@ -44,6 +45,17 @@ void refresh(RunSession& s) {
   for (const RunCurve& c : s.study.curves) s.smoothed.push_back(smooth(c.mean(), kRunSmoothHalf));
   s.status = run_status(s);
   s.sentence = run_sentence(s);
+  s.model_curve = -1;
+  s.model_in = s.model_past = std::nan("");
+  for (std::size_t i = 0; i < s.study.curves.size(); ++i) {
+    const RunCurve& c = s.study.curves[i];
+    if (c.windows && (c.rope == RunRope::Config || (c.rope == RunRope::None && s.model_curve < 0)))
+      s.model_curve = int(i);
+  }
+  if (s.model_curve < 0 || s.context <= 64) return;
+  const std::vector<double> mean = s.study.curves[std::size_t(s.model_curve)].mean();
+  s.model_in = loss_between(mean, 64, s.context - 1);
+  if (s.plan.length > s.context) s.model_past = loss_between(mean, s.context, s.plan.length - 1);
 }
 
 void finish(App& app, RunSession& s, const std::string& error) {

@@ -40,6 +40,10 @@ struct RunSession {
   // status and the sentence.
   std::vector<std::vector<double>> smoothed;
   std::string status = "not run yet", sentence;
+  // The model as its config sets it (the config's scaling curve, else the unscaled one): its index in the curves and
+  // its mean loss at positions 64..context-1 and context..length-1 (NaN until measured), for the status strip.
+  int model_curve = -1;
+  double model_in = 0.0 / 0.0, model_past = 0.0 / 0.0;
 };
 
 // The loss curves' moving mean: 49 positions.

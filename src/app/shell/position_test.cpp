@@ -1,10 +1,11 @@
-// The status strip above the panels, the lesson's section 3 in one line: the learned table's
-// lookup at m (or its IndexError, in an unmistakable red bar, other frameworks on hover) beside RoPE.
+// The status strip above the panels, the lesson's section 3 in a few lines: RoPE at m for the formula and for a
+// trained model, and the learned table's lookup at m (or its IndexError, in a red bar, other frameworks on hover).
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
 #include "app/panels/panel_views.hpp"
+#include "app/run/rope_verdict.hpp"
 #include "app/shell/shell.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
@@ -25,11 +26,15 @@ void show_position_test(App& app) {
   ImGui::Text("m = %s   n = %s   m − n = %s", format_count(p.position, at_m, sizeof at_m),
               format_count(p.key_position, at_n, sizeof at_n),
               format_count(p.position - p.key_position, offset, sizeof offset));
-  char rope[96];
-  std::snprintf(rope, sizeof rope, "RoPE: works, %d pairs, θ₀·m = %s rad", int(m.inv_freq.size()),
-                format_sig(m.angles.size() ? m.angles[0] : 0.0).c_str());
-  same_line_if_fits(ImGui::CalcTextSize(rope).x + 16.0f);
-  ImGui::TextColored(theme::vec(theme::kRope), "%s", rope);
+  // RoPE at m: the formula's line, then what holds for a model trained to the context (measured where Run it was).
+  static RopeVerdict verdict;  // filled in place each frame: no allocation
+  rope_verdict(app, verdict);
+  same_line_if_fits(ImGui::CalcTextSize(verdict.formula).x + 16.0f);
+  ImGui::TextColored(theme::vec(theme::kRope), "%s", verdict.formula);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored(theme::vec(verdict.kind == RopeVerdictKind::InContext ? theme::kOk : theme::kCaution), "%s",
+                     verdict.trained);
+  ImGui::PopTextWrapPos();
   // The learned table's line, wrapped to the width: in a red box when the lookup fails (other frameworks on hover).
   // A RoPE model has no table: the line is about the one its context would need, as the Learned table panel says.
   char text[400], rows[28], hypothetical[200] = "";

@@ -5,13 +5,14 @@
 
 namespace rv::theme {
 
-constexpr ImU32 kRope = IM_COL32(77, 208, 225, 255);     // teal: RoPE
-constexpr ImU32 kLearned = IM_COL32(255, 183, 77, 255);  // amber: learned absolute table
-constexpr ImU32 kError = IM_COL32(255, 82, 82, 255);     // red: failures
-constexpr ImU32 kKey = IM_COL32(186, 140, 255, 255);     // violet: the key K (RoPE panels)
-constexpr ImU32 kOk = IM_COL32(129, 199, 132, 255);      // green: checks that hold
-constexpr ImU32 kMuted = IM_COL32(150, 156, 168, 255);   // secondary text, faint marks
-constexpr ImU32 kGrid = IM_COL32(70, 74, 84, 255);       // axes and grid lines
+constexpr ImU32 kRope = IM_COL32(77, 208, 225, 255);      // teal: RoPE
+constexpr ImU32 kLearned = IM_COL32(255, 183, 77, 255);   // amber: learned absolute table
+constexpr ImU32 kError = IM_COL32(255, 82, 82, 255);      // red: failures
+constexpr ImU32 kKey = IM_COL32(186, 140, 255, 255);      // violet: the key K (RoPE panels)
+constexpr ImU32 kOk = IM_COL32(129, 199, 132, 255);       // green: checks that hold
+constexpr ImU32 kCaution = IM_COL32(255, 224, 102, 255);  // yellow: holds for the formula, not the trained model
+constexpr ImU32 kMuted = IM_COL32(150, 156, 168, 255);    // secondary text, faint marks
+constexpr ImU32 kGrid = IM_COL32(70, 74, 84, 255);        // axes and grid lines
 constexpr ImU32 kPanelBg = IM_COL32(30, 32, 38, 255);
 
 // The lab's six position methods, in kAllPositionMethods' order: learned, sinusoidal, rope, alibi, t5, none.

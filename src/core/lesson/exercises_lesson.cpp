@@ -95,20 +95,31 @@ Exercise past_table() {
           " rows, and the first position without one raises " + error +
           ". RoPE computes m·θᵢ at any m: at m = " + text::count(last) + " the angles are " +
           text::list(std::vector<double>(angles.data(), angles.data() + angles.size())) +
-          " rad: for the formula RoPE works. A model trained on " + text::count(rows) +
-          " positions is another matter: past its training length a RoPE model degrades unless its context is "
-          "extended (Press et al. 2022; Chen et al. 2023), which the Lab measures. \"Works\" and \"works but "
-          "degrades\" are both right.";
+          " rad, so nothing raises: the formula is defined. The model is another matter: trained on " +
+          text::count(rows) + " positions, it runs past them but loses quality unless its frequencies are rescaled "
+          "(linear, NTK, YaRN, Llama 3) or it is fine-tuned longer (Press et al. 2022; Chen et al. 2023). The Run it "
+          "panel measures it on a model trained at 512 positions, and the Lab on its own tiny models.";
   ExercisePart learned = works_or_fails("learned absolute", learned_works);
   learned.mistakes.push_back({{0.0}, "P has rows 0 .. " + text::count(rows - 1) + " only: " + error});
-  ExercisePart rope = works_or_fails("RoPE", rope_works);
-  // The nuanced answer is right too: defined everywhere, degrading past the training length in a trained model.
-  rope.choices.push_back("works, degrades past training");
-  rope.words.push_back({"degrades", "degrade", "degrading", "worse", "extrapolates poorly", "quality drops"});
-  if (rope_works) rope.expected.push_back(2.0);
+  // RoPE: the trained model runs past its training length and degrades there unless rescaled; "works" is the
+  // formula's answer only, "IndexError" the table's.
+  ExercisePart rope{"RoPE", AnswerKind::Choice, false, {rope_works ? 2.0 : 1.0},
+                    {"works", "IndexError", "runs, degrades past training unless rescaled"}, {}, {}, "", ""};
+  rope.words = {{"works", "work", "ok", "okay", "fine", "succeeds", "runs", "defined", "handles"},
+                {"indexerror", "index error", "error", "fails", "fail", "crash", "crashes", "raises", "out of bounds",
+                 "out of range"},
+                {"degrades", "degrade", "degrading", "worse", "extrapolates poorly", "quality drops", "loses quality",
+                 "breaks down", "break down", "works but", "works, but", "runs but", "runs, but", "runs, degrades",
+                 "works, degrades", "rescaled",
+                 "unless scaled", "perplexity", "loss rises"}};
+  rope.mistakes.push_back({{0.0},
+                           "for the formula, yes: m·θ₀ = " + text::sig(angles[0]) + " rad at m = " +
+                               text::count(last) + ". But a model trained on " + text::count(rows) +
+                               " positions loses quality past them unless its frequencies are rescaled"});
   rope.mistakes.push_back({{1.0},
-                           "RoPE has no table to run out of: the angle " + text::count(last) +
-                               "·θ₀ = " + text::sig(angles[0]) + " rad is computed like any other"});
+                           "RoPE has no table to run out of: the angle " + text::count(last) + "·θ₀ = " +
+                               text::sig(angles[0]) + " rad is computed like any other. What goes past " +
+                               text::count(rows) + " positions is the model's quality, unless it is rescaled"});
   e.parts = {learned, rope};
   e.view = {true, rows, rows};
   return e;
