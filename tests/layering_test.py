@@ -35,6 +35,7 @@ ALLOWED = {
 }
 for seam in ("platform/desktop", "platform/web"):
     ALLOWED[seam] = ALLOWED["platform/gl"] + [seam]
+ALLOWED["platform/web"].append("cli")  # the page answers forward and passkey with the CLI's code (web_infer.cpp)
 NO_UI = CORE + ["cli", "app/state"]  # no ImGui, no GL, no window
 UI_HEADERS = re.compile(r'#include [<"](imgui[a-z_]*\.h|GLFW/|GL/|GLES3/|emscripten|platform/)')
 INCLUDE = re.compile(r'^#include "((?:core|app|cli|assets|platform)/[^"]+)"', re.M)

@@ -168,9 +168,14 @@
     function step() {
       var answer = JSON.parse(call('rv_web_weights_step', 'string', ['number'], [app]));
       var want = answer['want'];
+      // Installed (the Frequencies in use walk may read on): the score curve's layer 0 reads more rows through the
+      // reader later, forward and passkey the whole files.
+      if (answer['installed'] || answer['done']) {
+        loadedRead = read;
+        loadedSetup = setup;
+      }
       if (!want) {
         weightsRun = null;
-        if (answer['done']) loadedRead = read;  // the score curve's layer 0 reads more rows through it later
         return Promise.resolve(answer);
       }
       return read(want['file'], want['offset'], want['length']).then(function (got) {
@@ -187,7 +192,7 @@
     });
   }
   // The loaded checkpoint's reader, for rows the score curve's layer 0 asks for after the load (rv_js_read_rows).
-  var loadedRead = null;
+  var loadedRead = null, loadedSetup = null;
   Module['rvReadRows'] = function (file, offset, length) {
     if (!loadedRead) {
       call('rv_web_rows_fail', null, ['number', 'string'], [app, 'the checkpoint\'s files are gone']);
@@ -578,6 +583,15 @@
   // 0.15 s of a core). Stop terminates the workers.
   var appScript = document.currentScript;  // the app's script element: its src, or (single file) its code
   var labWasm = null, labURL = null;
+  function workerModule() {  // the page's wasm, compiled once for every worker
+    var bytes = Module['wasmBinary'];
+    return labWasm = labWasm || (bytes ? WebAssembly.compile(bytes) : fetch(appScript.src.replace(/js$/, 'wasm'))
+      .then(function (r) { return r.arrayBuffer(); }).then(WebAssembly.compile));
+  }
+  function workerURL() {
+    return labURL = labURL || appScript.src ||
+      URL.createObjectURL(new Blob([appScript.textContent], { type: 'text/javascript' }));
+  }
   var labPool = null;  // {id, workers, next, done, timer}
   function labStop() {
     if (!labPool) return;
@@ -610,15 +624,10 @@
       var i = pool.next++;
       w.postMessage({ flags: flags, method: runs[i][0], seed: runs[i][1], index: i });
     };
-    var bytes = Module['wasmBinary'];
-    labWasm = labWasm || (bytes ? WebAssembly.compile(bytes) : fetch(appScript.src.replace(/js$/, 'wasm'))
-      .then(function (r) { return r.arrayBuffer(); }).then(WebAssembly.compile));
-    labURL = labURL || appScript.src ||
-      URL.createObjectURL(new Blob([appScript.textContent], { type: 'text/javascript' }));
-    labWasm.then(function (module) {
+    workerModule().then(function (module) {
       var n = Math.min(runs.length, count || Math.max(1, (navigator.hardwareConcurrency || 2) - 1));
       for (var k = 0; k < n && labPool === pool; k++) {
-        var w = new Worker(labURL);
+        var w = new Worker(workerURL());
         w.onmessage = function (e) {
           var d = e.data;
           if (labPool !== pool) return;
@@ -636,6 +645,83 @@
     }).catch(function (e) { labFailed(pool, 'the workers could not start: ' + e.message); });
   };
   Module['rvLabWorkersStop'] = function (id) { if (labPool && labPool.id === id) labStop(); };
+
+  // [SECTION] forward and passkey (docs/window-ropeviz.md) in a Web Worker: the loaded checkpoint's files, read whole
+  // through the load's own reader, and its config.json, index and tokenizer.json go to one worker (an instance of this
+  // code and wasm, as the lab's), which opens them with core's reader and answers each request with the CLI's code
+  // (rv_infer_worker_*, src/platform/web/web_infer.cpp). A new load gets a new worker.
+  var infer = null;  // {serial: the weights', worker, opened: Promise, asks: {id: resolve}, next}
+  function inferPost(s, message) {
+    return new Promise(function (resolve) {
+      message.id = s.next++;
+      s.asks[message.id] = resolve;
+      s.worker.postMessage(message);
+    });
+  }
+  // The loaded files, each read to the end of its last tensor (rv_web_weights_extent): [[name, bytes], ...].
+  function inferFiles(extent, read) {
+    return Promise.all(Object.keys(extent['files']).map(function (name) {
+      return read(name, 0, extent['files'][name]).then(function (got) { return [name, got.bytes]; });
+    }));
+  }
+  function inferStart(extent) {
+    if (infer && infer.worker) infer.worker.terminate();
+    var setup = loadedSetup, read = loadedRead;
+    var s = infer = { serial: extent['serial'], worker: null, asks: {}, next: 1 };
+    s.opened = Promise.all([workerModule(), inferFiles(extent, read)]).then(function (got) {
+      var w = s.worker = new Worker(workerURL());
+      w.onmessage = function (e) {
+        var resolve = s.asks[e.data.id];
+        delete s.asks[e.data.id];
+        if (resolve) resolve(e.data);
+      };
+      w.onerror = function (e) {
+        var asks = s.asks;
+        s.asks = {};
+        Object.keys(asks).forEach(function (id) { asks[id]({ answer: JSON.stringify({ 'error': {
+          'type': 'WorkerError', 'message': 'the forward worker failed: ' + (e.message || e) } }) }); });
+      };
+      w.postMessage(got[0]);
+      var files = {};
+      got[1].forEach(function (pair) { files[pair[0]] = pair[1]; });
+      return inferPost(s, { model: { file: setup.file || '', files: files, config: setup.config,
+        index: setup.index, tokenizer: setup.tokenizer } });
+    }).then(function (d) {
+      if (d.opened) throw new Error(JSON.parse(d.opened)['error']['message']);
+    });
+    s.opened.catch(function () {
+      if (infer !== s) return;
+      if (s.worker) s.worker.terminate();
+      infer = null;  // the next request tries again
+    });
+    return s;
+  }
+  // The request as `ropeviz-cli eval` takes it (no file: the model is the loaded checkpoint); resolves to the same
+  // document, rejects with its error's message (and the error's type as .type).
+  function inferAsk(op, request) {
+    if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
+    var extent = JSON.parse(call('rv_web_weights_extent', 'string', ['number'], [app]));
+    if (!extent || !loadedSetup || extent['label'] !== loadedSetup.label)
+      return Promise.reject(new Error(op + ' runs the loaded checkpoint: load one first (loadWeights, fetchWeights, ' +
+        'a demo model in Run it, a drop)'));
+    var text;
+    try {
+      var r = {};
+      Object.keys(request || {}).forEach(function (k) { r[k] = request[k]; });
+      r['op'] = op;
+      text = JSON.stringify(r);
+    } catch (e) { return Promise.reject(e); }
+    var s = infer && infer.serial === extent['serial'] ? infer : inferStart(extent);
+    return s.opened.then(function () { return inferPost(s, { request: text }); }).then(function (d) {
+      var doc = JSON.parse(d.answer);
+      if (doc['error']) {
+        var e = new Error(doc['error']['message']);
+        e['type'] = doc['error']['type'];
+        throw e;
+      }
+      return doc;
+    });
+  }
 
   // [SECTION] Frames on demand: at most one frame is requested at a time; the app draws it and says whether
   // another is due (it animates, input is held, or the last event's frames are not all drawn). Events wake it
@@ -877,6 +963,10 @@
     // train_len: 8, steps: 300, seed: 1}, and `workers`: how many Web Workers train its runs) in the workers, shown
     // in the Lab panel; resolves to the document `ropeviz-cli lab` prints for the same options. Rejects refused
     // options, and a run stopped or replaced first.
+    // The forward pass and the passkey bench on the loaded checkpoint, in a Web Worker: the CLI's forward and passkey
+    // requests without "file", resolving to the same documents.
+    'forward': function (request) { return inferAsk('forward', request); },
+    'passkey': function (request) { return inferAsk('passkey', request); },
     'lab': function (options) {
       if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
       var text;
@@ -947,7 +1037,26 @@
       return {};
     };
     Module['onRuntimeInitialized'] = function () { started = true; setTimeout(work, 0); };
+    // forward and passkey: a model's files and texts into named buffers, then requests (inferStart above)
+    function put(name, bytes) {
+      if (!bytes) return;
+      var at = c('rv_infer_worker_buffer', 'number', [name, bytes.length], ['string', 'number']);
+      HEAPU8.set(bytes, at);
+    }
+    function infer(job) {
+      if (job.model) {
+        var m = job.model;
+        Object.keys(m.files).forEach(function (name) { put('file:' + name, m.files[name]); });
+        put('config', m.config);
+        put('index', m.index);
+        put('tokenizer', m.tokenizer);
+        return self.postMessage({ id: job.id, opened: c('rv_infer_worker_open', 'string', [m.file], ['string']) });
+      }
+      put('request', new TextEncoder().encode(job.request));
+      self.postMessage({ id: job.id, answer: c('rv_infer_worker_answer', 'string', []) });
+    }
     function run(job) {
+      if (job.id) return infer(job);
       var w = c('rv_lab_worker_start', 'number', [job.flags, job.method, job.seed], ['string', 'string']);
       if (!w) return self.postMessage({ error: 'the run of ' + job.method + ' was refused' });
       var stat = function (k) { return c('rv_lab_worker_stat', 'number', [w, k]); };

@@ -452,20 +452,41 @@ std::string eval_ops_help() {
   return out;
 }
 
-std::string eval_line(const std::string& line, bool& ok) {
+namespace {
+
+// One request line through `answer`: size and depth limits first (NaN/Infinity literals become strings so the field
+// holding one can be named), a result with a non-finite number refused, the response as one line.
+template <class Answer>
+std::string respond(const std::string& line, bool& ok, Answer answer) {
   json response;
-  // size and depth limits first; NaN/Infinity literals become strings so the field holding one can be named
   Expected<json> request = parse_json_text(line);
   if (!request) {
     const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
     response = error_json(blank ? bad_request("empty line: expected one JSON request") : request.error());
   } else {
-    Result res = dispatch(*request);
+    Result res = request->is_object() ? answer(*request) : Result(bad_request("request must be a JSON object"));
     if (res && !all_finite(res.value())) res = bad_request("result is not finite (inputs too large)");
     response = res ? res.value() : error_json(res.error());
   }
   ok = !response.contains("error");
   return response.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+std::string eval_line(const std::string& line, bool& ok) {
+  return respond(line, ok, dispatch);
+}
+
+std::string eval_on_checkpoint(const std::string& line, ModelCheckpoint& model, bool& ok) {
+  return respond(line, ok, [&model](const json& j) -> Result {
+    Request r(j);
+    const std::string op = r.string("op");
+    if (r.error) return *r.error;
+    if (op == "forward") return forward_document(r, model);
+    if (op == "passkey") return passkey_document(r, model);
+    return bad_request("unknown op \"" + op + "\": the loaded checkpoint answers forward and passkey");
+  });
 }
 
 namespace {

@@ -33,7 +33,7 @@ std::optional<Error> read_scaling(const json& v, ForwardOptions& o) {
 }
 
 // "tokens"; or "text" through the request's text encoder.
-std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint& c, ForwardOptions& o) {
+std::optional<Error> read_tokens(Request& r, ModelCheckpoint& m, ForwardOptions& o) {
   if (r.has("tokens") == r.has("text")) return bad_request("give either \"tokens\" (ids) or \"text\"");
   if (r.has("tokens")) {
     o.tokens = r.integers("tokens", std::size_t(kMaxForwardTokens));
@@ -42,7 +42,7 @@ std::optional<Error> read_tokens(Request& r, const HfConfig& config, Checkpoint&
   const std::string text = r.string("text");
   const bool special = r.boolean("add_special_tokens", false);
   if (r.error) return r.error;
-  Expected<Encoder> encode = text_encoder(r, config, c);
+  Expected<Encoder> encode = text_encoder(r, m);
   if (!encode) return encode.error();
   Expected<std::vector<long long>> ids = (*encode)(text, special);
   if (!ids) return ids.error();
@@ -84,16 +84,18 @@ std::optional<Error> read_pass_options(Request& r, ForwardOptions& o) {
   return std::nullopt;
 }
 
-Expected<Encoder> text_encoder(Request& r, const HfConfig& config, Checkpoint& c) {
+Expected<Encoder> text_encoder(Request& r, ModelCheckpoint& m) {
+  std::shared_ptr<const tokenize::Tokenizer> shared = m.tokenizer;
   if (r.has("tokenizer")) {
     Expected<tokenize::Tokenizer> t = request_tokenizer(r);
     if (!t) return t.error();
-    auto shared = std::make_shared<const tokenize::Tokenizer>(std::move(*t));
+    shared = std::make_shared<const tokenize::Tokenizer>(std::move(*t));
+  }
+  if (shared)
     return Encoder([shared](std::string_view text, bool special) -> Expected<std::vector<long long>> {
       return tokenize::encode(*shared, text, special).ids;
     });
-  }
-  Expected<ForwardShape> shape = forward_shape(c, config);
+  Expected<ForwardShape> shape = forward_shape(m.checkpoint, m.config);
   if (!shape) return shape.error();
   if (shape->vocab != 256)
     return bad_request("\"text\" needs a \"tokenizer\" (a tokenizer.json) or a byte-level model (vocab_size 256); "
@@ -107,9 +109,13 @@ Expected<Encoder> text_encoder(Request& r, const HfConfig& config, Checkpoint& c
 Expected<json> op_forward(Request& r) {
   Expected<ModelCheckpoint> loaded = model_checkpoint(r);
   if (!loaded) return loaded.error();
-  ModelCheckpoint* m = &loaded.value();
+  return forward_document(r, loaded.value());
+}
+
+Expected<json> forward_document(Request& r, ModelCheckpoint& model) {
+  ModelCheckpoint* m = &model;
   ForwardOptions o;
-  if (auto e = read_tokens(r, m->config, m->checkpoint, o)) return *e;
+  if (auto e = read_tokens(r, *m, o)) return *e;
   if (r.has("positions")) o.positions = r.integers("positions", std::size_t(kMaxForwardTokens));
   if (r.error) return *r.error;
   if (auto e = read_pass_options(r, o)) return *e;

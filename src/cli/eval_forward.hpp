@@ -1,6 +1,7 @@
 // The eval protocol's forward op (docs/run-it.md): a checkpoint's causal LM on tokens or byte-level text.
 #pragma once
 
+#include "cli/eval_weights.hpp"
 #include "cli/request.hpp"
 #include "core/infer/passkey.hpp"
 
@@ -10,12 +11,15 @@ namespace rv::cli {
 //  "rope_scaling" (an object or "none"), "rope" ("apply" | "drop"), "outputs" (nll, logits, attention, hidden,
 //  attention_by_distance, sink, qk_pair_norms)} -> {"nll":[T-1], and each output asked for}
 Expected<json> op_forward(Request& r);
+// The same on a checkpoint already open (the request's "file", "index", "config" and "preset" are not read).
+Expected<json> forward_document(Request& r, ModelCheckpoint& m);
 
 // What a pass and a bench share: "threads", "rope" ("apply" | "drop"), "rope_scaling" (an object or "none").
 std::optional<Error> read_pass_options(Request& r, ForwardOptions& o);
-// Text to ids (`special`: apply the tokenizer's post-processor): through "tokenizer" (a tokenizer.json), or as UTF-8
-// bytes for a byte-level model (vocab_size 256); BadRequest for another model without a tokenizer.
+// Text to ids (`special`: apply the tokenizer's post-processor): through "tokenizer" (a tokenizer.json), else the one
+// that came with the checkpoint, or as UTF-8 bytes for a byte-level model (vocab_size 256); BadRequest for another
+// model without a tokenizer.
 using Encoder = std::function<Expected<std::vector<long long>>(std::string_view text, bool special)>;
-Expected<Encoder> text_encoder(Request& r, const HfConfig& config, Checkpoint& c);
+Expected<Encoder> text_encoder(Request& r, ModelCheckpoint& m);
 
 }  // namespace rv::cli

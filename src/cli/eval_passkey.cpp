@@ -9,6 +9,12 @@
 namespace rv::cli {
 
 Expected<json> op_passkey(Request& r) {
+  Expected<ModelCheckpoint> loaded = model_checkpoint(r);
+  if (!loaded) return loaded.error();
+  return passkey_document(r, loaded.value());
+}
+
+Expected<json> passkey_document(Request& r, ModelCheckpoint& m) {
   PasskeyRequest p;
   p.lengths = r.integers("lengths", std::size_t(kPasskeyMaxAxis));
   p.depths = r.numbers("depths", std::nullopt, std::size_t(kPasskeyMaxAxis));
@@ -24,10 +30,7 @@ Expected<json> op_passkey(Request& r) {
   p.trials = int(trials);
   p.seed = std::uint64_t(seed);
   if (auto e = read_pass_options(r, p.pass)) return *e;
-  Expected<ModelCheckpoint> loaded = model_checkpoint(r);
-  if (!loaded) return loaded.error();
-  ModelCheckpoint& m = loaded.value();
-  Expected<Encoder> encode = text_encoder(r, m.config, m.checkpoint);
+  Expected<Encoder> encode = text_encoder(r, m);
   if (!encode) return encode.error();
   const Encoder& e = *encode;
   p.encode = [&e, special](std::string_view text) { return e(text, special); };

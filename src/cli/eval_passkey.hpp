@@ -1,6 +1,7 @@
 // The eval protocol's passkey op (docs/passkey.md): a key hidden at each depth of each length, scored teacher-forced.
 #pragma once
 
+#include "cli/eval_weights.hpp"
 #include "cli/request.hpp"
 
 namespace rv::cli {
@@ -8,5 +9,7 @@ namespace rv::cli {
 // {"op":"passkey", the checkpoint's fields, "lengths", "depths", "trials", "seed", optional "tokenizer",
 //  "add_special_tokens", "rope_scaling", "rope", "threads"} -> {"lengths","depths","accuracy","key_logprob"}
 Expected<json> op_passkey(Request& r);
+// The same on a checkpoint already open (the request's "file", "index", "config" and "preset" are not read).
+Expected<json> passkey_document(Request& r, ModelCheckpoint& m);
 
 }  // namespace rv::cli

@@ -2,9 +2,15 @@
 // list, the analysis of the learned position table it holds, and which RoPE pairs its attention weights feed.
 #pragma once
 
+#include <memory>
+
 #include "cli/request.hpp"
 #include "core/models/hf_config.hpp"
 #include "core/weights/checkpoint.hpp"
+
+namespace rv::tokenize {
+struct Tokenizer;
+}
 
 namespace rv::cli {
 
@@ -12,6 +18,8 @@ namespace rv::cli {
 struct ModelCheckpoint {
   HfConfig config;
   Checkpoint checkpoint;
+  // The tokenizer.json that came with the checkpoint (the page's load), used for "text" when a request names none.
+  std::shared_ptr<const tokenize::Tokenizer> tokenizer;
 };
 Expected<ModelCheckpoint> model_checkpoint(Request& r);
 

@@ -5,6 +5,7 @@
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -385,6 +386,7 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
         web->weights_files.reset();  // the load is done; the same loop now reads the layers
         web->weights_bytes.reset();
         load.active = false;
+        j.key("installed").value(true);  // the page's reader now reads for the loaded weights (web/page.js)
         usage_answer(web, j);
       } else {
         finish(fits ? "" : web->app.ui.notes.back(), true);
@@ -392,6 +394,24 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
     }
   }
   j.end_object();
+  web->reply = j.str();
+  return web->reply.c_str();
+}
+
+// The loaded weights' files and the bytes each holds tensors in (the end of its last tensor), with their serial and
+// label, for forward and passkey to read whole (web/page.js); null without weights.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_extent(Web* web) {
+  rv::JsonWriter j;
+  const rv::LoadedWeights* w = web->app.params.weights.get();
+  if (!w) {
+    j.null();
+  } else {
+    std::map<std::string, std::uint64_t> ends;
+    for (const rv::TensorInfo& t : w->tensors) ends[t.file] = std::max(ends[t.file], t.end);
+    j.begin_object().key("serial").value(double(w->serial)).key("label").value(w->label).key("files").begin_object();
+    for (const auto& [file, end] : ends) j.key(file.c_str()).value(double(end));
+    j.end_object().end_object();
+  }
   web->reply = j.str();
   return web->reply.c_str();
 }
