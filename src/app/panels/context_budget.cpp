@@ -76,8 +76,7 @@ void turns(const ContextBudget& b) {
   if (b.original || b.kept != b.rotary_dims / 2) {
     std::snprintf(value, sizeof value, "%s of %s", format_count(b.scaled_pairs_without_turn, n.a, sizeof n.a),
                   format_count(b.rotary_dims / 2, n.b, sizeof n.b));
-    std::snprintf(meaning, sizeof meaning,
-                  "wavelength after rope_scaling > the context %s (max_position_embeddings)",
+    std::snprintf(meaning, sizeof meaning, "wavelength after rope_scaling > the context %s (max_position_embeddings)",
                   format_count(b.context, n.c, sizeof n.c));
     figure("scaled, without a turn", value, meaning,
            "Count of pairs i with 2π / θᵢ' > max_position_embeddings, θᵢ' the model's frequencies after rope_scaling.",
@@ -91,11 +90,13 @@ void turns(const ContextBudget& b) {
     std::snprintf(meaning, sizeof meaning, "past the context of %s: the base bounds it", n.a);
   else
     std::snprintf(meaning, sizeof meaning,
-                  "inside the context of %s: the base alone does not keep long-range scores positive", n.a);
+                  "inside the context of %s: a bound on the formula (q = k), not a measured loss: a trained model's "
+                  "q and k can keep long-range scores positive (Run it measures the loss)",
+                  n.a);
   figure("B(m) first negative", first_negative_words(b, value, sizeof value), meaning,
          "B(m) = Σᵢ cos(m θᵢ), θᵢ = base^(−2i/d) (Men et al. 2024, \"Base of RoPE Bounds Context Length\"): the first "
          "m ≥ 1 where it turns negative, searched to twice the context.",
-         inside ? theme::kLearned : theme::kOk);
+         inside ? theme::kCaution : theme::kOk);
 }
 
 void scaling_and_precision(const ContextBudget& b) {
@@ -166,9 +167,10 @@ void figures(const App& app) {
   // Gemma 3: the sliding-attention layers rotate at their own base; the same turn figures for them
   ImGui::TextColored(theme::vec(theme::kLearned), "Sliding-attention layers: base %s, %s",
                      format_sig(real->info.rope_local->base, 6).c_str(), real->info.rope_local->rope_type.c_str());
-  hover_tip("Gemma 3 rotates its sliding-attention layers at rope_local_base_freq (transformers 5: "
-            "rope_parameters.sliding_attention) and its full-attention layers at rope_theta with the rope_scaling: "
-            "the table above is the full layers'.");
+  hover_tip(
+      "Gemma 3 rotates its sliding-attention layers at rope_local_base_freq (transformers 5: "
+      "rope_parameters.sliding_attention) and its full-attention layers at rope_theta with the rope_scaling: "
+      "the table above is the full layers'.");
   if (begin_figures("budget_local")) {
     turns(*app.model.budget_local);
     ImGui::EndTable();
@@ -247,8 +249,8 @@ std::string describe_local(const App& app) {
   if (!app.model.budget_local || !real || !real->info.rope_local) return "";
   const ContextBudget& l = *app.model.budget_local;
   char first[64];
-  return " Its sliding-attention layers rotate at their own base " + format_sig(real->info.rope_local->base, 6) +
-         " (" + real->info.rope_local->rope_type + "; the figures above are the full-attention layers', at base " +
+  return " Its sliding-attention layers rotate at their own base " + format_sig(real->info.rope_local->base, 6) + " (" +
+         real->info.rope_local->rope_type + "; the figures above are the full-attention layers', at base " +
          format_sig(real->info.rope->base, 6) + "): critical dimension " + format_count(l.critical_dim) + " of " +
          format_count(l.rotary_dims) + " dims, " + format_count(l.pairs_without_turn) + " of " +
          format_count(l.rotary_dims / 2) + " pairs never complete a turn, the cosine sum " +

@@ -103,13 +103,13 @@ void qk_control(App& app) {
   ImGui::SetNextItemWidth(110.0f * app.ui.scale);
   if (ImGui::BeginCombo("q, k", score_qk_name(p.qk))) {
     for (ScoreQK v : {ScoreQK::Random, ScoreQK::Same, ScoreQK::Ones, ScoreQK::Layer0})
-      if (ImGui::Selectable(score_qk_name(v), v == p.qk) && v != p.qk)
-        set(p, keys::qk, v, app.ui.notes);
+      if (ImGui::Selectable(score_qk_name(v), v == p.qk) && v != p.qk) set(p, keys::qk, v, app.ui.notes);
     ImGui::EndCombo();
   }
   record_rect(app.ui, "qk");
-  key_tip("qk", "random: the seeded N(0, 1) pair; same: q = k; ones: all-ones q and k; layer0: the loaded "
-                "checkpoint's layer 0 for the query token and the key token (ids, or words with its tokenizer.json).");
+  key_tip("qk",
+          "random: the seeded N(0, 1) pair; same: q = k; ones: all-ones q and k; layer0: the loaded "
+          "checkpoint's layer 0 for the query token and the key token (ids, or words with its tokenizer.json).");
   if (p.qk != ScoreQK::Layer0) return;
   ImGui::SameLine();
   token_field(app, "query token", Key::q_token, p.q_token);
@@ -183,6 +183,12 @@ void score_plot(App& app, ImVec2 size) {
   std::snprintf(marker, sizeof marker, "now: r = %s, score %s", format_count(now).c_str(),
                 format_sig(at_now, 4).c_str());
   plot::plot_vline(double(now), theme::kRope & 0xA0FFFFFF);  // the current offset, when in range
+  if (m.qk_drawn == ScoreQK::Layer0) {  // a trained model's q and k: the offsets its training saw end at L - 1
+    char trained[64];
+    std::snprintf(trained, sizeof trained, "trained to r = %s", format_count(app.params.max_position - 1).c_str());
+    plot::plot_vline(double(app.params.max_position - 1), theme::kCaution, trained);
+    plot::plot_vline(-double(app.params.max_position - 1), theme::kCaution);
+  }
   if (in_range || m.qk_drawn == ScoreQK::Random) plot::plot_marker(marker, double(now), at_now, theme::kRope);
   if (m.curve_a.empty()) return plot::end_plot();
   plot::end_plot([&](double x) { readout(app, std::llround(x)); });
@@ -192,8 +198,15 @@ void score_plot(App& app, ImVec2 size) {
 void qk_note(const App& app) {
   const Model& m = app.model;
   ImGui::PushTextWrapPos(0.0f);
-  if (!m.qk_error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", m.qk_words.c_str());
-  else ImGui::TextDisabled("%s.", m.qk_words.c_str());
+  if (!m.qk_error.empty())
+    ImGui::TextColored(theme::vec(theme::kError), "%s", m.qk_words.c_str());
+  else
+    ImGui::TextDisabled("%s.", m.qk_words.c_str());
+  if (m.qk_drawn == ScoreQK::Layer0)
+    ImGui::TextColored(theme::vec(theme::kCaution),
+                       "Trained on offsets up to %s (the yellow lines): past them the curve is the formula applied to "
+                       "this layer-0 q and k, not a measure of the model there; Run it measures its loss.",
+                       format_count(app.params.max_position - 1).c_str());
   ImGui::TextDisabled(
       "score(0) = %s, rms %s over these offsets. The bounds are upper bounds, not typical values: |score| ≤ |q||k| = "
       "%s everywhere, and the Abel bound is largest at r = 0 and, with many pairs, smaller on average as |r| grows "
@@ -256,12 +269,11 @@ std::string describe_score_curve(const App& app) {
   const std::string r = format_count(app.params.offsets);
   return "Dot product panel: the score against the offset m - n from -" + r + " to " + r + " at key positions " +
          format_sig(m.anchor_a) + " and " + format_sig(m.anchor_b) + "; the two curves coincide within " +
-         format_sig(m.relative_spread, 3) +
-         ", because the score depends only on the offset. " + m.qk_words + " (score " +
-         format_sig(m.curve_a.empty() ? 0.0 : m.curve_a[m.curve_a.size() / 2], 6) + " at offset 0, rms " +
+         format_sig(m.relative_spread, 3) + ", because the score depends only on the offset. " + m.qk_words +
+         " (score " + format_sig(m.curve_a.empty() ? 0.0 : m.curve_a[m.curve_a.size() / 2], 6) + " at offset 0, rms " +
          format_sig(m.curve_rms, 3) + ", max |score| " + format_sig(m.curve_absmax, 3) +
-         "); its upper bounds are |q||k| = " + format_sig(m.cauchy_schwarz, 3) +
-         " and the Abel bound, up to " + format_sig(m.bound_max, 3) +
+         "); its upper bounds are |q||k| = " + format_sig(m.cauchy_schwarz, 3) + " and the Abel bound, up to " +
+         format_sig(m.bound_max, 3) +
          " at offset 0, its largest; with many pairs it is smaller on average at a distance (the bound, not the "
          "score).";
 }

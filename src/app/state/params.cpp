@@ -361,9 +361,9 @@ bool parse_token(const ParamField& f, Params& p, const ParamInput& in, Notes& no
     return false;
   }
   if (w && w->vocab > 0 && id >= w->vocab) {
-    notes.push_back(std::string(f.key) + "=" + quoted(text) + ": token " + std::to_string(id) + " is past " +
-                    w->label + "'s vocabulary of " + format_count(w->vocab) + " tokens (ids 0.." +
-                    format_count(w->vocab - 1) + ")" + kept);
+    notes.push_back(std::string(f.key) + "=" + quoted(text) + ": token " + std::to_string(id) + " is past " + w->label +
+                    "'s vocabulary of " + format_count(w->vocab) + " tokens (ids 0.." + format_count(w->vocab - 1) +
+                    ")" + kept);
     return false;
   }
   p.*M = id;
@@ -388,8 +388,11 @@ bool parse_qk_head(const ParamField& f, Params& p, const ParamInput& in, Notes& 
 
 using P = Params;
 constexpr ParamField kFields[] = {
-    integer<&P::position>("position", 0, Limits::kPositionMax,
-                          "The query's position m. The learned table serves 0 <= m < max_position; RoPE any m >= 0."),
+    integer<&P::position>(
+        "position", 0, Limits::kPositionMax,
+        "The query's position m. The learned table serves 0 <= m < max_position; RoPE's formula any m >= 0 "
+        "(a trained RoPE model runs there, but degrades past its training length unless "
+        "rescaled)."),
     integer<&P::key_position>("key_position", 0, Limits::kPositionMax,
                               "The key's position n; the score depends on m - n."),
     integer<&P::max_position>(
@@ -589,7 +592,8 @@ bool set_param(Params& p, std::string_view key, std::string_view value, std::vec
   if (key == "tab") return select_panel(p, value, notes);
   if (key == "weights") {  // not a link key: a link cannot carry the files, but weights=none unloads them
     if (value == "none") return unload_weights(p, notes), true;
-    notes.push_back("weights=" + quoted(value) + ": weights are loaded from files (drop them, or pick them); only "
+    notes.push_back("weights=" + quoted(value) +
+                    ": weights are loaded from files (drop them, or pick them); only "
                     "weights=none is a value");
     return false;
   }
@@ -632,8 +636,9 @@ void enforce_limits(Params& p, std::vector<std::string>& notes) {
     p.table_len = 0;
   }
   if (p.positions == LabPositions::Random && p.table_len != 0) {
-    notes.push_back("table_len is for sequential positions: with random positions the learned table has "
-                    "position_range rows; using 0");
+    notes.push_back(
+        "table_len is for sequential positions: with random positions the learned table has "
+        "position_range rows; using 0");
     p.table_len = 0;
   }
   const int longest_test = lab_input_len(p.task, 4 * p.train_len);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "app/run/rope_verdict.hpp"
 #include "app/run/run_session.hpp"
 #include "app/panels/exercises_ui.hpp"
 #include "app/panels/panel_calls.hpp"
@@ -58,9 +59,9 @@ std::string lookup_sentence(const App& app) {
 
 std::string score_sentence(const App& app) {
   const Params& p = app.params;
-  return "Score of the query at m = " + format_count(p.position) + " with the key at n = " +
-         format_count(p.key_position) + " (offset " + format_count(p.position - p.key_position) +
-         "): " + format_sig(app.model.score) + ".";
+  return "Score of the query at m = " + format_count(p.position) +
+         " with the key at n = " + format_count(p.key_position) + " (offset " +
+         format_count(p.position - p.key_position) + "): " + format_sig(app.model.score) + ".";
 }
 
 std::string lesson_step_sentences(const App& app) {
@@ -86,14 +87,15 @@ std::string describe(const App& app) {
        (table_is_hypothetical(app) ? " (hypothetical: " + m.real->name +
                                          " uses RoPE and has no such table; this is the one its context would need)"
                                    : std::string()) +
-       (loaded_table(p) ? " (" + table_name(p) + ", its trained values)" : std::string()) +
-       ": the table P has " + plural(p.max_position, "row", "rows") +
+       (loaded_table(p) ? " (" + table_name(p) + ", its trained values)" : std::string()) + ": the table P has " +
+       plural(p.max_position, "row", "rows") +
        (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
        " of width d = " + format_count(p.d_model()) + ". " + lookup_sentence(app) + " ";
   const int pairs = int(m.inv_freq.size());
-  s += "RoPE is defined at any position (the formula; a model trained on L positions still degrades past L): it "
-       "rotates " +
-       plural(pairs, "dimension pair", "dimension pairs") + " of Q and K by m times theta_i";
+  RopeVerdict verdict;  // the strip's two halves: the formula, and a model trained to the context
+  rope_verdict(app, verdict);
+  s += "RoPE is defined at any position (the formula; for a trained model, " + std::string(verdict.trained) +
+       "): it rotates " + plural(pairs, "dimension pair", "dimension pairs") + " of Q and K by m times theta_i";
   const int shown = std::min(pairs, kDescribedPairsMax);
   std::string thetas, angles;
   for (int i = 0; i < shown; ++i) {
