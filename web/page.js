@@ -664,11 +664,12 @@
       return read(name, 0, extent['files'][name]).then(function (got) { return [name, got.bytes]; });
     }));
   }
-  function inferStart(extent) {
-    if (infer && infer.worker) infer.worker.terminate();
-    var setup = loadedSetup, read = loadedRead;
-    var s = infer = { serial: extent['serial'], worker: null, asks: {}, next: 1 };
-    s.opened = Promise.all([workerModule(), inferFiles(extent, read)]).then(function (got) {
+  // A worker opened with the loaded checkpoint (`files`: a Promise of inferFiles' pairs): {worker, asks, next, opened}.
+  // A worker that fails answers what it was asked with {failed: why}.
+  function inferWorker(files) {
+    var setup = loadedSetup;
+    var s = { worker: null, asks: {}, next: 1 };
+    s.opened = Promise.all([workerModule(), files]).then(function (got) {
       var w = s.worker = new Worker(workerURL());
       w.onmessage = function (e) {
         var resolve = s.asks[e.data.id];
@@ -678,17 +679,23 @@
       w.onerror = function (e) {
         var asks = s.asks;
         s.asks = {};
-        Object.keys(asks).forEach(function (id) { asks[id]({ answer: JSON.stringify({ 'error': {
-          'type': 'WorkerError', 'message': 'the forward worker failed: ' + (e.message || e) } }) }); });
+        Object.keys(asks).forEach(function (id) { asks[id]({ failed: 'the worker failed: ' + (e.message || e) }); });
       };
       w.postMessage(got[0]);
-      var files = {};
-      got[1].forEach(function (pair) { files[pair[0]] = pair[1]; });
-      return inferPost(s, { model: { file: setup.file || '', files: files, config: setup.config,
+      var named = {};
+      got[1].forEach(function (pair) { named[pair[0]] = pair[1]; });
+      return inferPost(s, { model: { file: setup.file || '', files: named, config: setup.config,
         index: setup.index, tokenizer: setup.tokenizer } });
     }).then(function (d) {
+      if (d.failed) throw new Error(d.failed);
       if (d.opened) throw new Error(JSON.parse(d.opened)['error']['message']);
     });
+    return s;
+  }
+  function inferStart(extent) {
+    if (infer && infer.worker) infer.worker.terminate();
+    var s = infer = inferWorker(inferFiles(extent, loadedRead));
+    s.serial = extent['serial'];
     s.opened.catch(function () {
       if (infer !== s) return;
       if (s.worker) s.worker.terminate();
@@ -696,6 +703,53 @@
     });
     return s;
   }
+  // Run it's passes (rv_js_run_jobs, src/platform/web/web_main.cpp): the files read once, a pool of workers opened
+  // with them (one less than the cores, at most 4), one pass at a time each, every result handed to the app as it
+  // lands (rv_web_run_result); Stop ends the workers (rv_js_run_stop).
+  var runPool = null;  // {generation, workers}
+  function runResult(generation, index, count, type, message) {
+    call('rv_web_run_result', null, ['number', 'number', 'number', 'number', 'string', 'string'],
+      [app, generation, index, count, type, String(message).slice(0, 2000)]);
+  }
+  Module['rvRunStop'] = function (generation) {
+    if (!runPool || runPool.generation !== generation) return;
+    runPool.workers.forEach(function (s) { if (s.worker) s.worker.terminate(); });
+    runPool = null;
+  };
+  Module['rvRunJobs'] = function (generation, length, windows, bits, factor, shift, jobs) {
+    if (runPool) Module['rvRunStop'](runPool.generation);
+    var pool = runPool = { generation: generation, workers: [] };
+    var extent = JSON.parse(call('rv_web_weights_extent', 'string', ['number'], [app]));
+    if (!extent || !loadedSetup || extent['label'] !== loadedSetup.label)
+      return runResult(generation, -1, -1, 'BadRequest', 'Run it reads the checkpoint\'s files again in its ' +
+        'workers: these weights did not come from files the page can read');
+    var files = inferFiles(extent, loadedRead), next = 0, failed = false;
+    var fail = function (message) {
+      if (runPool !== pool || failed) return;
+      failed = true;
+      runResult(generation, -1, -1, 'WorkerError', message);
+    };
+    var count = Math.min(jobs, Math.max(1, (navigator.hardwareConcurrency || 2) - 1), 4);
+    for (var k = 0; k < count; k++) (function (s) {
+      pool.workers.push(s);
+      var give = function () {
+        if (runPool !== pool || next >= jobs) return;
+        var index = next++;
+        inferPost(s, { run: [length, windows, bits, factor, shift, index] }).then(function (d) {
+          if (runPool !== pool) return;
+          if (d.failed) return fail(d.failed);
+          if (d.numbers) {
+            upload(new Uint8Array(d.numbers.buffer));
+            runResult(generation, index, d.numbers.length, '', '');
+          } else {
+            runResult(generation, index, -1, d.type, d.message);
+          }
+          give();
+        });
+      };
+      s.opened.then(give, function (e) { fail('a worker could not open the checkpoint: ' + e.message); });
+    })(inferWorker(files));
+  };
   // The request as `ropeviz-cli eval` takes it (no file: the model is the loaded checkpoint); resolves to the same
   // document, rejects with its error's message (and the error's type as .type).
   function inferAsk(op, request) {
@@ -713,6 +767,7 @@
     } catch (e) { return Promise.reject(e); }
     var s = infer && infer.serial === extent['serial'] ? infer : inferStart(extent);
     return s.opened.then(function () { return inferPost(s, { request: text }); }).then(function (d) {
+      if (d.failed) throw new Error(d.failed);
       var doc = JSON.parse(d.answer);
       if (doc['error']) {
         var e = new Error(doc['error']['message']);
@@ -1051,6 +1106,17 @@
         put('index', m.index);
         put('tokenizer', m.tokenizer);
         return self.postMessage({ id: job.id, opened: c('rv_infer_worker_open', 'string', [m.file], ['string']) });
+      }
+      if (job.run) {
+        var n = c('rv_infer_worker_run_job', 'number', job.run, ['number', 'number', 'number', 'number', 'number',
+          'number']);
+        if (n < 0) {
+          var e = c('rv_infer_worker_error', 'string', []).split('\n');
+          return self.postMessage({ id: job.id, type: e[0], message: e.slice(1).join('\n') });
+        }
+        var at = c('rv_infer_worker_numbers', 'number', []);
+        var numbers = new Float64Array(HEAPU8.buffer.slice(at, at + 8 * n));
+        return self.postMessage({ id: job.id, numbers: numbers }, [numbers.buffer]);
       }
       put('request', new TextEncoder().encode(job.request));
       self.postMessage({ id: job.id, answer: c('rv_infer_worker_answer', 'string', []) });

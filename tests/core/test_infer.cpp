@@ -133,3 +133,29 @@ TEST_CASE("run study: smooth is a moving mean that skips NaN; loss_between reads
   CHECK(rv::loss_between(y, 3, 3) != rv::loss_between(y, 3, 3));  // NaN: nothing measured there
   CHECK(rv::loss_between(y, 4, 99) == doctest::Approx(4.5));
 }
+
+TEST_CASE("run study: a pass's numbers flattened for a Web Worker come back whole; a short buffer is refused") {
+  rv::ForwardResult r;
+  r.nll = {1.5, 2.25, 0.125};
+  r.by_distance = {{{0.5, 0.25}, {0.75, 0.125}}, {{0.1, 0.2}, {0.3, 0.4}}};  // [L=2][H=2][T=2]
+  r.sink = {{0.9, 0.8}, {0.7, 0.6}};
+  const std::vector<double> flat = rv::flatten_run_result(r);
+  CHECK(flat.size() == 4 + 3 + 8 + 4);
+  const rv::Expected<rv::ForwardResult> back = rv::unflatten_run_result(flat);
+  REQUIRE(back);
+  CHECK(back->nll == r.nll);
+  CHECK(back->by_distance == r.by_distance);
+  CHECK(back->sink == r.sink);
+  CHECK(back->layers == 2);
+  rv::ForwardResult loss_only;
+  loss_only.nll = {3.0};
+  const rv::Expected<rv::ForwardResult> one = rv::unflatten_run_result(rv::flatten_run_result(loss_only));
+  REQUIRE(one);
+  CHECK(one->nll == loss_only.nll);
+  CHECK(one->by_distance.empty());
+  std::vector<double> cut = flat;
+  cut.pop_back();
+  const rv::Expected<rv::ForwardResult> bad = rv::unflatten_run_result(cut);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "a worker's result has 18 numbers, not 19");
+}

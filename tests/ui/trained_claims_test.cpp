@@ -44,7 +44,7 @@ TEST_CASE("trained claims 1: Comparison, lesson and exercise say the formula ext
   CHECK(contains(text, "Formula: defined at any position. Trained on L positions: degrades past L unless rescaled"));
   CHECK(contains(text, "llama-bytes 3.7x at 2L-4L)"));  // the measured number beside the formula's claim
   CHECK(contains(text, "a model trained on L positions still degrades past L unless its frequencies are rescaled"));
-  CHECK(contains(text, "linear x4 needs fine-tuning: 3.15 without"));  // linear interpolation is no rescue alone
+  CHECK(contains(text, "linear x4 needs fine-tuning"));  // linear interpolation is no rescue alone
   // Every row of both tables is on screen at 1600 x 1000, the last rationale to its last word.
   CHECK(contains(text, "A learned table needs more rows and retraining."));
   CHECK(contains(rv::describe(ui.app), "still degrades past L without context extension"));

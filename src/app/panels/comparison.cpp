@@ -59,9 +59,8 @@ const Row3 section5[] = {
     {"Does RoPE need KV-cache changes?", "No", "RoPE is applied to Q/K before caching; cached keys carry position."},
     {"Should V be rotated?", "No", "Values carry content, not position."},
     {"What if context length doubles at inference?", "RoPE computes every angle; a learned table has no rows",
-     "Formula: defined anywhere. Trained RoPE: loss climbs past L (llama-bytes, L = 512: 1.14 to 4.25) unless "
-     "rescaled (Llama 3 x4: 1.28; linear x4 needs fine-tuning: 3.15 without). A learned table needs more rows and "
-     "retraining."},
+     "Formula: defined anywhere. Trained: loss climbs past L (llama-bytes, L = 512: 1.14 to 4.25) unless rescaled "
+     "(Llama 3 x4: 1.28; linear x4 needs fine-tuning). A learned table needs more rows and retraining."},
 };
 
 }  // namespace

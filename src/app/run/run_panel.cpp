@@ -187,7 +187,8 @@ void show_run(App& app) {
   ImGui::ProgressBar(progress, ImVec2(-1, 0), s.status.c_str());
   ImGui::PushTextWrapPos(0);
   if (!s.error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", s.error.c_str());
-  if (run_wants_bytes(app)) ImGui::TextDisabled("reading the checkpoint's weights...");
+  if (s.running && s.remote && s.next == 0)
+    ImGui::TextDisabled("Web Workers read the checkpoint's weights, then run the passes side by side...");
   if (!s.sentence.empty()) ImGui::TextWrapped("%s", s.sentence.c_str());
   for (const RunCurve& c : s.study.curves)
     if (!c.error.empty())

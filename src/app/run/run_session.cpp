@@ -1,10 +1,9 @@
-// The Run it feature's runs: plan, a pass per frame, the page's bytes first (app/run/run_session.hpp).
+// The Run it feature's runs: plan, a pass per frame or the page's workers' results (app/run/run_session.hpp).
 #include "app/run/run_session.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <thread>
 
@@ -13,21 +12,6 @@
 
 namespace rv {
 namespace {
-
-// The first file the page has not handed over up to its last tensor's end (the pass reads every tensor), as a Want
-// of bytes [0, that end); none when every file is held.
-std::optional<SuppliedBytes::Want> missing_file(const SuppliedBytes& s, const std::vector<TensorInfo>& tensors) {
-  std::map<std::string, std::uint64_t> ends;
-  for (const TensorInfo& t : tensors) ends[t.file] = std::max(ends[t.file], t.end);
-  for (const auto& entry : ends) {
-    const auto it = s.ranges.find(entry.first);
-    const bool held = it != s.ranges.end() && std::any_of(it->second.begin(), it->second.end(), [&](const auto& r) {
-                        return r.offset == 0 && r.bytes.size() >= entry.second;
-                      });
-    if (!held) return SuppliedBytes::Want{entry.first, 0, entry.second};
-  }
-  return std::nullopt;
-}
 
 // Whether the config scales its rope (a rope_scaling other than "default").
 bool scaled(const HfConfig& c) {
@@ -76,6 +60,64 @@ const RunSession* find_run_session(const App& app) {
   return app.run.get();
 }
 
+Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& config, Checkpoint& c,
+                              const std::string& label) {
+  const ModelFamily* family = model_family(config.model_type.value_or(""));
+  if (!family || !family->runs)
+    return bad_request("the forward pass does not run model_type \"" + config.model_type.value_or("") +
+                       "\" (it runs " + model_family_types(true) + ")");
+  RunPlanned out;
+  out.learned = family->positions[0] != '\0';
+  out.context = config.max_position_embeddings.value_or(0);
+  out.trained = std::max(1LL, trained_context(config));
+  const std::string_view text = heldout_sample();
+  RunPlan& plan = out.plan;
+  plan.text.assign(reinterpret_cast<const unsigned char*>(text.data()),
+                   reinterpret_cast<const unsigned char*>(text.data()) + text.size());
+  plan.length = settings.length;
+  plan.windows = settings.windows;
+  plan.factor = settings.factor;
+  plan.trained = out.trained;
+  if (out.learned) {
+    plan.ropes = {RunRope::Config};
+  } else {
+    for (int r = 0; r < kRunRopeCount; ++r) {
+      // the config's own is the unscaled rope when it has no rope_scaling: one curve, not two
+      const bool same = RunRope(r) == RunRope::Config && !scaled(config) && settings.rope[0];
+      if (settings.rope[r] && !same) plan.ropes.push_back(RunRope(r));
+    }
+    if (plan.ropes.empty()) plan.ropes = {RunRope::Config};
+  }
+  if (settings.shift && out.context > 0) plan.shifts = {0, out.context / 2, out.context, 2 * out.context};
+  plan.threads = run_threads();
+  const Expected<ForwardShape> shape = forward_shape(c, config);
+  if (!shape) return bad_request(label + ": " + shape.error().message);
+  if (shape->vocab != 256)
+    return bad_request(label + " reads tokens of a vocabulary of " + std::to_string(shape->vocab) +
+                       ": the held-out sample is bytes, for byte-level models (vocab_size 256); a tokenizer.json "
+                       "comes next");
+  Expected<std::vector<RunJob>> jobs = run_jobs(plan);
+  if (!jobs) return jobs.error();
+  out.jobs = std::move(*jobs);
+  return out;
+}
+
+int run_rope_bits(const RunSettings& s) {
+  int bits = 0;
+  for (int r = 0; r < kRunRopeCount; ++r) bits |= s.rope[r] ? 1 << r : 0;
+  return bits;
+}
+
+RunSettings run_settings_of(long long length, int windows, int rope_bits, double factor, bool shift) {
+  RunSettings s;
+  s.length = length;
+  s.windows = windows;
+  for (int r = 0; r < kRunRopeCount; ++r) s.rope[r] = (rope_bits >> r) & 1;
+  s.factor = factor;
+  s.shift = shift;
+  return s;
+}
+
 bool run_start(App& app) {
   RunSession& s = run_session(app);
   const LoadedWeights* w = app.params.weights.get();
@@ -89,66 +131,28 @@ bool run_start(App& app) {
     s.error = w->label + " came without its config.json: the pass needs the model's shape";
     return false;
   }
-  const ModelFamily* family = model_family(w->config->model_type.value_or(""));
-  if (!family || !family->runs) {
-    s.error = "the forward pass does not run model_type \"" + w->config->model_type.value_or("") + "\" (it runs " +
-              model_family_types(true) + ")";
+  Expected<RunPlanned> planned = plan_run(s.settings, *w->config, *w->checkpoint, w->label);
+  if (!planned) {
+    s.error = planned.error().message;
     return false;
   }
   s.model_label = w->label;
   s.serial = w->serial;
-  s.learned = family->positions[0] != '\0';
-  s.context = w->config->max_position_embeddings.value_or(0);
-  s.trained = std::max(1LL, trained_context(*w->config));
-  const std::string_view text = heldout_sample();
-  RunPlan plan;
-  plan.text.assign(reinterpret_cast<const unsigned char*>(text.data()),
-                   reinterpret_cast<const unsigned char*>(text.data()) + text.size());
-  plan.length = s.settings.length;
-  plan.windows = s.settings.windows;
-  plan.factor = s.settings.factor;
-  plan.trained = s.trained;
-  if (s.learned) {
-    plan.ropes = {RunRope::Config};
-  } else {
-    for (int r = 0; r < kRunRopeCount; ++r) {
-      // the config's own is the unscaled rope when it has no rope_scaling: one curve, not two
-      const bool same = RunRope(r) == RunRope::Config && !scaled(*w->config) && s.settings.rope[0];
-      if (s.settings.rope[r] && !same) plan.ropes.push_back(RunRope(r));
-    }
-    if (plan.ropes.empty()) plan.ropes = {RunRope::Config};
-  }
-  if (s.settings.shift && s.context > 0) plan.shifts = {0, s.context / 2, s.context, 2 * s.context};
-  plan.threads = run_threads();
-  const Expected<ForwardShape> shape = forward_shape(*w->checkpoint, *w->config);
-  if (!shape) {
-    s.error = w->label + ": " + shape.error().message;
-    return false;
-  }
-  if (shape->vocab != 256) {
-    s.error = w->label + " reads tokens of a vocabulary of " + std::to_string(shape->vocab) +
-              ": the held-out sample is bytes, for byte-level models (vocab_size 256); a tokenizer.json comes next";
-    return false;
-  }
-  Expected<std::vector<RunJob>> jobs = run_jobs(plan);
-  if (!jobs) {
-    s.error = jobs.error().message;
-    return false;
-  }
-  s.plan = std::move(plan);
-  s.jobs = std::move(*jobs);
+  s.learned = planned->learned;
+  s.context = planned->context;
+  s.trained = planned->trained;
+  s.plan = std::move(planned->plan);
+  s.jobs = std::move(planned->jobs);
   s.study = RunStudy(s.plan, int(s.jobs.size()));
   s.next = 0;
   s.seconds = 0;
   s.running = true;
+  s.planned = s.settings;
+  ++s.generation;
+  s.dispatched = false;
+  s.started = std::chrono::steady_clock::now();
   refresh(s);
   return true;
-}
-
-bool run_wants_bytes(const App& app) {
-  const RunSession* s = find_run_session(app);
-  const LoadedWeights* w = app.params.weights.get();
-  return s && s->running && w && w->supplied && !app.usage.active && missing_file(*w->supplied, w->tensors);
 }
 
 void run_tick(App& app) {
@@ -156,13 +160,7 @@ void run_tick(App& app) {
   if (!s || !s->running) return;
   const LoadedWeights* w = app.params.weights.get();
   if (!w || w->serial != s->serial) return finish(app, *s, "the checkpoint changed: the run stopped");
-  if (w->supplied) {
-    if (app.usage.active) return;  // the page's walk of the layers holds its loop and its ranges: after it
-    if (std::optional<SuppliedBytes::Want> want = missing_file(*w->supplied, w->tensors)) {
-      w->supplied->wanted = std::move(want);  // the page reads the file, then the passes run
-      return;
-    }
-  }
+  if (s->remote) return;  // the page's workers run the passes (run_deliver)
   const RunJob& job = s->jobs[s->next];
   const auto started = std::chrono::steady_clock::now();
   Expected<ForwardResult> r = run_job(*w->checkpoint, *w->config, job);
@@ -173,6 +171,23 @@ void run_tick(App& app) {
     finish(app, *s, "");
   else
     refresh(*s);
+}
+
+void run_deliver(App& app, std::uint64_t generation, std::size_t index, const Expected<ForwardResult>& r) {
+  RunSession* s = app.run.get();
+  if (!s || !s->running || generation != s->generation || index >= s->jobs.size()) return;
+  s->study.add(s->jobs[index], r);
+  ++s->next;
+  s->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s->started).count();
+  if (s->next == s->jobs.size())
+    finish(app, *s, "");
+  else
+    refresh(*s);
+}
+
+void run_fail(App& app, std::uint64_t generation, const std::string& message) {
+  RunSession* s = app.run.get();
+  if (s && s->running && generation == s->generation) finish(app, *s, message);
 }
 
 void run_stop(App& app) {

@@ -2,6 +2,7 @@
 // position under each rope ticked, the shift test and attention by distance, one forward pass per frame.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,7 +36,7 @@ struct RunSession {
   long long context = 0;     // the model's max_position_embeddings (a learned table's rows)
   long long trained = 0;     // the context trained on before any scaling (trained_context)
   bool learned = false;      // a learned position table: no rope to choose
-  double seconds = 0;        // forward time so far
+  double seconds = 0;        // forward time so far (remote: the run's wall time)
   // What the panel draws, built when a pass lands (steady frames allocate nothing): each curve's moving mean, the
   // status and the sentence.
   std::vector<std::vector<double>> smoothed;
@@ -44,7 +45,29 @@ struct RunSession {
   // its mean loss at positions 64..context-1 and context..length-1 (NaN until measured), for the status strip.
   int model_curve = -1;
   double model_in = 0.0 / 0.0, model_past = 0.0 / 0.0;
+  // The page runs the passes in Web Workers (src/platform/web sets `remote`): run_tick leaves them to it, which
+  // hands each result to run_deliver. `generation` tells one run's results from a stopped one's; `dispatched`: the
+  // platform was asked for this generation's passes; `planned`: the settings the run was planned with.
+  bool remote = false, dispatched = false;
+  std::uint64_t generation = 0;
+  RunSettings planned;
+  std::chrono::steady_clock::time_point started;
 };
+
+// A study of these settings on the held-out sample, planned: what run_start and a page's worker both build.
+struct RunPlanned {
+  RunPlan plan;
+  std::vector<RunJob> jobs;
+  bool learned = false;     // a learned position table: no rope to choose
+  long long context = 0;    // max_position_embeddings
+  long long trained = 1;    // trained_context
+};
+// Refuses (BadRequest naming `label`) a family the pass does not run, a vocabulary that is not bytes, a bad plan.
+Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& config, Checkpoint& c,
+                              const std::string& label);
+// The settings as the page hands them to a worker: the ticked ropes as bits (RunRope order).
+int run_rope_bits(const RunSettings& s);
+RunSettings run_settings_of(long long length, int windows, int rope_bits, double factor, bool shift);
 
 // The loss curves' moving mean: 49 positions.
 constexpr int kRunSmoothHalf = 24;
@@ -59,12 +82,15 @@ const RunSession* find_run_session(const App& app);
 // Plans the study of the loaded checkpoint with the settings; false with RunSession::error set (no weights, no
 // config, a family the pass does not run, a text too short). A run in progress is replaced.
 bool run_start(App& app);
-// Runs the next pass (one per frame), or on the page asks for the checkpoint's bytes first.
+// Runs the next pass (one per frame); with `remote` only checks the weights are still the run's.
 void run_tick(App& app);
+// A pass the platform ran for run `generation` (remote): job `index`'s result; a stale one is dropped. The run
+// finishes when every job has come back (the status then gives its wall time).
+void run_deliver(App& app, std::uint64_t generation, std::size_t index, const Expected<ForwardResult>& r);
+// The platform could not run run `generation`'s passes (remote): it ends with why; the passes back so far stay.
+void run_fail(App& app, std::uint64_t generation, const std::string& message);
 // Stops: the curves so far stay.
 void run_stop(App& app);
-// Whether a run waits for the page to supply a file (SuppliedBytes::wanted is set to it).
-bool run_wants_bytes(const App& app);
 // "pass 3 of 9 · 2.1 s" or the finished study's summary.
 std::string run_status(const RunSession& s);
 // The measured sentence: the loss in range and past the trained context with no scaling, and each scaling's; "" until

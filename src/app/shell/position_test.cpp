@@ -31,8 +31,7 @@ void show_position_test(App& app) {
   rope_verdict(app, verdict);
   same_line_if_fits(ImGui::CalcTextSize(verdict.formula).x + 16.0f);
   ImGui::TextColored(theme::vec(theme::kRope), "%s", verdict.formula);
-  same_line_if_fits(ImGui::CalcTextSize(verdict.trained).x + 16.0f);
-  ImGui::PushTextWrapPos(0.0f);
+  ImGui::PushTextWrapPos(0.0f);  // a line of its own: the strip keeps its height as m crosses the context
   ImGui::TextColored(theme::vec(verdict.kind == RopeVerdictKind::InContext ? theme::kOk : theme::kCaution), "%s",
                      verdict.trained);
   ImGui::PopTextWrapPos();

@@ -199,7 +199,7 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
   Checkpoint& c = opened.value();
   w->tensors = c.tensors();
   w->header_bytes = c.header_bytes();
-  w->file_bytes = c.file_bytes();
+  w->file_bytes = c.file_bytes() >= kUnknownFileSize ? 0 : c.file_bytes();  // 0: a host that gave no size
   if (has_table(c)) {
     Expected<FoundTable> found = find_learned_table(c, "", learned_table_offset(w->model_type));
     if (!found) return found.error();
@@ -242,7 +242,8 @@ bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vec
   p = next;
   const LoadedWeights& l = *p.weights;
   notes.push_back("loaded " + l.label + ": " + std::to_string(l.tensors.size()) + " tensors, read " +
-                  format_count((long long)l.bytes_read) + " of " + format_count((long long)l.file_bytes) + " bytes" +
+                  format_count((long long)l.bytes_read) +
+                  (l.file_bytes ? " of " + format_count((long long)l.file_bytes) + " bytes" : " bytes") +
                   (l.table ? "; the learned table is " + l.table->tensor + " " +
                                  shape_text(l.table->P.rows(), l.table->P.cols())
                            : "; " + l.no_table + " (a RoPE model has no such table)"));

@@ -141,6 +141,40 @@ void RunStudy::add(const RunJob& job, const Expected<ForwardResult>& r) {
   }
 }
 
+std::vector<double> flatten_run_result(const ForwardResult& r) {
+  const std::size_t T = r.by_distance.empty() || r.by_distance[0].empty() ? 0 : r.by_distance[0][0].size();
+  std::vector<double> out = {double(r.by_distance.size()), double(T ? r.by_distance[0].size() : 0),
+                             double(r.nll.size()), double(T)};
+  out.insert(out.end(), r.nll.begin(), r.nll.end());
+  if (T == 0) return out;
+  for (const auto& layer : r.by_distance)
+    for (const auto& head : layer) out.insert(out.end(), head.begin(), head.end());
+  for (const auto& layer : r.sink) out.insert(out.end(), layer.begin(), layer.end());
+  return out;
+}
+
+Expected<ForwardResult> unflatten_run_result(const std::vector<double>& n) {
+  const auto count = [&](std::size_t i) { return n.size() > i && n[i] >= 0 && n[i] < 1e9 ? std::size_t(n[i]) : 0; };
+  const std::size_t L = count(0), H = count(1), N = count(2), T = count(3);
+  const std::size_t expected = 4 + N + (T ? L * H * T + L * H : 0);
+  if (n.size() < 4 || n.size() != expected)
+    return bad_request("a worker's result has " + std::to_string(n.size()) + " numbers, not " +
+                       std::to_string(expected));
+  ForwardResult r;
+  r.layers = int(L);
+  r.heads = int(H);
+  auto at = n.begin() + 4;
+  r.nll.assign(at, at + std::ptrdiff_t(N));
+  at += std::ptrdiff_t(N);
+  if (T == 0) return r;
+  r.by_distance.assign(L, std::vector<std::vector<double>>(H));
+  for (auto& layer : r.by_distance)
+    for (auto& head : layer) head.assign(at, at + std::ptrdiff_t(T)), at += std::ptrdiff_t(T);
+  r.sink.assign(L, {});
+  for (auto& layer : r.sink) layer.assign(at, at + std::ptrdiff_t(H)), at += std::ptrdiff_t(H);
+  return r;
+}
+
 Expected<ForwardResult> run_job(Checkpoint& c, const HfConfig& config, const RunJob& job) {
   return forward(c, config, job.pass);
 }

@@ -80,6 +80,12 @@ struct RunStudy {
   bool finished() const { return jobs > 0 && done == jobs; }
 };
 
+// A job's result as numbers, for a Web Worker to hand to the page: layers, heads, the nll's length, attention by
+// distance's length T (0 when not asked), the nll, attention by distance [L][H][T] and the sink [L][H] (with T > 0).
+std::vector<double> flatten_run_result(const ForwardResult& r);
+// The same back; BadRequest when the count does not add up.
+Expected<ForwardResult> unflatten_run_result(const std::vector<double>& n);
+
 // Runs one job: forward() with the job's pass (progress as ForwardOptions::progress).
 Expected<ForwardResult> run_job(Checkpoint& c, const HfConfig& config, const RunJob& job);
 

@@ -1,5 +1,6 @@
-// window.ropeviz.forward and passkey, the worker's side (docs/window-ropeviz.md): the loaded checkpoint's files and
-// texts arrive in named buffers, are opened with core's reader, and each request is answered by the CLI's own code.
+// The page's forward worker (docs/window-ropeviz.md): the loaded checkpoint's files and texts arrive in named buffers
+// and are opened with core's reader; window.ropeviz.forward and passkey are answered by the CLI's own code, Run it's
+// passes by the same plan the page made.
 #include <emscripten/emscripten.h>
 
 #include <cstdint>
@@ -9,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "app/run/run_session.hpp"
 #include "cli/eval.hpp"
 #include "cli/eval_weights.hpp"
 #include "core/base/json_writer.hpp"
+#include "core/infer/run_study.hpp"
 #include "core/models/json_config.hpp"
 #include "core/tokenize/tokenizer.hpp"
 #include "core/weights/byte_source.hpp"
@@ -31,6 +34,10 @@ std::optional<rv::cli::ModelCheckpoint>& model() {
 std::string& answer() {
   static std::string a;
   return a;
+}
+std::vector<double>& numbers() {
+  static std::vector<double> n;
+  return n;
 }
 
 std::optional<std::string> take_text(const std::string& name) {
@@ -103,5 +110,32 @@ EMSCRIPTEN_KEEPALIVE const char* rv_infer_worker_answer() {
   answer() = rv::cli::eval_on_checkpoint(request, *model(), ok);
   return answer().c_str();
 }
+
+// Run it's job `index` of the study these settings plan (app/run/run_session.hpp plan_run, as the page planned it) on
+// the open checkpoint: the count of its numbers (rv_infer_worker_numbers, flatten_run_result), or -1 with its error
+// as "type\nmessage" (rv_infer_worker_error).
+EMSCRIPTEN_KEEPALIVE int rv_infer_worker_run_job(double length, int windows, int rope_bits, double factor, int shift,
+                                                 int index) {
+  rv::Expected<rv::ForwardResult> r = rv::bad_request("no checkpoint is open in this worker");
+  if (model()) {
+    const rv::RunSettings settings = rv::run_settings_of((long long)length, windows, rope_bits, factor, shift != 0);
+    rv::Expected<rv::RunPlanned> planned = rv::plan_run(settings, model()->config, model()->checkpoint, "the model");
+    if (!planned)
+      r = planned.error();
+    else if (index < 0 || std::size_t(index) >= planned->jobs.size())
+      r = rv::bad_request("no pass " + std::to_string(index) + " in a plan of " +
+                          std::to_string(planned->jobs.size()));
+    else
+      r = rv::run_job(model()->checkpoint, model()->config, planned->jobs[std::size_t(index)]);
+  }
+  if (!r) {
+    answer() = r.error().type + "\n" + r.error().message;
+    return -1;
+  }
+  numbers() = rv::flatten_run_result(*r);
+  return int(numbers().size());
+}
+EMSCRIPTEN_KEEPALIVE const double* rv_infer_worker_numbers() { return numbers().data(); }
+EMSCRIPTEN_KEEPALIVE const char* rv_infer_worker_error() { return answer().c_str(); }
 
 }  // extern "C"

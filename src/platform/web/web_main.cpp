@@ -5,6 +5,7 @@
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -138,14 +139,33 @@ struct WebHost final : rv::Host {
 EM_JS(void, rv_js_read_rows, (const char* file, double offset, double length),
       { Module["rvReadRows"](UTF8ToString(file), offset, length); });
 
-// After a frame: when the score curve waits for rows the page has not read, or Run it for a whole file, ask for them
-// (one range at a time).
+// After a frame: when the score curve waits for rows the page has not read, ask for them (one range at a time).
 void ask_rows(Web& web) {
   const std::shared_ptr<rv::SuppliedBytes>& store = web.loaded_bytes;
-  const bool asking = web.app.model.qk_reading || rv::run_wants_bytes(web.app);
+  const bool asking = web.app.model.qk_reading;
   if (!store || web.rows_asked || !asking || !store->wanted) return;
   web.rows_asked = true;
   rv_js_read_rows(store->wanted->file.c_str(), double(store->wanted->offset), double(store->wanted->length));
+}
+
+// Run it's passes in the page's Web Workers (web/page.js): a run just started is handed over with the settings it
+// was planned with (each worker plans the same jobs from them); one stopped ends its workers.
+EM_JS(void, rv_js_run_jobs,
+      (double generation, double length, int windows, int rope_bits, double factor, int shift, int jobs),
+      { Module["rvRunJobs"](generation, length, windows, rope_bits, factor, shift, jobs); });
+EM_JS(void, rv_js_run_stop, (double generation), { Module["rvRunStop"](generation); });
+void sync_run(Web& web) {
+  rv::RunSession* s = web.app.run.get();
+  if (!s) return;
+  if (s->running && !s->dispatched) {
+    s->dispatched = true;
+    const rv::RunSettings& p = s->planned;
+    rv_js_run_jobs(double(s->generation), double(p.length), p.windows, rv::run_rope_bits(p), p.factor, p.shift,
+                   int(s->jobs.size()));
+  } else if (!s->running && s->dispatched) {
+    s->dispatched = false;
+    rv_js_run_stop(double(s->generation));
+  }
 }
 
 // One frame and what it asked the page for. False if nothing can be drawn (the UI shader did not build).
@@ -159,6 +179,7 @@ bool draw_frame(Web& web) {
   WebHost host{web};
   if (rv::serve_requests(web.app, host)) rv::wake(web.window);
   ask_rows(web);
+  sync_run(web);
   publish_if_changed(web);
   const int typing = typing_field(web.app);
   if (typing != web.typing) rv_js_text_input(web.typing = typing);
@@ -427,14 +448,29 @@ EMSCRIPTEN_KEEPALIVE void rv_web_rows_supply(Web* web, const char* file, double 
   rv::wake(web->window);
 }
 
+// A Run it pass a worker ran (rv_js_run_jobs): `count` numbers uploaded (layers, heads, the nll's length, attention's
+// length, the nll, attention by distance [L][H][T], the sink [L][H]), or with count < 0 its error; index < 0: the
+// run could not go on.
+EMSCRIPTEN_KEEPALIVE void rv_web_run_result(Web* web, double generation, int index, int count, const char* type,
+                                            const char* message) {
+  if (index < 0) {  // the workers could not start or read the checkpoint: the run ends with why
+    rv::run_fail(web->app, std::uint64_t(generation), std::string("Run it's workers: ") + message);
+    return rv::wake(web->window);
+  }
+  rv::Expected<rv::ForwardResult> r = rv::Error{type, message};
+  if (count >= 0) {
+    const std::vector<std::uint8_t> bytes = take_upload(web);
+    std::vector<double> n(static_cast<std::size_t>(count));
+    if (bytes.size() >= n.size() * sizeof(double)) std::memcpy(n.data(), bytes.data(), n.size() * sizeof(double));
+    r = rv::unflatten_run_result(n);
+  }
+  rv::run_deliver(web->app, std::uint64_t(generation), std::size_t(index), r);
+  rv::wake(web->window);
+}
+
 // The page could not read them: a note; the curve stays random until the tokens or the head change.
 EMSCRIPTEN_KEEPALIVE void rv_web_rows_fail(Web* web, const char* message) {
-  if (rv::run_wants_bytes(web->app)) {
-    rv::run_stop(web->app);
-    rv::run_session(web->app).error = std::string("Run it could not read the checkpoint: ") + message;
-  } else {
-    web->app.ui.notes.push_back(std::string("qk=layer0: ") + message + "; drawing random q and k");
-  }
+  web->app.ui.notes.push_back(std::string("qk=layer0: ") + message + "; drawing random q and k");
   web->loaded_bytes.reset();  // not asked again for this load
   web->rows_asked = false;
   publish_if_changed(*web);
@@ -590,6 +626,7 @@ int main() {
   web->labs.app = &web->app;
   web->labs.window = &web->window;
   rv::install_web_lab(web->labs);
+  rv::run_session(web->app).remote = true;  // Run it's passes in Web Workers (sync_run)
   // At the canvas's size, which the page shell (web/shell.html) set before making its context: no resize of a
   // live context.
   const int width = EM_ASM_INT({ return Module["canvas"].width; });
