@@ -1,5 +1,6 @@
 // ropeviz-cli: the headless engine. `verify` reproduces the lesson's checks, `eval` answers JSON-lines requests, `lab`
-// trains the tiny decoder and prints its document, `lab-export` writes that run as a PyTorch script; --help lists all.
+// trains the tiny decoder and prints its document, `lab-export` writes that run as a PyTorch script, `run-export` the
+// forward and passkey ops as one; --help lists all.
 #include <cstdio>
 #include <cstring>
 
@@ -8,6 +9,7 @@
 
 #include "cli/eval.hpp"
 #include "cli/lab_export.hpp"
+#include "cli/run_export.hpp"
 #include "cli/verify.hpp"
 #include "core/lab/lab.hpp"
 #include "core/models/presets.hpp"
@@ -23,6 +25,8 @@ Usage:
   ropeviz-cli lab-export DIR [flags] [--batches N]  write the same run as a standalone PyTorch script,
                          DIR/ropeviz_lab.py, and DIR/ropeviz_lab_data.json (the initial weights and the first N
                          training batches, default 50); prints {"script":...,"data":...,"batches":N,"methods":[...]}
+  ropeviz-cli run-export DIR  write the forward and passkey ops as a standalone PyTorch script, DIR/ropeviz_run.py
+                         (python3 DIR/ropeviz_run.py --help; float64 is the reference); prints {"script":...}
   ropeviz-cli --help     this text
 
 eval: numbers are float64 written with shortest round-trip precision. A bad line gets
@@ -70,6 +74,12 @@ lab-export: the lab's flags become the script's defaults, its one DEFAULTS line 
   written weights and checks the written batches. A directory that cannot be created or a file that cannot be
   written: message on stderr, exit 1.
 
+run-export: python3 DIR/ropeviz_run.py --model CHECKPOINT_DIR --request REQUEST.json --out RESULT.json
+  [--dtype float32|float64] [--device cpu|cuda] [--nproc N] (or under torchrun) answers one forward or passkey request
+  (an eval line's object, "file"/"config" replaced by the folder) with eval's document, in its own PyTorch forward
+  pass; its float64 run is the reference the C++ is held to; passkey's cells are shared out over the processes
+  (docs/run-export.md). No DIR: exit 2; a directory or file that cannot be written: message on stderr, exit 1.
+
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
 malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions, a line over 8 MiB,
 JSON nested deeper than 64) are BadRequest; a bad config's message names the field (e.g. "rope_scaling.factor");
@@ -101,6 +111,7 @@ std::string help_text() {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "lab") == 0) return rv::cli::run_lab(argc, argv, stdout, stderr);
   if (argc >= 2 && std::strcmp(argv[1], "lab-export") == 0) return rv::cli::run_lab_export(argc, argv, stdout, stderr);
+  if (argc >= 2 && std::strcmp(argv[1], "run-export") == 0) return rv::cli::run_run_export(argc, argv, stdout, stderr);
   if (argc == 2 && std::strcmp(argv[1], "verify") == 0) return rv::cli::run_verify(stdout);
   if (argc == 2 && std::strcmp(argv[1], "eval") == 0) return rv::cli::run_eval(stdin, stdout);
   if (argc == 2 &&

@@ -14,11 +14,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-sys.path.insert(0, os.path.join(ROOT, "tests", "core"))
+sys.path.insert(0, os.path.join(ROOT, "src", "core", "infer"))  # ropeviz_run.py: what run-export writes
 
 import torch  # noqa: E402
 
-from forward_reference import load_safetensors, ref_rope  # noqa: E402
+from ropeviz_run import load_safetensors, ref_rope  # noqa: E402
 
 
 def llama(W, cfg, tokens, cos, sin):

@@ -1,6 +1,13 @@
-"""Shared by the CLI's Python cross-checks: a check counter and one round trip through `ropeviz-cli eval`."""
+"""Shared by the CLI's Python cross-checks: a check counter, one round trip through `ropeviz-cli eval`, and the
+import path of the float64 reference, src/core/infer/ropeviz_run.py (the script `ropeviz-cli run-export` writes):
+after `import cli_harness`, `import ropeviz_run` finds it (it imports without PyTorch too)."""
 import json
+import os
 import subprocess
+import sys
+
+RUN_SCRIPT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src", "core", "infer")
+sys.path.insert(0, RUN_SCRIPT_DIR)
 
 failures = []
 checks = [0]
@@ -21,21 +28,7 @@ def ask(cli, reqs, timeout=300):
 
 
 def legacy_spelling(cfg):
-    """A config written by transformers 5 (rope_parameters) in the spelling before it: rope_theta, rope_scaling and
-    partial_rotary_factor at the top level; by layer type (Gemma 3), full_attention's and rope_local_base_freq."""
-    out = {k: v for k, v in cfg.items() if k != "rope_parameters"}
-    rp = cfg.get("rope_parameters")
-    if rp is None:
-        return out
-    if "full_attention" in rp or "sliding_attention" in rp:
-        sliding = rp.get("sliding_attention") or {}
-        if "rope_theta" in sliding:
-            out["rope_local_base_freq"] = sliding["rope_theta"]
-        rp = rp.get("full_attention") or {}
-    rp = dict(rp)
-    for key in ("rope_theta", "partial_rotary_factor"):
-        if key in rp:
-            out[key] = rp.pop(key)
-    if rp and rp != {"rope_type": "default"}:
-        out["rope_scaling"] = rp
-    return out
+    """ropeviz_run.legacy_spelling: a transformers 5 config in the spelling before it (imported when first asked for,
+    so that the tests that never need it do not import PyTorch with the script)."""
+    from ropeviz_run import legacy_spelling as spelling
+    return spelling(cfg)

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The forward op (core/infer) against a float64 reference written from transformers' modeling files
-(forward_reference.py): on the random-weight checkpoints transformers 5.17 saved for each family it runs
-(tests/fixtures/checkpoints) and on the demo models trained on real text (web/models), NLL within 1e-3 and the logits,
-attention by distance and sink close; every rope_scaling at inference, rope dropped, shifted positions; and the
-refusals: a family it does not run, a token past the vocabulary, a position past a learned table, a tensor missing or
-mis-shaped. Exit 77 (skip) without torch."""
+(src/core/infer/ropeviz_run.py, the script `ropeviz-cli run-export` writes): on the random-weight checkpoints
+transformers 5.17 saved for each family it runs (tests/fixtures/checkpoints) and on the demo models trained on real
+text (web/models), NLL within 1e-3 and the logits, attention by distance and sink close; every rope_scaling at
+inference, rope dropped, shifted positions; and the refusals: a family it does not run, a token past the vocabulary,
+a position past a learned table, a tensor missing or mis-shaped. Exit 77 (skip) without torch."""
 import json
 import os
 import random
@@ -15,7 +15,7 @@ from cli_harness import check, checks, failures, legacy_spelling
 
 try:
     import torch
-    from forward_reference import forward, load_safetensors
+    from ropeviz_run import Record, forward, load_safetensors
 except Exception as e:  # noqa: BLE001
     print("SKIP: PyTorch is not importable (%s)" % e)
     sys.exit(77)
@@ -78,7 +78,8 @@ def case(name, folder_model, tokens, positions=None, rope_scaling="config", drop
     if outputs:
         extra["outputs"] = outputs
     reqs.append(request(cfg, path, tokens, **extra))
-    refs.append((name, forward(W, legacy_spelling(cfg), tokens, positions, rope_scaling, drop)))
+    nll, logits, rec = forward(W, legacy_spelling(cfg), tokens, positions, rope_scaling, drop, Record(probs=True))
+    refs.append((name, (nll, logits, rec.probs)))
 
 
 # ---- every family on transformers' own random-weight checkpoints -------------------------------------------------
@@ -113,23 +114,23 @@ for got, (name, (nll, logits, probs)) in zip(out, refs):
     compare(name, got, nll, logits, probs)
 
 # ---- attention, hidden states and q/k pair norms against the reference (qwen3: q/k norms before the pairs) ----------
-from forward_reference import EXTRA  # noqa: E402
 for fam in ("qwen3", "llama_yarn"):
     cfg, path, W = loaded[fam]
     tokens = [rng.randrange(256) for _ in range(24)]
-    nll, logits, probs = forward(W, legacy_spelling(cfg), tokens)
+    nll, logits, rec = forward(W, legacy_spelling(cfg), tokens, rec=Record(probs=True, hidden=True, pairs=True))
+    probs = rec.probs
     got = cli_harness.ask(CLI, [request(cfg, path, tokens, outputs=["attention", "hidden", "qk_pair_norms"])])[0]
     check("nll" not in got and "error" not in got, "%s: only the outputs asked for: %s" % (fam, list(got)))
     att = torch.tensor(got.get("attention", []), dtype=torch.float64)
     ref = torch.stack(probs)
     check(att.shape == ref.shape and (att - ref).abs().max().item() < 1e-5, "%s: attention [L][H][T][T]" % fam)
     hid = torch.tensor(got.get("hidden", []), dtype=torch.float64)
-    ref = torch.stack(EXTRA["hidden"])
+    ref = torch.stack(rec.hidden)
     check(hid.shape == ref.shape and ((hid - ref).abs().max() / ref.abs().max()).item() < 1e-5,
           "%s: hidden [L+1][T][d], %s vs %s" % (fam, tuple(hid.shape), tuple(ref.shape)))
-    for key, name in (("q", "q_pairs"), ("k", "k_pairs")):
+    for key, pairs in (("q", rec.q_pairs), ("k", rec.k_pairs)):
         x = torch.tensor(got.get("qk_pair_norms", {}).get(key, []), dtype=torch.float64)
-        ref = torch.stack(EXTRA[name])
+        ref = torch.stack(pairs)
         check(x.shape == ref.shape and ((x - ref).abs().max() / ref.abs().max()).item() < 1e-5,
               "%s: qk_pair_norms.%s %s vs %s" % (fam, key, tuple(x.shape), tuple(ref.shape)))
 

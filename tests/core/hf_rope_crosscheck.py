@@ -12,7 +12,7 @@ import sys
 
 import cli_harness
 from cli_harness import check, checks, failures, legacy_spelling
-from hf_rope_reference import LEARNED, get, ref_rope
+from ropeviz_run import LEARNED, get, ref_rope  # transformers' RoPE in float64 (src/core/infer)
 
 try:
     import torch

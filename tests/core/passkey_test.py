@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The passkey op (docs/passkey.md) against the document written again here: the keys (splitmix64), the prompt, the
-filler's bisection and, where PyTorch is importable, the teacher-forced score through forward_reference.py's float64
-pass on llama-bytes; then the refusals and the grid's own invariants. Usage: passkey_test.py CLI."""
+"""The passkey op (docs/passkey.md) against the document as ropeviz_run.py (src/core/infer, the script
+`ropeviz-cli run-export` writes) builds it: the keys (splitmix64), the prompt, the filler's bisection and, where
+PyTorch is importable, the teacher-forced score through its float64 pass on llama-bytes; then the refusals and the
+grid's own invariants. Usage: passkey_test.py CLI."""
 import json
 import math
 import os
@@ -9,51 +10,21 @@ import sys
 
 import cli_harness
 from cli_harness import check, checks, failures, legacy_spelling
+from ropeviz_run import passkey_keys, passkey_trial
 
 CLI = sys.argv[1]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 MODEL = os.path.join(ROOT, "web", "models", "llama-bytes")
-MASK = (1 << 64) - 1
-TASK = ("There is an important info hidden inside a lot of irrelevant text. Find it and memorize them. I will quiz "
-        "you about the important information there.")
-FILLER = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again."
 
 
-def keys(seed, count):
-    """10000 + next_u64() mod 90000, splitmix64 as core/base/random.cpp steps it."""
-    state, out = seed, []
-    for _ in range(count):
-        state = (state + 0x9E3779B97F4A7C15) & MASK
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        out.append(10000 + (z ^ (z >> 31)) % 90000)
-    return out
-
-
-def filler(c):
-    text = " ".join([FILLER] * (c // len(FILLER) + 2))
-    return text[:c]
-
-
-def prompt(key, c, depth):
-    before = math.floor(depth * c)
-    return "\n".join([TASK, filler(before), "The pass key is %d. Remember it. %d is the pass key." % (key, key),
-                      filler(c - before), "What is the pass key? The pass key is"])
+def utf8(text):
+    return list(text.encode())
 
 
 def trial_ids(key, length, depth):
     """The bytes of the prompt at the largest filler within `length` (the document's bisection), then the answer's."""
-    answer = list((" %d" % key).encode())
-    lo, hi = 0, 16 * length
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if len(prompt(key, mid, depth).encode()) + len(answer) <= length:
-            lo = mid
-        else:
-            hi = mid - 1
-    ids = list(prompt(key, lo, depth).encode())
-    return ids, len(ids), answer
+    ids, at = passkey_trial(utf8, utf8, key, length, depth)
+    return ids[:at], at, ids[at:]
 
 
 def ask(req):
@@ -74,7 +45,7 @@ other = ask(dict(base, seed=8))
 check(other.get("key_logprob") != lp, "another seed hides other keys")
 
 # The first trial of every cell, written again from the document: the keys and the ids its bisection gives.
-ks = keys(7, 2 * 3 * 2)
+ks = passkey_keys(7, 2 * 3 * 2)
 for i, length in enumerate(base["lengths"]):
     for j, depth in enumerate(base["depths"]):
         ids, at, answer = trial_ids(ks[(i * 3 + j) * 2], length, depth)
@@ -83,7 +54,7 @@ for i, length in enumerate(base["lengths"]):
 
 try:
     import torch
-    from forward_reference import forward, load_safetensors
+    from ropeviz_run import forward, load_safetensors
 except ImportError as e:  # the rest needs PyTorch
     print("no PyTorch (%s): the score's float64 check is skipped" % e)
     torch = None

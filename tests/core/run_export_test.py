@@ -231,7 +231,7 @@ with tempfile.TemporaryDirectory() as tmp:
     code, _, err = finish(ranks[1])
     check(code == 0, "torchrun's environment, rank 1: exit %r: %s" % (code, err[-1500:]))
 
-    # ---- refusals: error documents with the CLI's types, exit 1 --------------------------------------------------------
+    # ---- refusals: error documents with the CLI's types, exit 1 ---------------------------------------------------
     gpt2 = os.path.join(MODELS, "gpt2-bytes")
     past = {"op": "forward", "tokens": [65, 66], "positions": [1023, 1024]}
     failed = start(script, tmp, "failed", llama_bytes, dict(grid, lengths=[300]), ["--nproc", "2", "--timeout", "30"],
@@ -240,18 +240,21 @@ with tempfile.TemporaryDirectory() as tmp:
     refusals = [("a position past the learned table", start(script, tmp, "past", gpt2, past), cli(past, gpt2)),
                 ("a rope the CLI refuses", start(script, tmp, "skip", llama_bytes, dict(past, rope="skip")),
                  cli(dict(past, rope="skip"), llama_bytes))]
+    nowhere = start(script, tmp, "nowhere", os.path.join(tmp, "no-such-model"), past)
+    empty = start(script, tmp, "empty", tmp, past)
+    cuda = None if torch.cuda.is_available() else start(script, tmp, "cuda", llama_bytes, past, ["--device", "cuda"])
     for what, started, want in refusals:
         code, doc, err = finish(started)
         check(code == 1 and doc == want and "error" in want, "%s: exit %r, %s; the CLI's %s" % (what, code, doc,
                                                                                                  want))
-    code, doc, err = finish(start(script, tmp, "nowhere", os.path.join(tmp, "no-such-model"), past))
+    code, doc, err = finish(nowhere)
     check(code == 1 and doc is not None and doc.get("error", {}).get("type") == "IOError" and "no-such-model" in
           doc["error"].get("message", ""), "a --model folder that is not there: exit %r, %s %s" % (code, doc, err))
-    code, doc, err = finish(start(script, tmp, "empty", tmp, past))
+    code, doc, err = finish(empty)
     check(code == 1 and doc is not None and "holds neither model.safetensors" in doc.get("error", {}).get(
         "message", ""), "a --model folder without weights: exit %r, %s" % (code, doc))
-    if not torch.cuda.is_available():
-        code, doc, err = finish(start(script, tmp, "cuda", llama_bytes, past, ["--device", "cuda"]))
+    if cuda:
+        code, doc, err = finish(cuda)
         check(code == 1 and doc is not None and "PyTorch sees no GPU here" in doc.get("error", {}).get("message", ""),
               "--device cuda without a GPU: exit %r, %s" % (code, doc))
     code, doc, err = finish(failed)

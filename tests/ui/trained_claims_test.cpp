@@ -241,3 +241,23 @@ TEST_CASE(
   CHECK(contains(text, "lengthen them to reach m"));
   CHECK_FALSE(contains(strip("300"), "measured loss"));  // inside the context: the strip says so, green
 }
+
+TEST_CASE("a loaded checkpoint's frame: GPT-2's strip says it has no RoPE, V is its vocabulary, a RoPE load's note is "
+          "one line") {
+  Headless ui(1400, 900);
+  REQUIRE(rv::load_weights_path(ui.app.params, RV_SOURCE_DIR "/web/models/gpt2-bytes/model.safetensors",
+                                ui.app.ui.notes));
+  CHECK(ui.app.params.vocab == 256);  // was the lesson's 100: the shape trace said E [100, 256]
+  std::string text = at(ui, "position=100").frame_sentences();
+  CHECK(contains(text, "model.safetensors has no RoPE: its positions are a learned table"));
+  CHECK(contains(text, "RoPE (formula only)"));
+  CHECK_FALSE(contains(text, "defined at every m"));
+  Headless llama(1400, 900);
+  REQUIRE(rv::load_weights_path(llama.app.params, RV_SOURCE_DIR "/web/models/llama-bytes/model.safetensors",
+                                llama.app.ui.notes));
+  const std::string& note = llama.app.ui.notes.back();
+  INFO(note);
+  CHECK(contains(note, "no learned position table (llama uses RoPE)"));
+  CHECK_FALSE(contains(note, "model.layers.0"));  // not the checkpoint's tensor names
+  CHECK(note.size() < 160);
+}

@@ -87,7 +87,9 @@ void show_comparison(App& app) {
     char rope_at[400];
     std::snprintf(rope_at, sizeof rope_at, "formula: rotates every pair by m·θᵢ; %s", verdict.trained);
     row(at, served, rope_at, m.lookup_error ? theme::kError : theme::kOk,
-        verdict.kind == RopeVerdictKind::InContext ? theme::kOk : theme::kCaution);
+        verdict.kind == RopeVerdictKind::InContext ? theme::kOk
+        : verdict.kind == RopeVerdictKind::NotUsed ? theme::kMuted
+                                                   : theme::kCaution);
     std::snprintf(learned, sizeof learned, "Fails beyond max_position - 1 = %s",
                   format_count(p.max_position - 1, rows, sizeof rows));
     row("Extrapolation", learned,

@@ -41,6 +41,15 @@ void rope_verdict(const App& app, RopeVerdict& out) {
   // A learned-table model has no RoPE: the trained half speaks of a RoPE model of its context, unnamed.
   const bool rope_model = !(model.real && model.real->info.absolute);
   const char* name = !rope_model ? "" : w ? w->label.c_str() : model.real ? model.real->name.c_str() : "";
+  if (!rope_model) {
+    out.kind = RopeVerdictKind::NotUsed;
+    std::snprintf(out.formula, sizeof out.formula, "RoPE (formula only): %d pairs, θ₀·m = %s rad",
+                  int(model.inv_freq.size()), format_sig(model.angles.size() ? model.angles[0] : 0.0).c_str());
+    std::snprintf(out.trained, sizeof out.trained,
+                  "%s has no RoPE: its positions are a learned table (below); the RoPE panels show the formula",
+                  w ? w->label.c_str() : model.real->name.c_str());
+    return;
+  }
   if (m < context) {
     out.kind = RopeVerdictKind::InContext;
     if (*name)

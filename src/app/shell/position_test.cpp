@@ -32,8 +32,10 @@ void show_position_test(App& app) {
   same_line_if_fits(ImGui::CalcTextSize(verdict.formula).x + 16.0f);
   ImGui::TextColored(theme::vec(theme::kRope), "%s", verdict.formula);
   ImGui::PushTextWrapPos(0.0f);  // a line of its own: the strip keeps its height as m crosses the context
-  ImGui::TextColored(theme::vec(verdict.kind == RopeVerdictKind::InContext ? theme::kOk : theme::kCaution), "%s",
-                     verdict.trained);
+  const ImU32 colour = verdict.kind == RopeVerdictKind::InContext ? theme::kOk
+                       : verdict.kind == RopeVerdictKind::NotUsed  ? theme::kMuted
+                                                                   : theme::kCaution;
+  ImGui::TextColored(theme::vec(colour), "%s", verdict.trained);
   ImGui::PopTextWrapPos();
   // The learned table's line, wrapped to the width: in a red box when the lookup fails (other frameworks on hover).
   // A RoPE model has no table: the line is about the one its context would need, as the Learned table panel says.

@@ -9,9 +9,11 @@
 #include "app/state/params.hpp"
 #include "core/base/format.hpp"
 #include "core/base/json_value.hpp"
+#include "core/infer/forward.hpp"
 #include "core/lab/lab_checkpoint.hpp"
 #include "core/models/json_config.hpp"
 #include "core/weights/attention_layout.hpp"
+#include "core/weights/family.hpp"
 
 namespace rv {
 namespace {
@@ -216,6 +218,8 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
     w->no_table = find_learned_table(c, "", 0).error().message;  // names what was looked for and what it holds
   }
   if (auto e = layer0_of(files, c, *w)) return *e;
+  if (w->vocab == 0 && w->config)  // a learned-table model: no layer 0 to read, its vocabulary all the same
+    if (const Expected<ForwardShape> shape = forward_shape(c, *w->config)) w->vocab = shape->vocab;
   w->bytes_read = c.bytes_read();
   w->checkpoint = std::make_shared<Checkpoint>(std::move(c));  // kept: layer 0's reads and the rope_usage walk
   return std::shared_ptr<const LoadedWeights>(std::move(w));
@@ -238,15 +242,19 @@ bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vec
       return false;
     }
   }
+  if (w->vocab > 0 && w->vocab <= Limits::kVocabMax) next.vocab = int(w->vocab);  // V: its embedding's rows
   next.weights = std::move(w);
   p = next;
   const LoadedWeights& l = *p.weights;
+  const ModelFamily* family = model_family(l.model_type);
+  const bool rope_model = family && family->positions[0] == '\0';
   notes.push_back("loaded " + l.label + ": " + std::to_string(l.tensors.size()) + " tensors, read " +
                   format_count((long long)l.bytes_read) +
                   (l.file_bytes ? " of " + format_count((long long)l.file_bytes) + " bytes" : " bytes") +
                   (l.table ? "; the learned table is " + l.table->tensor + " " +
                                  shape_text(l.table->P.rows(), l.table->P.cols())
-                           : "; " + l.no_table + " (a RoPE model has no such table)"));
+                           : rope_model ? "; no learned position table (" + l.model_type + " uses RoPE)"
+                                        : "; " + l.no_table));
   return true;
 }
 

@@ -1444,7 +1444,7 @@ def process(rank, o, request, failures, status):
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(prog="ropeviz_run.py", description=__doc__,
+    ap = argparse.ArgumentParser(prog="ropeviz_run.py", description=__doc__, epilog="Run with PyTorch " + CHECKED_WITH,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", required=True, metavar="DIR", help="the checkpoint folder: config.json and "
                     "model.safetensors, or model.safetensors.index.json and its shards")
