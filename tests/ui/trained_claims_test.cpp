@@ -242,11 +242,12 @@ TEST_CASE(
   CHECK_FALSE(contains(strip("300"), "measured loss"));  // inside the context: the strip says so, green
 }
 
-TEST_CASE("a loaded checkpoint's frame: GPT-2's strip says it has no RoPE, V is its vocabulary, a RoPE load's note is "
-          "one line") {
+TEST_CASE(
+    "a loaded checkpoint's frame: GPT-2's strip says it has no RoPE, V is its vocabulary, a RoPE load's note is "
+    "one line") {
   Headless ui(1400, 900);
-  REQUIRE(rv::load_weights_path(ui.app.params, RV_SOURCE_DIR "/web/models/gpt2-bytes/model.safetensors",
-                                ui.app.ui.notes));
+  REQUIRE(
+      rv::load_weights_path(ui.app.params, RV_SOURCE_DIR "/web/models/gpt2-bytes/model.safetensors", ui.app.ui.notes));
   CHECK(ui.app.params.vocab == 256);  // was the lesson's 100: the shape trace said E [100, 256]
   std::string text = at(ui, "position=100").frame_sentences();
   CHECK(contains(text, "model.safetensors has no RoPE: its positions are a learned table"));
@@ -260,4 +261,21 @@ TEST_CASE("a loaded checkpoint's frame: GPT-2's strip says it has no RoPE, V is 
   CHECK(contains(note, "no learned position table (llama uses RoPE)"));
   CHECK_FALSE(contains(note, "model.layers.0"));  // not the checkpoint's tensor names
   CHECK(note.size() < 160);
+}
+
+TEST_CASE(
+    "lesson step 1 on a trained table: rows 5 and 50 are measured, not unrelated; a last row training never "
+    "reached is pointed out") {
+  Headless ui(1400, 900);
+  REQUIRE(
+      rv::load_weights_path(ui.app.params, RV_SOURCE_DIR "/web/models/gpt2-bytes/model.safetensors", ui.app.ui.notes));
+  const std::string text = at(ui, "lesson=1").frame_sentences();
+  INFO(text);
+  CHECK(contains(text, "cos(P[5], P[50]) = 0.5"));  // 0.53 for gpt2-bytes
+  CHECK(contains(text, "(trained rows are not unrelated)"));
+  CHECK(contains(text, "Its last row P[1023] stands apart"));
+  CHECK_FALSE(contains(text, "low-rank curve"));
+  CHECK(ui.app.params.vocab == 256);  // the lesson's view keeps the checkpoint's V
+  Headless untrained(1400, 900);
+  CHECK_FALSE(contains(at(untrained, "lesson=1").frame_sentences(), "stands apart"));  // the seeded table: no such row
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "app/state/params.hpp"
 #include "app/state/weights.hpp"
@@ -25,16 +26,41 @@ double mean_neighbour_cos(const RowMatrixXd& P) {
   return P.rows() > 1 ? sum / double(P.rows() - 1) : 0.0;
 }
 
+// What a trained table measures: its rows' smoothness (and 5 against 50, which are not unrelated once trained), its
+// rank, and a last row that stands apart from its neighbours as a row training never reached.
+void trained_table_words(const WeightsTable& t, char* out, std::size_t size) {
+  const LearnedTableAnalysis& a = t.analysis;
+  const RowMatrixXd& P = t.P;
+  const auto cosine = [&](Eigen::Index i, Eigen::Index j) {
+    const double n = P.row(i).norm() * P.row(j).norm();
+    return n > 0 ? P.row(i).dot(P.row(j)) / n : 0.0;
+  };
+  const MeanSd near = mean_sd(a.neighbour_cos);
+  int n = std::snprintf(out, size, " Measured on %s (trained): neighbouring rows' cosine %.2f on average",
+                        t.tensor.c_str(), near.mean);
+  if (P.rows() > 50 && n < int(size))
+    n += std::snprintf(out + n, size - n, ", cos(P[5], P[50]) = %.2f (trained rows are not unrelated)", cosine(5, 50));
+  if (n < int(size))
+    n += std::snprintf(out + n, size - n, "; 90%% of the centred table's energy in %d of %lld directions.", a.rank90,
+                       (long long)a.singular_values.size());
+  const Eigen::Index last = P.rows() - 1;
+  if (last < 2 || a.neighbour_cos.size() != last || n >= int(size)) return;
+  const double last_cos = a.neighbour_cos[last - 1];
+  if (last_cos > near.mean - 3 * near.sd) return;
+  std::vector<double> norms(a.row_norm.data(), a.row_norm.data() + a.row_norm.size());
+  std::nth_element(norms.begin(), norms.begin() + std::ptrdiff_t(norms.size() / 2), norms.end());
+  std::snprintf(out + n, size - n,
+                " Its last row P[%lld] stands apart: norm %.2f against a median of %.2f, cosine %.2f with P[%lld] "
+                "(the last position of a full training window predicts no next token: no gradient reaches its row).",
+                (long long)last, a.row_norm[last], norms[norms.size() / 2], last_cos, (long long)last - 1);
+}
+
 void live_table(const App& app, char* out, std::size_t size) {
   const Params& p = app.params;
-  char count[28], measured[200];
+  char count[28], measured[520];
   format_count(app.model.counts.learned_position, count, sizeof count);
   if (const WeightsTable* t = loaded_table(p))
-    std::snprintf(measured, sizeof measured,
-                  " Measured on %s (trained): neighbouring rows' cosine %.2f on average; 90%% of the centred table's "
-                  "energy in %d of %lld directions.",
-                  t->tensor.c_str(), t->analysis.neighbour_cos.size() ? t->analysis.neighbour_cos.mean() : 0.0,
-                  t->analysis.rank90, (long long)t->analysis.singular_values.size());
+    trained_table_words(*t, measured, sizeof measured);
   else if (app.model.table_built)
     std::snprintf(measured, sizeof measured,
                   " Measured on this untrained table: neighbouring rows' cosine %.2f on average (unrelated rows).",
@@ -112,8 +138,8 @@ void live_judgment(const App& app, char* out, std::size_t size) {
 constexpr const char* kLessonDims =
     "model=none&max_position=10&d_head=8&heads=4&batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";
 constexpr const char* kLessonFreeDims =
-    "batch=2&seq_len=5&vocab=100&base=10000&pairing=interleaved";  // a loaded table's
-constexpr long long kLessonRows = 10;                              // the toy's max_position
+    "batch=2&seq_len=5&base=10000&pairing=interleaved";  // a loaded table's (its V too: its embedding's rows)
+constexpr long long kLessonRows = 10;                    // the toy's max_position
 
 const LessonStep kSteps[kLessonSteps] = {
     {"1", "Learned absolute positions (GPT-2)",
@@ -121,9 +147,10 @@ const LessonStep kSteps[kLessonSteps] = {
      "Each position t owns a learned row P[t] of the table P [max_position, d], added to the token's embedding: "
      "E[token] + P[t]. Below, the table with the row for m marked: the app's own at its random initialisation, "
      "where rows are unrelated to their neighbours, or a checkpoint's trained table when one is loaded (load "
-     "weights: GPT-2's model.safetensors). Training makes the rows smooth in t (GPT-2's trained table is a "
-     "low-rank curve, the Trained panel shows it), but each row is still learned from the positions seen in "
-     "training. Above, the shape trace: the sum keeps [B, T, d], and the table costs max_position × d "
+     "weights: GPT-2's model.safetensors). Training makes the rows smooth in t (OpenAI's GPT-2 puts most of its "
+     "table's energy in a few directions; the Trained panel measures the loaded one), but each row is still learned "
+     "from the positions seen in training. Above, the shape trace: the sum keeps [B, T, d], and the table costs "
+     "max_position × d "
      "parameters.",
      live_table},
     {"2", "RoPE: rotate, don't add", "&position=5&key_position=3&tab_top=rotations&tab_bottom=score_curve", "rotations",

@@ -68,7 +68,7 @@ std::string lesson_step_sentences(const App& app) {
   const int n = app.params.lesson;
   if (n <= 0) return "";
   const LessonStep& step = lesson_step(n);
-  char live[320];
+  char live[640];
   step.live(app, live, sizeof live);
   std::string s = std::string(step.text) + " " + live;
   if (n == 1) {  // its picture, in words

@@ -40,7 +40,7 @@ void show_lesson_box(App& app) {
   const int step = app.params.lesson;
   if (step < 1) return;
   const LessonStep& s = lesson_step(step);
-  char live[320];
+  char live[640];
   s.live(app, live, sizeof live);
   const ImGuiStyle& style = ImGui::GetStyle();
   const float wrap = ImGui::GetContentRegionAvail().x - 2 * style.WindowPadding.x;
