@@ -9,7 +9,10 @@ const open = servedApp();
 test('one wheel notch scrolls the shape trace a few lines, in the direction turned, ' +
   'in pixel and line modes', async () => {
   const page = await open('#tab_top=shape_trace', { viewport: { width: 800, height: 600 } });
-  await page.mouse.move(550, 200);  // over the top panel
+  await frames(page, 2);
+  const r = await page.evaluate(() => window.ropeviz.rect('panel_top'));
+  const x = Math.round(r.x + r.w / 2), y = Math.round(r.y + r.h / 2);
+  await page.mouse.move(x, y);  // over the top panel
   await frames(page, 3);
   let s = await state(page);
   assert.equal(s.hovered_scroll.y, 0);
@@ -28,8 +31,8 @@ test('one wheel notch scrolls the shape trace a few lines, in the direction turn
   assert.equal((await state(page)).hovered_scroll.y, 0);
 
   // Firefox reports lines (deltaMode 1, 3 lines a notch): the same notch, the same scroll
-  await page.evaluate(() => document.getElementById('canvas').dispatchEvent(new WheelEvent('wheel',
-    { deltaY: 3, deltaMode: 1, clientX: 550, clientY: 200, bubbles: true, cancelable: true })));
+  await page.evaluate(([x, y]) => document.getElementById('canvas').dispatchEvent(new WheelEvent('wheel',
+    { deltaY: 3, deltaMode: 1, clientX: x, clientY: y, bubbles: true, cancelable: true })), [x, y]);
   await frames(page, 3);
   assert.equal((await state(page)).hovered_scroll.y, oneNotch);
   assert.equal(await page.evaluate(() => window.scrollY), 0, 'the page itself does not scroll');

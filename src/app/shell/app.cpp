@@ -173,6 +173,7 @@ void narrow_layout(App& app) {
     ImGui::EndChild();
     return;
   }
+  show_intro(app);
   show_lesson_box(app);
   show_position_test(app);
   if (!ui.notes.empty()) show_notes(app);
@@ -192,6 +193,7 @@ void wide_layout(App& app) {
   if (app.ui.controls_open) {
     const float left = std::min(kControlsWidth * app.ui.scale, ImGui::GetIO().DisplaySize.x * 0.36f);
     ImGui::BeginChild("controls", ImVec2(left, 0), true, kChildFlags);
+    show_intro(app);  // the first screen's title and first step, above the controls (app/shell/intro.cpp)
     show_controls(app);
     show_notes(app);
     ImGui::EndChild();

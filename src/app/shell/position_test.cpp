@@ -30,11 +30,11 @@ void show_position_test(App& app) {
   static RopeVerdict verdict;  // filled in place each frame: no allocation
   rope_verdict(app, verdict);
   same_line_if_fits(ImGui::CalcTextSize(verdict.formula).x + 16.0f);
+  ImGui::PushTextWrapPos(0.0f);  // wrapped on a phone; the trained line has a line of its own (a steady height)
   ImGui::TextColored(theme::vec(theme::kRope), "%s", verdict.formula);
-  ImGui::PushTextWrapPos(0.0f);  // a line of its own: the strip keeps its height as m crosses the context
   const ImU32 colour = verdict.kind == RopeVerdictKind::InContext ? theme::kOk
-                       : verdict.kind == RopeVerdictKind::NotUsed  ? theme::kMuted
-                                                                   : theme::kCaution;
+                       : verdict.kind == RopeVerdictKind::NotUsed ? theme::kMuted
+                                                                  : theme::kCaution;
   ImGui::TextColored(theme::vec(colour), "%s", verdict.trained);
   ImGui::PopTextWrapPos();
   // The learned table's line, wrapped to the width: in a red box when the lookup fails (other frameworks on hover).

@@ -390,6 +390,7 @@ struct Ui {
   long long frames = 0;
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
+  bool intro_done = false;  // the first screen's title and first step went (app/shell/intro.cpp)
   // Phone width (app.cpp): one panel at a time, picked from a list, and the controls as a sheet over it
   bool narrow = false;       // this frame's layout
   bool sheet_open = false;   // the controls sheet is open

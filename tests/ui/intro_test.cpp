@@ -1,0 +1,42 @@
+// The first screen's title and first step (app/shell/intro.cpp): there on the first view, gone once m moves, the
+// lesson opens or it is closed, and never back this session; a link to another view opens without it.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "headless.hpp"
+
+using rv::test::contains;
+using rv::test::Headless;
+
+TEST_CASE("intro: the first screen says what ropeviz is and where to start; moving m takes it away for good") {
+  Headless ui;
+  ui.frames(2);
+  std::string text = ui.frame_sentences();
+  CHECK(contains(text, "ropeviz: how a transformer knows where a token is"));
+  CHECK(contains(text, "Start the lesson"));
+  CHECK(contains(text, "past max_position, the orange mark at 10"));
+  REQUIRE(ui.app.ui.rects.count("intro_lesson"));
+  ui.set_state("position=20");
+  ui.frames(2);
+  CHECK_FALSE(contains(ui.frame_sentences(), "Start the lesson"));
+  ui.set_state("position=5");  // the first view again: the intro stays away
+  ui.frames(2);
+  CHECK_FALSE(contains(ui.frame_sentences(), "Start the lesson"));
+}
+
+TEST_CASE("intro: its button opens the lesson; a link to a position or a model opens without it") {
+  Headless ui;
+  ui.frames(2);
+  ui.click("intro_lesson");
+  ui.frames(2);
+  CHECK(ui.app.params.lesson == 1);
+  CHECK_FALSE(contains(ui.frame_sentences(), "Start the lesson"));
+  for (const char* link : {"position=100", "model=gpt2", "lesson=3"}) {
+    Headless linked;
+    linked.set_state(link);
+    linked.frames(2);
+    INFO(link);
+    CHECK_FALSE(contains(linked.frame_sentences(), "Start the lesson"));
+  }
+}
