@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""`make run`'s server: serves only the app's four files (wasm MIME type, nosniff, CSP), GET/HEAD only,
-refuses a taken port clearly. Prints each probe's status and key headers."""
+"""`make run`'s server: serves only the app's four files (wasm MIME type, nosniff, CSP) and the demo models by range
+(Run it's buttons), GET/HEAD only, refuses a taken port clearly. Prints each probe's status and key headers."""
 import http.client
 import socket
 import subprocess
@@ -72,6 +72,24 @@ def probes(port):
         assert status == 404, (path, status)
         assert h["X-Content-Type-Options"] == "nosniff", (path, h)
         assert b"CMAKE" not in body and b"ninja" not in body, path
+    # The demo models beside the page, read by range as the page reads them; other names under models/: 404.
+    size = (root / "models" / "llama-bytes" / "model.safetensors").stat().st_size
+    for rng, code, content_range, length in [("bytes=0-7", 206, f"bytes 0-7/{size}", 8),
+                                             (f"bytes={size - 4}-", 206, f"bytes {size - 4}-{size - 1}/{size}", 4),
+                                             (f"bytes=0-{size + 100}", 206, f"bytes 0-{size - 1}/{size}", size),
+                                             (f"bytes={size}-", 416, f"bytes */{size}", 0)]:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.request("GET", "/models/llama-bytes/model.safetensors", headers={"Range": rng})
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        print(f"  GET models/llama-bytes/model.safetensors Range {rng} -> {r.status} {r.getheader('Content-Range')}")
+        assert (r.status, r.getheader("Content-Range"), len(body)) == (code, content_range, length), rng
+    status, h, body = request(port, "GET", "/models/llama-bytes/config.json")
+    assert status == 200 and h["Content-Type"] == "application/json" and b"max_position_embeddings" in body
+    for path in ["/models/", "/models/llama-bytes/", "/models/other/config.json", "/models/../CMakeCache.txt",
+                 "/models/llama-bytes/../../CMakeCache.txt", "/models/llama-bytes/model.safetensors.index.json"]:
+        assert request(port, "GET", path)[0] == 404, path
     # Any other method: 405 naming the allowed ones.
     for method in ("POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE"):
         status, h, _ = request(port, method, "/index.html")
