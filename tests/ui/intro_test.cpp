@@ -40,3 +40,17 @@ TEST_CASE("intro: its button opens the lesson; a link to a position or a model o
     CHECK_FALSE(contains(linked.frame_sentences(), "Start the lesson"));
   }
 }
+
+TEST_CASE("first screen: the Hub field's fetch and its (?) fit the controls column at 1,280 and 1,600 px") {
+  for (const int width : {1280, 1600}) {
+    Headless ui(width, 900);
+    ui.app.ui.can_open_files = true;  // the page's controls: the picker and the Hub field
+    ui.frames(3);
+    REQUIRE(ui.app.ui.rects.count("hub_tip"));
+    REQUIRE(ui.app.ui.rects.count("hub_repo"));
+    const rv::Rect tip = ui.app.ui.rects["hub_tip"], repo = ui.app.ui.rects["hub_repo"];
+    INFO(width << ": tip at " << tip.x << " + " << tip.w << ", field from " << repo.x);
+    CHECK(tip.y == doctest::Approx(repo.y).epsilon(0.2));  // on the field's line
+    CHECK(tip.x + tip.w <= 300.0f);                        // inside the 300 px column (its padding included)
+  }
+}

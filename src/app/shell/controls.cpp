@@ -43,7 +43,9 @@ void weights_control(App& app) {
     record_rect(app.ui, "weights_none");
   }
   if (!app.ui.can_open_files) {
+    ImGui::PushTextWrapPos(0.0f);  // the whole hint, wrapped in a narrow column
     ImGui::TextDisabled("drop a model.safetensors here, or --weights FILE");
+    ImGui::PopTextWrapPos();
     return;
   }
   if (load.active) {
@@ -59,18 +61,24 @@ void weights_control(App& app) {
   }
   if (ImGui::SmallButton("load weights")) load.pending_open = true;
   record_rect(app.ui, "load_weights");
-  formula_tip("A checkpoint's .safetensors (or model.safetensors.index.json and its shards), with its config.json: "
-              "only the header and the tensors needed are read. GPT-2's wpe.weight is a learned table; drop the files "
-              "or pick them.");
-  ImGui::SetNextItemWidth(-60);
+  formula_tip(
+      "A checkpoint's .safetensors (or model.safetensors.index.json and its shards), with its config.json: "
+      "only the header and the tensors needed are read. GPT-2's wpe.weight is a learned table; drop the files "
+      "or pick them.");
+  // the field leaves room for "fetch" and its "(?)" on the same line, at any font scale
+  const ImGuiStyle& style = ImGui::GetStyle();
+  ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("fetch").x + ImGui::CalcTextSize("(?)").x + 2 * style.FramePadding.x +
+                            2 * style.ItemSpacing.x + 2.0f));
   ImGui::InputText("##hub", load.repo, sizeof load.repo);
   record_rect(app.ui, "hub_repo");
   ImGui::SameLine();
   if (ImGui::SmallButton("fetch")) load.pending_fetch = true;
   record_rect(app.ui, "hub_fetch");
-  formula_tip("A Hugging Face Hub repo id (openai-community/gpt2, facebook/opt-125m, google-bert/bert-base-uncased): "
-              "its config.json, then the index or model.safetensors' header, then only the tensors needed, by "
-              "single-range GET requests to huggingface.co. Nothing is requested until you press fetch.");
+  formula_tip(
+      "A Hugging Face Hub repo id (openai-community/gpt2, facebook/opt-125m, google-bert/bert-base-uncased): "
+      "its config.json, then the index or model.safetensors' header, then only the tensors needed, by "
+      "single-range GET requests to huggingface.co. Nothing is requested until you press fetch.");
+  record_rect(app.ui, "hub_tip");
 }
 
 void model_control(App& app) {
@@ -145,8 +153,7 @@ void pairing_control(App& app) {
   if (ImGui::BeginCombo(label_inline ? "pairing" : "##pairing", pairing_name(app.params.pairing))) {
     for (Pairing choice : {Pairing::Interleaved, Pairing::HalfSplit}) {
       const char* who = choice == Pairing::Interleaved ? "interleaved (Llama)" : "half_split (NeoX / HF)";
-      if (ImGui::Selectable(who, app.params.pairing == choice))
-        set(app.params, keys::pairing, choice, app.ui.notes);
+      if (ImGui::Selectable(who, app.params.pairing == choice)) set(app.params, keys::pairing, choice, app.ui.notes);
     }
     ImGui::EndCombo();
   }
