@@ -54,3 +54,16 @@ TEST_CASE("first screen: the Hub field's fetch and its (?) fit the controls colu
     CHECK(tip.x + tip.w <= 300.0f);                        // inside the 300 px column (its padding included)
   }
 }
+
+TEST_CASE("phone: Lesson in the controls sheet closes the sheet, so the lesson's first step is what shows") {
+  Headless ui(390, 844);
+  ui.frames(2);
+  ui.app.ui.sheet_open = true;
+  ui.frames(2);
+  REQUIRE(ui.app.ui.rects.count("lesson_start"));
+  ui.click("lesson_start");
+  ui.frames(2);
+  CHECK(ui.app.params.lesson == 1);
+  CHECK_FALSE(ui.app.ui.sheet_open);
+  CHECK(contains(ui.frame_sentences(), "Each position t owns a learned row P[t]"));
+}

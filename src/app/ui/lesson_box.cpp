@@ -34,6 +34,7 @@ void step_buttons(App& app) {
 
 void start_lesson(App& app) {
   set(app.params, keys::lesson, 1, app.ui.notes);
+  app.ui.sheet_open = false;  // on a phone the lesson shows where the controls sheet was
 }
 
 void show_lesson_box(App& app) {

@@ -128,8 +128,8 @@ void panel_b(const Canvas& c, const App& app) {
   box(c, 0.86f, 3.0f, 0.22f, fit(c, 0.22f, "V unchanged", "V as is"), theme::kMuted);
   arrow(c, ImVec2(dial.x + r + 2, dial.y), ImVec2(c.at(0.75f, 1.0f).x, c.at(0, 1.0f).y), theme::kRope);
   arrow(c, ImVec2(dial.x + r + 2, dial.y), ImVec2(c.at(0.75f, 2.0f).x, c.at(0, 2.0f).y), theme::kRope);
-  footer(c, fit(c, 1.0f, "defined at any p, no table; useful past training? the Lab measures it",
-                "any p, no table; useful there? the Lab measures it"),
+  footer(c, fit(c, 1.0f, "formula: defined at any p, no table; a trained model past its length: Run it measures it",
+                "formula: any p; past training? Run it measures"),
          theme::kMuted);
 }
 }  // namespace
