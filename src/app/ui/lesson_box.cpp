@@ -3,6 +3,7 @@
 #include "app/ui/lesson_box.hpp"
 #include "app/state/lesson.hpp"
 
+#include <cstdio>
 #include <string>
 
 #include "app/state/params.hpp"
@@ -46,16 +47,31 @@ void show_lesson_box(App& app) {
   const ImGuiStyle& style = ImGui::GetStyle();
   const float wrap = ImGui::GetContentRegionAvail().x - 2 * style.WindowPadding.x;
   const bool picture = step == 1;  // the lesson's two-panel picture opens the walk
-  const float height = ImGui::GetFrameHeightWithSpacing() + ImGui::CalcTextSize(s.text, nullptr, false, wrap).y +
+  // The title beside the buttons when it fits; on a phone below them, wrapped (the box grows by its lines).
+  char title[160];
+  std::snprintf(title, sizeof title, "Lesson %s · %s", s.section, s.title);
+  const float buttons = ImGui::CalcTextSize("BackNextClose").x + 6 * style.FramePadding.x + 3 * style.ItemSpacing.x;
+  const float title_w = ImGui::CalcTextSize(title).x + style.ItemSpacing.x + ImGui::CalcTextSize("(step 7 of 7)").x;
+  const bool beside = buttons + title_w <= wrap;
+  const float title_h = beside ? 0.0f : ImGui::CalcTextSize(title, nullptr, false, wrap).y + style.ItemSpacing.y;
+  const float height = ImGui::GetFrameHeightWithSpacing() + title_h +
+                       ImGui::CalcTextSize(s.text, nullptr, false, wrap).y +
                        ImGui::CalcTextSize(live, nullptr, false, wrap).y + 2 * style.ItemSpacing.y +
                        2 * style.WindowPadding.y + (picture ? lesson_picture_height(wrap, app.ui.scale) : 0.0f);
   ImGui::PushStyleColor(ImGuiCol_Border, theme::kRope);
   ImGui::BeginChild("lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar | kChildFlags);
   step_buttons(app);  // first, so they stay in place from step to step
   ImGui::SameLine();
-  ImGui::TextColored(theme::vec(theme::kRope), "Lesson %s · %s", s.section, s.title);
-  ImGui::SameLine();
-  ImGui::TextDisabled("(step %d of %d)", step, kLessonSteps);
+  if (beside) {
+    ImGui::TextColored(theme::vec(theme::kRope), "%s", title);
+    ImGui::SameLine();
+    ImGui::TextDisabled("(step %d of %d)", step, kLessonSteps);
+  } else {
+    ImGui::TextDisabled("(step %d of %d)", step, kLessonSteps);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(theme::vec(theme::kRope), "%s", title);
+    ImGui::PopTextWrapPos();
+  }
   if (picture) draw_lesson_picture(app, wrap);
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(s.text);
