@@ -9,7 +9,7 @@
 using rv::test::contains;
 using rv::test::Headless;
 
-TEST_CASE("intro: the first screen says what ropeviz is and where to start; moving m takes it away for good") {
+TEST_CASE("intro: the first screen says what ropeviz is and where to start, and moving m takes it away for good") {
   Headless ui;
   ui.frames(2);
   std::string text = ui.frame_sentences();
@@ -25,7 +25,7 @@ TEST_CASE("intro: the first screen says what ropeviz is and where to start; movi
   CHECK_FALSE(contains(ui.frame_sentences(), "Start the lesson"));
 }
 
-TEST_CASE("intro: its button opens the lesson; a link to a position or a model opens without it") {
+TEST_CASE("intro: its button opens the lesson, and a link to a position or a model opens without it") {
   Headless ui;
   ui.frames(2);
   ui.click("intro_lesson");

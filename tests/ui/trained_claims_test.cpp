@@ -264,7 +264,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "lesson step 1 on a trained table: rows 5 and 50 are measured, not unrelated; a last row training never "
+    "lesson step 1 on a trained table: rows 5 and 50 are measured, not unrelated, and a last row training never "
     "reached is pointed out") {
   Headless ui(1400, 900);
   REQUIRE(
