@@ -54,17 +54,25 @@ fuzz-build: setup
 fuzz: fuzz-build
 	@tests/fuzz/run.sh $(FUZZ_S)
 
+# rv_bench (its tokenizer encode reads the 1 MB texts tokenize_texts.mjs writes), then the same encodes by Hugging
+# Face's JS tokenizer in node.
 bench: setup
 	@cmake --preset native >/dev/null
 	@cmake --build --preset native -j $(JOBS) --target rv_bench
-	@build/native/tests/bench/rv_bench
+	@node tests/bench/tokenize_texts.mjs build/bench
+	@RV_BENCH_TEXTS=build/bench build/native/tests/bench/rv_bench
+	@node tests/bench/tokenize_node.mjs
 
 # The lab in headless Chromium: the default experiment's wall time with 1 and 2 workers (4 with the cores; medians of
 # RUNS=3), ropeviz-cli lab --jobs 1 and 2, and page vs native tokens/s;
-# then start-up, idle CPU and input latency (medians of STARTUP_RUNS=5 fresh browsers) into build/bench-web/startup.txt.
+# then start-up, idle CPU and input latency (medians of STARTUP_RUNS=5 fresh browsers) into build/bench-web/startup.txt;
+# then the tokenizer's encode natively, in node (@huggingface/tokenizers) and in the page, side by side, with the
+# ratios to node, into build/bench-web/tokenize.txt.
 bench-web: native web
+	@cmake --build --preset native -j $(JOBS) --target rv_bench
 	@node tests/bench/lab_browser.mjs
 	@node tests/bench/startup_browser.mjs
+	@node tests/bench/tokenize_browser.mjs
 
 clean:
 	rm -rf build/native build/web build/asan build/fuzz

@@ -124,9 +124,7 @@
   window.addEventListener('drop', function (e) {
     e.preventDefault();
     var files = e.dataTransfer && e.dataTransfer.files;
-    if (!files || !files.length) return;
-    if (isCheckpoint([].slice.call(files))) loadWeightsFiles([].slice.call(files)).catch(function () {});
-    else loadConfigFile(files[files.length - 1]);
+    if (files && files.length) loadFiles([].slice.call(files)).catch(function () {});
   });
 
   // [SECTION] Checkpoints (docs/real-weights.md): core asks for byte ranges (rv_web_weights_step answers {want:
@@ -134,7 +132,7 @@
   // single-range GET each, no credentials, no HEAD) and hands them over, until core answers done or error. Nothing
   // but the header and the tensors core needs is read; nothing leaves the page until the user presses fetch.
   var indexReadMax = 8 * 1024 * 1024;  // kMaxJsonBytes: an index larger than that is refused by core anyway
-  var tokenizerReadMax = 32 * 1024 * 1024;  // kMaxTokenizerBytes (core/weights/tokenizer_vocab.hpp)
+  var tokenizerReadMax = 32 * 1024 * 1024;  // kMaxTokenizerBytes (app/state/loaded_tokenizer.hpp)
   var weightsRun = null;               // the read in progress: {controller}; one at a time
   function upload(bytes) {
     var ptr = call('rv_web_upload_buffer', 'number', ['number', 'number'], [app, bytes.length]);
@@ -209,6 +207,56 @@
   function readText(file, limit) {
     return file.slice(0, limit).arrayBuffer().then(function (b) { return new Uint8Array(b); });
   }
+  // Files dropped or picked: each .txt is Run it's text; a checkpoint (a .safetensors, or an index and its shards)
+  // loads with the config.json and tokenizer.json among them; without one a tokenizer.json goes to the loaded weights,
+  // a Hugging Face side file (tokenizer_config.json, ...) is refused by name, and any other file is a config.json.
+  function loadFiles(files) {
+    var texts = files.filter(function (f) { return /\.txt$/i.test(f.name || ''); });
+    var rest = files.filter(function (f) { return texts.indexOf(f) < 0; });
+    texts.forEach(function (f) { loadRunTextFile(f); });
+    if (isCheckpoint(rest)) return loadWeightsFiles(rest);
+    var config = null;  // the side files' list is app/state/weights.hpp's is_side_file
+    rest.forEach(function (f) {
+      var name = f.name || '';
+      if (/tokenizer\.json$/.test(name)) loadTokenizerFile(f);
+      else if (/^(tokenizer_config|generation_config|special_tokens_map|preprocessor_config)\.json$/.test(name))
+        call('rv_web_note', null, ['number', 'string'], [app, name + ' is not a model\'s config.json (only a file ' +
+          'named config.json is taken with a checkpoint); drop the config.json, or tokenizer.json for the tokens']);
+      else config = f;
+    });
+    return config ? loadConfigFile(config) : Promise.resolve();
+  }
+  // tokenizer.json for the loaded weights (rv_web_load_tokenizer); the forward worker opens with it from then on.
+  function loadTokenizerBytes(bytes, name, size) {
+    upload(bytes);
+    if (!call('rv_web_load_tokenizer', 'number', ['number', 'string', 'number'], [app, String(name).slice(0, 200),
+      size])) return;
+    if (loadedSetup) { loadedSetup.tokenizer = bytes; loadedSetup.tokenizerBytes = size; }
+    if (infer && infer.worker) infer.worker.terminate();
+    infer = null;
+  }
+  function loadTokenizerFile(file) {
+    return readText(file, tokenizerReadMax + 1).then(function (bytes) {
+      loadTokenizerBytes(bytes, file.name || 'tokenizer.json', file.size);
+    });
+  }
+  function tokenizeAsk(request, detokenize) {
+    if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
+    try {
+      upload(new TextEncoder().encode(JSON.stringify(request || {})));
+    } catch (e) { return Promise.reject(e); }
+    var doc = JSON.parse(call('rv_web_tokenize', 'string', ['number', 'number'], [app, detokenize]));
+    return doc['error'] ? Promise.reject(new Error(doc['error'])) : Promise.resolve(doc);
+  }
+  // Run it's text (rv_web_run_text): at most one byte past its 4 MiB limit is read, the real size goes along.
+  var runTextReadMax = 4 * 1024 * 1024;  // kMaxRunTextBytes (app/run/run_text.hpp)
+  function loadRunText(bytes, name, size) {
+    upload(bytes.subarray(0, runTextReadMax + 1));
+    call('rv_web_run_text', null, ['number', 'string', 'number'], [app, String(name).slice(0, 200), size]);
+  }
+  function loadRunTextFile(file) {
+    return readText(file, runTextReadMax + 1).then(function (bytes) { loadRunText(bytes, file.name, file.size); });
+  }
   // A drop or the picker: a .safetensors, or an index and its shards, with or without a config.json.
   function loadWeightsFiles(files) {
     if (!app) return Promise.reject(new Error('ropeviz is not running yet: await window.ropeviz.ready'));
@@ -219,7 +267,7 @@
       if (/\.index\.json$/.test(name)) index = f;
       else if (/tokenizer\.json$/.test(name)) tokenizer = f;
       else if (/\.safetensors$/.test(name)) { byName[name] = f; sizes[name] = f.size; main = main || name; }
-      else if (/config\.json$/.test(name)) config = f;
+      else if (name === 'config.json') config = f;  // not tokenizer_config.json or generation_config.json
     });
     if (!index && !main)
       return Promise.reject(new Error('no .safetensors file or index among ' +
@@ -248,9 +296,9 @@
     var input = document.createElement('input');
     input.type = 'file';
     input.multiple = true;
-    input.accept = '.safetensors,.json';
+    input.accept = '.safetensors,.json,.txt';
     input.addEventListener('change', function () {
-      if (input.files.length) loadWeightsFiles([].slice.call(input.files)).catch(function () {});
+      if (input.files.length) loadFiles([].slice.call(input.files)).catch(function () {});
     });
     input.click();
   };
@@ -333,10 +381,16 @@
     return optional(hubText(repo, 'config.json', configReadMax, controller.signal, base)).then(function (config) {
       return optional(hubText(repo, 'model.safetensors.index.json', indexReadMax + 1, controller.signal, base))
         .then(function (index) {
-          return runWeights({ label: label, file: index ? '' : 'model.safetensors', sizes: {}, anyFile: true,
-            config: config ? config.bytes : undefined,
-            configBytes: config ? (config.size >= 0 ? config.size : config.bytes.length) : 0,
-            index: index ? index.bytes : undefined }, read);
+          // the model's own tokenizer.json, when the repo has one, for its text (a missing one: bytes only)
+          return optional(hubText(repo, 'tokenizer.json', tokenizerReadMax + 1, controller.signal, base))
+            .then(function (tokenizer) {
+              return runWeights({ label: label, file: index ? '' : 'model.safetensors', sizes: {}, anyFile: true,
+                config: config ? config.bytes : undefined,
+                configBytes: config ? (config.size >= 0 ? config.size : config.bytes.length) : 0,
+                index: index ? index.bytes : undefined, tokenizer: tokenizer ? tokenizer.bytes : undefined,
+                tokenizerBytes: tokenizer ? (tokenizer.size >= 0 ? tokenizer.size : tokenizer.bytes.length) : 0 },
+              read);
+            });
         });
     }).catch(function (e) {
       weightsRun = null;
@@ -358,12 +412,15 @@
     }
     fetchHub(name, 'models/' + name + '/').catch(function () {});
   };
-  // Pasted text that looks like a JSON object is a config.json (the canvas has no other use for a paste).
+  // A paste outside a text field: text that looks like a JSON object is a config.json, any other text is Run it's.
   document.addEventListener('paste', function (e) {
     var text = e.clipboardData ? e.clipboardData.getData('text/plain') : '';
-    if (!/^\s*\{/.test(text)) return;
+    var field = document.activeElement && /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
+    if (!text || field) return;
     e.preventDefault();
-    loadConfigText(text, 'pasted config.json');
+    if (/^\s*\{/.test(text)) return loadConfigText(text, 'pasted config.json');
+    var bytes = new TextEncoder().encode(text);
+    loadRunText(bytes, 'pasted text', bytes.length);
   });
   Module['rvOpenConfig'] = function () {
     var input = document.createElement('input');
@@ -704,8 +761,8 @@
     return s;
   }
   // Run it's passes (rv_js_run_jobs, src/platform/web/web_main.cpp): the files read once, a pool of workers opened
-  // with them (one less than the cores, at most 4), one pass at a time each, every result handed to the app as it
-  // lands (rv_web_run_result); Stop ends the workers (rv_js_run_stop).
+  // with them (one less than the cores, at most 4), one pass at a time each on the text's token ids (an Int32Array),
+  // every result handed to the app as it lands (rv_web_run_result); Stop ends the workers (rv_js_run_stop).
   var runPool = null;  // {generation, workers}
   function runResult(generation, index, count, type, message) {
     call('rv_web_run_result', null, ['number', 'number', 'number', 'number', 'string', 'string'],
@@ -716,7 +773,7 @@
     runPool.workers.forEach(function (s) { if (s.worker) s.worker.terminate(); });
     runPool = null;
   };
-  Module['rvRunJobs'] = function (generation, length, windows, bits, factor, shift, jobs) {
+  Module['rvRunJobs'] = function (generation, length, windows, bits, factor, shift, jobs, ids) {
     if (runPool) Module['rvRunStop'](runPool.generation);
     var pool = runPool = { generation: generation, workers: [] };
     var extent = JSON.parse(call('rv_web_weights_extent', 'string', ['number'], [app]));
@@ -735,7 +792,7 @@
       var give = function () {
         if (runPool !== pool || next >= jobs) return;
         var index = next++;
-        inferPost(s, { run: [length, windows, bits, factor, shift, index] }).then(function (d) {
+        inferPost(s, { run: [length, windows, bits, factor, shift, index], ids: ids }).then(function (d) {
           if (runPool !== pool) return;
           if (d.failed) return fail(d.failed);
           if (d.numbers) {
@@ -1010,6 +1067,30 @@
     'loadWeights': function (files) {
       return loadWeightsFiles([].slice.call(files || [])).then(function () { return api['state'](); });
     },
+    // tokenizer.json text for the loaded checkpoint, as a dropped file would; returns state() (its notes say what
+    // happened: refused by name, or loaded, and whether its ids fit the model's vocabulary).
+    'loadTokenizer': function (text, name) {
+      if (!app) throw new Error('ropeviz is not running yet: await window.ropeviz.ready');
+      var bytes = new TextEncoder().encode(String(text));
+      loadTokenizerBytes(bytes.subarray(0, tokenizerReadMax + 1), name === undefined ? 'tokenizer.json' : String(name),
+        bytes.length);
+      return api['state']();
+    },
+    // The tokenize and detokenize ops of the CLI on the page's own encoder ({text} or {ids}, with "tokenizer": a
+    // tokenizer.json's text, or the loaded checkpoint's), resolving to the same documents (tokenize adds encode_ms,
+    // the encoder's own time); rejects with the error's message.
+    'tokenize': function (request) { return tokenizeAsk(request, 0); },
+    'detokenize': function (request) { return tokenizeAsk(request, 1); },
+    // The text Run it reads, as a paste would (null: the held-out sample again); returns state().
+    'runText': function (text, name) {
+      if (!app) throw new Error('ropeviz is not running yet: await window.ropeviz.ready');
+      if (text === null) call('rv_web_run_text', null, ['number', 'string', 'number'], [app, '', -1]);
+      else {
+        var bytes = new TextEncoder().encode(String(text));
+        loadRunText(bytes, name === undefined ? 'pasted text' : String(name), bytes.length);
+      }
+      return api['state']();
+    },
     // Reads a Hub repo's checkpoint by range requests, as the fetch button does; resolves or rejects likewise.
     'fetchWeights': function (repo) {
       return fetchHub(repo).then(function () { return api['state'](); });
@@ -1108,6 +1189,7 @@
         return self.postMessage({ id: job.id, opened: c('rv_infer_worker_open', 'string', [m.file], ['string']) });
       }
       if (job.run) {
+        put('ids', new Uint8Array(job.ids.buffer, job.ids.byteOffset, job.ids.byteLength));  // Run it's tokens, int32
         var n = c('rv_infer_worker_run_job', 'number', job.run, ['number', 'number', 'number', 'number', 'number',
           'number']);
         if (n < 0) {

@@ -103,15 +103,17 @@ Expected<ModelCheckpoint> model_checkpoint(Request& r) {
         (slash == std::string::npos ? std::string() : path->substr(0, slash + 1)) + "config.json";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(beside, ec))
-      return bad_request("missing required field \"config\" (the model's config.json, or its path) or \"preset\", "
-                         "and there is no " + beside + " beside the checkpoint");
+      return bad_request(
+          "missing required field \"config\" (the model's config.json, or its path) or \"preset\", "
+          "and there is no " +
+          beside + " beside the checkpoint");
     Expected<HfConfig> found = config_file(beside, "config.json beside the checkpoint");
     if (!found) return found.error();
     config.value() = *found;
   }
   Expected<Checkpoint> c = Checkpoint::open_path(*path);
   if (!c) return c.error();
-  return ModelCheckpoint{**config, std::move(c.value())};
+  return ModelCheckpoint{**config, std::move(c.value()), nullptr};
 }
 
 namespace {

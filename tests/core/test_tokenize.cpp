@@ -144,6 +144,28 @@ TEST_CASE("tokenize: a regex the engine does not handle is refused, quoted") {
   }
 }
 
+TEST_CASE("tokenize: a pattern too long or nested too deep is refused, not a stack overflow") {
+  const std::string split =
+      R"("pre_tokenizer":{"type":"Split","behavior":"Isolated","invert":false,"pattern":{"Regex":")";
+  CHECK(test::contains(refusal(minimal(split + std::string(400, '(') + "a" + std::string(400, ')') + "\"}}")),
+                       "groups nested deeper than 32"));
+  CHECK(test::contains(refusal(minimal(split + std::string(60000, 'a') + "\"}}")),
+                       "a regex of 60000 characters is over the limit of 1000"));
+  const std::string replace = R"("normalizer":{"type":"Replace","content":"b","pattern":{"String":")";
+  CHECK(test::contains(refusal(minimal(replace + std::string(60000, 'a') + "\"}}")),
+                       "a String of 60000 characters is over the limit of 1000"));
+  CHECK(parse_tokenizer(minimal(split + std::string(30, '(') + "a" + std::string(30, ')') + "\"}}")).ok());
+}
+
+TEST_CASE("tokenize: \"\" for continuing_subword_prefix and end_of_word_suffix is absent (GPT-2's file has them)") {
+  CHECK(parse_tokenizer(minimal("", R"({"type":"BPE","vocab":{"a":0},"merges":[],"continuing_subword_prefix":"",
+                                "end_of_word_suffix":null})"))
+            .ok());
+  CHECK(test::contains(refusal(minimal("", R"({"type":"BPE","vocab":{"a":0},"merges":[],
+                                               "continuing_subword_prefix":"##"})")),
+                       "\"model.continuing_subword_prefix\" is not supported"));
+}
+
 TEST_CASE("tokenize: Split's behaviours and invert, as the Rust tokenizers define them") {
   const auto split = [](const char* behavior, bool invert, const char* regex = "-") {
     return pre_tokens(std::string(R"({"type":"Split","pattern":{"String":")") + regex + R"("},"behavior":")" +

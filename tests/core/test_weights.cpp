@@ -14,7 +14,6 @@
 #include "core/weights/learned_table.hpp"
 #include "core/weights/real_scores.hpp"
 #include "core/weights/rope_usage.hpp"
-#include "core/weights/tokenizer_vocab.hpp"
 #include "llama_checkpoint.hpp"
 #include "planted_checkpoint.hpp"
 
@@ -192,7 +191,7 @@ TEST_CASE("learned table analysis: a rank-one table has rank 1 and neighbours at
   }
   const LearnedTableAnalysis r = analyze_learned_table(R);
   CHECK(std::abs(r.cos_by_offset.tail(256).mean()) < 0.02);  // random rows: unrelated, whatever the offset
-  CHECK(r.rank90 > 40);                                        // and no low-rank structure
+  CHECK(r.rank90 > 40);                                      // and no low-rank structure
   const LearnedTableAnalysis zero = analyze_learned_table(RowMatrixXd::Zero(5, 3));
   CHECK(zero.rank90 == 0);  // nothing to explain: no rank
   CHECK(zero.neighbour_cos.isZero());
@@ -262,7 +261,6 @@ TEST_CASE("sampled_cosines: the cosines of evenly spaced rows, first and last in
 }
 
 // [SECTION] layer 0's real q and k (core/weights/real_scores.hpp) and the tokenizer's vocabulary
-
 
 namespace {
 Checkpoint llama(const test::LlamaShape& s) {
@@ -355,27 +353,6 @@ TEST_CASE("whole_head_layout: a partial-rotary half_split head scored over the w
   CHECK(whole_head_layout(qk.q, 8, Pairing::Interleaved) == qk.q);
 }
 
-TEST_CASE("tokenizer vocabulary: exact words, a leading space as 'Ġ' or '▁', a Unigram array, refusals by name") {
-  test::LlamaShape s;
-  const TokenVocab v = parse_tokenizer_vocab(test::llama_tokenizer(s)).value();
-  CHECK(v.size() == s.vocab);
-  CHECK(token_id(v, "the").value() == 1);
-  CHECK(token_id(v, " the").value() == 2);  // 'Ġthe'
-  CHECK(token_id(v, " cat").value() == 3);  // '▁cat'
-  CHECK(token_id(v, "tok39").value() == 39);
-  CHECK(v.words[2] == "\xC4\xA0" "the");
-  const Expected<long long> missing = token_id(v, "dog");
-  REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().message.find("'dog' is not in tokenizer.json's vocabulary") != std::string::npos);
-  CHECK_FALSE(token_id(v, "cat").ok());  // exact: '▁cat' is " cat", not "cat"
-  const TokenVocab unigram =
-      parse_tokenizer_vocab(R"({"model": {"type": "Unigram", "vocab": [["<unk>", 0], ["a", -1.5]]}})").value();
-  CHECK(token_id(unigram, "a").value() == 1);
-  CHECK(parse_tokenizer_vocab(R"({"model": {}})").error().message == "tokenizer.json has no model.vocab");
-  CHECK(parse_tokenizer_vocab(R"({"model": {"vocab": {"a": 1.5}}})").error().message.find("'a'") != std::string::npos);
-  CHECK_FALSE(parse_tokenizer_vocab("{").ok());
-}
-
 TEST_CASE("supplied bytes: truncate to a mark drops the ranges after it, keeps the header's and the count read") {
   SuppliedBytes s;
   s.supply("a", 0, std::vector<std::uint8_t>(16, 1));
@@ -453,8 +430,8 @@ TEST_CASE(
     REQUIRE(store->wanted);
     const SuppliedBytes::Want w = *store->wanted;
     store->wanted.reset();
-    store->supply(w.file, w.offset, std::vector<std::uint8_t>(file.begin() + long(w.offset),
-                                                              file.begin() + long(w.offset + w.length)));
+    store->supply(w.file, w.offset,
+                  std::vector<std::uint8_t>(file.begin() + long(w.offset), file.begin() + long(w.offset + w.length)));
   };
   Expected<Checkpoint> c = Checkpoint::open_file("m", open);
   while (!c && c.error().type == kNeedBytes) {

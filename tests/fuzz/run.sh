@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/${3:-build/fuzz}
 mkdir -p "$build/logs" "$build/artifacts"
 status=0
-for target in fuzz_eval fuzz_params fuzz_config fuzz_lab_options fuzz_safetensors; do
+for target in fuzz_eval fuzz_params fuzz_config fuzz_lab_options fuzz_safetensors fuzz_tokenizer; do
   corpus=$build/corpus/$target
   [ "$mode" = --seeds-only ] && corpus=$build/seeds/$target && rm -rf "$corpus"
   mkdir -p "$corpus"

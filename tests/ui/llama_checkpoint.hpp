@@ -51,17 +51,20 @@ inline std::string llama_config(const LlamaShape& s) {
   return c + "}";
 }
 
-// A tokenizer.json whose model.vocab names every id of the shape: "tok<i>", with a few real-looking words.
+// A byte-level BPE tokenizer.json (GPT-2's shape) whose vocabulary fills every id of the shape: "the" (1), " the" (2,
+// 'Ġthe') and " cat" (3, 'Ġcat') by merges of the letters 4..9, every other id "tok<i>". A letter it lacks is dropped
+// (no unk_token), so "dog" is no token.
 inline std::string llama_tokenizer(const LlamaShape& s) {
+  const char* named[] = {"tok0", "the", "\u0120the", "\u0120cat", "t", "h", "e", "\u0120", "c", "a", "th", "ca", "cat"};
   std::string v;
   for (int i = 0; i < s.vocab; ++i) {
-    std::string word = "tok" + std::to_string(i);
-    if (i == 1) word = "the";
-    if (i == 2) word = "\xC4\xA0" "the";  // 'Ġthe': " the" in GPT-2's byte-level spelling
-    if (i == 3) word = "\xE2\x96\x81" "cat";  // '▁cat': " cat" in SentencePiece's
+    const std::string word = i < int(sizeof named / sizeof *named) ? named[i] : "tok" + std::to_string(i);
     v += (v.empty() ? "" : ", ") + std::string("\"") + word + "\": " + std::to_string(i);
   }
-  return "{\"version\": \"1.0\", \"model\": {\"type\": \"BPE\", \"vocab\": {" + v + "}, \"merges\": []}}";
+  return "{\"version\": \"1.0\", \"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false, "
+         "\"trim_offsets\": true, \"use_regex\": true}, \"decoder\": {\"type\": \"ByteLevel\"}, \"model\": "
+         "{\"type\": \"BPE\", \"vocab\": {" +
+         v + "}, \"merges\": [\"t h\", \"th e\", \"\\u0120 the\", \"c a\", \"ca t\", \"\\u0120 cat\"]}}";
 }
 
 }  // namespace rv::test

@@ -36,6 +36,7 @@ TEST_CASE("run it: llama-bytes past its 512 positions, a pass per frame, the sen
   for (bool& r : s.settings.rope) r = false;
   s.settings.rope[int(rv::RunRope::None)] = s.settings.rope[int(rv::RunRope::Yarn)] = true;
   ui.click("run_button");
+  INFO(s.error);
   REQUIRE(s.running);
   REQUIRE(s.jobs.size() == 2 + 4 + 1);  // two curves of one window, four shifts, attention
   ui.frame();

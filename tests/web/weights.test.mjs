@@ -4,6 +4,7 @@
 // serving byte ranges with the Hub's CORS headers, a gated repo, a missing one, a host that ignores Range).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -15,6 +16,10 @@ import {
 
 const open = servedApp();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ropeviz-weights-'));
+// The CLI's tokenize op on the tokenized fixture's tokenizer.json: the ids the page must give.
+const cliPath = new URL('../../build/native/ropeviz-cli', import.meta.url).pathname;
+const cliTokenize = (text) => JSON.parse(execFileSync(cliPath, ['eval'], { input: JSON.stringify({ op: 'tokenize',
+  text, tokenizer: new URL('../fixtures/tokenized_llama/tokenizer.json', import.meta.url).pathname }) + '\n' })).ids;
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const gpt2Config = fs.readFileSync(new URL('../fixtures/configs/gpt2.json', import.meta.url), 'utf8');
 
@@ -197,7 +202,9 @@ async function hubEmulation() {
   writeSafetensors(path.join(small, 'model.safetensors'), [
     { name: 'wte.weight', dtype: 'F32', shape: [4000, 32] },
     { name: 'wpe.weight', dtype: 'F32', shape: [64, 32], data: helixTable(64, 32) }]);
-  const files = { 'test/gpt2': gpt2, 'test/norange': small, 'test/slow': gpt2, 'test/nocors': small };
+  const tokenized = new URL('../fixtures/tokenized_llama', import.meta.url).pathname;  // with its tokenizer.json
+  const files = { 'test/gpt2': gpt2, 'test/norange': small, 'test/slow': gpt2, 'test/nocors': small,
+    'test/llamatok': tokenized };
   const listen = (handler) => new Promise((resolve) => {
     const server = http.createServer((req, res) => {
       log.push({ method: req.method, port: server.address().port, url: req.url, range: req.headers.range ?? null,
@@ -284,6 +291,7 @@ test('the Hub by range requests: a redirect to ranges, a host that ignores Range
   const norange = await page.evaluate(() => window.ropeviz.fetchWeights('test/norange'));
   assert.equal(norange.weights.source, 'test/norange (Hub)');
   assert.equal(norange.weights.learned_table.rows, 64);
+  assert.equal(norange.weights.tokenizer, null, 'a repo without tokenizer.json: none, and no error');
   // Gated and missing repos: clear messages, the state kept.
   const gated = await page.evaluate(
     () => window.ropeviz.fetchWeights('test/gated').then(() => 'loaded', (e) => e.message));
@@ -317,6 +325,12 @@ test('the Hub by range requests: a redirect to ranges, a host that ignores Range
   assert.equal(after.weights_load.active, false);
   assert.equal(after.weights.source, 'test/norange (Hub)');
   assert.ok(after.notes.some((n) => /gated/.test(n)) && after.notes.some((n) => /404/.test(n)), after.notes.join('\n'));
+  // A repo with a tokenizer.json: fetched beside config.json and the checkpoint, its ids checked against its vocab.
+  const tok = await page.evaluate(() => window.ropeviz.fetchWeights('test/llamatok'));
+  assert.deepEqual(tok.weights.tokenizer, { name: 'tokenizer.json', tokens: 1200, ids: 1200, fits: true });
+  assert.ok(hub.log.some((r) => r.url.startsWith('/test/llamatok/resolve/main/tokenizer.json')), 'tokenizer fetched');
+  const ids = await page.evaluate(() => window.ropeviz.tokenize({ text: 'The ship left at 10:45.' }));
+  assert.deepEqual(ids.ids, cliTokenize('The ship left at 10:45.'));
   page.assertClean();
   await page.closeAll();
   await hub.close();

@@ -1,5 +1,5 @@
-// The Run it panel: a loaded checkpoint run on the held-out sample, its loss by position under each rope ticked, the
-// shift test, attention by distance and the sink (app/run/run_session.hpp runs the passes).
+// The Run it panel: a loaded checkpoint run on its text (the held-out sample or one given) and the text's tokens, its
+// loss by position under each rope ticked, the shift test, attention by distance and the sink (run_session.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,12 +42,12 @@ void settings(App& app, RunSession& s) {
   ImGui::SetNextItemWidth(w);
   if (ImGui::SliderInt("tokens per window", &length, 64, 4096)) r.length = length;
   hover_tip(
-      "Each pass reads this many bytes of the held-out text from position 0: past the model's context to see "
+      "Each pass reads this many tokens of the text from position 0: past the model's context to see "
       "what it does there (up to 4x a 1,024-row table or 8x a 512-token context).");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w * 0.6f);
   ImGui::SliderInt("windows", &r.windows, 1, 8);
-  hover_tip("Windows spread evenly over the sample; each curve is their mean.");
+  hover_tip("Windows spread evenly over the text; each curve is their mean.");
   const LoadedWeights* weights = app.params.weights.get();
   const bool learned = s.learned && weights && weights->serial == s.serial;
   if (!learned) {
@@ -66,6 +66,63 @@ void settings(App& app, RunSession& s) {
   hover_tip(
       "The window's first 256 tokens again at positions shifted by 0, half the context, the context and twice "
       "it: RoPE scores depend on m - n only, so a RoPE model's loss should not move; a learned table's does.");
+}
+
+// The text's first tokens as the model reads them: a box each (alternating shades mark the boundaries), its text over
+// its id, the token's vocabulary string and position on hover. Labels are built with the tokens: no allocation here.
+void token_strip(App& app, const RunTokens& t) {
+  if (t.labels.empty()) return;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float line = ImGui::GetTextLineHeight(), pad = 3.0f, row = 2.0f * line + 2.0f * pad + style.ItemSpacing.y;
+  ImGui::BeginChild("run_tokens", ImVec2(-1, 3.0f * row + style.WindowPadding.y * 2.0f), true);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x, gap = 2.0f;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const bool hovered = ImGui::IsWindowHovered();
+  float x = 0.0f, y = 0.0f;
+  int hover = -1;
+  for (std::size_t i = 0; i < t.labels.size(); ++i) {
+    const std::string& label = t.labels[i];
+    const std::string& id = t.ids_text[i];
+    const ImVec2 a = ImGui::CalcTextSize(label.data(), label.data() + label.size());
+    const ImVec2 b = ImGui::CalcTextSize(id.data(), id.data() + id.size());
+    const float w = std::max(a.x, b.x) + 2.0f * pad;
+    if (x > 0.0f && x + w > width) x = 0.0f, y += row;
+    const ImVec2 lo(origin.x + x, origin.y + y), hi(lo.x + w, lo.y + 2.0f * line + 2.0f * pad);
+    const bool over = hovered && mouse.x >= lo.x && mouse.x < hi.x && mouse.y >= lo.y && mouse.y < hi.y;
+    draw->AddRectFilled(lo, hi, over ? theme::kGrid : (i % 2 ? IM_COL32(44, 60, 66, 255) : IM_COL32(58, 52, 44, 255)),
+                        2.0f);
+    draw->AddText(ImVec2(lo.x + pad, lo.y + pad), IM_COL32(230, 232, 236, 255), label.data(),
+                  label.data() + label.size());
+    draw->AddText(ImVec2(lo.x + pad, lo.y + pad + line), theme::kMuted, id.data(), id.data() + id.size());
+    if (over) hover = int(i);
+    x += w + gap;
+  }
+  ImGui::Dummy(ImVec2(width, y + row));
+  if (hover >= 0) ImGui::SetTooltip("%s", t.hovers[std::size_t(hover)].c_str());
+  ImGui::EndChild();
+  record_rect(app.ui, "run_tokens");
+}
+
+// The text Run it reads, its tokens' count and the strip; the held-out sample again after a text was given.
+void text_line(App& app, RunSession& s) {
+  const RunTokens& t = run_tokens(app);
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextWrapped("Text: %s. %s", run_text_name(app).c_str(), t.summary.c_str());
+  ImGui::PopTextWrapPos();
+  if (!s.text.text.empty()) {
+    if (ImGui::SmallButton("read the held-out sample")) clear_run_text(app);
+    record_rect(app.ui, "run_heldout");
+  } else {
+    ImGui::TextDisabled(
+        "paste text (Ctrl+V) or drop a .txt file to read it instead; drop tokenizer.json for its tokens");
+  }
+  if (!t.error.empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(theme::vec(theme::kError), "%s", t.error.c_str());
+    ImGui::PopTextWrapPos();
+  }
 }
 
 void loss_plot(const RunSession& s, float width) {
@@ -164,16 +221,14 @@ void show_run(App& app) {
   const LoadedWeights* w = app.params.weights.get();
   ImGui::PushTextWrapPos(0);
   if (w)
-    ImGui::TextWrapped(
-        "Model: %s. Text: the first 16 KB of heldout.txt, which the demo models never saw (read as "
-        "bytes).",
-        w->label.c_str());
+    ImGui::TextWrapped("Model: %s.", w->label.c_str());
   else
     ImGui::TextWrapped(
         "Run it runs a loaded checkpoint's forward pass on held-out text and measures its loss at every "
         "position. No checkpoint is loaded.");
   ImGui::PopTextWrapPos();
   demo_buttons(app);
+  if (w) text_line(app, s);
   settings(app, s);
   if (s.running) {
     if (ImGui::Button("Stop")) run_stop(app);
@@ -194,6 +249,7 @@ void show_run(App& app) {
     if (!c.error.empty())
       ImGui::TextColored(theme::vec(theme::kError), "%s: %s", run_rope_label(c.rope), c.error.c_str());
   ImGui::PopTextWrapPos();
+  if (w) token_strip(app, s.tokens);
   if (s.jobs.empty()) return;
   const float avail = ImGui::GetContentRegionAvail().x;
   loss_plot(s, avail);
@@ -206,7 +262,8 @@ std::string describe_run(const App& app) {
   if (!s || s->jobs.empty())
     return "Run it panel: " + (s && !s->error.empty() ? s->error + ". " : std::string()) +
            "not run yet; it runs a loaded checkpoint on held-out text and measures its loss at every position.";
-  std::string out = "Run it panel: " + s->model_label + ", " + run_status(*s) + ". " + run_sentence(*s);
+  std::string out = "Run it panel: " + s->model_label + " on " + run_text_name(app) + " (" + s->tokens.summary + "), " +
+                    run_status(*s) + ". " + run_sentence(*s);
   for (const RunShift& sh : s->study.shifts)
     if (sh.done)
       out += " Shift " + std::to_string(sh.shift) + ": " + (sh.error.empty() ? format_sig(sh.loss, 6) : sh.error) + ".";

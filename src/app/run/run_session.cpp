@@ -61,19 +61,17 @@ const RunSession* find_run_session(const App& app) {
 }
 
 Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& config, Checkpoint& c,
-                              const std::string& label) {
+                              const std::string& label, std::vector<long long> ids) {
   const ModelFamily* family = model_family(config.model_type.value_or(""));
   if (!family || !family->runs)
-    return bad_request("the forward pass does not run model_type \"" + config.model_type.value_or("") +
-                       "\" (it runs " + model_family_types(true) + ")");
+    return bad_request("the forward pass does not run model_type \"" + config.model_type.value_or("") + "\" (it runs " +
+                       model_family_types(true) + ")");
   RunPlanned out;
   out.learned = family->positions[0] != '\0';
   out.context = config.max_position_embeddings.value_or(0);
   out.trained = std::max(1LL, trained_context(config));
-  const std::string_view text = heldout_sample();
   RunPlan& plan = out.plan;
-  plan.text.assign(reinterpret_cast<const unsigned char*>(text.data()),
-                   reinterpret_cast<const unsigned char*>(text.data()) + text.size());
+  plan.text = std::move(ids);
   plan.length = settings.length;
   plan.windows = settings.windows;
   plan.factor = settings.factor;
@@ -92,10 +90,12 @@ Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& confi
   plan.threads = run_threads();
   const Expected<ForwardShape> shape = forward_shape(c, config);
   if (!shape) return bad_request(label + ": " + shape.error().message);
-  if (shape->vocab != 256)
-    return bad_request(label + " reads tokens of a vocabulary of " + std::to_string(shape->vocab) +
-                       ": the held-out sample is bytes, for byte-level models (vocab_size 256); a tokenizer.json "
-                       "comes next");
+  for (const long long id : plan.text)
+    if (id < 0 || id >= shape->vocab)
+      return bad_request(label + ": the text holds token id " + std::to_string(id) +
+                         ", past the model's vocabulary "
+                         "of " +
+                         format_count(shape->vocab) + " (ids 0.." + format_count(shape->vocab - 1) + ")");
   Expected<std::vector<RunJob>> jobs = run_jobs(plan);
   if (!jobs) return jobs.error();
   out.jobs = std::move(*jobs);
@@ -131,7 +131,12 @@ bool run_start(App& app) {
     s.error = w->label + " came without its config.json: the pass needs the model's shape";
     return false;
   }
-  Expected<RunPlanned> planned = plan_run(s.settings, *w->config, *w->checkpoint, w->label);
+  const RunTokens& tokens = run_tokens(app);
+  if (!tokens.error.empty()) {
+    s.error = tokens.error;
+    return false;
+  }
+  Expected<RunPlanned> planned = plan_run(s.settings, *w->config, *w->checkpoint, w->label, tokens.ids);
   if (!planned) {
     s.error = planned.error().message;
     return false;
@@ -232,11 +237,18 @@ std::string run_status(const RunSession& s) {
 void run_state(JsonWriter& j, const App& app) {
   j.key("run");
   const RunSession* s = find_run_session(app);
-  if (!s || (s->jobs.empty() && s->error.empty())) {
+  if (!s || (s->jobs.empty() && s->error.empty() && s->text.text.empty() && s->tokens.summary.empty() &&
+             s->tokens.error.empty())) {
     j.null();
     return;
   }
-  j.begin_object().field("model", s->model_label).field("status", run_status(*s)).field("running", s->running);
+  const RunTokens& t = s->tokens;
+  j.begin_object().key("text").begin_object().field("name", run_text_name(app));
+  j.field("bytes", (long long)(s->text.text.empty() ? heldout_sample().size() : s->text.text.size()));
+  j.field("tokens", (long long)t.ids.size()).field("error", t.error).key("first_ids").begin_array();
+  for (std::size_t i = 0; i < std::min<std::size_t>(t.ids.size(), 16); ++i) j.value(t.ids[i]);
+  j.end_array().end_object();
+  j.field("model", s->model_label).field("status", run_status(*s)).field("running", s->running);
   j.field("error", s->error).field("done", (long long)s->next).field("passes", (long long)s->jobs.size());
   j.field("length", s->plan.length).field("windows", s->plan.windows).field("trained", s->trained);
   j.field("context", s->context).key("curves").begin_array();

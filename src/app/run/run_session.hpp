@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/run/run_text.hpp"
 #include "app/state/state.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/infer/run_study.hpp"
@@ -25,6 +26,8 @@ struct RunSettings {
 
 struct RunSession {
   RunSettings settings;
+  RunText text;      // what it reads (run_text.hpp)
+  RunTokens tokens;  // and its tokens for the loaded weights (run_tokens)
   RunPlan plan;
   std::vector<RunJob> jobs;
   RunStudy study;
@@ -54,17 +57,18 @@ struct RunSession {
   std::chrono::steady_clock::time_point started;
 };
 
-// A study of these settings on the held-out sample, planned: what run_start and a page's worker both build.
+// A study of these settings on the text's token ids, planned: what run_start and a page's worker both build.
 struct RunPlanned {
   RunPlan plan;
   std::vector<RunJob> jobs;
-  bool learned = false;     // a learned position table: no rope to choose
-  long long context = 0;    // max_position_embeddings
-  long long trained = 1;    // trained_context
+  bool learned = false;   // a learned position table: no rope to choose
+  long long context = 0;  // max_position_embeddings
+  long long trained = 1;  // trained_context
 };
-// Refuses (BadRequest naming `label`) a family the pass does not run, a vocabulary that is not bytes, a bad plan.
+// Refuses (BadRequest naming `label`) a family the pass does not run, an id past the model's vocabulary, a bad plan
+// (a text shorter than a window).
 Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& config, Checkpoint& c,
-                              const std::string& label);
+                              const std::string& label, std::vector<long long> ids);
 // The settings as the page hands them to a worker: the ticked ropes as bits (RunRope order).
 int run_rope_bits(const RunSettings& s);
 RunSettings run_settings_of(long long length, int windows, int rope_bits, double factor, bool shift);
@@ -79,8 +83,9 @@ std::string_view heldout_sample();
 RunSession& run_session(App& app);
 const RunSession* find_run_session(const App& app);
 
-// Plans the study of the loaded checkpoint with the settings; false with RunSession::error set (no weights, no
-// config, a family the pass does not run, a text too short). A run in progress is replaced.
+// Plans the study of the loaded checkpoint on the text's tokens with the settings; false with RunSession::error set
+// (no weights, no config, a family the pass does not run, a text the model cannot read or too short). A run in
+// progress is replaced.
 bool run_start(App& app);
 // Runs the next pass (one per frame); with `remote` only checks the weights are still the run's.
 void run_tick(App& app);

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "app/state/downsample.hpp"
+#include "app/state/loaded_tokenizer.hpp"
 #include "app/state/params.hpp"
 #include "app/state/weights.hpp"
 #include "core/base/format.hpp"
@@ -65,7 +66,7 @@ void build_score_qk(const Params& p, Model& m) {
                    std::to_string(d) + " (choose the checkpoint's model)";
     else if (!qk)
       m.qk_reading = qk.error().type == kNeedBytes,
-      m.qk_error = m.qk_reading                       ? std::string("reading layer 0's rows for these tokens")
+      m.qk_error = m.qk_reading                      ? std::string("reading layer 0's rows for these tokens")
                    : qk.error().type == "BadRequest" ? qk.error().message
                                                      : qk.error().full();  // PyTorch's IndexError, by its name
     if (!m.qk_error.empty()) {
@@ -76,13 +77,14 @@ void build_score_qk(const Params& p, Model& m) {
       const LoadedWeights& w = *p.weights;
       const auto named = [&](long long t) {
         std::string out = "token " + std::to_string(t);
-        if (w.words && t < w.words->size() && !w.words->words[std::size_t(t)].empty())
-          out += " ('" + w.words->words[std::size_t(t)] + "')";
+        if (const std::string* token = w.tokenizer ? token_string(*w.tokenizer, t) : nullptr)
+          out += " ('" + *token + "')";
         return out;
       };
       layer0 = "q and k are layer 0 of " + w.label + " (head " + std::to_string(p.qk_head) + ", key head " +
                std::to_string(qk->kv_head) + "): the query from " + named(p.q_token) + ", the key from " +
-               named(p.k_token) + ", through the embedding, the input norm and the projections; a trained model's "
+               named(p.k_token) +
+               ", through the embedding, the input norm and the projections; a trained model's "
                "real q · k against distance, one layer, one head, before any attention softmax";
     }
   }
@@ -91,7 +93,8 @@ void build_score_qk(const Params& p, Model& m) {
       m.score_q = m.q;
       m.score_k = m.k;
       m.qk_words = "q and k are random N(0, 1) vectors of width " + std::to_string(d) + " (seed " +
-                   std::to_string(p.seed) + "), not a trained model's: for random vectors the score is noise around 0 "
+                   std::to_string(p.seed) +
+                   "), not a trained model's: for random vectors the score is noise around 0 "
                    "that does not shrink with distance, so no decay is to be expected";
       if (!m.qk_error.empty()) m.qk_words = "qk=layer0 is not drawn (" + m.qk_error + "); " + m.qk_words;
       break;
@@ -178,8 +181,9 @@ void build_table_image(const Params& p, Model& m) {
 void build_table(const Params& p, Model& m) {
   const WeightsTable* loaded = loaded_table(p);
   m.table_built = loaded || (long long)p.max_position * p.d_model() <= Limits::kTableEntriesMax;
-  m.table = loaded ? LearnedTable{loaded->P}
-                   : m.table_built ? learned_table(p.max_position, p.d_model(), p.seed) : LearnedTable{};
+  m.table = loaded          ? LearnedTable{loaded->P}
+            : m.table_built ? learned_table(p.max_position, p.d_model(), p.seed)
+                            : LearnedTable{};
   build_table_image(p, m);
 }
 
@@ -487,8 +491,8 @@ void build_rotation(const Params& p, Model& m) {
   m.k_rot = apply_rope(m.k, double(p.key_position), m.inv_freq, p.pairing);
   m.score = score_scale(m) * m.q_rot.dot(m.k_rot);
   m.norm_max_diff = std::max(std::abs(m.q_rot.norm() - m.q.norm()), std::abs(m.k_rot.norm() - m.k.norm()));
-  m.why = add_vs_rotate(m.q, m.k, double(p.position), double(p.key_position), kAnchorShift, m.inv_freq, p.pairing,
-                        p.base);
+  m.why =
+      add_vs_rotate(m.q, m.k, double(p.position), double(p.key_position), kAnchorShift, m.inv_freq, p.pairing, p.base);
 }
 
 // The lesson's exercises, then those of the frequencies RoPE uses here and the table's size.
@@ -554,9 +558,11 @@ struct Piece {
 };
 // RV_PIECE(name, builder, inputs...): the piece ModelCaches::name, rebuilt by builder when its inputs (expressions of
 // the Params p and of the Model m as built so far) differ from the last build's.
-#define RV_PIECE(name, build, ...) \
-  Piece{#name, &ModelCaches::name, \
-        [](Cached& c, const Params& p, [[maybe_unused]] const Model& m) { return c.stale(__VA_ARGS__); }, build}
+#define RV_PIECE(name, build, ...)                                                                               \
+  Piece {                                                                                                        \
+#name, &ModelCaches::name,                                                                                   \
+        [](Cached & c, const Params& p, [[maybe_unused]] const Model& m) { return c.stale(__VA_ARGS__); }, build \
+  }
 
 // Each piece's inputs, written once, in dependency order: freq, table and vectors first, then what reads them. The
 // inputs are raw Params and derived values (the field's window), so two pieces never share a hidden flag.
@@ -567,6 +573,7 @@ const Piece kPieces[] = {
     RV_PIECE(vectors, build_vectors, p.d_head, p.seed),
     // Layer 0's pair reads the loaded checkpoint only when qk asks for it.
     RV_PIECE(score_qk, build_score_qk, p.qk, p.d_head, p.seed, weights_serial(p),
+             loaded_tokenizer(p) ? loaded_tokenizer(p)->serial : 0,
              p.qk == ScoreQK::Layer0 ? std::make_tuple(p.q_token, p.k_token, p.qk_head) : std::make_tuple(0LL, 0LL, 0)),
     RV_PIECE(lookup, build_lookup, p.max_position, p.d_model(), p.seed, weights_serial(p), p.position),
     RV_PIECE(rotate, build_rotation, m.freq_version, p.seed, p.pairing, p.position, p.key_position),
@@ -615,8 +622,7 @@ const std::vector<CatalogRow>& model_catalog(Model& m) {
     if (const auto& rope = info->rope) {
       row.budget = context_budget(*rope, row.hidden);
       if (rope->rope_type != "default")
-        row.scaling = rope->rope_type +
-                      (rope->factor != 1.0 ? " ×" + format_number(rope->factor) : std::string());
+        row.scaling = rope->rope_type + (rope->factor != 1.0 ? " ×" + format_number(rope->factor) : std::string());
     }
     m.catalog.push_back(std::move(row));
   }

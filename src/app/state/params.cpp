@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "app/state/lesson.hpp"
+#include "app/state/loaded_tokenizer.hpp"
 #include "app/state/registry.hpp"
 #include "app/state/weights.hpp"
 #include "core/base/format.hpp"
@@ -338,21 +339,26 @@ bool parse_qk(const ParamField& f, Params& p, const ParamInput& in, Notes& notes
   return true;
 }
 
-// A token id, or with the checkpoint's tokenizer.json a word of its vocabulary (exact); an id past the loaded
-// embedding is refused by name, the old one kept.
+// A token id, or with the checkpoint's tokenizer.json a word, encoded through it as the model would read it (a word
+// of several tokens gives its first, and a note says so); an id past the loaded embedding is refused by name, the old
+// one kept.
 template <auto M>
 bool parse_token(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
   const std::string_view text = in.text;
   long long id = p.*M;
   const LoadedWeights* w = p.weights.get();
   const std::string kept = "; kept " + std::to_string(p.*M);
-  if (!in.number && w && w->words) {
-    const Expected<long long> found = token_id(*w->words, text);
+  if (!in.number && w && w->tokenizer) {
+    const Expected<WordTokens> found = word_tokens(*w->tokenizer, text);
     if (!found) {
       notes.push_back(std::string(f.key) + "=" + quoted(text) + ": " + found.error().message + kept);
       return false;
     }
-    id = *found;
+    id = found->id;
+    if (found->count > 1)
+      notes.push_back(std::string(f.key) + "=" + quoted(text) + " is " + std::to_string(found->count) +
+                      " tokens through " + w->tokenizer->name + " (" + found->pieces + "): took the first, id " +
+                      std::to_string(id));
   } else if (!in.number) {
     notes.push_back(std::string(f.key) + "=" + quoted(text) + " is not a token id (a word needs the checkpoint's " +
                     "tokenizer.json beside it)" + kept);

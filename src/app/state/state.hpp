@@ -33,12 +33,12 @@
 #include "core/weights/checkpoint.hpp"
 #include "core/weights/learned_table.hpp"
 #include "core/weights/real_scores.hpp"
-#include "core/weights/tokenizer_vocab.hpp"
 #include "core/weights/rope_usage.hpp"
 
 namespace rv {
 
-class Gpu;  // app/ui/gpu.hpp: the renderer seam for shader heatmaps (null when headless)
+struct LoadedTokenizer;  // app/state/loaded_tokenizer.hpp
+class Gpu;               // app/ui/gpu.hpp: the renderer seam for shader heatmaps (null when headless)
 
 // A config.json loaded by the user: its name (the file's), the fields read from it, and a serial that changes with
 // every load (two files may give equal parameters).
@@ -58,8 +58,8 @@ struct WeightsTable {
   double analysis_ms = 0.0;  // how long core's analysis took (state().weights reports it)
 };
 struct LoadedWeights {
-  std::string label;        // "model.safetensors", or the Hub repo
-  std::string model_type;   // the config.json's, or ""
+  std::string label;               // "model.safetensors", or the Hub repo
+  std::string model_type;          // the config.json's, or ""
   std::optional<HfConfig> config;  // the config.json given with it (install_weights makes it model=config)
   std::string config_name;
   std::vector<TensorInfo> tensors;
@@ -71,12 +71,11 @@ struct LoadedWeights {
   // token's embedding row and a head's projection rows when they are asked for, tokenizer.json's vocabulary when one
   // came with it, and the pair read during the load (the page's only one until it reads more).
   std::shared_ptr<Checkpoint> checkpoint;
-  long long vocab = 0;     // rows of the token embedding the model's layout names; 0 when none can be read
-  int qk_heads = 0;        // the config's attention heads
-  std::string no_layer0;   // why qk=layer0 cannot be drawn from these weights, or ""
-  std::optional<TokenVocab> words;  // tokenizer.json's model.vocab
-  std::string words_name;           // "tokenizer.json"
-  std::optional<RealQK> first_qk;   // read during the load for first_qk_of (head, token, key token)
+  long long vocab = 0;    // rows of the token embedding the model's layout names; 0 when none can be read
+  int qk_heads = 0;       // the config's attention heads
+  std::string no_layer0;  // why qk=layer0 cannot be drawn from these weights, or ""
+  std::shared_ptr<const LoadedTokenizer> tokenizer;  // tokenizer.json, when one came with them or was given after
+  std::optional<RealQK> first_qk;                    // read during the load for first_qk_of (head, token, key token)
   long long first_qk_of[3] = {-1, -1, -1};
   // On the page, the ranges the checkpoint's SuppliedSources read from (null on the desktop, whose files are read at
   // once); the rope_usage walk (app/state/usage.hpp) reads through the same checkpoint.
@@ -100,8 +99,8 @@ struct Params {
   double base = 10000.0;
   Pairing pairing = Pairing::Interleaved;
   std::uint64_t seed = 123;
-  int offsets = 64;    // the score curve spans m - n in [-offsets, offsets]
-  ScoreQK qk = ScoreQK::Random;     // the score curve's q and k: random N(0, 1), q = k, all ones, layer 0's
+  int offsets = 64;                    // the score curve spans m - n in [-offsets, offsets]
+  ScoreQK qk = ScoreQK::Random;        // the score curve's q and k: random N(0, 1), q = k, all ones, layer 0's
   long long q_token = 0, k_token = 0;  // qk=layer0: the query's and the key's token ids
   int qk_head = 0;                     // ... and the head
   int tab_top = 0;     // tab shown in the top bar (app/state/registry.hpp; links name it: tab_top=precision)
@@ -246,11 +245,11 @@ struct Model {
   AddVsRotate why;                         // q + PE(m) against RoPE(q, m), with k at n (built with the rotation)
 
   // [SECTION] Dot product against offset: score(anchor + r, anchor) for r in [-offsets, offsets]
-  Eigen::VectorXd score_q, score_k;  // the curve's q and k (Params::qk; layer 0's laid out over the whole head)
+  Eigen::VectorXd score_q, score_k;    // the curve's q and k (Params::qk; layer 0's laid out over the whole head)
   ScoreQK qk_drawn = ScoreQK::Random;  // what they are: Params::qk, or Random when layer 0 cannot be read
-  std::string qk_words;    // what q and k are, in words, for the panel and the text layer (built with them)
-  std::string qk_error;    // why qk=layer0 fell back to random, or ""
-  bool qk_reading = false; // ... because the page has not read the rows yet (it asks for them after the frame)
+  std::string qk_words;                // what q and k are, in words, for the panel and the text layer (built with them)
+  std::string qk_error;                // why qk=layer0 fell back to random, or ""
+  bool qk_reading = false;  // ... because the page has not read the rows yet (it asks for them after the frame)
   std::uint64_t qk_version = 0;
   double anchor_a = 0.0, anchor_b = 0.0;  // n and n + anchor_shift
   std::vector<double> curve_a, curve_b;   // [2 * offsets + 1]
@@ -349,9 +348,9 @@ struct ExerciseEntry {
 struct Play {
   bool on = false;
   bool log = false;
-  double rate = 2.0;      // positions per second (linear)
-  double decades = 0.5;   // decades per second (logarithmic)
-  double at = 0.0;        // the sweep's exact position; Params::position is its whole part
+  double rate = 2.0;     // positions per second (linear)
+  double decades = 0.5;  // decades per second (logarithmic)
+  double at = 0.0;       // the sweep's exact position; Params::position is its whole part
 };
 
 struct Rect {
@@ -361,32 +360,32 @@ struct Rect {
 // A checkpoint being read by the page (web/page.js reads the ranges core asks for: a File's slices, the Hub's range
 // requests), and the Hub field. The desktop reads its files at once and never shows it.
 struct WeightsLoad {
-  bool active = false;                    // ranges are being read
-  std::string what;                       // "openai-community/gpt2 (Hub)", "model.safetensors"
-  std::uint64_t done = 0, total = 0;      // bytes read so far of those asked for so far
-  bool stop = false;                      // Stop pressed: the page aborts its request and the state stays
+  bool active = false;                       // ranges are being read
+  std::string what;                          // "openai-community/gpt2 (Hub)", "model.safetensors"
+  std::uint64_t done = 0, total = 0;         // bytes read so far of those asked for so far
+  bool stop = false;                         // Stop pressed: the page aborts its request and the state stays
   char repo[128] = "openai-community/gpt2";  // the Hub field's repo id
-  bool pending_fetch = false;             // "fetch" pressed: the platform starts reading repo from the Hub
-  bool pending_open = false;              // "load weights" pressed: the platform opens a file picker
-  std::string pending_demo;               // a demo model's button (Run it): the platform opens web/models/<name>
+  bool pending_fetch = false;                // "fetch" pressed: the platform starts reading repo from the Hub
+  bool pending_open = false;                 // "load weights" pressed: the platform opens a file picker
+  std::string pending_demo;                  // a demo model's button (Run it): the platform opens web/models/<name>
 };
 
 // The UI's own state: nothing here changes the math.
 struct Ui {
-  float scale = 1.0f;                        // device pixels per CSS/logical pixel
-  std::map<std::string, Rect> rects;         // named controls, in device pixels
-  std::vector<std::string> notes;            // rejected or clamped inputs, confirmations; shown until dismissed
-  std::map<std::string, int> note_repeats;   // a note raised again is shown once with its count (show_notes)
+  float scale = 1.0f;                       // device pixels per CSS/logical pixel
+  std::map<std::string, Rect> rects;        // named controls, in device pixels
+  std::vector<std::string> notes;           // rejected or clamped inputs, confirmations; shown until dismissed
+  std::map<std::string, int> note_repeats;  // a note raised again is shown once with its count (show_notes)
   std::vector<ExportFile>
       pending_exports;  // set by an export button (one or more files), taken by the platform (app/shell/host.hpp)
-  bool pending_copy_link = false;            // "copy link" pressed; the platform copies and clears it
-  bool pending_picture = false;              // "picture.png" pressed; the platform saves the next frame as a PNG
-  std::string picture_panel;                 // ... of this panel only (its key; rects["panel:KEY"]), or "" the window
-  int picture_waits = 0;                     // frames that picture has waited for its panel to show (app/shell/host)
-  bool pending_open_config = false;          // "load config.json" pressed; the platform opens a file picker
-  bool can_open_files = false;               // the platform has a file picker (the web page)
-  WeightsLoad weights_load;                  // a checkpoint being read, the Hub field
-  double frame_ms = 0.0;                     // CPU time of the last frame
+  bool pending_copy_link = false;    // "copy link" pressed; the platform copies and clears it
+  bool pending_picture = false;      // "picture.png" pressed; the platform saves the next frame as a PNG
+  std::string picture_panel;         // ... of this panel only (its key; rects["panel:KEY"]), or "" the window
+  int picture_waits = 0;             // frames that picture has waited for its panel to show (app/shell/host)
+  bool pending_open_config = false;  // "load config.json" pressed; the platform opens a file picker
+  bool can_open_files = false;       // the platform has a file picker (the web page)
+  WeightsLoad weights_load;          // a checkpoint being read, the Hub field
+  double frame_ms = 0.0;             // CPU time of the last frame
   long long frames = 0;
   std::shared_ptr<Gpu> gpu;  // set by the platform; null when headless
   bool controls_open = true;
@@ -397,9 +396,9 @@ struct Ui {
   int single_bar = 0;        // the bar whose selected panel shows: the one a link or the picker changed last
   int seen_tab[2] = {0, 0};  // Params::tab_top / tab_bottom last frame (their defaults), to follow a change
   bool show_decay = true;
-  int lab_view = 0;      // the lab's plot: exact match, per answer, loss, attention, KV cache, learned rows
-  int bias_head = 0;     // the head whose ALiBi bias matrix the biases panel shows (0-based)
-  bool bias_t5 = false;  // a narrow biases panel shows T5's buckets instead of ALiBi
+  int lab_view = 0;             // the lab's plot: exact match, per answer, loss, attention, KV cache, learned rows
+  int bias_head = 0;            // the head whose ALiBi bias matrix the biases panel shows (0-based)
+  bool bias_t5 = false;         // a narrow biases panel shows T5's buckets instead of ALiBi
   int shown_tab[2] = {-1, -1};  // tab each bar (app/state/registry.hpp) drew last frame
   std::string focus;            // the named control with the keyboard focus after the last frame ("": none)
   // number fields being typed into (app/shell/controls.cpp), by link key: the live text, applied on Enter or
@@ -426,7 +425,7 @@ struct LabInspect {
   std::vector<long long> tokens;    // what the model reads: all but the last
   AttentionMaps<float> maps;        // [layers][heads] of [T, T]
   std::optional<KvCheck> kv;
-  std::string error;                // e.g. a learned table too short for this size
+  std::string error;  // e.g. a learned table too short for this size
 };
 
 // The lab's run (core/lab/lab_engine.hpp), advanced by app/state/lab_session.hpp a time slice per frame, or polled
@@ -437,12 +436,12 @@ struct LabSession {
   // its options and the flags they were read from; unset, on this thread, a slice per frame (LabSerial).
   std::function<std::unique_ptr<LabEngine>(const LabOptions&, const std::vector<std::string>&)> engine;
   bool running = false;
-  bool stopped = false;       // Stop was pressed before the run finished
-  std::uint64_t serial = 0;   // counts runs started (window.ropeviz.lab waits for its own)
-  std::string error;          // why the last Run was refused (core's message), or ""
-  double slice_ms = 0.0;      // time spent training in the last frame
-  double last_loss = 0.0;     // the latest training loss, for the progress line
-  std::string result_json;    // lab_json of the finished (or stopped) run, built once; "" while running
+  bool stopped = false;      // Stop was pressed before the run finished
+  std::uint64_t serial = 0;  // counts runs started (window.ropeviz.lab waits for its own)
+  std::string error;         // why the last Run was refused (core's message), or ""
+  double slice_ms = 0.0;     // time spent training in the last frame
+  double last_loss = 0.0;    // the latest training loss, for the progress line
+  std::string result_json;   // lab_json of the finished (or stopped) run, built once; "" while running
   // The finished run before this one, kept when a Run starts: the Lab's "sequential vs random" view sets the two side
   // by side when their options differ only in positions and position_range (lab_comparable).
   std::optional<LabResult> previous;
@@ -455,12 +454,12 @@ struct LabSession {
 
 // One side of the trained-table panel: a table's analysis and what the panel draws of it, built once per table.
 struct TrainedSide {
-  bool trained = false;  // a checkpoint's table, not a seeded random one
-  std::string name;      // "wpe.weight of model.safetensors", "the app's random table"
-  std::string sentence;  // its measured numbers in words (app/state/trained_view.cpp)
-  std::string too_large; // why it was not analysed, or ""
+  bool trained = false;   // a checkpoint's table, not a seeded random one
+  std::string name;       // "wpe.weight of model.safetensors", "the app's random table"
+  std::string sentence;   // its measured numbers in words (app/state/trained_view.cpp)
+  std::string too_large;  // why it was not analysed, or ""
   LearnedTableAnalysis analysis;
-  RowMatrixXd cosines;   // core's sampled_cosines [side, side]
+  RowMatrixXd cosines;            // core's sampled_cosines [side, side]
   double component_absmax = 0.0;  // max |component| over the top three (the path's scale)
 };
 // The trained-table panel's sides (app/state/trained_view.hpp): [0] the loaded table when there is one, [1] a random
@@ -477,16 +476,16 @@ struct TrainedView {
 // The "Frequencies in use" panel's walk (app/state/usage.hpp): core's rope_usage over a loaded RoPE checkpoint, one
 // layer per step, its gains kept per layer; what the panel draws and says is built when a layer arrives.
 struct UsageWalk {
-  std::uint64_t serial = 0;          // weights_serial it walks
+  std::uint64_t serial = 0;                            // weights_serial it walks
   bool active = false, stop = false, stopped = false;  // stop: Stop pressed, taken by the next step
-  std::string note;                  // why there is no walk or why it ended early (core's message), or ""
-  RopeUsage usage;                   // layers measured so far (usage.q/k per layer; q_mean/k_mean over them)
-  int total = 0;                     // layers the checkpoint holds
+  std::string note;  // why there is no walk or why it ended early (core's message), or ""
+  RopeUsage usage;   // layers measured so far (usage.q/k per layer; q_mean/k_mean over them)
+  int total = 0;     // layers the checkpoint holds
   HfConfig config;
-  SuppliedBytes::Mark mark;          // the ranges held when the walk began (the headers): kept, the rest let go
+  SuppliedBytes::Mark mark;  // the ranges held when the walk began (the headers): kept, the rest let go
   std::uint64_t bytes_start = 0, bytes_read = 0, held_max = 0;  // bytes the walk read; the most held at once
-  std::vector<double> layer_ms;      // core's time per layer measured
-  int head = 0;                      // the detail's query head
+  std::vector<double> layer_ms;                                 // core's time per layer measured
+  int head = 0;                                                 // the detail's query head
   // Built when a layer arrives (no per-frame work): [layer][pair] gains, mean over heads, and head `head`'s (its key
   // head's for k), rebuilt when the picker changes
   std::vector<float> q_grid, k_grid, head_q_grid, head_k_grid;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/state/loaded_tokenizer.hpp"
 #include "app/state/params.hpp"
 #include "core/base/format.hpp"
 #include "core/base/json_value.hpp"
@@ -83,18 +84,15 @@ std::optional<Error> layer0_pair(const WeightsFiles& files, Checkpoint& c, Loade
   return std::nullopt;
 }
 
-// ... then tokenizer.json's vocabulary, once every byte is in (the page runs the load again per range it reads): a
-// bad one refuses the load, naming it.
+// ... then tokenizer.json, once every byte is in (the page runs the load again per range it reads): a bad one refuses
+// the load, naming it and the component.
 std::optional<Error> layer0_of(const WeightsFiles& files, Checkpoint& c, LoadedWeights& w) {
   if (auto e = layer0_pair(files, c, w)) return e;
   if (!files.tokenizer_text) return std::nullopt;
-  if (files.tokenizer_bytes > kMaxTokenizerBytes)
-    return bad_request("tokenizer.json: " + format_count((long long)files.tokenizer_bytes) + " bytes is over the " +
-                       format_count((long long)kMaxTokenizerBytes) + "-byte limit");
-  Expected<TokenVocab> words = parse_tokenizer_vocab(*files.tokenizer_text);
-  if (!words) return words.error();
-  w.words = std::move(words.value());
-  w.words_name = "tokenizer.json";
+  Expected<std::shared_ptr<const LoadedTokenizer>> t =
+      parse_loaded_tokenizer(*files.tokenizer_text, files.tokenizer_bytes, "tokenizer.json");
+  if (!t) return t.error();
+  w.tokenizer = std::move(*t);
   return std::nullopt;
 }
 
@@ -132,6 +130,14 @@ bool is_weights_file(const std::string& name) {
     return name.size() >= n && name.compare(name.size() - n, n, tail) == 0;
   };
   return ends(".safetensors") || ends(".safetensors.index.json");
+}
+
+bool is_side_file(const std::string& name) {
+  const std::string base = name.substr(name.find_last_of("/\\") + 1);
+  for (const char* side :
+       {"tokenizer_config.json", "generation_config.json", "special_tokens_map.json", "preprocessor_config.json"})
+    if (base == side) return true;
+  return false;
 }
 
 bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes) {
@@ -235,10 +241,10 @@ bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vec
     std::optional<long long> heads;
     if (next.model == kLoadedModel && next.loaded) heads = next.loaded->config.num_attention_heads;
     if (!table_frame(rows, dim, heads, next)) {
-      notes.push_back(w->label + ": " + t.tensor + " " + shape_text(rows, dim) +
-                      " does not fit this app (rows 1.." + format_count(Limits::kMaxPositionMax) + ", at most " +
-                      format_count(Limits::kTableEntriesMax) + " entries, a width of even heads of 2.." +
-                      std::to_string(Limits::kDHeadMax) + "); kept the current table");
+      notes.push_back(w->label + ": " + t.tensor + " " + shape_text(rows, dim) + " does not fit this app (rows 1.." +
+                      format_count(Limits::kMaxPositionMax) + ", at most " + format_count(Limits::kTableEntriesMax) +
+                      " entries, a width of even heads of 2.." + std::to_string(Limits::kDHeadMax) +
+                      "); kept the current table");
       return false;
     }
   }
@@ -248,13 +254,17 @@ bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vec
   const LoadedWeights& l = *p.weights;
   const ModelFamily* family = model_family(l.model_type);
   const bool rope_model = family && family->positions[0] == '\0';
-  notes.push_back("loaded " + l.label + ": " + std::to_string(l.tensors.size()) + " tensors, read " +
-                  format_count((long long)l.bytes_read) +
-                  (l.file_bytes ? " of " + format_count((long long)l.file_bytes) + " bytes" : " bytes") +
-                  (l.table ? "; the learned table is " + l.table->tensor + " " +
-                                 shape_text(l.table->P.rows(), l.table->P.cols())
-                           : rope_model ? "; no learned position table (" + l.model_type + " uses RoPE)"
-                                        : "; " + l.no_table));
+  notes.push_back(
+      "loaded " + l.label + ": " + std::to_string(l.tensors.size()) + " tensors, read " +
+      format_count((long long)l.bytes_read) +
+      (l.file_bytes ? " of " + format_count((long long)l.file_bytes) + " bytes" : " bytes") +
+      (l.table ? "; the learned table is " + l.table->tensor + " " + shape_text(l.table->P.rows(), l.table->P.cols())
+       : rope_model ? "; no learned position table (" + l.model_type + " uses RoPE)"
+                    : "; " + l.no_table) +
+      (l.tokenizer ? "; " + l.tokenizer->name + " beside it" : ""));
+  // a vocabulary that does not fit is said before any forward pass is asked for
+  if (l.tokenizer && !tokenizer_fit(*l.tokenizer, l.vocab).empty())
+    notes.push_back(l.label + ": " + tokenizer_fit(*l.tokenizer, l.vocab));
   return true;
 }
 
@@ -264,24 +274,25 @@ void unload_weights(Params& p, std::vector<std::string>& notes) {
   p.weights.reset();
 }
 
+std::optional<std::string> read_file_head(const std::string& path, std::size_t cap, std::uint64_t& size) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return std::nullopt;
+  size = std::uint64_t(std::max<std::streamoff>(in.tellg(), 0));
+  in.seekg(0);
+  std::string text(std::min<std::uint64_t>(size, cap), '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  return text;
+}
+
 Expected<std::shared_ptr<const LoadedWeights>> open_weights_path(const std::string& path, std::uint64_t serial) {
   const std::size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
   WeightsFiles files;
   files.label = slash == std::string::npos ? path : path.substr(slash + 1);
   const bool index = files.label.size() >= 5 && files.label.compare(files.label.size() - 5, 5, ".json") == 0;
-  const auto slurp = [](const std::string& name, std::size_t cap, std::uint64_t& size) -> std::optional<std::string> {
-    std::ifstream in(name, std::ios::binary | std::ios::ate);
-    if (!in) return std::nullopt;
-    size = std::uint64_t(std::max<std::streamoff>(in.tellg(), 0));
-    in.seekg(0);
-    std::string text(std::min<std::uint64_t>(size, cap), '\0');
-    in.read(text.data(), std::streamsize(text.size()));
-    return text;
-  };
   if (index) {
     std::uint64_t size = 0;
-    std::optional<std::string> text = slurp(path, kMaxJsonBytes + 1, size);
+    std::optional<std::string> text = read_file_head(path, kMaxJsonBytes + 1, size);
     if (!text) return Error{"IOError", "cannot open " + path};
     if (size > kMaxJsonBytes) return bad_request(path + " is too large for an index");
     files.index_text = std::move(*text);
@@ -289,9 +300,9 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights_path(const std::stri
     files.file = files.label;
   }
   const std::string config = (dir.empty() ? "" : dir + "/") + "config.json";
-  files.config_text = slurp(config, kMaxConfigFileBytes, files.config_bytes);
-  files.tokenizer_text = slurp((dir.empty() ? "" : dir + "/") + "tokenizer.json", kMaxTokenizerBytes + 1,
-                               files.tokenizer_bytes);
+  files.config_text = read_file_head(config, kMaxConfigFileBytes, files.config_bytes);
+  files.tokenizer_text =
+      read_file_head((dir.empty() ? "" : dir + "/") + "tokenizer.json", kMaxTokenizerBytes + 1, files.tokenizer_bytes);
   return open_weights(files, disk_opener(dir), serial);
 }
 

@@ -45,6 +45,9 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights_path(const std::stri
 const WeightsTable* loaded_table(const Params& p);
 // What the app's table is, for sentences: "wpe.weight of model.safetensors" or "the app's table".
 std::string table_name(const Params& p);
+// A file's first `cap` bytes and its real size (`size`), or nullopt when it cannot be opened: a desktop path read so a
+// huge file costs nothing past the cap.
+std::optional<std::string> read_file_head(const std::string& path, std::size_t cap, std::uint64_t& size);
 // open_weights_path then install_weights, with a note naming the file when either refuses (the state stays).
 bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes);
 // The lab's last run's learned decoder (its pos_emb, written as the lab saves it and read back through the same
@@ -54,6 +57,10 @@ bool load_lab_table(Params& p, const LabSession& lab, std::vector<std::string>& 
 std::uint64_t next_weights_serial();
 // Whether a file's name is a checkpoint's (.safetensors, or an index: .safetensors.index.json).
 bool is_weights_file(const std::string& name);
+// Whether a file's name is one of the files Hugging Face ships beside a checkpoint that are not its config.json
+// (tokenizer_config.json, generation_config.json, special_tokens_map.json, preprocessor_config.json): a drop of one
+// is refused by name, not read as a model (web/page.js keeps the same list).
+bool is_side_file(const std::string& name);
 // The serial of Params::weights, 0 when none (the model's pieces key on it).
 std::uint64_t weights_serial(const Params& p);
 

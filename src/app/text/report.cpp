@@ -11,6 +11,7 @@
 #include "app/panels/exercises_ui.hpp"
 #include "app/panels/panel_calls.hpp"
 #include "app/state/export.hpp"
+#include "app/state/loaded_tokenizer.hpp"
 #include "app/state/lesson.hpp"
 #include "app/state/notes.hpp"
 #include "app/state/params.hpp"
@@ -231,6 +232,13 @@ void weights_state(JsonWriter& j, const App& app) {
       j.null();
     }
     rope_usage_state(j, app.usage);
+    j.key("vocab").value(w->vocab).key("tokenizer");
+    if (const LoadedTokenizer* t = w->tokenizer.get()) {
+      j.begin_object().key("name").value(t->name).key("tokens").value((long long)t->tokenizer.id_to_token.size());
+      j.key("ids").value(t->ids).key("fits").value(tokenizer_fit(*t, w->vocab).empty()).end_object();
+    } else {
+      j.null();
+    }
     j.end_object();
   }
   const WeightsLoad& l = app.ui.weights_load;

@@ -58,7 +58,13 @@ Expected<Regex> read_pattern(Fields& f) {
   if (!p || p->kind != Kind::Object)
     return bad_request("tokenizer.json: \"" + f.at("pattern") + "\" must be an object");
   Fields pattern(*p, f.at("pattern"));
-  if (pattern.find("String")) return Regex::literal(unicode::decode_utf8(pattern.string("String")));
+  if (pattern.find("String")) {
+    const std::u32string literal = unicode::decode_utf8(pattern.string("String"));
+    if (literal.size() > Regex::kMaxChars)
+      return bad_request("tokenizer.json: \"" + f.at("pattern") + "\": a String of " + std::to_string(literal.size()) +
+                         " characters is over the limit of " + std::to_string(Regex::kMaxChars));
+    return Regex::literal(literal);
+  }
   const std::string regex = pattern.string("Regex");
   if (pattern.error) return bad_request(pattern.error->message + " (a \"String\" or a \"Regex\")");
   Expected<Regex> re = Regex::compile(regex, RegexDialect::Oniguruma);

@@ -52,6 +52,10 @@ class Regex {
   // BadRequest "the regex \"...\" is not supported: <why> at character N" for what the engine does not handle.
   static Expected<Regex> compile(std::string_view pattern, RegexDialect dialect);
   static Regex literal(std::u32string_view text);  // matches exactly text (a pattern's "String")
+  // The matcher recurses once per item and the parser once per group: a longer or deeper pattern is refused (real
+  // tokenizers' patterns are a few hundred characters, a few groups deep) so the page's small stack cannot overflow.
+  static constexpr std::size_t kMaxChars = 1000;
+  static constexpr int kMaxDepth = 32;
 
   // The leftmost match starting at or after `from`, as RegExp.exec with lastIndex = from.
   std::optional<Span> find(std::u32string_view text, std::size_t from) const;

@@ -50,6 +50,9 @@ class RegexParser {
   }
 
   Expected<Regex> run() {
+    if (text_.size() > Regex::kMaxChars)
+      return bad_request("a regex of " + std::to_string(text_.size()) + " characters is over the limit of " +
+                         std::to_string(Regex::kMaxChars));
     re_.groups_.emplace_back();
     parse_group(0, false);
     if (!error_ && at_ < text_.size()) fail("an unmatched ')'");
@@ -125,9 +128,11 @@ class RegexParser {
     } else {
       at_ += 1;  // a capturing group: nothing reads captures, so it only groups
     }
+    if (++depth_ > Regex::kMaxDepth) return fail("groups nested deeper than 32"), std::nullopt;
     item.index = int(re_.groups_.size());
     re_.groups_.emplace_back();
     parse_group(item.index, fold);
+    --depth_;
     if (error_) return std::nullopt;
     if (peek() != ')') return fail("an unclosed '('"), std::nullopt;
     ++at_;
@@ -278,6 +283,7 @@ class RegexParser {
   std::u32string text_;
   RegexDialect dialect_;
   std::size_t at_ = 0;
+  int depth_ = 0;  // groups open now
   std::optional<std::string> error_;
   std::size_t error_at_ = 0;
   Regex re_;

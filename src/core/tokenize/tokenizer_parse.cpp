@@ -47,8 +47,10 @@ std::optional<Error> read_model(const JsonValue& v, Tokenizer& t) {
   Fields f(v, "model");
   const std::string type = f.string("type", f.find("merges") ? "BPE" : "");
   if (type != "BPE") return unsupported("model", type, "BPE");
+  // "" (or null) is the same as absent: Hugging Face's converters write "" into GPT-2's and many BPE models' files
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"})
-    if (f.find(key)) return fail("\"model." + std::string(key) + "\" is not supported");
+    if (const JsonValue* x = f.find(key); x && x->kind != Kind::Null && !(x->kind == Kind::String && x->string.empty()))
+      return fail("\"model." + std::string(key) + "\" is not supported");
   m.unk_token = f.optional_string("unk_token");
   m.fuse_unk = f.boolean("fuse_unk", false);
   m.byte_fallback = f.boolean("byte_fallback", false);

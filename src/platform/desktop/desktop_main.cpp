@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "app/run/run_session.hpp"
+#include "app/run/run_text.hpp"
 #include "app/shell/app.hpp"
 #include "app/shell/host.hpp"
 #include "app/state/export.hpp"
+#include "app/state/loaded_tokenizer.hpp"
 #include "app/state/params.hpp"
 #include "app/state/weights.hpp"
 #include "core/lab/lab_parallel.hpp"
@@ -29,15 +31,16 @@ struct Options {
   long long frames = -1;  // -1: run until the window closes
   std::string screenshot;
   std::string state;
-  std::string config;   // a config.json to open as the model
-  std::string weights;  // a checkpoint to open (.safetensors or its index)
-  bool run = false;     // start Run it on it
+  std::string config;           // a config.json to open as the model
+  std::string weights;          // a checkpoint to open (.safetensors or its index)
+  std::string tokenizer, text;  // a tokenizer.json for it, a text for Run it
+  bool run = false;             // start Run it on it
   int width = 1280, height = 800;
 };
 
 const char* kUsage =
     "usage: ropeviz [--frames N] [--screenshot FILE.png] [--state 'position=100&max_position=10&...'] "
-    "[--size WxH] [--config FILE] [--weights FILE [--run]]\n"
+    "[--size WxH] [--config FILE] [--weights FILE [--tokenizer FILE] [--text FILE] [--run]]\n"
     "  --frames N        render N frames, then exit 0\n"
     "  --screenshot F    write the last frame to F (PNG)\n"
     "  --state S         start from this state (same keys as the web app's URL hash)\n"
@@ -45,6 +48,8 @@ const char* kUsage =
     "  --config FILE     open a Hugging Face config.json as the model (or drop one on the window)\n"
     "  --weights FILE    open a checkpoint: model.safetensors or model.safetensors.index.json with its shards, and\n"
     "                    the config.json beside it (or drop them on the window); only the tensors needed are read\n"
+    "  --tokenizer FILE  the checkpoint's tokenizer.json, when it is not beside it (or drop it on the window)\n"
+    "  --text FILE       the text Run it reads (UTF-8), instead of the held-out sample (or drop a .txt)\n"
     "  --run             start Run it on those weights with the panel's settings (a pass per frame)\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
@@ -83,6 +88,10 @@ bool parse_options(int argc, char** argv, Options& o) {
       const char* v = next("--weights");
       if (!v) return false;
       o.weights = v;
+    } else if (a == "--tokenizer" || a == "--text") {
+      const char* v = next(a.c_str());
+      if (!v) return false;
+      (a == "--text" ? o.text : o.tokenizer) = v;
     } else if (a == "--run") {
       o.run = true;
     } else if (a == "--size") {
@@ -118,18 +127,36 @@ void open_config(rv::App& app, const std::string& path) {
   rv::load_config(app.params, text, label, total, app.ui.notes);
 }
 
-// Files dropped on the window: a checkpoint (.safetensors or its index; the config.json beside it comes along) is
-// opened as the weights, when there is one; else each file is opened as a config.json (the last one stays).
+// Files dropped on the window: a checkpoint (.safetensors or its index; the config.json and tokenizer.json beside it
+// come along) is opened as the weights, a *tokenizer.json is given to them, a .txt is Run it's text, a Hugging Face
+// side file (tokenizer_config.json, ...) is refused by name; without a checkpoint every other file is opened as a
+// config.json (the last one stays).
 void on_drop(GLFWwindow* handle, int count, const char** paths) {
   auto* window = static_cast<rv::Window*>(glfwGetWindowUserPointer(handle));
   if (!window || !window->app) return;
+  rv::App& app = *window->app;
+  const auto ends = [](const std::string& name, const char* tail) {
+    const std::size_t n = std::strlen(tail);
+    return name.size() >= n && name.compare(name.size() - n, n, tail) == 0;
+  };
   const char* const* checkpoint =
       std::find_if(paths, paths + count, [](const char* p) { return rv::is_weights_file(p); });
-  if (checkpoint != paths + count)
-    rv::load_weights_path(window->app->params, *checkpoint, window->app->ui.notes);
-  else
-    for (int i = 0; i < count; ++i) open_config(*window->app, paths[i]);
-  if (window) rv::wake(*window);
+  if (checkpoint != paths + count) rv::load_weights_path(app.params, *checkpoint, app.ui.notes);
+  for (int i = 0; i < count; ++i) {
+    const std::string path = paths[i];
+    if (ends(path, "tokenizer.json"))
+      rv::load_tokenizer_path(app.params, path, app.ui.notes);
+    else if (ends(path, ".txt"))
+      rv::load_run_text_path(app, path, app.ui.notes);
+    else if (rv::is_side_file(path))
+      app.ui.notes.push_back(path.substr(path.find_last_of("/\\") + 1) +
+                             " is not a model's config.json (only a file "
+                             "named config.json is taken with a checkpoint); drop the config.json, or tokenizer.json "
+                             "for the tokens");
+    else if (checkpoint == paths + count)
+      open_config(app, path);
+  }
+  rv::wake(*window);
 }
 
 // Events for the next frame: those waiting now if a frame is due, else the next ones that wake the window
@@ -202,6 +229,8 @@ int main(int argc, char** argv) {
   };
   if (!options.config.empty()) open_config(app, options.config);
   if (!options.weights.empty()) rv::load_weights_path(app.params, options.weights, app.ui.notes);
+  if (!options.tokenizer.empty()) rv::load_tokenizer_path(app.params, options.tokenizer, app.ui.notes);
+  if (!options.text.empty()) rv::load_run_text_path(app, options.text, app.ui.notes);
   if (options.run && !rv::run_start(app)) app.ui.notes.push_back("--run: " + rv::run_session(app).error);
   rv::apply_query(app.params, options.state, app.ui.notes);
   for (const std::string& note : app.ui.notes) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());

@@ -4,6 +4,7 @@
 #include <emscripten/emscripten.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,7 +23,7 @@
 namespace {
 
 // What the page handed over, by name: "file:NAME" (a checkpoint file, whole), "config", "index", "tokenizer",
-// "request".
+// "request", "ids" (Run it's token ids, int32).
 std::map<std::string, std::vector<std::uint8_t>>& buffers() {
   static std::map<std::string, std::vector<std::uint8_t>> b;
   return b;
@@ -111,20 +112,27 @@ EMSCRIPTEN_KEEPALIVE const char* rv_infer_worker_answer() {
   return answer().c_str();
 }
 
-// Run it's job `index` of the study these settings plan (app/run/run_session.hpp plan_run, as the page planned it) on
-// the open checkpoint: the count of its numbers (rv_infer_worker_numbers, flatten_run_result), or -1 with its error
-// as "type\nmessage" (rv_infer_worker_error).
+// Run it's job `index` of the study these settings plan on the "ids" buffer's tokens (app/run/run_session.hpp
+// plan_run, as the page planned it) on the open checkpoint: the count of its numbers (rv_infer_worker_numbers,
+// flatten_run_result), or -1 with its error as "type\nmessage" (rv_infer_worker_error).
 EMSCRIPTEN_KEEPALIVE int rv_infer_worker_run_job(double length, int windows, int rope_bits, double factor, int shift,
                                                  int index) {
   rv::Expected<rv::ForwardResult> r = rv::bad_request("no checkpoint is open in this worker");
   if (model()) {
     const rv::RunSettings settings = rv::run_settings_of((long long)length, windows, rope_bits, factor, shift != 0);
-    rv::Expected<rv::RunPlanned> planned = rv::plan_run(settings, model()->config, model()->checkpoint, "the model");
+    std::vector<long long> ids;
+    if (const std::optional<std::string> raw = take_text("ids"))
+      for (std::size_t i = 0; i + 4 <= raw->size(); i += 4) {
+        std::int32_t id = 0;
+        std::memcpy(&id, raw->data() + i, 4);
+        ids.push_back(id);
+      }
+    rv::Expected<rv::RunPlanned> planned =
+        rv::plan_run(settings, model()->config, model()->checkpoint, "the model", std::move(ids));
     if (!planned)
       r = planned.error();
     else if (index < 0 || std::size_t(index) >= planned->jobs.size())
-      r = rv::bad_request("no pass " + std::to_string(index) + " in a plan of " +
-                          std::to_string(planned->jobs.size()));
+      r = rv::bad_request("no pass " + std::to_string(index) + " in a plan of " + std::to_string(planned->jobs.size()));
     else
       r = rv::run_job(model()->checkpoint, model()->config, planned->jobs[std::size_t(index)]);
   }
@@ -135,7 +143,11 @@ EMSCRIPTEN_KEEPALIVE int rv_infer_worker_run_job(double length, int windows, int
   numbers() = rv::flatten_run_result(*r);
   return int(numbers().size());
 }
-EMSCRIPTEN_KEEPALIVE const double* rv_infer_worker_numbers() { return numbers().data(); }
-EMSCRIPTEN_KEEPALIVE const char* rv_infer_worker_error() { return answer().c_str(); }
+EMSCRIPTEN_KEEPALIVE const double* rv_infer_worker_numbers() {
+  return numbers().data();
+}
+EMSCRIPTEN_KEEPALIVE const char* rv_infer_worker_error() {
+  return answer().c_str();
+}
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 #include <emscripten/emscripten.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -14,9 +15,11 @@
 
 #include "app/panels/exercises_ui.hpp"
 #include "app/run/run_session.hpp"
+#include "app/run/run_text.hpp"
 #include "app/shell/host.hpp"
 #include "app/state/export.hpp"
 #include "app/state/lab_session.hpp"
+#include "app/state/loaded_tokenizer.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
@@ -24,9 +27,11 @@
 #include "app/state/weights.hpp"
 #include "app/text/report.hpp"
 #include "app/text/text_view.hpp"
+#include "core/base/format.hpp"
 #include "core/base/json_value.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/encodings/learned.hpp"
+#include "core/tokenize/tokenizer.hpp"
 #include "core/weights/learned_table.hpp"
 #include "imgui.h"
 #include "imgui_internal.h"  // the scrollbar a finger may hold
@@ -46,7 +51,7 @@ struct Web {
   std::string reply;                    // storage for strings returned to JS
   bool gl_lost = false;                 // between webglcontextlost and webglcontextrestored: no GL calls
   bool failed = false;                  // the UI shader did not build: the page says so, nothing is drawn
-  std::vector<std::uint8_t> upload;  // a file's bytes or a range of them, written by the page (rv_web_upload_buffer)
+  std::vector<std::uint8_t> upload;     // a file's bytes or a range of them, written by the page (rv_web_upload_buffer)
   // A checkpoint being read (rv_web_weights_begin .. a step that answers done or error): what was given, and the
   // ranges the page has supplied so far.
   std::optional<rv::WeightsFiles> weights_files;
@@ -77,7 +82,7 @@ EM_JS(void, rv_js_download, (const char* name, const char* mime, const char* byt
 // Saves the canvas, or the region x, y, w, h of it in canvas pixels (w > 0), as a PNG, right after a frame was drawn
 // (the drawing buffer is still intact): a download, or window.ropeviz.png's answer.
 EM_JS(void, rv_js_save_picture, (const char* name, double x, double y, double w, double h),
-      { Module["rvSavePicture"](UTF8ToString(name), w > 0 ? {x: x, y: y, w: w, h: h} : null); });
+      { Module["rvSavePicture"](UTF8ToString(name), w > 0 ? {x : x, y : y, w : w, h : h} : null); });
 
 // Opens the page's file picker for a config.json (the "load config.json" button).
 EM_JS(void, rv_js_open_config, (), { Module["rvOpenConfig"](); });
@@ -95,8 +100,8 @@ EM_JS(void, rv_js_copy_link, (void* web), { Module["rvCopyLink"](web); });
 void publish_if_changed(Web& web) {
   const long long lab = 2 * web.app.lab.serial + (web.app.lab.running ? 1 : 0);  // a run started or finished
   const long long usage = 2 * (long long)web.app.usage.usage.q.size() + (web.app.usage.active ? 1 : 0);  // a layer came
-  if (web.published && *web.published == web.app.params && web.app.ui.notes == web.last_notes &&
-      lab == web.last_lab && usage == web.last_usage)
+  if (web.published && *web.published == web.app.params && web.app.ui.notes == web.last_notes && lab == web.last_lab &&
+      usage == web.last_usage)
     return;
   web.last_usage = usage;
   web.published = web.app.params;
@@ -149,10 +154,14 @@ void ask_rows(Web& web) {
 }
 
 // Run it's passes in the page's Web Workers (web/page.js): a run just started is handed over with the settings it
-// was planned with (each worker plans the same jobs from them); one stopped ends its workers.
+// was planned with and the text's token ids (each worker plans the same jobs from them); one stopped ends its workers.
 EM_JS(void, rv_js_run_jobs,
-      (double generation, double length, int windows, int rope_bits, double factor, int shift, int jobs),
-      { Module["rvRunJobs"](generation, length, windows, rope_bits, factor, shift, jobs); });
+      (double generation, double length, int windows, int rope_bits, double factor, int shift, int jobs,
+       const std::int32_t* ids, int count),
+      {
+        Module["rvRunJobs"](generation, length, windows, rope_bits, factor, shift, jobs,
+                            HEAP32.slice(ids >> 2, (ids >> 2) + count));
+      });
 EM_JS(void, rv_js_run_stop, (double generation), { Module["rvRunStop"](generation); });
 void sync_run(Web& web) {
   rv::RunSession* s = web.app.run.get();
@@ -160,8 +169,9 @@ void sync_run(Web& web) {
   if (s->running && !s->dispatched) {
     s->dispatched = true;
     const rv::RunSettings& p = s->planned;
+    const std::vector<std::int32_t> ids(s->plan.text.begin(), s->plan.text.end());  // ids < 2^31: vocab_size
     rv_js_run_jobs(double(s->generation), double(p.length), p.windows, rv::run_rope_bits(p), p.factor, p.shift,
-                   int(s->jobs.size()));
+                   int(s->jobs.size()), ids.data(), int(ids.size()));
   } else if (!s->running && s->dispatched) {
     s->dispatched = false;
     rv_js_run_stop(double(s->generation));
@@ -188,7 +198,9 @@ bool draw_frame(Web& web) {
 }
 
 // The uploaded bytes, taken: a range is moved into its store whole (no copy of a 32 MB projection), a text copied out.
-std::vector<std::uint8_t> take_upload(Web* web) { return std::exchange(web->upload, {}); }
+std::vector<std::uint8_t> take_upload(Web* web) {
+  return std::exchange(web->upload, {});
+}
 std::string take_upload_text(Web* web) {
   const std::vector<std::uint8_t> bytes = take_upload(web);
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -241,6 +253,89 @@ EMSCRIPTEN_KEEPALIVE void rv_web_load_config(Web* web, const char* name, double 
   publish_if_changed(*web);
 }
 
+// Gives the loaded weights the uploaded bytes as their tokenizer.json named `name` (total_bytes: the file's real size).
+// A note says what happened; a bad file or no weights keep the state as it was. 1 when it was taken.
+EMSCRIPTEN_KEEPALIVE int rv_web_load_tokenizer(Web* web, const char* name, double total_bytes) {
+  const std::string text = take_upload_text(web);
+  rv::Expected<std::shared_ptr<const rv::LoadedTokenizer>> t =
+      rv::parse_loaded_tokenizer(text, std::uint64_t(std::max(0.0, total_bytes)), name);
+  bool taken = false;
+  if (!t)
+    web->app.ui.notes.push_back(t.error().message);
+  else
+    taken = rv::attach_tokenizer(web->app.params, std::move(*t), web->app.ui.notes);
+  rv::wake(web->window);
+  return taken ? 1 : 0;
+}
+
+// The uploaded bytes as the text Run it reads, named `name` ("pasted text", a file's); total_bytes: its real size
+// (negative: the held-out sample again).
+EMSCRIPTEN_KEEPALIVE void rv_web_run_text(Web* web, const char* name, double total_bytes) {
+  std::string text = take_upload_text(web);
+  if (total_bytes < 0)
+    rv::clear_run_text(web->app);
+  else if (total_bytes > double(rv::kMaxRunTextBytes))
+    web->app.ui.notes.push_back(std::string(name) + ": " + rv::format_count((long long)total_bytes) +
+                                " bytes is over Run it's " + rv::format_count((long long)rv::kMaxRunTextBytes) +
+                                "-byte limit; it keeps " + rv::run_text_name(web->app));
+  else
+    rv::set_run_text(web->app, std::move(text), name, web->app.ui.notes);
+  rv::wake(web->window);
+}
+
+// window.ropeviz.tokenize and detokenize (docs/tokenizer.md): the uploaded request {"text" | "ids", optional
+// "tokenizer" (a tokenizer.json's text; else the loaded weights'), "add_special_tokens"} answered as the CLI's ops
+// answer ({"ids", "tokens", "encode_ms"} or {"text"}), or {"error": message}.
+EMSCRIPTEN_KEEPALIVE const char* rv_web_tokenize(Web* web, int detokenize) {
+  rv::JsonWriter j;
+  const auto answer = [&](const std::optional<std::string>& error) -> const char* {
+    if (error) {
+      j = rv::JsonWriter();
+      j.begin_object().key("error").value(*error).end_object();
+    }
+    web->reply = j.str();
+    return web->reply.c_str();
+  };
+  const rv::Expected<rv::JsonValue> r = rv::parse_json(take_upload_text(web), 64u << 20);
+  if (!r || r->kind != rv::JsonValue::Kind::Object)
+    return answer(r ? "the request must be a JSON object" : r.error().message);
+  std::optional<rv::tokenize::Tokenizer> own;
+  const rv::tokenize::Tokenizer* t = nullptr;
+  if (const rv::JsonValue* text = r->find("tokenizer"); text && text->kind == rv::JsonValue::Kind::String) {
+    rv::Expected<rv::tokenize::Tokenizer> parsed = rv::tokenize::parse_tokenizer(text->string);
+    if (!parsed) return answer("\"tokenizer\": " + parsed.error().message);
+    t = &own.emplace(std::move(*parsed));
+  } else if (const rv::LoadedTokenizer* loaded = rv::loaded_tokenizer(web->app.params)) {
+    t = &loaded->tokenizer;
+  } else {
+    return answer("no tokenizer: give \"tokenizer\" (a tokenizer.json's text) or load a checkpoint with one");
+  }
+  if (detokenize) {
+    const rv::JsonValue* ids = r->find("ids");
+    if (!ids || ids->kind != rv::JsonValue::Kind::Array) return answer("\"ids\" must be an array of token ids");
+    std::vector<long long> v;
+    for (const rv::JsonValue& id : ids->array) {
+      if (id.kind != rv::JsonValue::Kind::Number || !id.integer) return answer("\"ids\" must hold whole numbers");
+      v.push_back((long long)id.number);
+    }
+    const rv::Expected<std::string> text = rv::tokenize::decode(*t, v);
+    if (!text) return answer(text.error().message);
+    j.begin_object().key("text").value(*text).end_object();
+    return answer(std::nullopt);
+  }
+  const rv::JsonValue* text = r->find("text");
+  if (!text || text->kind != rv::JsonValue::Kind::String) return answer("\"text\" must be a string");
+  const rv::JsonValue* special = r->find("add_special_tokens");
+  const auto started = std::chrono::steady_clock::now();
+  const rv::tokenize::Encoding e = rv::tokenize::encode(
+      *t, text->string, special && special->kind == rv::JsonValue::Kind::Boolean && special->boolean);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  j.begin_object().key("ids").begin_array();
+  for (const long long id : e.ids) j.value(id);
+  j.end_array().key("tokens").values(e.tokens).key("encode_ms").value(ms).end_object();
+  return answer(std::nullopt);
+}
+
 // [SECTION] Checkpoints (docs/real-weights.md): page.js reads the byte ranges core asks for, from File objects or the
 // Hub, and hands them over; core parses. A read that needs more bytes answers {"want": ...} and is run again from the
 // start once they are supplied (every earlier range is kept), so the page never holds more than core asked for.
@@ -255,7 +350,7 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_text(Web* web, int which) {
     web->weights_files->config_text = take_upload_text(web);
   else if (which == 1)
     web->weights_files->index_text = take_upload_text(web);
-  else  // 2: tokenizer.json, for the score curve's layer-0 tokens by word
+  else  // 2: tokenizer.json, for Run it's text and the score curve's words
     web->weights_files->tokenizer_text = take_upload_text(web);
 }
 
@@ -298,9 +393,10 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_begin(Web* web, const char* descriptor)
 // Hands over bytes [offset, offset + the upload's size) of `file` (file_size: the whole file's, -1 when unknown).
 EMSCRIPTEN_KEEPALIVE void rv_web_weights_supply(Web* web, const char* file, double offset, double file_size) {
   // The load's ranges, or once it is done the rope_usage walk's (the loaded checkpoint's own store)
-  const std::shared_ptr<rv::SuppliedBytes> store =
-      web->weights_bytes ? web->weights_bytes
-      : rv::usage_walking(web->app) && web->app.params.weights ? web->app.params.weights->supplied : nullptr;
+  const std::shared_ptr<rv::SuppliedBytes> store = web->weights_bytes ? web->weights_bytes
+                                                   : rv::usage_walking(web->app) && web->app.params.weights
+                                                       ? web->app.params.weights->supplied
+                                                       : nullptr;
   if (!store) return;
   if (file_size >= 0) store->sizes[file] = std::uint64_t(file_size);
   store->supply(file, std::uint64_t(offset), take_upload(web));
@@ -362,7 +458,10 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
     if (!error.empty() && !noted)
       web->app.ui.notes.push_back((web->weights_files ? web->weights_files->label : "weights") + ": " + error);
     j.key(error.empty() ? "done" : "error");
-    if (error.empty()) j.value(true); else j.value(error);
+    if (error.empty())
+      j.value(true);
+    else
+      j.value(error);
     web->weights_files.reset();
     web->weights_bytes.reset();
     load.active = false;
@@ -621,8 +720,8 @@ EMSCRIPTEN_KEEPALIVE void rv_web_request_frame(Web* web) {
 
 int main() {
   if (EM_ASM_INT({ return typeof document == "undefined"; })) return 0;  // a lab worker (web/page.js): no window
-  Web* web = new Web();               // lives as long as the page
-  web->app.ui.can_open_files = true;  // page.js: a file picker, drop and paste
+  Web* web = new Web();                                                  // lives as long as the page
+  web->app.ui.can_open_files = true;                                     // page.js: a file picker, drop and paste
   web->labs.app = &web->app;
   web->labs.window = &web->window;
   rv::install_web_lab(web->labs);
@@ -641,6 +740,6 @@ int main() {
   EM_ASM({ Module["rvStarted"]($0, $1); }, web, &web->labs);
   web->window.on_wake = rv_js_request_frame;
   web->window.skip_unchanged = true;  // a WebGL canvas not drawn to keeps showing its last frame
-  rv::wake(web->window);  // page.js draws the first frame as soon as main has returned
-  return 0;               // the runtime stays: page.js draws the next frames (rv_web_frame) when they are due
+  rv::wake(web->window);              // page.js draws the first frame as soon as main has returned
+  return 0;  // the runtime stays: page.js draws the next frames (rv_web_frame) when they are due
 }
