@@ -66,38 +66,49 @@ std::vector<std::string> merge(const BpeModel& m, const std::u32string& word) {
   return out;
 }
 
-}  // namespace
-
-void bpe_tokens(const BpeModel& m, const std::vector<std::u32string>& words, std::vector<std::string>& out) {
-  const std::size_t first = out.size();
+// One word's tokens: merged, each kept when the vocabulary has it, else its bytes (byte_fallback, all of them in the
+// vocabulary) or unk_token (dropped without one, as tokenizers.js does).
+std::vector<std::string> word_tokens(const BpeModel& m, const std::u32string& word) {
+  std::vector<std::string> out;
+  if (m.ignore_merges && m.vocab.count(unicode::encode_utf8(word))) return {unicode::encode_utf8(word)};
   const auto unk = [&] {
-    if (m.unk_token) out.push_back(*m.unk_token);  // without one an unknown piece is dropped, as tokenizers.js does
+    if (m.unk_token) out.push_back(*m.unk_token);
   };
-  for (const std::u32string& word : words) {
-    if (word.empty()) continue;
-    if (m.ignore_merges && m.vocab.count(unicode::encode_utf8(word))) {
-      out.push_back(unicode::encode_utf8(word));
+  for (std::string& token : merge(m, word)) {
+    if (m.vocab.count(token)) {
+      out.push_back(std::move(token));
       continue;
     }
-    for (std::string& token : merge(m, word)) {
-      if (m.vocab.count(token)) {
-        out.push_back(std::move(token));
-        continue;
-      }
-      if (!m.byte_fallback) {
-        unk();
-        continue;
-      }
-      std::vector<std::string> bytes;
-      static const char kHex[] = "0123456789ABCDEF";
-      for (unsigned char b : token) bytes.push_back(std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">");
-      bool all = true;
-      for (const std::string& b : bytes) all = all && m.vocab.count(b);
-      if (!all)
-        unk();
-      else
-        out.insert(out.end(), bytes.begin(), bytes.end());
+    if (!m.byte_fallback) {
+      unk();
+      continue;
     }
+    std::vector<std::string> bytes;
+    static const char kHex[] = "0123456789ABCDEF";
+    for (unsigned char b : token) bytes.push_back(std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">");
+    bool all = true;
+    for (const std::string& b : bytes) all = all && m.vocab.count(b);
+    if (!all)
+      unk();
+    else
+      out.insert(out.end(), bytes.begin(), bytes.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+void bpe_tokens(const BpeModel& m, const std::vector<std::u32string>& words, std::vector<std::string>& out,
+                BpeCache& cache) {
+  const std::size_t first = out.size();
+  for (const std::u32string& word : words) {
+    if (word.empty()) continue;
+    auto it = cache.find(word);
+    if (it == cache.end()) {
+      if (cache.size() >= 1u << 16) cache.clear();  // a bound on the memory a huge text's distinct words take
+      it = cache.emplace(word, word_tokens(m, word)).first;
+    }
+    out.insert(out.end(), it->second.begin(), it->second.end());
   }
   if (!m.fuse_unk || !m.unk_token) return;
   // fuse_unk over the section's tokens: an unknown token right after another is dropped

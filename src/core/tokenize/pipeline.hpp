@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/tokenize/tokenizer.hpp"
@@ -24,8 +25,12 @@ std::u32string normalize(const std::vector<Normalizer>& normalizers, std::u32str
 // One section of text (between added tokens) -> pre-tokens; section_index is Metaspace's "first".
 std::vector<std::u32string> pre_tokenize(const std::vector<PreTokenizer>& pre_tokenizers, std::u32string text,
                                          std::size_t section_index);
+// A word's BPE tokens (after byte_fallback and unk_token) by the word, kept for one encode: a text repeats its words,
+// and a word's tokens depend on the word alone (the Rust tokenizers cache them too).
+using BpeCache = std::unordered_map<std::u32string, std::vector<std::string>>;
 // Pre-tokens -> BPE tokens, appended to out, with byte_fallback, unk_token and fuse_unk over them all.
-void bpe_tokens(const BpeModel& model, const std::vector<std::u32string>& words, std::vector<std::string>& out);
+void bpe_tokens(const BpeModel& model, const std::vector<std::u32string>& words, std::vector<std::string>& out,
+                BpeCache& cache);
 // Tokens -> text through the decoders (or joined by spaces when there are none).
 std::string decode_tokens(const Tokenizer& t, std::vector<std::string> tokens);
 

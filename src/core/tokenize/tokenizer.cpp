@@ -70,6 +70,7 @@ Encoding encode(const Tokenizer& t, std::string_view text, bool add_special_toke
     }
   }
   std::vector<std::string> tokens;
+  BpeCache cache;
   std::vector<std::u32string> sections = split_out(raw, unicode::decode_utf8(text));
   strip_beside(added, sections);
   for (std::size_t index = 0; index < sections.size(); ++index) {
@@ -87,7 +88,7 @@ Encoding encode(const Tokenizer& t, std::string_view text, bool add_special_toke
       if (added.count(part))
         tokens.push_back(unicode::encode_utf8(part));
       else
-        bpe_tokens(t.model, pre_tokenize(t.pre_tokenizers, std::move(part), index), tokens);
+        bpe_tokens(t.model, pre_tokenize(t.pre_tokenizers, std::move(part), index), tokens, cache);
     }
   }
   Encoding e;
