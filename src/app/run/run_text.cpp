@@ -96,7 +96,7 @@ bool set_run_text(App& app, std::string text, const std::string& name, std::vect
 }
 
 bool load_run_text_path(App& app, const std::string& path, std::vector<std::string>& notes) {
-  const std::string name = path.substr(path.find_last_of("/\\") + 1);
+  const std::string name = file_name(path);
   std::uint64_t bytes = 0;
   std::optional<std::string> text = read_file_head(path, kMaxRunTextBytes + 1, bytes);
   if (!text) {

@@ -67,7 +67,7 @@ bool attach_tokenizer(Params& p, std::shared_ptr<const LoadedTokenizer> t, std::
 }
 
 bool load_tokenizer_path(Params& p, const std::string& path, std::vector<std::string>& notes) {
-  const std::string name = path.substr(path.find_last_of("/\\") + 1);
+  const std::string name = file_name(path);
   std::uint64_t bytes = 0;
   const std::optional<std::string> text = read_file_head(path, kMaxTokenizerBytes + 1, bytes);
   if (!text) {

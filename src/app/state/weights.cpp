@@ -133,7 +133,7 @@ bool is_weights_file(const std::string& name) {
 }
 
 bool is_side_file(const std::string& name) {
-  const std::string base = name.substr(name.find_last_of("/\\") + 1);
+  const std::string base = file_name(name);
   for (const char* side :
        {"tokenizer_config.json", "generation_config.json", "special_tokens_map.json", "preprocessor_config.json"})
     if (base == side) return true;
@@ -143,7 +143,7 @@ bool is_side_file(const std::string& name) {
 bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes) {
   Expected<std::shared_ptr<const LoadedWeights>> w = open_weights_path(path, next_weights_serial());
   if (!w) {
-    notes.push_back(path.substr(path.find_last_of("/\\") + 1) + ": " + w.error().message + "; kept the current " +
+    notes.push_back(file_name(path) + ": " + w.error().message + "; kept the current " +
                     (p.weights ? "weights" : "table"));
     return false;
   }
@@ -272,6 +272,10 @@ void unload_weights(Params& p, std::vector<std::string>& notes) {
   if (!p.weights) return;
   notes.push_back("unloaded " + p.weights->label + ": the learned table is the seeded random one again");
   p.weights.reset();
+}
+
+std::string file_name(const std::string& path) {
+  return path.substr(path.find_last_of("/\\") + 1);
 }
 
 std::optional<std::string> read_file_head(const std::string& path, std::size_t cap, std::uint64_t& size) {

@@ -48,6 +48,8 @@ std::string table_name(const Params& p);
 // A file's first `cap` bytes and its real size (`size`), or nullopt when it cannot be opened: a desktop path read so a
 // huge file costs nothing past the cap.
 std::optional<std::string> read_file_head(const std::string& path, std::size_t cap, std::uint64_t& size);
+// A path's file name: what follows its last '/' or '\\' (the whole path without one).
+std::string file_name(const std::string& path);
 // open_weights_path then install_weights, with a note naming the file when either refuses (the state stays).
 bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes);
 // The lab's last run's learned decoder (its pos_emb, written as the lab saves it and read back through the same

@@ -112,7 +112,7 @@ bool parse_options(int argc, char** argv, Options& o) {
 // Reads a config.json (at most the reader's limit, so a huge file costs nothing) and opens it as the model; a
 // missing or bad file is a note, and the model stays.
 void open_config(rv::App& app, const std::string& path) {
-  const std::string label = path.substr(path.find_last_of("/\\") + 1);
+  const std::string label = rv::file_name(path);
   std::FILE* in = std::fopen(path.c_str(), "rb");
   if (!in) {
     app.ui.notes.push_back(label + ": cannot open " + path + "; kept the current model");
@@ -149,7 +149,7 @@ void on_drop(GLFWwindow* handle, int count, const char** paths) {
     else if (ends(path, ".txt"))
       rv::load_run_text_path(app, path, app.ui.notes);
     else if (rv::is_side_file(path))
-      app.ui.notes.push_back(path.substr(path.find_last_of("/\\") + 1) +
+      app.ui.notes.push_back(rv::file_name(path) +
                              " is not a model's config.json (only a file "
                              "named config.json is taken with a checkpoint); drop the config.json, or tokenizer.json "
                              "for the tokens");
