@@ -83,8 +83,9 @@ TEST_CASE("run study: each curve is the mean of its windows' passes, the shift t
   const rv::HfConfig config = model_config();
   CHECK(rv::trained_context(config) == 512);
   rv::RunPlan plan;
-  plan.text = bytes("The quick brown fox jumps over the lazy dog; apt-get install python3, then run it again. "
-                    "Every window reads a different part of this text, and the curve is their mean.");
+  plan.text = bytes(
+      "The quick brown fox jumps over the lazy dog; apt-get install python3, then run it again. "
+      "Every window reads a different part of this text, and the curve is their mean.");
   plan.length = 64;
   plan.windows = 3;
   plan.ropes = {rv::RunRope::None, rv::RunRope::Yarn, rv::RunRope::Drop};
@@ -139,13 +140,17 @@ TEST_CASE("run study: a pass's numbers flattened for a Web Worker come back whol
   r.nll = {1.5, 2.25, 0.125};
   r.by_distance = {{{0.5, 0.25}, {0.75, 0.125}}, {{0.1, 0.2}, {0.3, 0.4}}};  // [L=2][H=2][T=2]
   r.sink = {{0.9, 0.8}, {0.7, 0.6}};
+  r.q_pair_norms = {{{1, 2, 3}, {4, 5, 6}}, {{7, 8, 9}, {10, 11, 12}}};  // [L=2][H=2][P=3]
+  r.k_pair_norms = {{{0.5, 1.5, 2.5}}, {{3.5, 4.5, 5.5}}};               // [L=2][Hk=1][P=3]
   const std::vector<double> flat = rv::flatten_run_result(r);
-  CHECK(flat.size() == 4 + 3 + 8 + 4);
+  CHECK(flat.size() == 6 + 3 + 8 + 4 + 12 + 6);
   const rv::Expected<rv::ForwardResult> back = rv::unflatten_run_result(flat);
   REQUIRE(back);
   CHECK(back->nll == r.nll);
   CHECK(back->by_distance == r.by_distance);
   CHECK(back->sink == r.sink);
+  CHECK(back->q_pair_norms == r.q_pair_norms);
+  CHECK(back->k_pair_norms == r.k_pair_norms);
   CHECK(back->layers == 2);
   rv::ForwardResult loss_only;
   loss_only.nll = {3.0};
@@ -157,5 +162,5 @@ TEST_CASE("run study: a pass's numbers flattened for a Web Worker come back whol
   cut.pop_back();
   const rv::Expected<rv::ForwardResult> bad = rv::unflatten_run_result(cut);
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().message == "a worker's result has 18 numbers, not 19");
+  CHECK(bad.error().message == "a worker's result has 38 numbers, not 39");
 }

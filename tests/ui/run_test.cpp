@@ -6,7 +6,9 @@
 #include <string>
 
 #include "alloc_counter.hpp"
+#include "app/panels/panel_calls.hpp"
 #include "app/run/run_session.hpp"
+#include "app/state/registry.hpp"
 #include "app/state/weights.hpp"
 #include "headless.hpp"
 
@@ -54,6 +56,20 @@ TEST_CASE("run it: llama-bytes past its 512 positions, a pass per frame, the sen
   REQUIRE(s.study.shifts.size() == 4);
   for (const rv::RunShift& sh : s.study.shifts) CHECK(std::abs(sh.loss - s.study.shifts[0].loss) < 1e-4);
   CHECK(s.study.sink.size() == 6);
+  // the attention pass's activation pair norms: 16 rotated pairs of a 32-wide head, q over 8 heads, k over 4
+  REQUIRE(s.study.q_pair_norms.size() == 6);
+  CHECK(s.study.q_pair_norms[0].size() == 8);
+  CHECK(s.study.k_pair_norms[0].size() == 4);
+  REQUIRE(s.q_act.size() == 16);
+  for (std::size_t i = 0; i < 16; ++i) CHECK((s.q_act[i] > 0 && s.k_act[i] > 0));
+  // ... drawn beside the weights' gains in Frequencies in use, once its walk is done
+  ui.set_state("tab=rope_usage");
+  for (int i = 0; i < 20 && ui.app.usage.active; ++i) ui.frame();
+  ui.frames(2);
+  CHECK(rv::describe_panel(*rv::find_panel("rope_usage"), ui.app)
+            .find("Activations on Run it's text: the largest mean pair norm (q x k) is pair ") != std::string::npos);
+  ui.set_state("tab=run");
+  ui.frames(2);
   CHECK(ui.frame_sentences().find("times") != std::string::npos);
   ui.frames(3);
   const long long before = rv::test::allocations();

@@ -1,11 +1,13 @@
 // Frequencies in use: how strongly a loaded RoPE checkpoint's query and key projections feed each rotated pair, layer
 // by layer (core's rope_usage, walked by app/state/usage.hpp): layer x pair heatmaps of q and k (mean over heads), one
-// head's detail, and the mean gain per pair against its wavelength with the training context marked.
+// head's detail, the mean gain per pair against its wavelength with the training context marked, and beside it the
+// activations' pair norms Run it measured on a text.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
+#include "app/run/run_session.hpp"
 #include "app/state/usage.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
@@ -18,7 +20,7 @@ namespace rv {
 namespace {
 
 constexpr ImU32 kBeyondTint = IM_COL32(255, 183, 77, 40);  // pairs that never turn inside the context
-constexpr ImU32 kMarker = IM_COL32(235, 238, 245, 230);     // the first of them, over the heatmap's gold
+constexpr ImU32 kMarker = IM_COL32(235, 238, 245, 230);    // the first of them, over the heatmap's gold
 
 // A layer x pair heatmap of `grid` ([layers][pairs], gains >= 0: dark 0, gold the largest), with the first pair past
 // the context marked; hover reads one cell.
@@ -112,6 +114,47 @@ void wavelength_plot(const UsageWalk& u, float width) {
   });
 }
 
+// The activations beside the weights: Run it's attention pass on its text gives each rotated pair's RMS 2-norm in q and
+// k before the rotation (mean over layers and heads), on the same wavelength axis; until it has run on these weights,
+// a line says how to get them.
+void activation_plot(const App& app, const UsageWalk& u, float width) {
+  const RopeUsage& r = u.usage;
+  const int half = r.rotary_dims / 2;
+  const RunSession* s = find_run_session(app);
+  const bool measured = s && app.params.weights && s->serial == app.params.weights->serial &&
+                        s->q_act.size() == std::size_t(half) && s->k_act.size() == std::size_t(half) && half > 0;
+  ImGui::TextDisabled("activations: pair norms on Run it's text against the wavelength");
+  formula_tip(
+      "y: the RMS over the text's tokens of each rotated pair's 2-norm in q and in k, before the rotation, "
+      "averaged over layers and heads (forward's qk_pair_norms, Barbero et al. 2025), from Run it's attention "
+      "pass (window 0 of its text, the config's rope). The weights above say what the projections could feed a "
+      "pair; these say what a real text does feed it.");
+  if (!measured) {
+    ImGui::TextDisabled("Run it on these weights to measure them (its attention pass reads them).");
+    return;
+  }
+  plot::Spec spec;
+  spec.x = {"wavelength (positions, log)", plot::Scale::Log10, r.wavelength.minCoeff() / 1.5,
+            r.wavelength.maxCoeff() * 1.5};
+  spec.y = {"mean pair norm"};
+  const float h = std::clamp(width * 0.3f, 6.0f * ImGui::GetTextLineHeight(), 10.0f * ImGui::GetTextLineHeight());
+  if (!plot::begin_plot("usage_activations", ImVec2(width, h), spec)) return;
+  if (u.context > 0) plot::plot_vline(double(u.context), theme::kLearned, "context");
+  const float dots = plot::dots_for(half);
+  plot::series_begin("q", {theme::kRope, 1.5f, dots});
+  for (int i = 0; i < half; ++i) plot::series_point(r.wavelength[i], s->q_act[std::size_t(i)]);
+  plot::series_begin("k", {theme::kKey, 1.5f, dots, true});
+  for (int i = 0; i < half; ++i) plot::series_point(r.wavelength[i], s->k_act[std::size_t(i)]);
+  plot::end_plot([&r, s, half](double x) {
+    int best = 0;
+    for (int i = 1; i < half; ++i)
+      if (std::abs(std::log(r.wavelength[i] / x)) < std::abs(std::log(r.wavelength[best] / x))) best = i;
+    ImGui::Text("pair %d: wavelength %.5g", best, r.wavelength[best]);
+    ImGui::Text("mean pair norm q %.5g, k %.5g (on Run it's text)", s->q_act[std::size_t(best)],
+                s->k_act[std::size_t(best)]);
+  });
+}
+
 }  // namespace
 
 void show_rope_usage(App& app) {
@@ -159,11 +202,13 @@ void show_rope_usage(App& app) {
   pair_of_maps("W_q: layer x pair, mean over query heads", u.q_grid, u.q_max, "W_k: layer x pair, mean over key heads",
                u.k_grid, u.k_max);
   wavelength_plot(u, avail);
+  activation_plot(app, u, avail);
   ImGui::SetNextItemWidth(std::min(avail, 14.0f * ImGui::GetTextLineHeight()));
   ImGui::SliderInt("query head", &u.head, 0, std::max(0, r.heads - 1));
   record_rect(app.ui, "usage_head");
-  hover_tip("The head the two maps below show: its query rows, and the key head it reads (heads / key heads query "
-            "heads share one).");
+  hover_tip(
+      "The head the two maps below show: its query rows, and the key head it reads (heads / key heads query "
+      "heads share one).");
   usage_head_grids(u);
   float hq = 0, hk = 0;
   for (float v : u.head_q_grid) hq = std::max(hq, v);
@@ -177,8 +222,20 @@ std::string describe_rope_usage(const App& app) {
     return "Frequencies in use panel: " + (u.note.empty() ? std::string() : u.note + ". ") +
            "No RoPE checkpoint loaded; load a model's weights with its config.json to read how strongly each layer "
            "feeds every rotated pair.";
-  return "Frequencies in use panel: " + u.progress_text + ". " + (u.note.empty() ? std::string() : u.note + ". ") +
-         u.sentence + " " + kUsageCaveat;
+  std::string out = "Frequencies in use panel: " + u.progress_text + ". " +
+                    (u.note.empty() ? std::string() : u.note + ". ") + u.sentence + " " + kUsageCaveat;
+  const RunSession* s = find_run_session(app);
+  const int half = u.usage.rotary_dims / 2;
+  if (s && app.params.weights && s->serial == app.params.weights->serial && half > 0 &&
+      s->q_act.size() == std::size_t(half) && s->k_act.size() == std::size_t(half)) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < s->q_act.size(); ++i)
+      if (s->q_act[i] * s->k_act[i] > s->q_act[best] * s->k_act[best]) best = i;
+    out += " Activations on Run it's text: the largest mean pair norm (q x k) is pair " + std::to_string(best) +
+           " (wavelength " + format_sig(u.usage.wavelength[Eigen::Index(best)], 4) + " positions): q " +
+           format_sig(s->q_act[best], 4) + ", k " + format_sig(s->k_act[best], 4) + ".";
+  }
+  return out;
 }
 
 }  // namespace rv

@@ -29,6 +29,20 @@ void refresh(RunSession& s) {
   for (const RunCurve& c : s.study.curves) s.smoothed.push_back(smooth(c.mean(), kRunSmoothHalf));
   s.status = run_status(s);
   s.sentence = run_sentence(s);
+  const auto mean_pairs = [](const std::vector<std::vector<std::vector<double>>>& x) {
+    std::vector<double> out;
+    std::size_t n = 0;
+    for (const auto& layer : x)
+      for (const auto& head : layer) {
+        out.resize(std::max(out.size(), head.size()), 0.0);
+        for (std::size_t i = 0; i < head.size(); ++i) out[i] += head[i];
+        ++n;
+      }
+    for (double& v : out) v /= double(std::max<std::size_t>(n, 1));
+    return out;
+  };
+  s.q_act = mean_pairs(s.study.q_pair_norms);
+  s.k_act = mean_pairs(s.study.k_pair_norms);
   s.model_curve = -1;
   s.model_in = s.model_past = std::nan("");
   for (std::size_t i = 0; i < s.study.curves.size(); ++i) {
@@ -88,6 +102,7 @@ Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& confi
   }
   if (settings.shift && out.context > 0) plan.shifts = {0, out.context / 2, out.context, 2 * out.context};
   plan.threads = run_threads();
+  plan.pair_norms = !out.learned;
   const Expected<ForwardShape> shape = forward_shape(c, config);
   if (!shape) return bad_request(label + ": " + shape.error().message);
   for (const long long id : plan.text)

@@ -43,6 +43,9 @@ struct RunSession {
   // What the panel draws, built when a pass lands (steady frames allocate nothing): each curve's moving mean, the
   // status and the sentence.
   std::vector<std::vector<double>> smoothed;
+  // The attention pass's activation pair norms, mean over layers and heads per rotated pair (Frequencies in use draws
+  // them beside the weights' gains): q over query heads, k over key heads; empty until measured.
+  std::vector<double> q_act, k_act;
   std::string status = "not run yet", sentence;
   // The model as its config sets it (the config's scaling curve, else the unscaled one): its index in the curves and
   // its mean loss at positions 64..context-1 and context..length-1 (NaN until measured), for the status strip.

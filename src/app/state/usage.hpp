@@ -36,6 +36,7 @@ constexpr const char* kUsageCaveat =
     "Read from the weights, not from activations: a pair's gain is the norm of the rows of W_q (or W_k) that feed it, "
     "the layer's input norm folded in, so it says how much the pair can carry, not what it carries on real text. "
     "Barbero et al. 2025 (\"Round and Round We Go! What makes Rotary Positional Encodings useful?\") measure "
-    "activations and find that Gemma puts most of its weight on the lowest frequencies.";
+    "activations and find that Gemma puts most of its weight on the lowest frequencies; the activations plot below "
+    "measures them on Run it's text.";
 
 }  // namespace rv

@@ -93,6 +93,7 @@ Expected<std::vector<RunJob>> run_jobs(const RunPlan& plan) {
   if (plan.attention) {
     RunJob job{RunJobKind::Attention, 0, 0, loss_pass(plan, RunRope::Config, 0)};
     job.pass.attention_by_distance = job.pass.sink = true;
+    job.pass.qk_pair_norms = plan.pair_norms;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -136,6 +137,8 @@ void RunStudy::add(const RunJob& job, const Expected<ForwardResult>& r) {
       if (r) {
         by_distance = r->by_distance;
         sink = r->sink;
+        q_pair_norms = r->q_pair_norms;
+        k_pair_norms = r->k_pair_norms;
       }
       return;
   }
@@ -143,35 +146,57 @@ void RunStudy::add(const RunJob& job, const Expected<ForwardResult>& r) {
 
 std::vector<double> flatten_run_result(const ForwardResult& r) {
   const std::size_t T = r.by_distance.empty() || r.by_distance[0].empty() ? 0 : r.by_distance[0][0].size();
-  std::vector<double> out = {double(r.by_distance.size()), double(T ? r.by_distance[0].size() : 0),
-                             double(r.nll.size()), double(T)};
+  const bool norms = !r.q_pair_norms.empty() && !r.q_pair_norms[0].empty() && !r.k_pair_norms.empty();
+  const std::size_t Hk = norms ? r.k_pair_norms[0].size() : 0, P = norms ? r.q_pair_norms[0][0].size() : 0;
+  std::vector<double> out = {double(std::max(r.by_distance.size(), r.q_pair_norms.size())),
+                             double(T       ? r.by_distance[0].size()
+                                    : norms ? r.q_pair_norms[0].size()
+                                            : 0),
+                             double(r.nll.size()),
+                             double(T),
+                             double(Hk),
+                             double(P)};
   out.insert(out.end(), r.nll.begin(), r.nll.end());
-  if (T == 0) return out;
-  for (const auto& layer : r.by_distance)
-    for (const auto& head : layer) out.insert(out.end(), head.begin(), head.end());
-  for (const auto& layer : r.sink) out.insert(out.end(), layer.begin(), layer.end());
+  const auto put = [&out](const std::vector<std::vector<std::vector<double>>>& x) {
+    for (const auto& layer : x)
+      for (const auto& head : layer) out.insert(out.end(), head.begin(), head.end());
+  };
+  if (T) {
+    put(r.by_distance);
+    for (const auto& layer : r.sink) out.insert(out.end(), layer.begin(), layer.end());
+  }
+  if (P) put(r.q_pair_norms), put(r.k_pair_norms);
   return out;
 }
 
 Expected<ForwardResult> unflatten_run_result(const std::vector<double>& n) {
   const auto count = [&](std::size_t i) { return n.size() > i && n[i] >= 0 && n[i] < 1e9 ? std::size_t(n[i]) : 0; };
-  const std::size_t L = count(0), H = count(1), N = count(2), T = count(3);
-  const std::size_t expected = 4 + N + (T ? L * H * T + L * H : 0);
-  if (n.size() < 4 || n.size() != expected)
+  const std::size_t L = count(0), H = count(1), N = count(2), T = count(3), Hk = count(4), P = count(5);
+  const std::size_t expected = 6 + N + (T ? L * H * T + L * H : 0) + (P ? L * H * P + L * Hk * P : 0);
+  if (n.size() < 6 || n.size() != expected)
     return bad_request("a worker's result has " + std::to_string(n.size()) + " numbers, not " +
                        std::to_string(expected));
   ForwardResult r;
   r.layers = int(L);
   r.heads = int(H);
-  auto at = n.begin() + 4;
+  auto at = n.begin() + 6;
   r.nll.assign(at, at + std::ptrdiff_t(N));
   at += std::ptrdiff_t(N);
-  if (T == 0) return r;
-  r.by_distance.assign(L, std::vector<std::vector<double>>(H));
-  for (auto& layer : r.by_distance)
-    for (auto& head : layer) head.assign(at, at + std::ptrdiff_t(T)), at += std::ptrdiff_t(T);
-  r.sink.assign(L, {});
-  for (auto& layer : r.sink) layer.assign(at, at + std::ptrdiff_t(H)), at += std::ptrdiff_t(H);
+  const auto take = [&at](std::size_t layers, std::size_t heads, std::size_t len) {
+    std::vector<std::vector<std::vector<double>>> x(layers, std::vector<std::vector<double>>(heads));
+    for (auto& layer : x)
+      for (auto& head : layer) head.assign(at, at + std::ptrdiff_t(len)), at += std::ptrdiff_t(len);
+    return x;
+  };
+  if (T) {
+    r.by_distance = take(L, H, T);
+    r.sink.assign(L, {});
+    for (auto& layer : r.sink) layer.assign(at, at + std::ptrdiff_t(H)), at += std::ptrdiff_t(H);
+  }
+  if (P) {
+    r.q_pair_norms = take(L, H, P);
+    r.k_pair_norms = take(L, Hk, P);
+  }
   return r;
 }
 

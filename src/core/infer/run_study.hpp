@@ -29,8 +29,9 @@ struct RunPlan {
   long long trained = 512;        // the context trained on: scalings start from it
   std::vector<long long> shifts;  // the shift test's offsets, each one pass of window 0's first shift_length
   long long shift_length = 256;
-  bool attention = true;  // one pass over window 0 under the config's rope: attention by distance and the sink
-  int threads = 1;        // each pass's own (native builds)
+  bool attention = true;   // one pass over window 0 under the config's rope: attention by distance and the sink
+  bool pair_norms = true;  // ... and the activations' pair norms (a RoPE model's; a learned table has no pairs)
+  int threads = 1;         // each pass's own (native builds)
 };
 
 enum class RunJobKind { Loss, Shift, Attention };
@@ -70,8 +71,9 @@ struct RunShift {
 struct RunStudy {
   std::vector<RunCurve> curves;
   std::vector<RunShift> shifts;
-  std::vector<std::vector<std::vector<double>>> by_distance;  // [L][H][T] from the attention pass
-  std::vector<std::vector<double>> sink;                      // [L][H]
+  std::vector<std::vector<std::vector<double>>> by_distance;                 // [L][H][T] from the attention pass
+  std::vector<std::vector<double>> sink;                                     // [L][H]
+  std::vector<std::vector<std::vector<double>>> q_pair_norms, k_pair_norms;  // [L][H][pairs], [L][Hk][pairs]
   std::string attention_error;
   int jobs = 0, done = 0;
 
@@ -81,7 +83,8 @@ struct RunStudy {
 };
 
 // A job's result as numbers, for a Web Worker to hand to the page: layers, heads, the nll's length, attention by
-// distance's length T (0 when not asked), the nll, attention by distance [L][H][T] and the sink [L][H] (with T > 0).
+// distance's length T (0 when not asked), key heads and pairs (0 without pair norms), the nll, attention by distance
+// [L][H][T] and the sink [L][H] (with T > 0), the q and k pair norms [L][H][P] and [L][Hk][P] (with P > 0).
 std::vector<double> flatten_run_result(const ForwardResult& r);
 // The same back; BadRequest when the count does not add up.
 Expected<ForwardResult> unflatten_run_result(const std::vector<double>& n);
