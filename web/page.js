@@ -761,8 +761,9 @@
     return s;
   }
   // Run it's passes (rv_js_run_jobs, src/platform/web/web_main.cpp): the files read once, a pool of workers opened
-  // with them (one less than the cores, at most 4), one pass at a time each on the text's token ids (an Int32Array),
-  // every result handed to the app as it lands (rv_web_run_result); Stop ends the workers (rv_js_run_stop).
+  // with them (one less than the cores, at most 4), one job at a time each: a pass or a passkey cell of the settings
+  // (run_settings_numbers) on the text's token ids (Float64Arrays), every answer handed to the app as it lands
+  // (rv_web_run_result); Stop ends the workers (rv_js_run_stop).
   var runPool = null;  // {generation, workers}
   function runResult(generation, index, count, type, message) {
     call('rv_web_run_result', null, ['number', 'number', 'number', 'number', 'string', 'string'],
@@ -773,7 +774,7 @@
     runPool.workers.forEach(function (s) { if (s.worker) s.worker.terminate(); });
     runPool = null;
   };
-  Module['rvRunJobs'] = function (generation, length, windows, bits, factor, shift, jobs, ids) {
+  Module['rvRunJobs'] = function (generation, settings, jobs, ids) {
     if (runPool) Module['rvRunStop'](runPool.generation);
     var pool = runPool = { generation: generation, workers: [] };
     var extent = JSON.parse(call('rv_web_weights_extent', 'string', ['number'], [app]));
@@ -792,7 +793,7 @@
       var give = function () {
         if (runPool !== pool || next >= jobs) return;
         var index = next++;
-        inferPost(s, { run: [length, windows, bits, factor, shift, index], ids: ids }).then(function (d) {
+        inferPost(s, { run: index, settings: settings, ids: ids }).then(function (d) {
           if (runPool !== pool) return;
           if (d.failed) return fail(d.failed);
           if (d.numbers) {
@@ -1188,10 +1189,10 @@
         put('tokenizer', m.tokenizer);
         return self.postMessage({ id: job.id, opened: c('rv_infer_worker_open', 'string', [m.file], ['string']) });
       }
-      if (job.run) {
-        put('ids', new Uint8Array(job.ids.buffer, job.ids.byteOffset, job.ids.byteLength));  // Run it's tokens, int32
-        var n = c('rv_infer_worker_run_job', 'number', job.run, ['number', 'number', 'number', 'number', 'number',
-          'number']);
+      if (job.run !== undefined) {  // Run it's job: its settings and the text's tokens, float64 each
+        put('settings', new Uint8Array(job.settings.buffer, job.settings.byteOffset, job.settings.byteLength));
+        put('ids', new Uint8Array(job.ids.buffer, job.ids.byteOffset, job.ids.byteLength));
+        var n = c('rv_infer_worker_run_job', 'number', [job.run], ['number']);
         if (n < 0) {
           var e = c('rv_infer_worker_error', 'string', []).split('\n');
           return self.postMessage({ id: job.id, type: e[0], message: e.slice(1).join('\n') });

@@ -32,8 +32,8 @@ std::optional<Error> read_scaling(const json& v, ForwardOptions& o) {
   return std::nullopt;
 }
 
-// "tokens"; or "text" through the request's text encoder.
-std::optional<Error> read_tokens(Request& r, ModelCheckpoint& m, ForwardOptions& o) {
+// "tokens"; or "text" through the request's text encoder (m null: the text's fields checked, not encoded).
+std::optional<Error> read_tokens(Request& r, ModelCheckpoint* m, ForwardOptions& o) {
   if (r.has("tokens") == r.has("text")) return bad_request("give either \"tokens\" (ids) or \"text\"");
   if (r.has("tokens")) {
     o.tokens = r.integers("tokens", std::size_t(kMaxForwardTokens));
@@ -41,8 +41,8 @@ std::optional<Error> read_tokens(Request& r, ModelCheckpoint& m, ForwardOptions&
   }
   const std::string text = r.string("text");
   const bool special = r.boolean("add_special_tokens", false);
-  if (r.error) return r.error;
-  Expected<Encoder> encode = text_encoder(r, m);
+  if (r.error || !m) return r.error;
+  Expected<Encoder> encode = text_encoder(r, *m);
   if (!encode) return encode.error();
   Expected<std::vector<long long>> ids = (*encode)(text, special);
   if (!ids) return ids.error();
@@ -112,14 +112,16 @@ Expected<json> op_forward(Request& r) {
   return forward_document(r, loaded.value());
 }
 
-Expected<json> forward_document(Request& r, ModelCheckpoint& model) {
-  ModelCheckpoint* m = &model;
-  ForwardOptions o;
-  if (auto e = read_tokens(r, *m, o)) return *e;
+namespace {
+
+// Every field forward reads, into o and outputs (m null: what can be checked without the checkpoint).
+std::optional<Error> read_forward(Request& r, ModelCheckpoint* m, ForwardOptions& o,
+                                  std::vector<std::string>& outputs) {
+  if (auto e = read_tokens(r, m, o)) return *e;
   if (r.has("positions")) o.positions = r.integers("positions", std::size_t(kMaxForwardTokens));
   if (r.error) return *r.error;
   if (auto e = read_pass_options(r, o)) return *e;
-  std::vector<std::string> outputs = {"nll"};
+  outputs = {"nll"};
   if (r.has("outputs")) {
     const json* list = r.array("outputs", "a list of output names");
     if (!list) return *r.error;
@@ -133,6 +135,22 @@ Expected<json> forward_document(Request& r, ModelCheckpoint& model) {
       outputs.push_back(name);
     }
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Error> check_forward_request(Request& r) {
+  ForwardOptions o;
+  std::vector<std::string> outputs;
+  return read_forward(r, nullptr, o, outputs);
+}
+
+Expected<json> forward_document(Request& r, ModelCheckpoint& model) {
+  ModelCheckpoint* m = &model;
+  ForwardOptions o;
+  std::vector<std::string> outputs;
+  if (auto e = read_forward(r, m, o, outputs)) return *e;
   const auto wants = [&](const char* name) { return std::find(outputs.begin(), outputs.end(), name) != outputs.end(); };
   o.logits = wants("logits");
   o.attention_by_distance = wants("attention_by_distance");

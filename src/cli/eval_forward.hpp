@@ -13,6 +13,8 @@ namespace rv::cli {
 Expected<json> op_forward(Request& r);
 // The same on a checkpoint already open (the request's "file", "index", "config" and "preset" are not read).
 Expected<json> forward_document(Request& r, ModelCheckpoint& m);
+// Its fields checked as forward_document checks them, without a checkpoint ("text" is not encoded): run-export.
+std::optional<Error> check_forward_request(Request& r);
 
 // What a pass and a bench share: "threads", "rope" ("apply" | "drop"), "rope_scaling" (an object or "none").
 std::optional<Error> read_pass_options(Request& r, ForwardOptions& o);

@@ -14,13 +14,15 @@ Expected<json> op_passkey(Request& r) {
   return passkey_document(r, loaded.value());
 }
 
-Expected<json> passkey_document(Request& r, ModelCheckpoint& m) {
-  PasskeyRequest p;
+namespace {
+
+// passkey's own fields and the pass options into p; special: "add_special_tokens".
+std::optional<Error> read_passkey(Request& r, PasskeyRequest& p, bool& special) {
   p.lengths = r.integers("lengths", std::size_t(kPasskeyMaxAxis));
   p.depths = r.numbers("depths", std::nullopt, std::size_t(kPasskeyMaxAxis));
   const long long trials = r.integer("trials", 1);
   const long long seed = r.integer("seed", 0);
-  const bool special = r.boolean("add_special_tokens", false);
+  special = r.boolean("add_special_tokens", false);
   if (r.error) return *r.error;
   if (seed < 0 || seed >= kExactWholeMax)
     return bad_request("\"seed\" must be in [0, 2^53 - 1], got " + std::to_string(seed));
@@ -29,7 +31,21 @@ Expected<json> passkey_document(Request& r, ModelCheckpoint& m) {
                        std::to_string(trials));
   p.trials = int(trials);
   p.seed = std::uint64_t(seed);
-  if (auto e = read_pass_options(r, p.pass)) return *e;
+  return read_pass_options(r, p.pass);
+}
+
+}  // namespace
+
+std::optional<Error> check_passkey_request(Request& r) {
+  PasskeyRequest p;
+  bool special = false;
+  return read_passkey(r, p, special);
+}
+
+Expected<json> passkey_document(Request& r, ModelCheckpoint& m) {
+  PasskeyRequest p;
+  bool special = false;
+  if (auto e = read_passkey(r, p, special)) return *e;
   Expected<Encoder> encode = text_encoder(r, m);
   if (!encode) return encode.error();
   const Encoder& e = *encode;

@@ -11,5 +11,7 @@ namespace rv::cli {
 Expected<json> op_passkey(Request& r);
 // The same on a checkpoint already open (the request's "file", "index", "config" and "preset" are not read).
 Expected<json> passkey_document(Request& r, ModelCheckpoint& m);
+// Its fields checked as passkey_document checks them, without a checkpoint: run-export.
+std::optional<Error> check_passkey_request(Request& r);
 
 }  // namespace rv::cli

@@ -25,8 +25,10 @@ Usage:
   ropeviz-cli lab-export DIR [flags] [--batches N]  write the same run as a standalone PyTorch script,
                          DIR/ropeviz_lab.py, and DIR/ropeviz_lab_data.json (the initial weights and the first N
                          training batches, default 50); prints {"script":...,"data":...,"batches":N,"methods":[...]}
-  ropeviz-cli run-export DIR  write the forward and passkey ops as a standalone PyTorch script, DIR/ropeviz_run.py
-                         (python3 DIR/ropeviz_run.py --help; float64 is the reference); prints {"script":...}
+  ropeviz-cli run-export DIR [REQUEST]  write the forward and passkey ops as a standalone PyTorch script,
+                         DIR/ropeviz_run.py (python3 DIR/ropeviz_run.py --help; float64 is the reference); prints
+                         {"script":...}; with REQUEST (a forward or passkey request: a JSON file, - for stdin, or
+                         inline {...}) also DIR/request.json and prints {"script":...,"request":...,"command":...}
   ropeviz-cli --help     this text
 
 eval: numbers are float64 written with shortest round-trip precision. A bad line gets
@@ -76,9 +78,13 @@ lab-export: the lab's flags become the script's defaults, its one DEFAULTS line 
 
 run-export: python3 DIR/ropeviz_run.py --model CHECKPOINT_DIR --request REQUEST.json --out RESULT.json
   [--dtype float32|float64] [--device cpu|cuda] [--nproc N] (or under torchrun) answers one forward or passkey request
-  (an eval line's object, "file"/"config" replaced by the folder) with eval's document, in its own PyTorch forward
-  pass; its float64 run is the reference the C++ is held to; passkey's cells are shared out over the processes
-  (docs/run-export.md). No DIR: exit 2; a directory or file that cannot be written: message on stderr, exit 1.
+  (an eval line's object, "file"/"config" replaced by the folder, or --model owner/name[@revision]: a Hub repo,
+  downloaded with huggingface_hub) with eval's document, in its own PyTorch forward pass; its float64 run is the
+  reference the C++ is held to; passkey's cells are shared out over the processes (docs/run-export.md). REQUEST is
+  checked as eval checks it without the checkpoint and written, less "file", "index", "config" and "preset", as
+  DIR/request.json; "command" runs the script on it (--model: the folder of its "file", else CHECKPOINT_DIR). No DIR,
+  more arguments, a REQUEST that cannot be read or is refused: message on stderr, exit 2, nothing written; a directory
+  or file that cannot be written: message on stderr, exit 1.
 
 Errors: odd/zero/negative d_head, base <= 1, non-finite or negative numbers, wrong lengths, unknown ops,
 malformed JSON and oversized requests (d_head > 65536, max_position*d > 1e8, > 1e6 positions, a line over 8 MiB,

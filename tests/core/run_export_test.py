@@ -5,10 +5,14 @@ and prints {"script": PATH}; the exported script, not the tree's copy, then answ
 dropped, qwen2 split into two shards, one of them F16) with the CLI's documents: the same keys and shapes, NLL within
 1e-3 in float64 (and float32, the default); a passkey grid (2 lengths x 2 depths) over --nproc 2 and over two processes
 started as torchrun starts them equals the CLI's; the learned table's IndexError, a bad --model folder and --device cuda
-without a GPU are error documents with exit 1; a rank that fails stops the run with its own message. Exit 77 (skip)
-without torch."""
+without a GPU are error documents with exit 1; a rank that fails stops the run with its own message. `run-export DIR
+REQUEST` (a file, "-", inline) writes DIR/request.json without the model's fields and prints the command, which runs
+and gives the CLI's document; a bad op, bad JSON or a missing file is refused (exit 2, nothing written). A Hub repo id
+as --model goes through a fake huggingface_hub (tests' own, on PYTHONPATH) and gives the local folder's document;
+without huggingface_hub it is refused naming it. Exit 77 (skip) without torch."""
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -146,6 +150,53 @@ def write_shards(src, dst):
         json.dump({"metadata": {}, "weight_map": weight_map}, f)
 
 
+FAKE_HUB = '''"""A fake huggingface_hub for run_export_test.py: snapshot_download copies a repo's files (those
+allow_patterns match) from FAKE_HUB_ROOT/owner/name into FAKE_HUB_CACHE and logs each call to FAKE_HUB_LOG."""
+import fnmatch, json, os, shutil
+
+
+def snapshot_download(repo_id, revision=None, allow_patterns=None, **kwargs):
+    with open(os.environ["FAKE_HUB_LOG"], "a") as f:
+        f.write(json.dumps({"repo_id": repo_id, "revision": revision, "allow_patterns": allow_patterns}) + "\\n")
+    src = os.path.join(os.environ["FAKE_HUB_ROOT"], repo_id)
+    if not os.path.isdir(src):
+        raise OSError("404 Client Error: Repository Not Found for %s" % repo_id)
+    dst = os.path.join(os.environ["FAKE_HUB_CACHE"], repo_id, revision or "main")
+    os.makedirs(dst, exist_ok=True)
+    for name in os.listdir(src):
+        if any(fnmatch.fnmatch(name, p) for p in allow_patterns or ["*"]):
+            shutil.copy(os.path.join(src, name), dst)
+    return dst
+'''
+
+
+def export(dir, *request, stdin=None):
+    """`ropeviz-cli run-export dir [request]`: (exit code, its line or None, stderr)."""
+    p = subprocess.run([CLI, "run-export", dir, *request], input=stdin, capture_output=True, text=True, timeout=60)
+    try:
+        return p.returncode, json.loads(p.stdout), p.stderr
+    except ValueError:
+        return p.returncode, None if not p.stdout else p.stdout, p.stderr
+
+
+def fake_hub(tmp, shards):
+    """The fake huggingface_hub's folder, its environment, and the repo ropeviz-fake/qwen2-shards: shards' files and
+    one the script must not ask for."""
+    hub = os.path.join(tmp, "fake-hub")
+    os.makedirs(os.path.join(hub, "module", "huggingface_hub"))
+    with open(os.path.join(hub, "module", "huggingface_hub", "__init__.py"), "w") as f:
+        f.write(FAKE_HUB)
+    os.makedirs(os.path.join(hub, "missing", "huggingface_hub"))  # one that is "not installed"
+    with open(os.path.join(hub, "missing", "huggingface_hub", "__init__.py"), "w") as f:
+        f.write("raise ImportError(\"No module named 'huggingface_hub'\")\n")
+    shutil.copytree(shards, os.path.join(hub, "root", "ropeviz-fake", "qwen2-shards"))
+    with open(os.path.join(hub, "root", "ropeviz-fake", "qwen2-shards", "pytorch_model.bin"), "w") as f:
+        f.write("not asked for")
+    env = {"PYTHONPATH": os.path.join(hub, "module"), "FAKE_HUB_ROOT": os.path.join(hub, "root"),
+           "FAKE_HUB_CACHE": os.path.join(hub, "cache"), "FAKE_HUB_LOG": os.path.join(hub, "log.jsonl")}
+    return hub, env
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -207,6 +258,59 @@ with tempfile.TemporaryDirectory() as tmp:
     for (name, model, request, dtype), started in zip(forward_cases, running):
         want = cli(request, model)
         compare_forward(name, finish(started), want, NLL_TOL)
+
+    # ---- run-export DIR REQUEST: request.json, the command, refusals; a Hub repo id as --model -------------------
+    model_fields = {"file": llama_bytes, "config": os.path.join(llama_bytes, "config.json")}
+    tiny = {"op": "forward", "tokens": list(text[:24]), "outputs": ["nll", "sink"]}
+    with open(os.path.join(tmp, "tiny.json"), "w") as f:
+        json.dump(dict(tiny, **model_fields), f, indent=1)
+    grid_line = {"op": "passkey", "lengths": [260], "depths": [0.5], "seed": 2}
+    exports = [("a file", os.path.join(tmp, "req-file"), [os.path.join(tmp, "tiny.json")], None, tiny, llama_bytes),
+               ("stdin", os.path.join(tmp, "req-stdin"), ["-"], json.dumps(dict(grid_line, preset="gpt2")), grid_line,
+                "CHECKPOINT_DIR"),
+               ("inline", os.path.join(tmp, "req inline"), [json.dumps(dict(tiny, index=os.path.join(
+                   shards, "model.safetensors.index.json")))], None, tiny, shards)]
+    commands = []
+    for what, dir, args, stdin, want, model in exports:
+        code, line, err = export(dir, *args, stdin=stdin)
+        paths = [os.path.join(dir, n) for n in ("ropeviz_run.py", "request.json", "result.json")]
+        command = ["python3", paths[0], "--model", model, "--request", paths[1], "--out", paths[2]]
+        check(code == 0 and isinstance(line, dict) and list(line) == ["script", "request", "command"] and
+              line["script"] == paths[0] and line["request"] == paths[1] and shlex.split(line["command"]) == command,
+              "run-export with a request (%s): exit %d, %s %s" % (what, code, line, err))
+        commands.append(shlex.split(line["command"]) if isinstance(line, dict) else command)
+        with open(paths[1]) as f:
+            check(json.load(f) == want, "request.json (%s) is the request without file/index/config/preset" % what)
+    hub, hub_env = fake_hub(tmp, shards)
+    hub_tiny = dict(tiny, tokens=list(text[:16]), outputs=["nll"])
+    commanded = subprocess.Popen([sys.executable] + commands[0][1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=ENV, start_new_session=True), commands[0][-1]
+    hub_runs = [start(script, tmp, "hub", "ropeviz-fake/qwen2-shards@v1", hub_tiny, env=hub_env),
+                start(script, tmp, "hub-none", "ropeviz-fake/no-such-repo", hub_tiny, env=hub_env),
+                start(script, tmp, "hub-missing", "ropeviz-fake/qwen2-shards", hub_tiny,
+                      env=dict(hub_env, PYTHONPATH=os.path.join(hub, "missing")))]
+    for args, stdin in (([json.dumps({"op": "model", "preset": "gpt2"})], None), (['{"op": "forward",'], None),
+                        ([os.path.join(tmp, "no-such-request.json")], None), (["-"], "[1, 2]"),
+                        ([json.dumps(dict(tiny, outputs=["nll", "everything"]))], None)):
+        code, line, err = export(os.path.join(tmp, "refused"), *args, stdin=stdin)
+        check(code == 2 and line is None and "run-export: REQUEST" in err and not os.path.exists(
+            os.path.join(tmp, "refused")), "run-export refuses %s: exit %d, %r %r" % (args or stdin, code, line, err))
+    compare_forward("run-export's command", finish(commanded), cli(dict(tiny, **model_fields), llama_bytes), NLL_TOL)
+    compare_forward("a Hub repo id (fake huggingface_hub)", finish(hub_runs[0]), cli(hub_tiny, shards), NLL_TOL)
+    with open(hub_env["FAKE_HUB_LOG"]) as f:
+        calls = [json.loads(l) for l in f]
+    got = [c for c in calls if c["repo_id"] == "ropeviz-fake/qwen2-shards"]
+    check(len(got) == 2 and all(c["revision"] == "v1" for c in got) and set(os.listdir(shards)) <= set(
+        got[1]["allow_patterns"]) and "model.safetensors" in got[0]["allow_patterns"] and not os.path.exists(
+        os.path.join(hub_env["FAKE_HUB_CACHE"], "ropeviz-fake", "qwen2-shards", "v1", "pytorch_model.bin")),
+        "the Hub: config, index, then its shards, at the revision, nothing else: %s" % calls)
+    code, doc, err = finish(hub_runs[1])
+    check(code == 1 and doc is not None and doc.get("error", {}).get("type") == "IOError" and "Repository Not Found"
+          in doc["error"].get("message", ""), "a Hub repo that cannot be downloaded: exit %r, %s %s" % (code, doc, err))
+    code, doc, err = finish(hub_runs[2])
+    message = (doc or {}).get("error", {}).get("message", "")
+    check(code == 1 and "huggingface_hub" in message and "pip install huggingface_hub" in message,
+          "a Hub repo id without huggingface_hub: exit %r, %s %s" % (code, doc, err[-500:]))
 
     # ---- passkey: 2 lengths x 2 depths over two processes (--nproc 2, and torchrun's environment) -------------------
     grid = {"op": "passkey", "lengths": [260, 300], "depths": [0, 1], "trials": 1, "seed": 5}

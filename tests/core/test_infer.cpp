@@ -97,6 +97,7 @@ TEST_CASE("run study: each curve is the mean of its windows' passes, the shift t
   rv::RunStudy study(plan, int(jobs->size()));
   for (auto it = jobs->rbegin(); it != jobs->rend(); ++it) study.add(*it, rv::run_job(c.value(), config, *it));
   CHECK(study.finished());
+  CHECK(study.grids.empty());  // no passkey grid planned
   // The last window ends at the text's end; the curve under no scaling is the mean of three passes.
   const rv::RunJob& last = (*jobs)[2];
   CHECK(last.pass.tokens.back() == plan.text.back());
@@ -121,6 +122,76 @@ TEST_CASE("run study: each curve is the mean of its windows' passes, the shift t
   plan.length = 64;
   plan.factor = 1;
   CHECK(rv::run_jobs(plan).error().message.find("(1, 64]") != std::string::npos);
+  // LongRoPE's factors come from a config that has them; this one has none.
+  plan.factor = 4;
+  plan.ropes = {rv::RunRope::LongRope};
+  CHECK(rv::run_jobs(plan).error().message.find("this config has none") != std::string::npos);
+  CHECK(rv::config_longrope(config) == nullptr);
+}
+
+TEST_CASE("run study: the passkey cells, run apart and in any order, are the passkey op's grid to the bit") {
+  rv::Expected<rv::Checkpoint> c = rv::Checkpoint::open_path(kModel + "/model.safetensors");
+  REQUIRE(c);
+  const rv::HfConfig config = model_config();
+  const rv::TextEncoder encode = [](std::string_view text) -> rv::Expected<std::vector<long long>> {
+    return bytes(text);
+  };
+  rv::RunPlan plan;
+  plan.loss = plan.attention = false;  // the bench alone reads no text
+  plan.length = 320;
+  plan.ropes = {rv::RunRope::None, rv::RunRope::Yarn};
+  plan.passkey.lengths = {200, 300};  // 200 is shorter than the prompt's fixed part: that cell's error stays with it
+  plan.passkey.depths = {0.0, 1.0};
+  plan.passkey.trials = 2;
+  plan.passkey.seed = 7;
+  plan.passkey.encode = plan.passkey.encode_answer = encode;
+  rv::Expected<std::vector<rv::RunJob>> jobs = rv::run_jobs(plan);
+  REQUIRE(jobs);
+  REQUIRE(jobs->size() == 2 * 2 * 2);
+  rv::RunStudy study(plan, int(jobs->size()));
+  REQUIRE(study.grids.size() == 2);
+  CHECK(study.curves.empty());
+  for (auto it = jobs->rbegin(); it != jobs->rend(); ++it) {
+    const rv::Expected<rv::RunAnswer> a = rv::run_job(c.value(), config, *it);
+    if (a) {  // each answer crosses to the page as numbers and back
+      const rv::Expected<rv::RunAnswer> back = rv::unflatten_run_answer(*it, rv::flatten_run_answer(*a));
+      REQUIRE(back);
+      study.add(*it, back);
+    } else {
+      study.add(*it, a);
+    }
+  }
+  CHECK(study.finished());
+  CHECK(study.grids[0].errors[0][0].find("shorter than the prompt without filler") != std::string::npos);
+  CHECK(std::isnan(study.grids[0].accuracy[0][1]));
+  rv::PasskeyRequest whole = plan.passkey;
+  // cell (1, j) of the same grid alone, with its keys from the same stream (after the 200 cells' keys)
+  for (std::size_t r = 0; r < 2; ++r) {
+    whole.pass = (*jobs)[r * 4].passkey->pass;
+    for (std::size_t j = 0; j < 2; ++j) {
+      const rv::Expected<rv::PasskeyCell> cell = rv::passkey_cell(c.value(), config, whole, 1, j);
+      REQUIRE(cell);
+      CHECK(study.grids[r].accuracy[1][j] == cell->accuracy);
+      CHECK(study.grids[r].key_logprob[1][j] == cell->key_logprob);
+      CHECK(study.grids[r].errors[1][j].empty());
+    }
+  }
+  rv::PasskeyRequest fits = whole;  // the op's grid where every cell fits: the cells' numbers are its numbers
+  fits.lengths = {300, 310};
+  fits.pass = (*jobs)[0].passkey->pass;
+  const rv::Expected<rv::PasskeyResult> grid = rv::passkey(c.value(), config, fits);
+  REQUIRE(grid);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 2; ++j) {
+      const rv::Expected<rv::PasskeyCell> cell = rv::passkey_cell(c.value(), config, fits, i, j);
+      REQUIRE(cell);
+      CHECK(grid->accuracy[i][j] == cell->accuracy);
+      CHECK(grid->key_logprob[i][j] == cell->key_logprob);
+    }
+  CHECK(rv::passkey_cell(c.value(), config, fits, 2, 0).error().message.find("no cell (2, 0)") != std::string::npos);
+  rv::RunPlan no_encoder = plan;
+  no_encoder.passkey.encode = nullptr;
+  CHECK(rv::run_jobs(no_encoder).error().message.find("no text encoder") != std::string::npos);
 }
 
 TEST_CASE("run study: smooth is a moving mean that skips NaN; loss_between reads positions") {
@@ -142,9 +213,12 @@ TEST_CASE("run study: a pass's numbers flattened for a Web Worker come back whol
   r.sink = {{0.9, 0.8}, {0.7, 0.6}};
   r.q_pair_norms = {{{1, 2, 3}, {4, 5, 6}}, {{7, 8, 9}, {10, 11, 12}}};  // [L=2][H=2][P=3]
   r.k_pair_norms = {{{0.5, 1.5, 2.5}}, {{3.5, 4.5, 5.5}}};               // [L=2][Hk=1][P=3]
-  const std::vector<double> flat = rv::flatten_run_result(r);
+  const std::vector<double> flat = rv::flatten_run_answer(r);
   CHECK(flat.size() == 6 + 3 + 8 + 4 + 12 + 6);
-  const rv::Expected<rv::ForwardResult> back = rv::unflatten_run_result(flat);
+  const rv::RunJob pass_job;  // a Loss job: a pass's numbers
+  const rv::Expected<rv::RunAnswer> answer = rv::unflatten_run_answer(pass_job, flat);
+  REQUIRE(answer);
+  const rv::ForwardResult* back = std::get_if<rv::ForwardResult>(&*answer);
   REQUIRE(back);
   CHECK(back->nll == r.nll);
   CHECK(back->by_distance == r.by_distance);
@@ -154,13 +228,22 @@ TEST_CASE("run study: a pass's numbers flattened for a Web Worker come back whol
   CHECK(back->layers == 2);
   rv::ForwardResult loss_only;
   loss_only.nll = {3.0};
-  const rv::Expected<rv::ForwardResult> one = rv::unflatten_run_result(rv::flatten_run_result(loss_only));
+  const rv::Expected<rv::RunAnswer> one = rv::unflatten_run_answer(pass_job, rv::flatten_run_answer(loss_only));
   REQUIRE(one);
-  CHECK(one->nll == loss_only.nll);
-  CHECK(one->by_distance.empty());
+  CHECK(std::get<rv::ForwardResult>(*one).nll == loss_only.nll);
+  CHECK(std::get<rv::ForwardResult>(*one).by_distance.empty());
   std::vector<double> cut = flat;
   cut.pop_back();
-  const rv::Expected<rv::ForwardResult> bad = rv::unflatten_run_result(cut);
+  const rv::Expected<rv::RunAnswer> bad = rv::unflatten_run_answer(pass_job, cut);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message == "a worker's result has 38 numbers, not 39");
+  // A passkey cell is two numbers, and only two.
+  rv::RunJob cell_job;
+  cell_job.kind = rv::RunJobKind::Passkey;
+  const rv::Expected<rv::RunAnswer> cell =
+      rv::unflatten_run_answer(cell_job, rv::flatten_run_answer(rv::PasskeyCell{0.5, -1.25}));
+  REQUIRE(cell);
+  CHECK(std::get<rv::PasskeyCell>(*cell).accuracy == 0.5);
+  CHECK(std::get<rv::PasskeyCell>(*cell).key_logprob == -1.25);
+  CHECK(rv::unflatten_run_answer(cell_job, {0.5}).error().message == "a worker's passkey cell has 1 numbers, not 2");
 }

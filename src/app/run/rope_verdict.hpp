@@ -7,8 +7,8 @@
 namespace rv {
 
 enum class RopeVerdictKind {
-  InContext,    // m is inside the context the model (or the table's max_position) was trained to
-  Past,         // m is past it: the formula still rotates, the trained model is untested here
+  InContext,     // m is inside the context the model (or the table's max_position) was trained to
+  Past,          // m is past it: the formula still rotates, the trained model is untested here
   PastMeasured,  // m is past it and Run it measured these weights there
   NotUsed        // the loaded model has a learned table, no rope: the dials are the formula's alone
 };

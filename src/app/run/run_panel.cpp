@@ -6,7 +6,9 @@
 #include <iterator>
 #include <string>
 
+#include "app/run/run_bench.hpp"
 #include "app/run/run_session.hpp"
+#include "app/run/run_torch.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
@@ -18,8 +20,14 @@ namespace rv {
 namespace {
 
 constexpr const char* kDemoModels[] = {"llama-bytes", "llama-bytes-pi4", "gpt2-bytes"};
-constexpr ImU32 kCurveColours[kRunRopeCount] = {
-    theme::kError, theme::kRope, theme::kLearned, theme::kOk, theme::kKey, theme::kMuted, IM_COL32(240, 98, 146, 255)};
+constexpr ImU32 kCurveColours[kRunRopeCount] = {theme::kError,
+                                                theme::kRope,
+                                                theme::kLearned,
+                                                theme::kOk,
+                                                theme::kKey,
+                                                theme::kMuted,
+                                                IM_COL32(129, 199, 132, 255),
+                                                IM_COL32(240, 98, 146, 255)};
 
 void demo_buttons(App& app) {
   ImGui::TextDisabled("demo models (trained on bytes of English text; web/models):");
@@ -33,6 +41,17 @@ void demo_buttons(App& app) {
   hover_tip(
       "llama-bytes: a Llama with RoPE trained at 512 positions. llama-bytes-pi4: the same fine-tuned at 2,048 "
       "under linear x4. gpt2-bytes: a GPT-2 with a learned table of 1,024 rows.");
+}
+
+constexpr const char* kRopeRects[] = {"run_rope_0", "run_rope_1", "run_rope_2", "run_rope_3",
+                                      "run_rope_4", "run_rope_5", "run_rope_6", "run_rope_7"};
+static_assert(std::size(kRopeRects) == kRunRopeCount);
+
+// A checkbox, its rect for tests and its tip.
+void tick(App& app, const char* label, bool& value, const char* rect, const char* tip) {
+  ImGui::Checkbox(label, &value);
+  record_rect(app.ui, rect);
+  hover_tip(tip);
 }
 
 void settings(App& app, RunSession& s) {
@@ -52,9 +71,19 @@ void settings(App& app, RunSession& s) {
   const bool learned = s.learned && weights && weights->serial == s.serial;
   if (!learned) {
     ImGui::TextDisabled("rope at inference:");
+    const bool longrope = weights && weights->config && config_longrope(*weights->config);
     for (int i = 0; i < kRunRopeCount; ++i) {
       ImGui::SameLine();
+      const bool off = RunRope(i) == RunRope::LongRope && !longrope;
+      if (off) r.rope[i] = false;
+      ImGui::BeginDisabled(off);
       ImGui::Checkbox(run_rope_label(RunRope(i)), &r.rope[i]);
+      ImGui::EndDisabled();
+      record_rect(app.ui, kRopeRects[i]);
+      if (off)
+        hover_tip(
+            "LongRoPE's per-pair short and long factors are searched for each model (Phi-3 ships them in its "
+            "config); this model's config has none, so there is nothing to apply.");
     }
     ImGui::SetNextItemWidth(w * 0.6f);
     float factor = float(r.factor);
@@ -62,10 +91,26 @@ void settings(App& app, RunSession& s) {
     hover_tip("The scalings' factor, from the trained context (original_max_position_embeddings).");
     ImGui::SameLine();
   }
-  ImGui::Checkbox("shift test", &r.shift);
-  hover_tip(
-      "The window's first 256 tokens again at positions shifted by 0, half the context, the context and twice "
-      "it: RoPE scores depend on m - n only, so a RoPE model's loss should not move; a learned table's does.");
+  tick(app, "shift test", r.shift, "run_shift",
+       "The window's first 256 tokens again at positions shifted by 0, half the context, the context and twice it: "
+       "RoPE scores depend on m - n only, so a RoPE model's loss should not move; a learned table's does.");
+  ImGui::SameLine();
+  tick(app, "loss curves", r.loss, "run_loss",
+       "The loss by position under each rope ticked, and one pass for attention by distance and the sink.");
+  ImGui::SameLine();
+  tick(app, "passkey bench", r.bench, "run_bench",
+       "A 5-digit key hidden at each depth of a filler text of each length, then asked for (docs/passkey.md): one "
+       "grid per rope ticked, lengths evenly up to the tokens per window.");
+  if (!r.bench) return;
+  ImGui::SetNextItemWidth(w * 0.45f);
+  ImGui::SliderInt("lengths", &r.bench_lengths, 1, 8);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(w * 0.45f);
+  ImGui::SliderInt("depths", &r.bench_depths, 1, 9);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(w * 0.45f);
+  ImGui::SliderInt("keys a cell", &r.bench_trials, 1, 8);
+  hover_tip("Trials per cell, each with its own key (seeded: the same keys every run, as the passkey op's seed 0).");
 }
 
 // The text's first tokens as the model reads them: a box each (alternating shades mark the boundaries), its text over
@@ -238,6 +283,13 @@ void show_run(App& app) {
   }
   record_rect(app.ui, "run_button");
   ImGui::SameLine();
+  if (ImGui::Button("PyTorch")) app.ui.pending_exports = run_torch(app);
+  record_rect(app.ui, "run_torch");
+  hover_tip(
+      "Downloads ropeviz_run.py and one request per rope ticked for these settings: the loss on window 0's tokens "
+      "and the passkey grid, to run with PyTorch on a GPU, under torchrun or to lengths the page cannot hold "
+      "(python3 ropeviz_run.py --model CHECKPOINT_DIR --request FILE --out result.json; docs/run-export.md).");
+  ImGui::SameLine();
   const float progress = s.jobs.empty() ? 0.0f : float(s.next) / float(s.jobs.size());
   ImGui::ProgressBar(progress, ImVec2(-1, 0), s.status.c_str());
   ImGui::PushTextWrapPos(0);
@@ -252,9 +304,10 @@ void show_run(App& app) {
   if (w) token_strip(app, s.tokens);
   if (s.jobs.empty()) return;
   const float avail = ImGui::GetContentRegionAvail().x;
-  loss_plot(s, avail);
+  if (!s.study.curves.empty()) loss_plot(s, avail);
   shift_table(s);
   attention_views(s, avail);
+  bench_view(s, avail);
 }
 
 std::string describe_run(const App& app) {
@@ -264,6 +317,7 @@ std::string describe_run(const App& app) {
            "not run yet; it runs a loaded checkpoint on held-out text and measures its loss at every position.";
   std::string out = "Run it panel: " + s->model_label + " on " + run_text_name(app) + " (" + s->tokens.summary + "), " +
                     run_status(*s) + ". " + run_sentence(*s);
+  if (!s->bench_sentence.empty()) out += " " + s->bench_sentence;
   for (const RunShift& sh : s->study.shifts)
     if (sh.done)
       out += " Shift " + std::to_string(sh.shift) + ": " + (sh.error.empty() ? format_sig(sh.loss, 6) : sh.error) + ".";

@@ -7,6 +7,8 @@
 #include <optional>
 #include <thread>
 
+#include "app/run/run_bench.hpp"
+#include "app/state/loaded_tokenizer.hpp"
 #include "core/base/format.hpp"
 #include "core/weights/family.hpp"
 
@@ -29,6 +31,15 @@ void refresh(RunSession& s) {
   for (const RunCurve& c : s.study.curves) s.smoothed.push_back(smooth(c.mean(), kRunSmoothHalf));
   s.status = run_status(s);
   s.sentence = run_sentence(s);
+  s.bench_sentence = bench_sentence(s);
+  s.bench_lo = 0.0, s.bench_hi = -1e300;
+  for (const RunGrid& g : s.study.grids)
+    for (const auto& row : g.key_logprob)
+      for (const double v : row)
+        if (!std::isnan(v)) s.bench_lo = std::min(s.bench_lo, v), s.bench_hi = std::max(s.bench_hi, v);
+  if (s.bench_hi < s.bench_lo) s.bench_hi = 0.0;
+  s.legends.clear();
+  for (const RunRope r : s.plan.ropes) s.legends.push_back(run_rope_legend(r, s.plan.factor));
   const auto mean_pairs = [](const std::vector<std::vector<std::vector<double>>>& x) {
     std::vector<double> out;
     std::size_t n = 0;
@@ -75,7 +86,7 @@ const RunSession* find_run_session(const App& app) {
 }
 
 Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& config, Checkpoint& c,
-                              const std::string& label, std::vector<long long> ids) {
+                              const std::string& label, std::vector<long long> ids, TextEncoder encode) {
   const ModelFamily* family = model_family(config.model_type.value_or(""));
   if (!family || !family->runs)
     return bad_request("the forward pass does not run model_type \"" + config.model_type.value_or("") + "\" (it runs " +
@@ -90,6 +101,14 @@ Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& confi
   plan.windows = settings.windows;
   plan.factor = settings.factor;
   plan.trained = out.trained;
+  if (const HfRopeScaling* longrope = config_longrope(config)) plan.longrope = *longrope;
+  plan.loss = plan.attention = settings.loss;
+  if (settings.bench) {
+    plan.passkey.lengths = bench_lengths(settings);
+    plan.passkey.depths = bench_depths(settings);
+    plan.passkey.trials = settings.bench_trials;
+    plan.passkey.encode = plan.passkey.encode_answer = std::move(encode);
+  }
   if (out.learned) {
     plan.ropes = {RunRope::Config};
   } else {
@@ -100,9 +119,11 @@ Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& confi
     }
     if (plan.ropes.empty()) plan.ropes = {RunRope::Config};
   }
+  if (!settings.loss && !settings.bench && !settings.shift)
+    return bad_request("nothing to run: tick the loss curves, the shift test or the passkey bench");
   if (settings.shift && out.context > 0) plan.shifts = {0, out.context / 2, out.context, 2 * out.context};
   plan.threads = run_threads();
-  plan.pair_norms = !out.learned;
+  plan.pair_norms = !out.learned && settings.loss;
   const Expected<ForwardShape> shape = forward_shape(c, config);
   if (!shape) return bad_request(label + ": " + shape.error().message);
   for (const long long id : plan.text)
@@ -117,19 +138,25 @@ Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& confi
   return out;
 }
 
-int run_rope_bits(const RunSettings& s) {
-  int bits = 0;
-  for (int r = 0; r < kRunRopeCount; ++r) bits |= s.rope[r] ? 1 << r : 0;
-  return bits;
+std::vector<double> run_settings_numbers(const RunSettings& s) {
+  std::vector<double> out = {double(s.length),        double(s.windows),      s.factor,
+                             double(s.shift),         double(s.loss),         double(s.bench),
+                             double(s.bench_lengths), double(s.bench_depths), double(s.bench_trials)};
+  for (const bool r : s.rope) out.push_back(double(r));
+  return out;
 }
 
-RunSettings run_settings_of(long long length, int windows, int rope_bits, double factor, bool shift) {
+std::optional<RunSettings> run_settings_from(const std::vector<double>& n) {
+  if (n.size() != 9 + std::size_t(kRunRopeCount)) return std::nullopt;
+  for (const double x : n)
+    if (!std::isfinite(x) || std::fabs(x) > 1e9) return std::nullopt;
   RunSettings s;
-  s.length = length;
-  s.windows = windows;
-  for (int r = 0; r < kRunRopeCount; ++r) s.rope[r] = (rope_bits >> r) & 1;
-  s.factor = factor;
-  s.shift = shift;
+  s.length = (long long)n[0];
+  s.windows = int(n[1]);
+  s.factor = n[2];
+  s.shift = n[3] != 0, s.loss = n[4] != 0, s.bench = n[5] != 0;
+  s.bench_lengths = int(n[6]), s.bench_depths = int(n[7]), s.bench_trials = int(n[8]);
+  for (int r = 0; r < kRunRopeCount; ++r) s.rope[r] = n[9 + std::size_t(r)] != 0;
   return s;
 }
 
@@ -151,7 +178,10 @@ bool run_start(App& app) {
     s.error = tokens.error;
     return false;
   }
-  Expected<RunPlanned> planned = plan_run(s.settings, *w->config, *w->checkpoint, w->label, tokens.ids);
+  const LoadedTokenizer* t = w->tokenizer.get();
+  Expected<RunPlanned> planned = plan_run(
+      s.settings, *w->config, *w->checkpoint, w->label, tokens.ids,
+      run_encoder(t ? std::shared_ptr<const tokenize::Tokenizer>(w->tokenizer, &t->tokenizer) : nullptr, w->vocab));
   if (!planned) {
     s.error = planned.error().message;
     return false;
@@ -183,7 +213,7 @@ void run_tick(App& app) {
   if (s->remote) return;  // the page's workers run the passes (run_deliver)
   const RunJob& job = s->jobs[s->next];
   const auto started = std::chrono::steady_clock::now();
-  Expected<ForwardResult> r = run_job(*w->checkpoint, *w->config, job);
+  Expected<RunAnswer> r = run_job(*w->checkpoint, *w->config, job);
   s->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   s->study.add(job, r);
   ++s->next;
@@ -193,7 +223,7 @@ void run_tick(App& app) {
     refresh(*s);
 }
 
-void run_deliver(App& app, std::uint64_t generation, std::size_t index, const Expected<ForwardResult>& r) {
+void run_deliver(App& app, std::uint64_t generation, std::size_t index, const Expected<RunAnswer>& r) {
   RunSession* s = app.run.get();
   if (!s || !s->running || generation != s->generation || index >= s->jobs.size()) return;
   s->study.add(s->jobs[index], r);
@@ -218,6 +248,11 @@ void run_stop(App& app) {
   refresh(*s);
 }
 
+std::string run_rope_legend(RunRope r, double factor) {
+  const bool scaled = r != RunRope::None && r != RunRope::Config && r != RunRope::Drop;
+  return run_rope_label(r) + (scaled ? " x" + format_sig(factor, 3) : std::string());
+}
+
 std::string run_sentence(const RunSession& s) {
   const RunCurve* base = nullptr;  // the unscaled curve (or the config's, when it is the only one)
   for (const RunCurve& c : s.study.curves)
@@ -234,9 +269,8 @@ std::string run_sentence(const RunSession& s) {
   std::string others;
   for (const RunCurve& c : s.study.curves)
     if (c.windows && &c != base)
-      others += std::string(others.empty() ? "" : "; ") + run_rope_label(c.rope) +
-                (c.rope == RunRope::Config || c.rope == RunRope::Drop ? "" : " x" + format_sig(s.plan.factor, 3)) +
-                " " + format_sig(in(c), 3) + " / " + format_sig(past(c), 3);
+      others += std::string(others.empty() ? "" : "; ") + run_rope_legend(c.rope, s.plan.factor) + " " +
+                format_sig(in(c), 3) + " / " + format_sig(past(c), 3);
   if (!others.empty()) out += " At " + in_range + " / " + past_range + ": " + others + ".";
   return out;
 }
@@ -245,8 +279,14 @@ std::string run_status(const RunSession& s) {
   const std::string time = format_sig(s.seconds, 3) + " s";
   if (s.running) return "pass " + std::to_string(s.next + 1) + " of " + std::to_string(s.jobs.size()) + " · " + time;
   if (s.jobs.empty()) return "not run yet";
-  return std::string(s.stopped ? "stopped after " : "done: ") + plural(int(s.next), "pass", "passes") + " of " +
-         std::to_string(s.plan.length) + " tokens in " + time;
+  int cells = 0;
+  for (const RunGrid& g : s.study.grids) cells += g.done;
+  const int passes = int(s.next) - cells;
+  std::string done =
+      passes ? plural(passes, "pass", "passes") + " of " + std::to_string(s.plan.length) + " tokens" : "";
+  if (cells) done += (passes ? " and " : "") + plural(cells, "passkey cell", "passkey cells");
+  if (done.empty()) done = "no pass";
+  return std::string(s.stopped ? "stopped after " : "done: ") + done + " in " + time;
 }
 
 void run_state(JsonWriter& j, const App& app) {
@@ -276,7 +316,9 @@ void run_state(JsonWriter& j, const App& app) {
   j.end_array().key("shifts").begin_array();
   for (const RunShift& sh : s->study.shifts)
     j.begin_object().field("shift", sh.shift).field("loss", sh.loss).field("error", sh.error).end_object();
-  j.end_array().field("sentence", run_sentence(*s)).end_object();
+  j.end_array().field("sentence", run_sentence(*s)).field("bench_sentence", s->bench_sentence);
+  bench_state(j, *s);
+  j.end_object();
 }
 
 }  // namespace rv

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,9 +20,14 @@ namespace rv {
 struct RunSettings {
   long long length = 1024;  // tokens per window
   int windows = 2;
-  bool rope[kRunRopeCount] = {true, true, false, true, true, true, false};  // by RunRope
+  bool rope[kRunRopeCount] = {true, true, false, true, true, true, false, false};  // by RunRope
   double factor = 4.0;
   bool shift = true;  // the shift test: the first 256 tokens at 0, the context, and twice it
+  bool loss = true;   // the loss curves and the attention pass
+  // The passkey bench (docs/passkey.md) under each rope: `bench_lengths` lengths evenly up to `length`, depths evenly
+  // over [0, 1], trials a cell (seed 0).
+  bool bench = false;
+  int bench_lengths = 4, bench_depths = 3, bench_trials = 2;
 };
 
 struct RunSession {
@@ -46,7 +52,12 @@ struct RunSession {
   // The attention pass's activation pair norms, mean over layers and heads per rotated pair (Frequencies in use draws
   // them beside the weights' gains): q over query heads, k over key heads; empty until measured.
   std::vector<double> q_act, k_act;
-  std::string status = "not run yet", sentence;
+  std::string status = "not run yet", sentence, bench_sentence;
+  std::vector<std::string> legends;  // each planned rope's run_rope_legend
+  // The bench's grids coloured by the share of keys found, or by the key's mean log-probability over [lo, hi] (the
+  // cells' range, built with the rest).
+  bool bench_by_logprob = false;
+  double bench_lo = 0.0, bench_hi = 0.0;
   // The model as its config sets it (the config's scaling curve, else the unscaled one): its index in the curves and
   // its mean loss at positions 64..context-1 and context..length-1 (NaN until measured), for the status strip.
   int model_curve = -1;
@@ -60,7 +71,8 @@ struct RunSession {
   std::chrono::steady_clock::time_point started;
 };
 
-// A study of these settings on the text's token ids, planned: what run_start and a page's worker both build.
+// A study of these settings on the text's token ids (and for the bench the prompts' encoding, as the text's), planned:
+// what run_start and a page's worker both build.
 struct RunPlanned {
   RunPlan plan;
   std::vector<RunJob> jobs;
@@ -71,10 +83,13 @@ struct RunPlanned {
 // Refuses (BadRequest naming `label`) a family the pass does not run, an id past the model's vocabulary, a bad plan
 // (a text shorter than a window).
 Expected<RunPlanned> plan_run(const RunSettings& settings, const HfConfig& config, Checkpoint& c,
-                              const std::string& label, std::vector<long long> ids);
-// The settings as the page hands them to a worker: the ticked ropes as bits (RunRope order).
-int run_rope_bits(const RunSettings& s);
-RunSettings run_settings_of(long long length, int windows, int rope_bits, double factor, bool shift);
+                              const std::string& label, std::vector<long long> ids, TextEncoder encode);
+// The settings as numbers, as the page hands them to a worker, and back (nullopt when they are not 13 numbers).
+std::vector<double> run_settings_numbers(const RunSettings& s);
+std::optional<RunSettings> run_settings_from(const std::vector<double>& n);
+
+// A rope as the legend and the sentences name it: "YaRN x4", "its config", "RoPE dropped".
+std::string run_rope_legend(RunRope r, double factor);
 
 // The loss curves' moving mean: 49 positions.
 constexpr int kRunSmoothHalf = 24;
@@ -92,9 +107,9 @@ const RunSession* find_run_session(const App& app);
 bool run_start(App& app);
 // Runs the next pass (one per frame); with `remote` only checks the weights are still the run's.
 void run_tick(App& app);
-// A pass the platform ran for run `generation` (remote): job `index`'s result; a stale one is dropped. The run
+// A job the platform ran for run `generation` (remote): job `index`'s answer; a stale one is dropped. The run
 // finishes when every job has come back (the status then gives its wall time).
-void run_deliver(App& app, std::uint64_t generation, std::size_t index, const Expected<ForwardResult>& r);
+void run_deliver(App& app, std::uint64_t generation, std::size_t index, const Expected<RunAnswer>& r);
 // The platform could not run run `generation`'s passes (remote): it ends with why; the passes back so far stay.
 void run_fail(App& app, std::uint64_t generation, const std::string& message);
 // Stops: the curves so far stay.

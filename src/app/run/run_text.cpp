@@ -65,16 +65,24 @@ void build_strip(RunTokens& r, const LoadedTokenizer* t) {
 }  // namespace
 
 Expected<std::vector<long long>> run_token_ids(std::string_view text, const LoadedTokenizer* t, long long vocab) {
-  if (t) {
+  if (t)
     if (const std::string fit = tokenizer_fit(*t, vocab); !fit.empty()) return bad_request(fit);
-    return tokenize::encode(t->tokenizer, text).ids;
-  }
-  if (vocab != 256)
-    return bad_request("the model reads tokens of a vocabulary of " + format_count(vocab) +
-                       ", not bytes: give its tokenizer.json (drop it with the checkpoint or after it, or --tokenizer) "
-                       "to run text through it");
-  return std::vector<long long>(reinterpret_cast<const unsigned char*>(text.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()) + text.size());
+  // t outlives the call: a non-owning pointer to its tokenizer
+  return run_encoder(t ? std::shared_ptr<const tokenize::Tokenizer>(std::shared_ptr<void>(), &t->tokenizer) : nullptr,
+                     vocab)(text);
+}
+
+TextEncoder run_encoder(std::shared_ptr<const tokenize::Tokenizer> t, long long vocab) {
+  if (t)
+    return [t](std::string_view text) -> Expected<std::vector<long long>> { return tokenize::encode(*t, text).ids; };
+  return [vocab](std::string_view text) -> Expected<std::vector<long long>> {
+    if (vocab != 256)
+      return bad_request("the model reads tokens of a vocabulary of " + format_count(vocab) +
+                         ", not bytes: give its tokenizer.json (drop it with the checkpoint or after it, or "
+                         "--tokenizer) to run text through it");
+    return std::vector<long long>(reinterpret_cast<const unsigned char*>(text.data()),
+                                  reinterpret_cast<const unsigned char*>(text.data()) + text.size());
+  };
 }
 
 bool set_run_text(App& app, std::string text, const std::string& name, std::vector<std::string>& notes) {

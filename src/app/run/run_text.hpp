@@ -4,11 +4,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/base/error.hpp"
+#include "core/infer/passkey.hpp"
+#include "core/tokenize/tokenizer.hpp"
 
 namespace rv {
 
@@ -38,6 +41,9 @@ struct RunTokens {
 // tokens (as the tokenize op), else its bytes when the model reads bytes (vocab 256). BadRequest naming what is
 // missing or what does not fit.
 Expected<std::vector<long long>> run_token_ids(std::string_view text, const LoadedTokenizer* t, long long vocab);
+// The same encoding as a function (the bench's prompts go through it, in the page's workers too): through `t` when
+// given (its ids not checked against `vocab`), else bytes, or BadRequest when the model does not read bytes.
+TextEncoder run_encoder(std::shared_ptr<const tokenize::Tokenizer> t, long long vocab);
 
 // Run it reads `text` (named `name`: "pasted text", a file's name) from now on; refused with a note when it is empty
 // or over kMaxRunTextBytes (the text before stays). Invalid UTF-8 reads as U+FFFD through a tokenizer (as Hugging

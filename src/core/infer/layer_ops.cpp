@@ -19,7 +19,7 @@ namespace {
 using detail::matmul;
 
 constexpr Eigen::Index kRowBlock = 64;  // rows of activations per thread's share of a product
-constexpr long long kReadRows = 1024;    // rows of a tensor decoded (through float64) at a time
+constexpr long long kReadRows = 1024;   // rows of a tensor decoded (through float64) at a time
 
 std::string shape_text(const std::vector<long long>& shape) {
   std::string s = "[";

@@ -30,13 +30,13 @@ struct LayerContext {
   float eps;
   Activation act;
   const std::vector<long long>& positions;
-  Residual residual;  // the family's, or GPT-NeoX's sequential one (use_parallel_residual false)
-  float scale;             // scores times this (head_dim^-0.5, Gemma 2's query_pre_attn_scalar^-0.5)
-  bool divide;             // scores / sqrt(head_dim) instead (GPT-2, GPT-J)
-  float softcap;           // Gemma 2's attn_logit_softcapping, 0 for none
-  int experts_per_token;   // Mixtral's num_experts_per_tok
-  bool drop_rope;          // NoPE at inference: q and k are not rotated (their pairs are still measured)
-  int threads;             // heads and row blocks shared out (core/infer/parallel.hpp)
+  Residual residual;      // the family's, or GPT-NeoX's sequential one (use_parallel_residual false)
+  float scale;            // scores times this (head_dim^-0.5, Gemma 2's query_pre_attn_scalar^-0.5)
+  bool divide;            // scores / sqrt(head_dim) instead (GPT-2, GPT-J)
+  float softcap;          // Gemma 2's attn_logit_softcapping, 0 for none
+  int experts_per_token;  // Mixtral's num_experts_per_tok
+  bool drop_rope;         // NoPE at inference: q and k are not rotated (their pairs are still measured)
+  int threads;            // heads and row blocks shared out (core/infer/parallel.hpp)
 };
 
 // What a pass records besides the NLL, each when asked (ForwardOptions): the attention rows' sums by distance and on

@@ -64,7 +64,9 @@ Expected<Trial> build_trial(const PasskeyRequest& r, long long key, long long le
   return t;
 }
 
-std::optional<Error> check(const PasskeyRequest& r) {
+}  // namespace
+
+std::optional<Error> check_passkey(const PasskeyRequest& r) {
   const auto axis = [](const char* name, std::size_t n) -> std::optional<Error> {
     if (n < 1 || n > std::size_t(kPasskeyMaxAxis))
       return bad_request(std::string("\"") + name + "\" must hold 1 to " + std::to_string(kPasskeyMaxAxis) +
@@ -85,8 +87,6 @@ std::optional<Error> check(const PasskeyRequest& r) {
   return std::nullopt;
 }
 
-}  // namespace
-
 std::string passkey_prompt(long long key, long long filler_chars, double depth) {
   const long long before = (long long)std::floor(depth * double(filler_chars));
   const std::string k = std::to_string(key);
@@ -105,42 +105,68 @@ std::vector<long long> passkey_keys(std::uint64_t seed, std::size_t count) {
   return keys;
 }
 
+namespace {
+
+// Cell (i, j) from the grid's keys; `done` counts trials for r.progress over `total`.
+Expected<PasskeyCell> run_cell(Checkpoint& c, const HfConfig& config, const PasskeyRequest& r,
+                               const std::vector<long long>& keys, std::size_t i, std::size_t j, int& done, int total) {
+  const std::size_t N = std::size_t(r.trials);
+  PasskeyCell cell;
+  for (std::size_t t = 0; t < N; ++t) {
+    Expected<Trial> trial = build_trial(r, keys[(i * r.depths.size() + j) * N + t], r.lengths[i], r.depths[j]);
+    if (!trial) return trial.error();
+    ForwardOptions o = r.pass;
+    o.tokens = trial->ids;
+    o.positions.clear();
+    o.head_from = (long long)trial->answer_at - 1;
+    o.top1 = true;
+    o.logits = o.attention = o.hidden = o.attention_by_distance = o.sink = o.qk_pair_norms = false;
+    Expected<ForwardResult> f = forward(c, config, o);
+    if (!f) return f.error();
+    bool right = true;
+    double logprob = 0.0;
+    const std::size_t answer = trial->ids.size() - trial->answer_at;
+    for (std::size_t a = trial->answer_at; a < trial->ids.size(); ++a) {
+      right = right && f->top1[a - 1];
+      logprob -= f->nll[a - 1];
+    }
+    cell.accuracy += right ? 1.0 : 0.0;  // a count, divided once the cell is done
+    cell.key_logprob += logprob / double(answer);
+    if (r.progress && !r.progress(++done, total)) return bad_request("stopped");
+  }
+  cell.accuracy /= double(N);
+  cell.key_logprob /= double(N);
+  return cell;
+}
+
+}  // namespace
+
 Expected<PasskeyResult> passkey(Checkpoint& c, const HfConfig& config, const PasskeyRequest& r) {
-  if (auto e = check(r)) return *e;
-  const std::size_t L = r.lengths.size(), D = r.depths.size(), N = std::size_t(r.trials);
-  const std::vector<long long> keys = passkey_keys(r.seed, L * D * N);
+  if (auto e = check_passkey(r)) return *e;
+  const std::size_t L = r.lengths.size(), D = r.depths.size();
+  const std::vector<long long> keys = passkey_keys(r.seed, L * D * std::size_t(r.trials));
   PasskeyResult out{r.lengths, r.depths, std::vector<std::vector<double>>(L, std::vector<double>(D, 0.0)),
                     std::vector<std::vector<double>>(L, std::vector<double>(D, 0.0))};
   int done = 0;
   for (std::size_t i = 0; i < L; ++i)
-    for (std::size_t j = 0; j < D; ++j)
-      for (std::size_t t = 0; t < N; ++t) {
-        Expected<Trial> trial = build_trial(r, keys[(i * D + j) * N + t], r.lengths[i], r.depths[j]);
-        if (!trial) return trial.error();
-        ForwardOptions o = r.pass;
-        o.tokens = trial->ids;
-        o.positions.clear();
-        o.head_from = (long long)trial->answer_at - 1;
-        o.top1 = true;
-        o.logits = o.attention = o.hidden = o.attention_by_distance = o.sink = o.qk_pair_norms = false;
-        Expected<ForwardResult> f = forward(c, config, o);
-        if (!f) return f.error();
-        bool right = true;
-        double logprob = 0.0;
-        const std::size_t answer = trial->ids.size() - trial->answer_at;
-        for (std::size_t a = trial->answer_at; a < trial->ids.size(); ++a) {
-          right = right && f->top1[a - 1];
-          logprob -= f->nll[a - 1];
-        }
-        out.accuracy[i][j] += right ? 1.0 : 0.0;  // a count, divided once the cell is done
-        out.key_logprob[i][j] += logprob / double(answer);
-        if (t + 1 == N) {
-          out.accuracy[i][j] /= double(N);
-          out.key_logprob[i][j] /= double(N);
-        }
-        if (r.progress && !r.progress(++done, int(L * D * N))) return bad_request("stopped");
-      }
+    for (std::size_t j = 0; j < D; ++j) {
+      Expected<PasskeyCell> cell = run_cell(c, config, r, keys, i, j, done, int(keys.size()));
+      if (!cell) return cell.error();
+      out.accuracy[i][j] = cell->accuracy;
+      out.key_logprob[i][j] = cell->key_logprob;
+    }
   return out;
+}
+
+Expected<PasskeyCell> passkey_cell(Checkpoint& c, const HfConfig& config, const PasskeyRequest& r, std::size_t i,
+                                   std::size_t j) {
+  if (auto e = check_passkey(r)) return *e;
+  if (i >= r.lengths.size() || j >= r.depths.size())
+    return bad_request("no cell (" + std::to_string(i) + ", " + std::to_string(j) + ") in a grid of " +
+                       std::to_string(r.lengths.size()) + " lengths x " + std::to_string(r.depths.size()) + " depths");
+  const std::vector<long long> keys = passkey_keys(r.seed, (i * r.depths.size() + j + 1) * std::size_t(r.trials));
+  int done = 0;
+  return run_cell(c, config, r, keys, i, j, done, r.trials);
 }
 
 }  // namespace rv

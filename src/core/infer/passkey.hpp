@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,11 +21,16 @@ struct PasskeyRequest {
   std::vector<double> depths;      // in [0, 1]: where the key sits in the filler
   int trials = 1;                  // keys per cell
   std::uint64_t seed = 0;
-  TextEncoder encode;     // the prompt's (with its special tokens, where asked)
+  TextEncoder encode;         // the prompt's (with its special tokens, where asked)
   TextEncoder encode_answer;  // the answer's, alone
-  ForwardOptions pass;    // rope, rope_scaling, threads (tokens and positions are the bench's)
+  ForwardOptions pass;        // rope, rope_scaling, threads (tokens and positions are the bench's)
   // Called after each trial with (done, total); false stops the bench (BadRequest "stopped").
   std::function<bool(int done, int total)> progress;
+};
+
+// One cell of the grid: its trials' share of right keys and their mean key log-probability.
+struct PasskeyCell {
+  double accuracy = 0.0, key_logprob = 0.0;
 };
 
 struct PasskeyResult {
@@ -43,8 +49,14 @@ std::vector<long long> passkey_keys(std::uint64_t seed, std::size_t count);
 // The limits a request is refused past: 16 lengths, 16 depths, 64 trials.
 constexpr int kPasskeyMaxAxis = 16, kPasskeyMaxTrials = 64;
 
+// BadRequest for a grid outside the limits (axes' sizes, lengths, depths, trials), else nothing.
+std::optional<Error> check_passkey(const PasskeyRequest& r);
 // BadRequest for a request outside the limits, a length its prompt's fixed parts already pass; the forward pass's
 // errors as they come.
 Expected<PasskeyResult> passkey(Checkpoint& c, const HfConfig& config, const PasskeyRequest& r);
+// Cell (lengths[i], depths[j]) of the same grid alone, with the grid's keys: the numbers passkey() gives there (Run
+// it's workers run the cells apart). BadRequest for i or j past the axes, or as passkey() refuses.
+Expected<PasskeyCell> passkey_cell(Checkpoint& c, const HfConfig& config, const PasskeyRequest& r, std::size_t i,
+                                   std::size_t j);
 
 }  // namespace rv

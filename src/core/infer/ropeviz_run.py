@@ -10,8 +10,16 @@ Written by `ropeviz-cli run-export DIR` (docs/run-export.md). In float64 it is t
 held to (NLL within 1e-3; ropeviz's tests import this file for their cross-checks).
 
     python3 ropeviz_run.py --model CHECKPOINT_DIR --request REQUEST.json --out RESULT.json
+    python3 ropeviz_run.py --model HuggingFaceTB/SmolLM2-135M@main --request REQUEST.json --out RESULT.json
     python3 ropeviz_run.py --model llama-bytes --request passkey.json --out grid.json --dtype float64 --nproc 4
     torchrun --nproc-per-node 8 ropeviz_run.py --model MODEL --request passkey.json --out grid.json --device cuda
+
+--model is a folder; or, where no such path exists, a Hugging Face Hub repo id, owner/name or owner/name@revision:
+its config.json, model.safetensors (else model.safetensors.index.json and the shards it names) and tokenizer.json
+(when the repo has one) are downloaded with the Python package huggingface_hub (snapshot_download, into its cache;
+a second run reads them there, and several processes share the cache's locks) and the snapshot folder, named on
+stderr, is the model (a request's "tokenizer" may name that folder). Without huggingface_hub that is refused,
+naming it (pip install huggingface_hub); a repo that cannot be downloaded is an IOError.
 
 The request is one JSON object, as one line of `ropeviz-cli eval` takes it, with "file"/"index" and
 "config"/"preset" replaced by --model (they are ignored when present, so the CLI's line serves both):
@@ -37,14 +45,16 @@ ranks return at once; --nproc does not start processes for it. A rank that fails
 others and writes {"error": {"type": "RuntimeError", ...}} naming the rank (its traceback on stderr).
 The environment variable ROPEVIZ_RUN_FAIL_RANK=R is a test hook: rank R raises RuntimeError at its first passkey cell.
 
-Needs Python 3 and PyTorch (1.13 or 2.x, public API only); `tokenizers` only for "tokenizer". Every weight is held in
-memory in --dtype, and attention is computed in blocks of query rows (the T x T matrix only for "attention").
+Needs Python 3 and PyTorch (1.13 or 2.x, public API only); `tokenizers` only for "tokenizer", `huggingface_hub` only
+for a Hub repo id as --model. Every weight is held in memory in --dtype, and attention is computed in blocks of query
+rows (the T x T matrix only for "attention").
 """
 import argparse
 import datetime
 import json
 import math
 import os
+import re
 import signal
 import socket
 import struct
@@ -72,6 +82,8 @@ SCORE_BLOCK = 1 << 22          # attention scores computed at a time (query rows
 HEAD_BLOCK = 1 << 22           # logits computed at a time (rows x vocab)
 ACTIVATIONS = ("silu", "swish", "gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh", "relu")
 LAUNCH_ENV = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR")  # what torchrun sets in each process it starts
+HUB_ID = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*)(?:@(\S+))?$")  # owner/name[@revision]
+HUB_FILES = ["config.json", "model.safetensors", "model.safetensors.index.json", "tokenizer.json"]  # what --model gets
 FAIL_RANK = "ROPEVIZ_RUN_FAIL_RANK"  # a test hook: the rank it names raises RuntimeError at its first passkey cell
 CHECKED_WITH = "1.13.1 (Debian 12, CPU): every path, by ropeviz's tests (tests/core/run_export_test.py)"
 
@@ -517,17 +529,47 @@ def load_model(path, dtype, device):
         except RequestError as e:
             raise bad("config.json beside the checkpoint: %s" % e.message)
     if weights.endswith(".json"):
-        try:
-            with open(weights, encoding="utf-8") as f:
-                shards = sorted(set(json.load(f)["weight_map"].values()))
-        except (OSError, ValueError, KeyError, AttributeError, TypeError) as e:
-            raise bad("%s is not a safetensors index (a \"weight_map\" of shard files): %s" % (weights, e))
         W = Weights()
-        for shard in shards:
+        for shard in index_shards(weights):
             load_safetensors(os.path.join(os.path.dirname(weights), shard), dtype, device, W)
     else:
         W = load_safetensors(weights, dtype, device)
     return Model(W, legacy_spelling(raw), key)
+
+
+def index_shards(path):
+    """The shard files a model.safetensors.index.json's weight_map names, sorted."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return sorted(set(json.load(f)["weight_map"].values()))
+    except (OSError, ValueError, KeyError, AttributeError, TypeError) as e:
+        raise bad("%s is not a safetensors index (a \"weight_map\" of shard files): %s" % (path, e))
+
+
+def resolve_model(path):
+    """--model as a local path: itself where it exists or is no Hub repo id (owner/name[@revision]); else the Hub
+    snapshot folder huggingface_hub downloads HUB_FILES (and the index's shards, when the repo is sharded) into."""
+    hub = None if os.path.exists(path) else HUB_ID.match(path)
+    if not hub:
+        return path
+    repo, revision = hub.groups()
+    try:
+        from huggingface_hub import snapshot_download
+    except ImportError as e:
+        raise bad("--model %s: no such folder here, and a Hugging Face Hub repo id needs the Python package "
+                  "huggingface_hub (pip install huggingface_hub), which is not importable here (%s)" % (path, e))
+    try:
+        folder = snapshot_download(repo, revision=revision, allow_patterns=HUB_FILES)
+        index = os.path.join(folder, "model.safetensors.index.json")
+        if not os.path.isfile(os.path.join(folder, "model.safetensors")) and os.path.isfile(index):
+            folder = snapshot_download(repo, revision=revision, allow_patterns=HUB_FILES + index_shards(index))
+    except RequestError:
+        raise
+    except Exception as e:  # noqa: BLE001 (huggingface_hub's own errors: no such repo or revision, no network)
+        raise RequestError("IOError", "--model %s: no such folder here, and the Hugging Face Hub repo could not be "
+                           "downloaded (%s: %s)" % (path, type(e).__name__, e))
+    print("ropeviz_run.py: --model %s is the Hub snapshot %s" % (path, folder), file=sys.stderr)
+    return folder
 
 
 # ---- The forward pass, as transformers' *ForCausalLM eager forward ---------------------------------------------------
@@ -1446,8 +1488,9 @@ def process(rank, o, request, failures, status):
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(prog="ropeviz_run.py", description=__doc__, epilog="Run with PyTorch " + CHECKED_WITH,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", required=True, metavar="DIR", help="the checkpoint folder: config.json and "
-                    "model.safetensors, or model.safetensors.index.json and its shards")
+    ap.add_argument("--model", required=True, metavar="DIR|REPO", help="the checkpoint folder: config.json and "
+                    "model.safetensors, or model.safetensors.index.json and its shards; or a Hugging Face Hub repo "
+                    "id, owner/name[@revision], downloaded with huggingface_hub")
     ap.add_argument("--request", required=True, metavar="FILE", help="the request, one JSON object ('-': stdin)")
     ap.add_argument("--out", default="-", metavar="FILE", help="where the document goes ('-', the default: stdout)")
     ap.add_argument("--dtype", choices=["float32", "float64"], default="float32",
@@ -1483,6 +1526,7 @@ def main(argv=None):
     try:
         request = read_request(o.request)
         run_device(o.device)  # a GPU that is not there is refused before any process starts
+        o.model = resolve_model(o.model)  # a Hub repo: before --nproc's processes; torchrun's ranks share its cache
     except RequestError as e:
         return write_document(o.out, e.document())
     if o.nproc and o.nproc > 1 and request.get("op") == "passkey":

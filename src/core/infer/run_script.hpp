@@ -5,7 +5,7 @@
 
 namespace rv {
 
-// The text of src/core/infer/ropeviz_run.py, byte for byte (core/CMakeLists.txt embeds it; native builds only).
+// The text of src/core/infer/ropeviz_run.py, byte for byte (core/CMakeLists.txt embeds it).
 std::string_view run_script();
 
 }  // namespace rv

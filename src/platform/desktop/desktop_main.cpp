@@ -35,12 +35,13 @@ struct Options {
   std::string weights;          // a checkpoint to open (.safetensors or its index)
   std::string tokenizer, text;  // a tokenizer.json for it, a text for Run it
   bool run = false;             // start Run it on it
+  bool bench = false;           // with the passkey bench ticked
   int width = 1280, height = 800;
 };
 
 const char* kUsage =
     "usage: ropeviz [--frames N] [--screenshot FILE.png] [--state 'position=100&max_position=10&...'] "
-    "[--size WxH] [--config FILE] [--weights FILE [--tokenizer FILE] [--text FILE] [--run]]\n"
+    "[--size WxH] [--config FILE] [--weights FILE [--tokenizer FILE] [--text FILE] [--run [--bench]]]\n"
     "  --frames N        render N frames, then exit 0\n"
     "  --screenshot F    write the last frame to F (PNG)\n"
     "  --state S         start from this state (same keys as the web app's URL hash)\n"
@@ -50,7 +51,8 @@ const char* kUsage =
     "                    the config.json beside it (or drop them on the window); only the tensors needed are read\n"
     "  --tokenizer FILE  the checkpoint's tokenizer.json, when it is not beside it (or drop it on the window)\n"
     "  --text FILE       the text Run it reads (UTF-8), instead of the held-out sample (or drop a .txt)\n"
-    "  --run             start Run it on those weights with the panel's settings (a pass per frame)\n";
+    "  --run             start Run it on those weights with the panel's settings (a pass per frame)\n"
+    "  --bench           tick Run it's passkey bench first (its grids after the loss curves)\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -92,8 +94,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       const char* v = next(a.c_str());
       if (!v) return false;
       (a == "--text" ? o.text : o.tokenizer) = v;
-    } else if (a == "--run") {
-      o.run = true;
+    } else if (a == "--run" || a == "--bench") {
+      (a == "--run" ? o.run : o.bench) = true;
     } else if (a == "--size") {
       const char* v = next("--size");
       if (!v || std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64 || o.width > 8192 ||
@@ -231,6 +233,7 @@ int main(int argc, char** argv) {
   if (!options.weights.empty()) rv::load_weights_path(app.params, options.weights, app.ui.notes);
   if (!options.tokenizer.empty()) rv::load_tokenizer_path(app.params, options.tokenizer, app.ui.notes);
   if (!options.text.empty()) rv::load_run_text_path(app, options.text, app.ui.notes);
+  rv::run_session(app).settings.bench = options.bench;
   if (options.run && !rv::run_start(app)) app.ui.notes.push_back("--run: " + rv::run_session(app).error);
   rv::apply_query(app.params, options.state, app.ui.notes);
   for (const std::string& note : app.ui.notes) std::fprintf(stderr, "ropeviz: note: %s\n", note.c_str());

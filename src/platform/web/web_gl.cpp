@@ -6,9 +6,8 @@
 
 namespace rv {
 namespace {
-EM_JS(GLuint, prelinked_program, (const char* vertex, const char* fragment), {
-  return Module["rvPrelinked"](UTF8ToString(vertex), UTF8ToString(fragment));
-});
+EM_JS(GLuint, prelinked_program, (const char* vertex, const char* fragment),
+      { return Module["rvPrelinked"](UTF8ToString(vertex), UTF8ToString(fragment)); });
 }  // namespace
 
 const char* gl_version_header() {

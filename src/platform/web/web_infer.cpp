@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/run/run_session.hpp"
+#include "app/run/run_text.hpp"
 #include "cli/eval.hpp"
 #include "cli/eval_weights.hpp"
 #include "core/base/json_writer.hpp"
@@ -23,7 +24,7 @@
 namespace {
 
 // What the page handed over, by name: "file:NAME" (a checkpoint file, whole), "config", "index", "tokenizer",
-// "request", "ids" (Run it's token ids, int32).
+// "request", "settings" and "ids" (Run it's settings and token ids, float64).
 std::map<std::string, std::vector<std::uint8_t>>& buffers() {
   static std::map<std::string, std::vector<std::uint8_t>> b;
   return b;
@@ -47,6 +48,14 @@ std::optional<std::string> take_text(const std::string& name) {
   std::string text(it->second.begin(), it->second.end());
   buffers().erase(it);
   return text;
+}
+
+// A buffer of float64s (Run it's settings, its token ids) as numbers; empty when absent.
+std::vector<double> take_numbers(const std::string& name) {
+  const std::optional<std::string> raw = take_text(name);
+  std::vector<double> out(raw ? raw->size() / sizeof(double) : 0);
+  if (!out.empty()) std::memcpy(out.data(), raw->data(), out.size() * sizeof(double));
+  return out;
 }
 
 // The CLI's error document.
@@ -112,23 +121,23 @@ EMSCRIPTEN_KEEPALIVE const char* rv_infer_worker_answer() {
   return answer().c_str();
 }
 
-// Run it's job `index` of the study these settings plan on the "ids" buffer's tokens (app/run/run_session.hpp
-// plan_run, as the page planned it) on the open checkpoint: the count of its numbers (rv_infer_worker_numbers,
-// flatten_run_result), or -1 with its error as "type\nmessage" (rv_infer_worker_error).
-EMSCRIPTEN_KEEPALIVE int rv_infer_worker_run_job(double length, int windows, int rope_bits, double factor, int shift,
-                                                 int index) {
-  rv::Expected<rv::ForwardResult> r = rv::bad_request("no checkpoint is open in this worker");
-  if (model()) {
-    const rv::RunSettings settings = rv::run_settings_of((long long)length, windows, rope_bits, factor, shift != 0);
-    std::vector<long long> ids;
-    if (const std::optional<std::string> raw = take_text("ids"))
-      for (std::size_t i = 0; i + 4 <= raw->size(); i += 4) {
-        std::int32_t id = 0;
-        std::memcpy(&id, raw->data() + i, 4);
-        ids.push_back(id);
-      }
+// Run it's job `index` of the study the "settings" buffer's numbers (run_settings_numbers, float64) plan on the "ids"
+// buffer's tokens (app/run/run_session.hpp plan_run, as the page planned it) on the open checkpoint, its tokenizer
+// encoding the bench's prompts: the count of its numbers (rv_infer_worker_numbers, flatten_run_answer), or -1 with
+// its error as "type\nmessage" (rv_infer_worker_error).
+EMSCRIPTEN_KEEPALIVE int rv_infer_worker_run_job(int index) {
+  rv::Expected<rv::RunAnswer> r = rv::bad_request("no checkpoint is open in this worker");
+  const std::vector<double> numbers_in = take_numbers("settings");
+  const std::vector<double> raw_ids = take_numbers("ids");
+  const std::optional<rv::RunSettings> settings = rv::run_settings_from(numbers_in);
+  if (!settings) {
+    r = rv::bad_request("the page handed over " + std::to_string(numbers_in.size()) + " settings, not Run it's");
+  } else if (model()) {
+    const std::vector<long long> ids(raw_ids.begin(), raw_ids.end());
+    const rv::Expected<rv::ForwardShape> shape = rv::forward_shape(model()->checkpoint, model()->config);
     rv::Expected<rv::RunPlanned> planned =
-        rv::plan_run(settings, model()->config, model()->checkpoint, "the model", std::move(ids));
+        rv::plan_run(*settings, model()->config, model()->checkpoint, "the model", ids,
+                     rv::run_encoder(model()->tokenizer, shape ? shape->vocab : 0));
     if (!planned)
       r = planned.error();
     else if (index < 0 || std::size_t(index) >= planned->jobs.size())
@@ -140,7 +149,7 @@ EMSCRIPTEN_KEEPALIVE int rv_infer_worker_run_job(double length, int windows, int
     answer() = r.error().type + "\n" + r.error().message;
     return -1;
   }
-  numbers() = rv::flatten_run_result(*r);
+  numbers() = rv::flatten_run_answer(*r);
   return int(numbers().size());
 }
 EMSCRIPTEN_KEEPALIVE const double* rv_infer_worker_numbers() {

@@ -18,9 +18,8 @@
 
 // The page starts `workers` workers (0: its default) training these runs ([method, seed] each) of the lab of these
 // flags for engine `id`, and stops them (web/page.js).
-EM_JS(void, rv_js_lab_workers, (double id, const char* flags, const char* runs, int workers), {
-  Module["rvLabWorkers"](id, UTF8ToString(flags), JSON.parse(UTF8ToString(runs)), workers);
-});
+EM_JS(void, rv_js_lab_workers, (double id, const char* flags, const char* runs, int workers),
+      { Module["rvLabWorkers"](id, UTF8ToString(flags), JSON.parse(UTF8ToString(runs)), workers); });
 EM_JS(void, rv_js_lab_workers_stop, (double id), { Module["rvLabWorkersStop"](id); });
 
 namespace rv {
@@ -209,6 +208,8 @@ EMSCRIPTEN_KEEPALIVE const std::uint8_t* rv_lab_worker_weights(rv::WorkerRun* w)
   return w->bytes.data();
 }
 
-EMSCRIPTEN_KEEPALIVE void rv_lab_worker_free(rv::WorkerRun* w) { delete w; }
+EMSCRIPTEN_KEEPALIVE void rv_lab_worker_free(rv::WorkerRun* w) {
+  delete w;
+}
 
 }  // extern "C"

@@ -156,11 +156,9 @@ void ask_rows(Web& web) {
 // Run it's passes in the page's Web Workers (web/page.js): a run just started is handed over with the settings it
 // was planned with and the text's token ids (each worker plans the same jobs from them); one stopped ends its workers.
 EM_JS(void, rv_js_run_jobs,
-      (double generation, double length, int windows, int rope_bits, double factor, int shift, int jobs,
-       const std::int32_t* ids, int count),
-      {
-        Module["rvRunJobs"](generation, length, windows, rope_bits, factor, shift, jobs,
-                            HEAP32.slice(ids >> 2, (ids >> 2) + count));
+      (double generation, const double* settings, int settings_count, int jobs, const double* ids, int count), {
+        Module["rvRunJobs"](generation, HEAPF64.slice(settings >> 3, (settings >> 3) + settings_count), jobs,
+                            HEAPF64.slice(ids >> 3, (ids >> 3) + count));
       });
 EM_JS(void, rv_js_run_stop, (double generation), { Module["rvRunStop"](generation); });
 void sync_run(Web& web) {
@@ -168,10 +166,10 @@ void sync_run(Web& web) {
   if (!s) return;
   if (s->running && !s->dispatched) {
     s->dispatched = true;
-    const rv::RunSettings& p = s->planned;
-    const std::vector<std::int32_t> ids(s->plan.text.begin(), s->plan.text.end());  // ids < 2^31: vocab_size
-    rv_js_run_jobs(double(s->generation), double(p.length), p.windows, rv::run_rope_bits(p), p.factor, p.shift,
-                   int(s->jobs.size()), ids.data(), int(ids.size()));
+    const std::vector<double> settings = rv::run_settings_numbers(s->planned);
+    const std::vector<double> ids(s->plan.text.begin(), s->plan.text.end());  // ids < 2^53: exact
+    rv_js_run_jobs(double(s->generation), settings.data(), int(settings.size()), int(s->jobs.size()), ids.data(),
+                   int(ids.size()));
   } else if (!s->running && s->dispatched) {
     s->dispatched = false;
     rv_js_run_stop(double(s->generation));
@@ -547,21 +545,22 @@ EMSCRIPTEN_KEEPALIVE void rv_web_rows_supply(Web* web, const char* file, double 
   rv::wake(web->window);
 }
 
-// A Run it pass a worker ran (rv_js_run_jobs): `count` numbers uploaded (layers, heads, the nll's length, attention's
-// length, the nll, attention by distance [L][H][T], the sink [L][H]), or with count < 0 its error; index < 0: the
-// run could not go on.
+// A Run it job a worker ran (rv_js_run_jobs): `count` numbers uploaded (flatten_run_answer: a pass's or a passkey
+// cell's), or with count < 0 its error; index < 0: the run could not go on.
 EMSCRIPTEN_KEEPALIVE void rv_web_run_result(Web* web, double generation, int index, int count, const char* type,
                                             const char* message) {
   if (index < 0) {  // the workers could not start or read the checkpoint: the run ends with why
     rv::run_fail(web->app, std::uint64_t(generation), std::string("Run it's workers: ") + message);
     return rv::wake(web->window);
   }
-  rv::Expected<rv::ForwardResult> r = rv::Error{type, message};
+  rv::Expected<rv::RunAnswer> r = rv::Error{type, message};
+  const rv::RunSession* s = web->app.run.get();
   if (count >= 0) {
     const std::vector<std::uint8_t> bytes = take_upload(web);
     std::vector<double> n(static_cast<std::size_t>(count));
     if (bytes.size() >= n.size() * sizeof(double)) std::memcpy(n.data(), bytes.data(), n.size() * sizeof(double));
-    r = rv::unflatten_run_result(n);
+    if (!s || index >= int(s->jobs.size())) return;  // a stale run's
+    r = rv::unflatten_run_answer(s->jobs[std::size_t(index)], n);
   }
   rv::run_deliver(web->app, std::uint64_t(generation), std::size_t(index), r);
   rv::wake(web->window);
