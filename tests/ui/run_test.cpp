@@ -70,6 +70,15 @@ TEST_CASE("run it: llama-bytes past its 512 positions, a pass per frame, the sen
   ui.frames(2);
   CHECK(rv::describe_panel(*rv::find_panel("rope_usage"), ui.app)
             .find("Activations on Run it's text: the largest mean pair norm (q x k) is pair ") != std::string::npos);
+  // ... and under the method Context extension shows, beside the formula's plot
+  ui.set_state("tab=extension&scaling=yarn&factor=4");
+  ui.frames(2);
+  CHECK(rv::describe_panel(*rv::find_panel("extension"), ui.app)
+            .find("Measured by Run it on model.safetensors (trained at 512), loss in nats per token at positions "
+                  "64-511 / 512-767: YaRN x4 ") != std::string::npos);
+  ui.set_state("scaling=linear");
+  ui.frames(1);
+  CHECK(rv::describe_panel(*rv::find_panel("extension"), ui.app).find("Measured by Run it") == std::string::npos);
   ui.set_state("tab=run");
   ui.frames(2);
   CHECK(ui.frame_sentences().find("times") != std::string::npos);

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "app/panels/panel_views.hpp"
+#include "app/run/run_session.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/plot_kit.hpp"
@@ -255,6 +256,27 @@ const char* other_panels_words(const Model& m) {
                       : "local to this panel: the other panels use the unscaled θᵢ";
 }
 
+// The method as Run it measures it on the loaded weights.
+RunRope run_rope_of(ScalingType t) {
+  constexpr RunRope kRopes[] = {RunRope::None, RunRope::Linear, RunRope::Dynamic,
+                                RunRope::Yarn, RunRope::Llama3, RunRope::LongRope};
+  static_assert(std::size(kRopes) == kScalingTypeCount);
+  return kRopes[int(t)];
+}
+
+// What this method does to a trained model, where Run it measured it; else where to measure it.
+void measured_line(const App& app) {
+  const std::string& measured = run_measured(app, run_rope_of(app.params.scaling));
+  ImGui::PushTextWrapPos(0);
+  if (!measured.empty())
+    ImGui::TextColored(theme::vec(theme::kOk), "%s", measured.c_str());
+  else
+    ImGui::TextDisabled(
+        "The plot is the formula. What a method does to a trained model's loss is measured in Run it: load a "
+        "checkpoint (the demo llama-bytes, trained at 512 positions) and tick this method there.");
+  ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 void show_extension(App& app) {
@@ -272,7 +294,7 @@ void show_extension(App& app) {
   // Lines under the plot: the counts, and the attention line wrapping once when narrow.
   const float width = ImGui::GetContentRegionAvail().x, gap = 2.0f * ImGui::GetStyle().ItemSpacing.x;
   const float attention_w = ImGui::CalcTextSize(attention).x + ImGui::CalcTextSize("(?)").x + gap;
-  const int lines = 2 + (attention_w + ImGui::CalcTextSize(local).x > width);
+  const int lines = 4 + (attention_w + ImGui::CalcTextSize(local).x > width);  // and the measured line's two
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   draw_plot(app, std::max(120.0f, ImGui::GetContentRegionAvail().y - (float(lines) + 0.2f) * lh));
   ImGui::TextWrapped("%s", counts);
@@ -282,6 +304,7 @@ void show_extension(App& app) {
       "The other methods leave it at 1.");
   same_line_if_fits(ImGui::CalcTextSize(local).x);
   ImGui::TextDisabled("%s", local);
+  measured_line(app);
 }
 
 std::string describe_extension(const App& app) {
@@ -294,8 +317,9 @@ std::string describe_extension(const App& app) {
          format_sig(p.factor) + " and original_max " + format_sig(p.original_max) + " leaves " +
          format_count(count[size_t(Band::Kept)]) + " of " + plural(pairs, "pair's", "pairs'") +
          " theta unchanged, divides " + format_count(count[size_t(Band::Interpolated)]) +
-         " by the factor and blends the rest; attention factor " + format_sig(m.attention_factor) +
-         "; " + other_panels_words(m) + ".";
+         " by the factor and blends the rest; attention factor " + format_sig(m.attention_factor) + "; " +
+         other_panels_words(m) + "." +
+         (run_measured(app, run_rope_of(p.scaling)).empty() ? "" : " " + run_measured(app, run_rope_of(p.scaling)));
 }
 
 }  // namespace rv

@@ -25,6 +25,28 @@ int run_threads() {
   return std::clamp(int(std::thread::hardware_concurrency()), 1, 16);
 }
 
+// RunSession::measured: each curve's loss in and past the trained context, with no scaling's beside it.
+void measure_ropes(RunSession& s) {
+  for (std::string& m : s.measured) m.clear();
+  if (s.trained <= 64 || s.plan.length <= s.trained) return;
+  const auto in = [&](const RunCurve& c) { return loss_between(c.mean(), 64, s.trained - 1); };
+  const auto past = [&](const RunCurve& c) { return loss_between(c.mean(), s.trained, s.plan.length - 1); };
+  const RunCurve* none = nullptr;
+  for (const RunCurve& c : s.study.curves)
+    if (c.windows && c.rope == RunRope::None) none = &c;
+  const std::string spans = " at positions 64-" + std::to_string(s.trained - 1) + " / " + std::to_string(s.trained) +
+                            "-" + std::to_string(s.plan.length - 1);
+  for (const RunCurve& c : s.study.curves) {
+    if (!c.windows) continue;
+    std::string& m = s.measured[int(c.rope)];
+    m = "Measured by Run it on " + s.model_label + " (trained at " + format_count(s.trained) + "), loss in nats per " +
+        "token" + spans + ": " + run_rope_legend(c.rope, s.plan.factor) + " " + format_sig(in(c), 3) + " / " +
+        format_sig(past(c), 3);
+    if (none && &c != none) m += "; no scaling " + format_sig(in(*none), 3) + " / " + format_sig(past(*none), 3);
+    m += ".";
+  }
+}
+
 // The panel's pieces, again from the study.
 void refresh(RunSession& s) {
   s.smoothed.clear();
@@ -38,6 +60,7 @@ void refresh(RunSession& s) {
       for (const double v : row)
         if (!std::isnan(v)) s.bench_lo = std::min(s.bench_lo, v), s.bench_hi = std::max(s.bench_hi, v);
   if (s.bench_hi < s.bench_lo) s.bench_hi = 0.0;
+  measure_ropes(s);
   s.legends.clear();
   for (const RunRope r : s.plan.ropes) s.legends.push_back(run_rope_legend(r, s.plan.factor));
   const auto mean_pairs = [](const std::vector<std::vector<std::vector<double>>>& x) {
@@ -246,6 +269,13 @@ void run_stop(App& app) {
   s->running = false;
   s->stopped = true;
   refresh(*s);
+}
+
+const std::string& run_measured(const App& app, RunRope rope) {
+  static const std::string none;
+  const RunSession* s = find_run_session(app);
+  const LoadedWeights* w = app.params.weights.get();
+  return s && w && w->serial == s->serial ? s->measured[int(rope)] : none;
 }
 
 std::string run_rope_legend(RunRope r, double factor) {

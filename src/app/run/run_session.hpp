@@ -54,6 +54,9 @@ struct RunSession {
   std::vector<double> q_act, k_act;
   std::string status = "not run yet", sentence, bench_sentence;
   std::vector<std::string> legends;  // each planned rope's run_rope_legend
+  // By RunRope: what its curve measured in and past the trained context, beside no scaling's ("" when not measured);
+  // the Context extension panel says it under the method it shows.
+  std::string measured[kRunRopeCount];
   // The bench's grids coloured by the share of keys found, or by the key's mean log-probability over [lo, hi] (the
   // cells' range, built with the rest).
   bool bench_by_logprob = false;
@@ -119,6 +122,8 @@ std::string run_status(const RunSession& s);
 // The measured sentence: the loss in range and past the trained context with no scaling, and each scaling's; "" until
 // a window past the context is done.
 std::string run_sentence(const RunSession& s);
+// What Run it measured for `rope` on the loaded weights (RunSession::measured), or "" (not run, other weights).
+const std::string& run_measured(const App& app, RunRope rope);
 // state().run (docs/window-ropeviz.md): the run's model, status, each curve's mean loss in range and past the trained
 // context, the shift test and the sentence; null before any run.
 void run_state(JsonWriter& j, const App& app);
