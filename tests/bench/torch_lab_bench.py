@@ -8,10 +8,20 @@ as the lab did before its batched engine) and one backward of the summed loss; "
 and runs one forward (pad positions are ignored targets; causal attention keeps them out of the real tokens). Tokens
 are input tokens without the padding, as the lab counts them. Usage: torch_lab_bench.py [--methods rope,alibi,...]
 [--steps N] [--repeats R]; prints the median tokens/s of R timed runs of N steps per method and mode, by wall time
-and by CPU time (steadier on a shared machine; rv_bench prints both times too)."""
+and by CPU time (steadier on a shared machine; rv_bench prints both times too).
+torch_lab_bench.py --lab [--lab-flags "FLAGS"] [--repeats R] [--threads N]: the lab script itself
+(src/core/lab/ropeviz_lab.py, its default experiment, 6 methods x 3 seeds, or the lab flags given), trained --batched
+and --no-batched alternately R times in this process on the CPU in N threads (run it with OPENBLAS_NUM_THREADS=N too):
+the median seconds of each, wall and CPU, their ratio, and the largest difference between the two documents."""
 import argparse
+import contextlib
+import importlib.util
+import io
+import json
 import math
+import os
 import sys
+import tempfile
 import time
 
 try:
@@ -147,13 +157,61 @@ def run(position, mode, steps, seed):
     return tokens / (time.perf_counter() - t0), tokens / (time.process_time() - c0)
 
 
+def numbers(doc):
+    """Every number of a lab document but its timings, in order."""
+    if isinstance(doc, dict):
+        for k in sorted(doc):
+            if k not in ("seconds", "tokens_per_s"):
+                yield from numbers(doc[k])
+    elif isinstance(doc, list):
+        for x in doc:
+            yield from numbers(x)
+    elif isinstance(doc, (int, float)) and not isinstance(doc, bool):
+        yield doc
+
+
+def lab_bench(flags, repeats, threads):
+    """--lab: the lab script's experiment --batched and --no-batched, side by side."""
+    sys.dont_write_bytecode = True  # no __pycache__ beside the script
+    spec = importlib.util.spec_from_file_location("ropeviz_lab", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "../../src/core/lab/ropeviz_lab.py"))
+    lab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lab)
+    times, docs = {"--batched": [], "--no-batched": []}, {}
+    print("torch %s, %d thread%s, lab flags: %s" % (torch.__version__, threads, "" if threads == 1 else "s",
+                                                   " ".join(flags) or "(the default experiment)"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeats):
+            for mode in times:
+                out = os.path.join(tmp, "result.json")
+                t0, c0 = time.perf_counter(), time.process_time()
+                with contextlib.redirect_stdout(io.StringIO()):
+                    lab.main(["--device", "cpu", "--print-every", "0", "--out", out, mode, *flags])
+                times[mode].append((time.perf_counter() - t0, time.process_time() - c0))
+                with open(out) as f:
+                    docs[mode] = list(numbers(json.load(f)))
+                print("%-12s %7.2f s wall, %7.2f s CPU" % (mode, *times[mode][-1]), flush=True)
+    median = {mode: [sorted(t[i] for t in runs)[len(runs) // 2] for i in (0, 1)] for mode, runs in times.items()}
+    for mode, (wall, cpu) in median.items():
+        print("%-12s median %7.2f s wall, %7.2f s CPU (of %d)" % (mode, wall, cpu, repeats))
+    a, b = docs["--batched"], docs["--no-batched"]
+    print("--no-batched / --batched: %.2f wall, %.2f CPU; the documents' numbers differ by at most %s" % (
+        median["--no-batched"][0] / median["--batched"][0], median["--no-batched"][1] / median["--batched"][1],
+        "%.3g" % max(abs(x - y) for x, y in zip(a, b)) if len(a) == len(b) else "(other lengths)"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--methods", default="rope")
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--lab", action="store_true", help="the lab script, --batched against --no-batched")
+    ap.add_argument("--lab-flags", default="", help="the lab script's flags (default: its default experiment)")
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
+    if args.lab:
+        return lab_bench(args.lab_flags.split(), args.repeats, args.threads)
     print("torch %s, %d thread, d_model %d, %d heads, %d layers, d_ff %d, batch %d, copy n = 1..%d, AdamW" %
           (torch.__version__, torch.get_num_threads(), D, H, L, FF, BATCH, TRAIN_LEN))
     for position in args.methods.split(","):

@@ -32,3 +32,14 @@ def legacy_spelling(cfg):
     so that the tests that never need it do not import PyTorch with the script)."""
     from ropeviz_run import legacy_spelling as spelling
     return spelling(cfg)
+
+
+def as_exported(script, source=os.environ.get("ROPEVIZ_LAB_SCRIPT")):
+    """With a source script: that script replaces the exported one, all but the export's DEFAULTS line."""
+    if source and os.path.exists(script):
+        with open(script) as f:
+            defaults = next(line for line in f if line.startswith("DEFAULTS = "))
+        with open(source) as f:
+            text = "".join(defaults if line.startswith("DEFAULTS = ") else line for line in f)
+        with open(script, "w") as f:
+            f.write(text)

@@ -3,10 +3,14 @@
 the runs shared out by --nproc 2, or by two processes started with torchrun's environment, must give the one-process
 document exactly (its seconds and tokens_per_s aside); --ddp --nproc 2 in float64 must train every run with losses
 within 1e-9 of one process's (a batch of 15 rows, split 7 + 8), the same bar stops and evaluation, and say
-"world_size": 2; --ddp over a world of one (--nproc 1, or torchrun's environment with WORLD_SIZE 1) likewise; a rank
+"world_size": 2; --ddp over a world of one (--nproc 1, or torchrun's environment with WORLD_SIZE 1) likewise; the runs
+shared out by --nproc 2 --no-batched (each rank training its runs one after another, not batched) the same document;
+a rank
 that fails (the script's ROPEVIZ_LAB_FAIL_RANK test hook) must fail the whole run with its own message, promptly,
 through public API only; a bad flag, --device cuda without a GPU, or nccl with more processes than GPUs must be refused
-with exit 2 on every rank before any training, naming both counts. Exit 77 (skip) without torch."""
+with exit 2 on every rank before any training, naming both counts. Exit 77 (skip) without torch. With
+ROPEVIZ_LAB_SCRIPT=PATH the exported script is PATH with the export's DEFAULTS line (as lab-export writes it):
+src/core/lab/ropeviz_lab.py tested before the CLI that embeds it is built again."""
 import re
 import contextlib
 import importlib.util
@@ -20,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from cli_harness import check, checks, failures
+from cli_harness import as_exported, check, checks, failures
 
 try:
     import torch
@@ -172,8 +176,9 @@ with tempfile.TemporaryDirectory() as tmp:
     p = subprocess.run([CLI, "lab-export", tmp, *FLAGS], capture_output=True, text=True, timeout=120)
     check(p.returncode == 0, "lab-export: exit %d: %s" % (p.returncode, p.stderr))
     script, data = os.path.join(tmp, "ropeviz_lab.py"), os.path.join(tmp, "ropeviz_lab_data.json")
+    as_exported(script)
     out = {name: os.path.join(tmp, name + ".json")
-           for name in ("one", "shared", "torchrun", "ddp", "failed", "ddp1", "torchrun1")}
+           for name in ("one", "shared", "torchrun", "ddp", "failed", "ddp1", "torchrun1", "unbatched")}
     with open(script) as f:
         source = f.read()
     private = sorted(set(re.findall(r"\b(?:torch|mp|dist|ranks|e)\.(?:\w+\.)*_(?!_)\w*", source)) |
@@ -232,15 +237,23 @@ with tempfile.TemporaryDirectory() as tmp:
     check("[rank 1/2]" not in stdout and "[rank 0/2] learned seed 1 at the bar after 30 steps" in stdout,
           "--ddp: rank 0 reports: %r" % stdout[-1500:])
 
-    # ---- --ddp over a world of one: --nproc 1, and torchrun's environment with WORLD_SIZE 1 ----------------------
+    # ---- --ddp over a world of one: --nproc 1, and torchrun's environment with WORLD_SIZE 1; --no-batched ----------
     ddp1_p = start(script, ["--dtype", "float64", "--data", data, "--out", out["ddp1"], "--nproc", "1", "--ddp"])
     torchrun1_p = start(script, ["--dtype", "float64", "--data", data, "--out", out["torchrun1"], "--ddp"],
                         torchrun_env(0, free_port(), world=1))
+    unbatched_p = start(script, ["--dtype", "float64", "--data", data, "--out", out["unbatched"], "--nproc", "2",
+                                 "--no-batched"])
     for name, p, what in (("ddp1", ddp1_p, "--ddp --nproc 1"), ("torchrun1", torchrun1_p, "--ddp, torchrun's world 1")):
         code, stdout, err = finish(p)
         doc = document(out[name], what, code, err)
         if one and doc:
             compare_ddp(one, doc, 1, what)
+    code, stdout, err = finish(unbatched_p)
+    unbatched = document(out["unbatched"], "--nproc 2 --no-batched", code, err)
+    if one and unbatched:
+        check(without_timing(unbatched) == without_timing(one), "--nproc 2 --no-batched: the one-process document")
+    check("[rank 1/2] learned seed 1 at the bar" in stdout, "--no-batched: rank 1 trains learned seed 1: %r" % (
+        stdout[-1500:]))
 
     # ---- bad flags: exit 2 on every rank, before any training ------------------------------------------------------
     for r, (code, stdout, err) in enumerate([finish(p) for p in ranks]):

@@ -8,7 +8,8 @@ and ntk must read as linear and dynamic; its batch generator must equal the data
 a data file with another batch must be refused. Its nn.Module must give decoder_grad's float64 loss for every method
 and both RoPE pairings. The script's one marked DEFAULTS line must read (in Python) as the data file's options, and
 lab-export of the flags its --print-command prints must write the same script. Also the CLI's errors. Exit 77 (skip)
-without torch."""
+without torch. With ROPEVIZ_LAB_SCRIPT=PATH every exported script is PATH with the export's DEFAULTS line (as
+lab-export writes it): src/core/lab/ropeviz_lab.py tested before the CLI that embeds it is built again."""
 import ast
 import contextlib
 import importlib.util
@@ -22,7 +23,7 @@ import traceback
 import types
 
 import cli_harness
-from cli_harness import check, checks, failures
+from cli_harness import as_exported, check, checks, failures
 
 try:
     import torch
@@ -115,6 +116,7 @@ def check_print_command(script, tag):
 def export(directory, *flags):
     p = run([CLI, "lab-export", directory, *flags])
     check(p.returncode == 0, "lab-export %s: exit %d: %s" % (" ".join(flags), p.returncode, p.stderr))
+    as_exported(os.path.join(directory, "ropeviz_lab.py"))
     with open(os.path.join(directory, "ropeviz_lab_data.json")) as f:
         return json.loads(p.stdout or "{}"), os.path.join(directory, "ropeviz_lab.py"), json.load(f)
 
@@ -309,8 +311,8 @@ with tempfile.TemporaryDirectory() as tmp:
             model = mod.Decoder(position, 11, 24, heads, 2, 20, 40, 500.0, pairing).double()
             with torch.no_grad():
                 for name, w in model.named_weights():
-                    w.copy_((1.0 + 0.3 * torch.randn(w.shape, generator=g, dtype=torch.float64)) if w.dim() == 1 else
-                            0.5 * torch.randn(w.shape, generator=g, dtype=torch.float64))
+                    noise = torch.randn(w.shape, generator=g, dtype=torch.float64)
+                    w.copy_(1.0 + 0.3 * noise if "norm" in name else 0.5 * noise)
             tokens = torch.randint(0, 11, (3, T), generator=g)
             targets = torch.randint(-1, 11, (3, T), generator=g)
             config = {"vocab": 11, "d_model": 24, "heads": heads, "layers": 2, "d_ff": 20, "position": position,

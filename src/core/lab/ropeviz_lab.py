@@ -15,6 +15,11 @@ on copy), so a long run agrees with the app's in character, not to the last digi
 curve is rounding).
 --data ropeviz_lab_data.json starts from the weights the C++ wrote (the same as --init lab draws) and checks that the
 batches it holds are the ones generated here.
+The runs (one per method and seed) are trained batched (--batched, the default): each method's seeds as one model
+whose weights are stacked along a run axis, one forward, backward and AdamW step a step for all, each run with its own
+batch, loss and update (a run that reaches the bar leaves the stack unchanged), so the document is the one
+--no-batched (the runs one after another) writes: equal to 1e-9 in float64, within float32 rounding in float32 (on
+the CPU both are equal bit for bit). Small models pay per operation, so this is faster on a GPU, and on the CPU too.
 
     python3 ropeviz_lab.py                        # this run, on a GPU when torch.cuda.is_available()
     python3 ropeviz_lab.py --device cpu --data ropeviz_lab_data.json --out result.json
@@ -23,11 +28,12 @@ batches it holds are the ones generated here.
 
 Past one machine (docs/lab.md, 'Past one machine'): under `torchrun --nproc-per-node N` (and --nnodes), or with
 --nproc N (N local processes through torch.multiprocessing, the same env:// rendezvous, where torchrun is missing),
-the runs (one per method and seed) are shared out, run i to rank i % world size, and rank 0 writes the one document,
-the one a single process writes (its seconds and tokens_per_s aside). With --ddp each run is instead trained by all
-ranks, data-parallel (DistributedDataParallel: every batch split across them; gloo on CPUs, nccl on GPUs, where
-rank r uses cuda:LOCAL_RANK), its losses within rounding of one process's; rank 0 checks the bar and evaluates, and
-the document also holds "world_size". A world of one is a valid --ddp run (torchrun --nproc-per-node 1, --nproc 1).
+the runs (one per method and seed) are shared out, run i to rank i % world size (each rank batching its own runs of
+a method), and rank 0 writes the one document, the one a single process writes (its seconds and tokens_per_s
+aside). With --ddp each run (each method's batch of runs) is instead trained by all ranks, data-parallel
+(DistributedDataParallel: every batch split across them; gloo on CPUs, nccl on GPUs, where rank r uses
+cuda:LOCAL_RANK), its losses within rounding of one process's; rank 0 checks the bar and evaluates, and the document
+also holds "world_size". A world of one is a valid --ddp run (torchrun --nproc-per-node 1, --nproc 1).
 --device cuda with no GPU, or nccl with more processes on a machine than GPUs, is refused before any process starts.
 When a rank fails, the run stops and prints that rank's own error.
 
@@ -40,6 +46,7 @@ Needs only Python 3 and PyTorch, and uses only PyTorch's public API. CHECKED_WIT
 ran it, and how. Every flag's default is this run's setting (--help lists them).
 """
 import argparse
+import copy
 import datetime
 import json
 import math
@@ -72,7 +79,7 @@ LAUNCH_ENV = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR")  # what torchru
 # The PyTorch versions this script was run with, and what ran there.
 CHECKED_WITH = ("1.13.1 (Debian 12, CPU): every path, by ropeviz's tests, the failure paths included; "
                 "2.11 (CUDA 13, one H200): one process, shared runs under torchrun and --ddp over 2 CPU processes, "
-                "before the failure paths were rewritten on public API")
+                "before the failure paths were rewritten on public API and the runs batched")
 FAIL_RANK = "ROPEVIZ_LAB_FAIL_RANK"  # a test hook: the rank it names raises RuntimeError at its first run
 
 
@@ -206,14 +213,15 @@ def eval_rows(o, n):
     return [sequence(o.task, n, rng) for _ in range(o.eval_count)]
 
 
-def to_tensors(rows, device, positions=None):
-    """Rows of any lengths as [B, T] tensors, padded on the right (token 0, target -1, position 0): causal attention
-    keeps the padding out of every real position, and the loss ignores it. Positions: None, or a [B, T] tensor."""
-    T = max(len(x) for x, _ in rows)
-    tokens = torch.tensor([x + [0] * (T - len(x)) for x, _ in rows], device=device)
-    targets = torch.tensor([y + [-1] * (T - len(y)) for _, y in rows], device=device)
-    if positions is not None:
-        positions = torch.tensor([p + [0] * (T - len(p)) for p in positions], device=device)
+def to_tensors(batches, T, device):
+    """Each run's rows [(inputs, targets)] and positions (None, or a list a row) as [runs, B, T] tensors, every row
+    padded on the right to T (token 0, target -1, position 0): causal attention keeps the padding out of every real
+    position, and the loss ignores it. Positions: None, or a [runs, B, T] tensor."""
+    def pad(lists, fill):
+        return [x + [fill] * (T - len(x)) for x in lists]
+    tokens = torch.tensor([pad([x for x, _ in rows], 0) for rows, _ in batches], device=device)
+    targets = torch.tensor([pad([y for _, y in rows], -1) for rows, _ in batches], device=device)
+    positions = None if batches[0][1] is None else torch.tensor([pad(p, 0) for _, p in batches], device=device)
     return tokens, targets, positions
 
 
@@ -295,11 +303,17 @@ def position_tables(position, T, d_model, heads, base, pairing, rope=None):
 
 
 def rms(x, w):
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
+    """x [runs, ..., d] normalised row by row, times each run's weight w [runs, d]."""
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w.view(w.shape[0], *[1] * (x.dim() - 2), -1)
+
+
+def mm(x, w):
+    """x [runs, ..., in] @ w [runs, in, out], each run by its own weight: one product per run (bmm over the runs)."""
+    return (x.reshape(x.shape[0], -1, x.shape[-1]) @ w).view(*x.shape[:-1], w.shape[-1])
 
 
 def rotate(x, cos, sin, pairing):
-    """RoPE: every head's pairs (a, b) of x [B, heads, T, d_head] -> (a cos - b sin, a sin + b cos) at position t.
+    """RoPE: every head's pairs (a, b) of x [..., T, d_head] -> (a cos - b sin, a sin + b cos) at position t.
     interleaved pairs x[2i], x[2i+1] (Meta's Llama); half_split pairs x[i], x[i + d/2] (GPT-NeoX, Hugging Face)."""
     if pairing == "interleaved":
         a, b = x[..., 0::2], x[..., 1::2]
@@ -312,115 +326,136 @@ LAYER_WEIGHTS = ["norm1", "wq", "wk", "wv", "wo", "norm2", "w1", "w2"]
 
 
 class Layer(torch.nn.Module):
-    def __init__(self, d_model, d_ff):
+    def __init__(self, d_model, d_ff, runs):
         super().__init__()
         P = torch.nn.Parameter
-        self.norm1, self.norm2 = P(torch.ones(d_model)), P(torch.ones(d_model))
-        self.wq, self.wk, self.wv, self.wo = (P(torch.zeros(d_model, d_model)) for _ in range(4))
-        self.w1, self.w2 = P(torch.zeros(d_model, d_ff)), P(torch.zeros(d_ff, d_model))
+        self.norm1, self.norm2 = P(torch.ones(runs, d_model)), P(torch.ones(runs, d_model))
+        self.wq, self.wk, self.wv, self.wo = (P(torch.zeros(runs, d_model, d_model)) for _ in range(4))
+        self.w1, self.w2 = P(torch.zeros(runs, d_model, d_ff)), P(torch.zeros(runs, d_ff, d_model))
 
 
 class Decoder(torch.nn.Module):
     """The lab's decoder: pre-RMSNorm layers of causal attention and an erf-GELU MLP; the position method adds to the
     embeddings (learned, sinusoidal), rotates q and k (rope), biases the scores (alibi, t5) or does nothing (none).
-    Weights are [in, out] (y = x @ W) under the contract's names (named_weights)."""
+    Weights are [in, out] (y = x @ W) under the contract's names (named_weights), each with a leading run axis: the
+    model holds `runs` decoders of one method side by side (run r's weights are w[r]), each reading its own rows of
+    the input and none touching another's numbers, so that one forward, backward and AdamW step trains them all."""
 
-    def __init__(self, position, vocab, d_model, heads, layers, d_ff, max_position, base, pairing):
+    def __init__(self, position, vocab, d_model, heads, layers, d_ff, max_position, base, pairing, runs=1):
         super().__init__()
         assert d_model % heads == 0 and (position != "rope" or (d_model // heads) % 2 == 0)
         self.position, self.heads, self.max_position = position, heads, max_position
         self.base, self.pairing = base, pairing
         P = torch.nn.Parameter
-        self.tok_emb = P(torch.zeros(vocab, d_model))
-        self.pos_emb = P(torch.zeros(max_position, d_model)) if position == "learned" else None
-        self.layers = torch.nn.ModuleList(Layer(d_model, d_ff) for _ in range(layers))
-        self.rel_bias = P(torch.zeros(T5_BUCKETS, heads)) if position == "t5" else None
-        self.norm_f = P(torch.ones(d_model))
-        self.head = P(torch.zeros(d_model, vocab))
+        self.tok_emb = P(torch.zeros(runs, vocab, d_model))
+        self.pos_emb = P(torch.zeros(runs, max_position, d_model)) if position == "learned" else None
+        self.layers = torch.nn.ModuleList(Layer(d_model, d_ff, runs) for _ in range(layers))
+        self.rel_bias = P(torch.zeros(runs, T5_BUCKETS, heads)) if position == "t5" else None
+        self.norm_f = P(torch.ones(runs, d_model))
+        self.head = P(torch.zeros(runs, d_model, vocab))
         self.tables = {}
         self.rope = None  # (theta, factor): rope evaluated with scaled frequencies (scaled_rope)
 
     def named_weights(self):
         """(name, weight) in the contract's order: tok_emb, pos_emb, l0.norm1, l0.wq, ..., l0.w2, l1..., rel_bias,
-        norm_f, head (pos_emb and rel_bias only when used)."""
+        norm_f, head (pos_emb and rel_bias only when used); each [runs, the contract's shape]."""
         out = [("tok_emb", self.tok_emb)] + ([("pos_emb", self.pos_emb)] if self.pos_emb is not None else [])
         for j, layer in enumerate(self.layers):
             out += [("l%d.%s" % (j, name), getattr(layer, name)) for name in LAYER_WEIGHTS]
         out += [("rel_bias", self.rel_bias)] if self.rel_bias is not None else []
         return out + [("norm_f", self.norm_f), ("head", self.head)]
 
+    @torch.no_grad()
+    def keep(self, runs):
+        """Only the runs `runs` (indices, in that order) from here on: every weight made again of their rows."""
+        for module in self.modules():
+            for name, w in list(module.named_parameters(recurse=False)):
+                setattr(module, name, torch.nn.Parameter(w[runs]))
+
     def tables_for(self, T):
         """position_tables for T positions on the model's device and in its dtype, made once per T."""
         w = self.tok_emb
         key = (T, w.device, w.dtype, self.rope is not None)
         if key not in self.tables:
-            d_model = w.shape[1]
-            made = position_tables(self.position, T, d_model, self.heads, self.base, self.pairing, self.rope)
+            made = position_tables(self.position, T, w.shape[-1], self.heads, self.base, self.pairing, self.rope)
             self.tables[key] = {k: t.to(w.device, w.dtype if t.is_floating_point() else t.dtype)
                                 for k, t in made.items()}
         return self.tables[key]
 
     def by_position(self, positions):
-        """What the method reads at each token's position (docs/lab.md's tiny decoder, positions [B, T]): pe, cos and
-        sin [B, T, *] from tables of every position up to the largest seen (made again only when one is larger);
-        alibi's -slope_n * (p_i - p_j) and t5's bucket(max(p_i - p_j, 0)) [B, T, T] by position distance."""
+        """What the method reads at each token's position (docs/lab.md's tiny decoder, positions [runs, B, T]): pe,
+        cos and sin [runs, B, T, *] from tables of every position up to the largest seen (made again only when one is
+        larger); alibi's -slope_n * (p_i - p_j) [runs, B, heads, T, T] and t5's bucket(max(p_i - p_j, 0))
+        [runs, B, T, T] by position distance. IndexError for a learned position past the table, as PyTorch's."""
         w = self.tok_emb
         if (positions < 0).any():
             raise ValueError("positions must be >= 0")
         out, top = {}, int(positions.max()) + 1
+        if self.position == "learned" and top > self.max_position:
+            raise IndexError("index %d is out of bounds for dimension 0 with size %d"
+                             % (int(positions[positions >= self.max_position][0]), self.max_position))
         if self.position in ("sinusoidal", "rope"):
             rows = getattr(self, "position_rows", None)  # (positions covered, device, {"pe"} or {"cos", "sin"})
             if rows is None or rows[0] < top or rows[1] != w.device:
-                made = position_tables(self.position, top, w.shape[1], self.heads, self.base, self.pairing, self.rope)
+                made = position_tables(self.position, top, w.shape[-1], self.heads, self.base, self.pairing, self.rope)
                 rows = self.position_rows = (top, w.device, {k: t.to(w.device) for k, t in made.items()
                                                              if k != "causal"})
             out = {k: t.to(w.dtype)[positions] for k, t in rows[2].items()}
-        distance = positions[:, :, None] - positions[:, None, :]  # p_i - p_j  # [B, T, T]
+        distance = positions[..., :, None] - positions[..., None, :]  # p_i - p_j  # [runs, B, T, T]
         if self.position == "alibi":
             slopes = torch.tensor(alibi_slopes(self.heads), dtype=torch.float64, device=w.device)
-            out["bias"] = (-slopes[None, :, None, None] * distance[:, None].double()).to(w.dtype)  # [B, heads, T, T]
+            out["bias"] = (-slopes[:, None, None] * distance[:, :, None].double()).to(w.dtype)
         if self.position == "t5":  # every distance from T5_MAX_DISTANCE on is the last bucket
             buckets = torch.tensor([t5_bucket(r) for r in range(T5_MAX_DISTANCE + 1)], device=w.device)
             out["bucket"] = buckets[distance.clamp(0, T5_MAX_DISTANCE)]
         return out
 
     def forward(self, tokens, positions=None):
-        """tokens [B, T] -> logits [B, T, vocab]. positions [B, T] (default 0..T-1): where each token sits, as its
+        """tokens [runs, B, T] -> logits [runs, B, T, vocab], run r through its own weights; a model of one run also
+        takes [B, T] -> [B, T, vocab]. positions (default 0..T-1), tokens' shape: where each token sits, as its
         method reads it (pos_emb[p], PE(p), rope at p, alibi and t5 by p_i - p_j); causality stays by index."""
-        B, T = tokens.shape
-        d_model = self.tok_emb.shape[1]
-        d_head = d_model // self.heads
+        if tokens.dim() == 2:
+            assert self.tok_emb.shape[0] == 1, "[B, T] tokens are for a model of one run"
+            return self(tokens[None], None if positions is None else positions[None])[0]
+        R, B, T = tokens.shape
         if positions is None and self.position == "learned" and T > self.max_position:  # PyTorch's for pos_emb[T - 1]
             raise IndexError("index %d is out of bounds for dimension 0 with size %d"
                              % (self.max_position, self.max_position))
         tab = self.tables_for(T)
         at = tab if positions is None else self.by_position(positions)
-        h = self.tok_emb[tokens]
+        run = torch.arange(R, device=tokens.device)[:, None, None]  # each run's rows index its own tables
+        h = self.tok_emb[run, tokens]  # [runs, B, T, d_model]
         if self.position == "learned":
-            h = h + (self.pos_emb[:T] if positions is None else self.pos_emb[positions])
+            h = h + (self.pos_emb[:, None, :T] if positions is None else self.pos_emb[run, positions])
         if self.position == "sinusoidal":
             h = h + at["pe"]
         bias = at.get("bias")  # alibi: fixed; t5: learned, one table for all layers
-        if self.position == "t5":
-            bias = self.rel_bias[at["bucket"]]  # [T, T, heads], or [B, T, T, heads] by position
-            bias = bias.permute(2, 0, 1) if positions is None else bias.permute(0, 3, 1, 2)  # [(B,) heads, T, T]
+        if self.position == "t5":  # [runs, T, T, heads], or [runs, B, T, T, heads] by position
+            bias = self.rel_bias[:, at["bucket"]] if positions is None else self.rel_bias[run[..., None], at["bucket"]]
+            bias = bias.permute(0, 3, 1, 2)[:, None] if positions is None else bias.permute(0, 1, 4, 2, 3)
         cos, sin = at.get("cos"), at.get("sin")
         if positions is not None and cos is not None:
-            cos, sin = cos[:, None], sin[:, None]  # [B, 1, T, d_head/2]: every head alike
+            cos, sin = cos[:, :, None], sin[:, :, None]  # [runs, B, 1, T, d_head/2]: every head alike
         for layer in self.layers:
-            a = rms(h, layer.norm1)
-            q, k, v = ((a @ w).view(B, T, self.heads, d_head).transpose(1, 2) for w in (layer.wq, layer.wk, layer.wv))
-            if self.position == "rope":
-                q = rotate(q, cos, sin, self.pairing)
-                k = rotate(k, cos, sin, self.pairing)
-            s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(d_head))  # [B, heads, T, T]
-            if bias is not None:
-                s = s + bias
-            p = torch.softmax(s.masked_fill(tab["causal"], float("-inf")), dim=-1)
-            o = (p @ v).transpose(1, 2).reshape(B, T, d_model)  # heads side by side
-            h = h + o @ layer.wo
-            h = h + F.gelu(rms(h, layer.norm2) @ layer.w1) @ layer.w2  # exact (erf) GELU
-        return rms(h, self.norm_f) @ self.head
+            h = self.attend(layer, h, tab["causal"], bias, cos, sin)
+            h = h + mm(F.gelu(mm(rms(h, layer.norm2), layer.w1)), layer.w2)  # exact (erf) GELU
+        return mm(rms(h, self.norm_f), self.head)
+
+    def attend(self, layer, h, causal, bias, cos, sin):
+        """h + one layer's attention; h [runs, B, T, d_model], the scores [runs, B, heads, T, T]."""
+        R, B, T, d_model = h.shape
+        d_head = d_model // self.heads
+        a = rms(h, layer.norm1)
+        q, k, v = (mm(a, w).view(R, B, T, self.heads, d_head).transpose(2, 3) for w in (layer.wq, layer.wk, layer.wv))
+        if self.position == "rope":
+            q = rotate(q, cos, sin, self.pairing)
+            k = rotate(k, cos, sin, self.pairing)
+        s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(d_head))
+        if bias is not None:
+            s = s + bias
+        p = torch.softmax(s.masked_fill(causal, float("-inf")), dim=-1)
+        o = (p @ v).transpose(2, 3).reshape(R, B, T, d_model)  # heads side by side
+        return h + mm(o, layer.wo)
 
 
 def trained_positions(o):
@@ -433,30 +468,43 @@ def table_len(o):
     return o.table_len or trained_positions(o)
 
 
-def make_model(o, method):
-    return Decoder(method, VOCAB, o.d_model, o.heads, o.layers, o.d_ff, table_len(o), o.base, o.pairing)
+def make_model(o, method, runs=1):
+    return Decoder(method, VOCAB, o.d_model, o.heads, o.layers, o.d_ff, table_len(o), o.base, o.pairing, runs)
 
 
-def table_row_change(model, init):
-    """Per row of the learned table: |P - P_init| / |P_init| (rows no training input reaches: weight decay only)."""
-    p = model.pos_emb.detach().double().cpu()
+def table_row_change(model, init, run=0):
+    """Per row of run's learned table: |P - P_init| / |P_init| (rows no training input reaches: weight decay only)."""
+    p, init = model.pos_emb[run].detach().double().cpu(), init[run]
     return ((p - init).norm(dim=1) / init.norm(dim=1).clamp_min(1e-30)).tolist()
 
 
+def answer_losses(logits, targets):
+    """The summed cross-entropy of each run's answers (targets >= 0): [runs] for [runs, B, T] targets, a number for
+    [B, T]."""
+    each = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1,
+                           reduction="none")
+    return each.view(targets.shape).flatten(-2).sum(-1)
+
+
+def answers(targets):
+    """Each run's count of answers (targets >= 0), as answer_losses sums them."""
+    return (targets >= 0).flatten(-2).sum(-1)
+
+
 def loss_of(model, tokens, targets, positions=None):
-    """Mean cross-entropy over the answers (targets >= 0) of the whole batch."""
-    logits = model(tokens, positions)
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-1)
+    """Each run's mean cross-entropy over the answers of its batch: [runs], or a number for one run's [B, T]."""
+    return answer_losses(model(tokens, positions), targets) / answers(targets)
 
 
-# ---- Initial weights ---------------------------------------------------------------------------------------
+# ---- Initial weights: each fills one run of a model ----------------------------------------------------------
 @torch.no_grad()
-def lab_init(model, seed):
+def lab_init(model, seed, run=0):
     """rv::lab_init_weights: one stream, the weights in the contract's order; each matrix entry float32(0.02 * normal),
     tok_emb and pos_emb then times float32(1 / 0.02); norms one; rel_bias zero. Bit for bit the C++'s float32
     weights (slow in pure Python for millions of weights: --init torch is torch's generator instead)."""
     rng = NormalRng(lab_seed(seed, 0))
     for name, w in model.named_weights():
+        w = w[run]
         if w.dim() == 1 or name == "rel_bias":
             continue  # norms start at one, rel_bias at zero (as made)
         x = torch.tensor([INIT_STD * rng.normal() for _ in range(w.numel())], dtype=torch.float64).float()
@@ -466,25 +514,36 @@ def lab_init(model, seed):
 
 
 @torch.no_grad()
-def torch_init(model, seed):
+def torch_init(model, seed, run=0):
     """The same distributions from torch's generator: fast, but other numbers than the app's."""
     g = torch.Generator().manual_seed(seed)
     for name, w in model.named_weights():
+        w = w[run]
         if w.dim() == 2 and name != "rel_bias":
             std = EMB_STD if name in ("tok_emb", "pos_emb") else INIT_STD
             w.copy_(torch.randn(w.shape, generator=g) * std)
 
 
 @torch.no_grad()
-def data_init(model, weights):
+def data_init(model, weights, run=0):
     """The initial weights the C++ wrote (the data file), flattened row-major under the contract's names."""
     names = [name for name, _ in model.named_weights()]
     if sorted(names) != sorted(weights):
         sys.exit("data file: weights %s, the model has %s" % (sorted(weights), sorted(names)))
     for name, w in model.named_weights():
+        w = w[run]
         if len(weights[name]) != w.numel():
             sys.exit("data file: %s has %d values, the model's is %s" % (name, len(weights[name]), list(w.shape)))
         w.copy_(torch.tensor(weights[name], dtype=torch.float32).view(w.shape))
+
+
+def init_run(model, run, o, method, k, data):
+    """Run `run` of model as seed o.seed + k starts: the data file's weights for k = 0 when given (they are seed
+    o.seed's), else --init's."""
+    if data is not None and k == 0:
+        data_init(model, data["methods"][method]["weights"], run)
+    else:
+        (torch_init if o.init == "torch" else lab_init)(model, o.seed + k, run)
 
 
 # ---- AdamW and the schedule --------------------------------------------------------------------------------
@@ -493,7 +552,8 @@ class LabAdamW:
         m <- b1 m + (1 - b1) g,   v <- b2 v + (1 - b2) g^2
         w <- w (1 - lr wd) - lr (m / c1) / (sqrt(v / c2) + eps),   c1 = 1 - b1^t, c2 = 1 - b2^t
     Every weight decays, norms and embeddings included. Constants are rounded to the weights' dtype, as the C++'s
-    static_cast<S>."""
+    static_cast<S>. Every operation is entry by entry, so each run of a batched model (weights [runs, ...], all at
+    the same step) gets exactly its own update."""
 
     def __init__(self, params, weight_decay, beta1=0.9, beta2=0.999, eps=1e-8):
         self.params = list(params)
@@ -519,6 +579,11 @@ class LabAdamW:
             v.mul_(b2).add_((1 - b2) * g * g)
             w.mul_(decay).sub_(lr_s * (m / c1) / ((v / c2).sqrt() + eps))
 
+    def keep(self, params, runs):
+        """The model kept only the runs `runs` (Decoder.keep): its new weights, and their moments."""
+        self.params = list(params)
+        self.m, self.v = [m[runs] for m in self.m], [v[runs] for v in self.v]
+
 
 def learning_rate(o, step):
     """rv::lab_learning_rate: linear warm-up over min(warmup, steps // 2) steps, then cosine to 0 (step 0-based)."""
@@ -531,34 +596,41 @@ def learning_rate(o, step):
 
 # ---- Evaluation --------------------------------------------------------------------------------------------
 @torch.no_grad()
-def accuracy(model, o, n, device, cache, sequential=False):
-    """Exact match (every answer the argmax) and per-answer accuracy on the evaluation sequences of size n, teacher
-    forced, as trained (random positions from the stream (4, n)) or at 0..T-1 (sequential); IndexError for a learned
-    table too short."""
-    if n not in cache:
-        rows = eval_rows(o, n)
-        cache[n] = rows, place(rows, position_range(o), lab_seed(o.seed, 4, n))
-    rows, positions = cache[n]
-    positions = None if sequential else positions
-    chunk = max(1, EVAL_ROWS // input_len(o.task, n))
+def accuracy(model, opts, n, device, cache, sequential=False):
+    """Each run's (exact match (every answer the argmax), per-answer accuracy) on its evaluation sequences of size n
+    (run r: seed opts[r].seed), teacher forced, as trained (random positions from the stream (4, n)) or at 0..T-1
+    (sequential); IndexError for a learned table too short."""
+    for o in opts:
+        if (o.seed, n) not in cache:
+            rows = eval_rows(o, n)
+            cache[o.seed, n] = rows, place(rows, position_range(o), lab_seed(o.seed, 4, n))
+    sets = [cache[o.seed, n] for o in opts]
+    count, T = len(sets[0][0]), input_len(opts[0].task, n)
+    chunk = max(1, EVAL_ROWS // T)
     exact = right = total = 0
-    for at in range(0, len(rows), chunk):
-        tokens, targets, where = to_tensors(rows[at:at + chunk], device,
-                                            None if positions is None else positions[at:at + chunk])
+    for at in range(0, count, chunk):
+        tokens, targets, where = to_tensors([(rows[at:at + chunk], None if sequential or positions is None else
+                                              positions[at:at + chunk]) for rows, positions in sets], T, device)
         hit = model(tokens, where).argmax(-1) == targets
         answer = targets >= 0
-        exact += int((hit | ~answer).all(dim=1).sum())
-        right += int((hit & answer).sum())
-        total += int(answer.sum())
-    return exact / len(rows), right / total
+        exact = exact + (hit | ~answer).all(dim=2).sum(1)
+        right = right + (hit & answer).sum((1, 2))
+        total = total + answer.sum((1, 2))
+    return [(e / count, r / t) for e, r, t in zip(exact.tolist(), right.tolist(), total.tolist())]
 
 
-def at_bar(model, o, device, cache):
-    """Every training size at BAR exact match (checked longest first, as the C++)."""
-    return all(accuracy(model, o, n, device, cache)[0] >= BAR for n in range(o.train_len, 0, -1))
+def at_bar(model, opts, device, cache):
+    """Each run: every training size at BAR exact match (checked longest first, as the C++; sizes below one that
+    misses for every run are not checked)."""
+    ok = [True] * len(opts)
+    for n in range(opts[0].train_len, 0, -1):
+        if not any(ok):
+            break
+        ok = [k and e >= BAR for k, (e, _) in zip(ok, accuracy(model, opts, n, device, cache))]
+    return ok
 
 
-# ---- One method, then the run ------------------------------------------------------------------------------
+# ---- Runs trained together, then the lab -------------------------------------------------------------------
 class Log:
     """Progress lines on a stream, each behind a prefix ("[rank 1/2] " when several processes share the work)."""
 
@@ -570,97 +642,166 @@ class Log:
 
 
 def shard_loss(net, tokens, targets, positions, rank, world):
-    """--ddp: rank's part of the batch's loss, and the batch's mean loss (summed over the ranks). The rank takes its
-    contiguous rows; its part is their answers' summed cross-entropy over the count of ALL the batch's answers, times
-    world, so DDP's average of the ranks' gradients is the whole batch's mean gradient however the rows split."""
-    lo, hi = rank * len(tokens) // world, (rank + 1) * len(tokens) // world
-    logits = net(tokens[lo:hi], None if positions is None else positions[lo:hi])
-    part = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets[lo:hi].reshape(-1), ignore_index=-1,
-                           reduction="sum") / int((targets >= 0).sum())
+    """--ddp: rank's part of each run's loss, and each run's mean loss over the batch (summed over the ranks). The
+    rank takes its contiguous rows; its part is their answers' summed cross-entropy over the count of ALL the batch's
+    answers, times world, so DDP's average of the ranks' gradients is the whole batch's mean gradient however the rows
+    split."""
+    B = tokens.shape[1]
+    lo, hi = rank * B // world, (rank + 1) * B // world
+    logits = net(tokens[:, lo:hi], None if positions is None else positions[:, lo:hi])
+    part = answer_losses(logits, targets[:, lo:hi]) / answers(targets)
     total = part.detach().clone()
     dist.all_reduce(total)
     return part * world, total
 
 
-def rank0_says(flag, device):
-    """--ddp: rank 0's flag on every rank (its bar check decides when they all stop)."""
-    t = torch.tensor([int(flag)], device=device)
+def rank0_says(flags, device):
+    """--ddp: rank 0's flags on every rank (its bar checks decide when they all stop)."""
+    t = torch.tensor([int(f) for f in flags], device=device)
     dist.broadcast(t, 0)
-    return bool(t.item())
+    return [bool(f) for f in t.tolist()]
 
 
-def run_method(o, method, data, device, dtype, log, rank=0, world=1, ddp=False):
-    """One run: method trained from seed o.seed (the data file's weights when given: they are seed o.seed's). With
-    ddp (--ddp, a world of one or more) the ranks train it together, data-parallel, and rank 0 alone checks the bar and
-    evaluates: the others return None."""
-    model = make_model(o, method)
-    if data is not None:
-        data_init(model, data["methods"][method]["weights"])
-    else:
-        (torch_init if o.init == "torch" else lab_init)(model, o.seed)
-    model.to(device=device, dtype=dtype)
-    init = model.pos_emb.detach().double().cpu().clone() if method == "learned" else None
-    gpu = [device] if device.type == "cuda" else None
-    net = DistributedDataParallel(model, device_ids=gpu) if ddp else model  # averages the ranks' gradients
-    opt = LabAdamW(model.parameters(), o.weight_decay)
-    cache, losses, tokens_trained = {}, [], 0
-    label = method if o.seeds == 1 else "%s seed %d" % (method, o.seed)
-    t0 = time.perf_counter()
-    for step in range(o.steps):
-        rows = train_batch(o, step)
-        tokens, targets, positions = to_tensors(rows, device, train_positions(o, step, rows))
-        if not ddp:
-            loss = total = loss_of(model, tokens, targets, positions)
-        else:
-            loss, total = shard_loss(net, tokens, targets, positions, rank, world)
-        model.zero_grad(set_to_none=True)
-        loss.backward()
-        lr = learning_rate(o, step)
-        opt.step(lr)
-        losses.append(total.item())
-        tokens_trained += sum(len(x) for x, _ in rows)
-        if o.print_every and (step + 1) % o.print_every == 0 and rank == 0:
-            log("%-10s step %5d  lr %.3e  loss %.6f" % (label, step + 1, lr, losses[-1]))
-        done = step + 1
-        if not o.losses_only and o.check_every > 0 and done % o.check_every == 0 and done < o.steps:
-            stop = rank == 0 and at_bar(model, o, device, cache)
-            if rank0_says(stop, device) if ddp else stop:
-                if rank == 0:
-                    log("%-10s at the bar after %d steps" % (label, done))
+class Group:
+    """Runs of one method trained together, from seeds o.seed + k (the data file's weights for k = 0 when given): one
+    Decoder holding them side by side (weights stacked along a run axis), one forward, backward and AdamW step a step
+    for all, each run with its own batch, loss and update, exactly as it trains alone. A run that reaches the bar
+    leaves the stack, its weights kept as they were, and the others train on. --batched makes a group of a method's
+    runs on this rank; without it every run is a group of one. With ddp (--ddp, a world of one or more) the ranks
+    train it together, data-parallel, and rank 0 alone checks the bar and evaluates."""
+
+    def __init__(self, o, method, seeds, data, device, dtype, log, rank=0, world=1, ddp=False):
+        self.o, self.method, self.device, self.log = o, method, device, log
+        self.rank, self.world, self.ddp = rank, world, ddp
+        self.opts = [argparse.Namespace(**dict(vars(o), seed=o.seed + k)) for k in seeds]
+        self.labels = [method if o.seeds == 1 else "%s seed %d" % (method, s.seed) for s in self.opts]
+        model = make_model(o, method, len(seeds))
+        for run, k in enumerate(seeds):
+            init_run(model, run, o, method, k, data)
+        model.to(device=device, dtype=dtype)
+        self.init = model.pos_emb.detach().double().cpu().clone() if method == "learned" else None
+        self.final = copy.deepcopy(model)  # each run's weights as it ended, written when it stops
+        self.live = list(range(len(seeds)))  # the runs still training: the model's runs, in order
+        self.losses, self.cache, self.tokens = [[] for _ in seeds], {}, 0
+        self.opt = LabAdamW(model.parameters(), o.weight_decay)
+        self.use(model)
+
+    def use(self, model):
+        gpu = [self.device] if self.device.type == "cuda" else None
+        self.model = model
+        self.net = DistributedDataParallel(model, device_ids=gpu) if self.ddp else model  # averages the ranks' grads
+
+    def train(self):
+        """Every run to its bar or o.steps; the seconds it took."""
+        o, t0 = self.o, time.perf_counter()
+        for step in range(o.steps):
+            self.step(step)
+            done = step + 1
+            if not o.losses_only and o.check_every > 0 and done % o.check_every == 0 and done < o.steps:
+                self.check(done)
+            if not self.live:
                 break
-    train_seconds = time.perf_counter() - t0
-    if rank != 0:
-        return None
-    result = {"train_loss": losses, "accuracy": [], "token_accuracy": [], "error": None, "steps_run": len(losses),
-              "reached_bar": False}
-    if init is not None:
-        result["table_row_change"] = table_row_change(model, init)
-    result["seed"] = o.seed
-    for n in ([] if o.losses_only else range(1, 4 * o.train_len + 1)):
-        try:
-            exact, per_answer = accuracy(model, o, n, device, cache)
-        except IndexError as e:
-            exact = per_answer = None
-            result["error"] = result["error"] or "IndexError: %s" % e
-        result["accuracy"].append(exact)
-        result["token_accuracy"].append(per_answer)
-    if method == "rope" and o.rope_scaling != "none" and not o.losses_only:  # the same weights and sequences again
-        model.rope = scaled_rope(o)
-        scaled = [accuracy(model, o, n, device, cache) for n in range(1, 4 * o.train_len + 1)]
-        model.rope = None
-        result["accuracy_scaled"] = [a for a, _ in scaled]
-        result["token_accuracy_scaled"] = [t for _, t in scaled]
-        log("%-10s with %s x%g: %s" % (label, o.rope_scaling, o.rope_factor,
-                                       " ".join("%.2f" % a for a in result["accuracy_scaled"])))
-    if o.positions == "random" and not o.losses_only:  # the same weights and sequences at 0..T-1
-        sequential = [accuracy(model, o, n, device, cache, sequential=True) for n in range(1, 4 * o.train_len + 1)]
-        result["accuracy_sequential"] = [a for a, _ in sequential]
-        result["token_accuracy_sequential"] = [t for _, t in sequential]
-    if result["accuracy"]:
-        result["reached_bar"] = all((a or 0) >= BAR for a in result["accuracy"][:o.train_len])
-        log("%-10s exact match by size: %s" % (label, " ".join("-" if a is None else "%.2f" % a
-                                                               for a in result["accuracy"])))
-    return result, train_seconds, tokens_trained, time.perf_counter() - t0
+        self.save(range(len(self.live)))
+        return time.perf_counter() - t0
+
+    def step(self, step):
+        """One AdamW step of every live run, on its own batch."""
+        opts = [self.opts[r] for r in self.live]
+        rows = [train_batch(o, step) for o in opts]
+        tokens, targets, positions = to_tensors([(x, train_positions(o, step, x)) for o, x in zip(opts, rows)],
+                                                input_len(self.o.task, self.o.train_len), self.device)
+        if not self.ddp:
+            loss = total = loss_of(self.model, tokens, targets, positions)
+        else:
+            loss, total = shard_loss(self.net, tokens, targets, positions, self.rank, self.world)
+        self.model.zero_grad(set_to_none=True)
+        loss.sum().backward()  # each run's loss reaches its own weights only
+        lr = learning_rate(self.o, step)
+        self.opt.step(lr)
+        for r, x in zip(self.live, total.tolist()):
+            self.losses[r].append(x)
+            if self.o.print_every and (step + 1) % self.o.print_every == 0 and self.rank == 0:
+                self.log("%-10s step %5d  lr %.3e  loss %.6f" % (self.labels[r], step + 1, lr, x))
+        self.tokens += sum(len(x) for batch in rows for x, _ in batch)
+
+    def check(self, done):
+        """The bar check after `done` steps: the runs at it stop."""
+        stop = [False] * len(self.live)
+        if self.rank == 0:
+            stop = at_bar(self.model, [self.opts[r] for r in self.live], self.device, self.cache)
+        if self.ddp:
+            stop = rank0_says(stop, self.device)
+        if not any(stop):
+            return
+        for r in (r for r, s in zip(self.live, stop) if s and self.rank == 0):
+            self.log("%-10s at the bar after %d steps" % (self.labels[r], done))
+        self.save([j for j, s in enumerate(stop) if s])
+        rest = [j for j, s in enumerate(stop) if not s]
+        self.live = [self.live[j] for j in rest]
+        if rest:  # the others go on alone: a model (and moments) of their runs only
+            self.model.keep(rest)
+            self.opt.keep(self.model.parameters(), rest)
+            self.use(self.model)
+
+    @torch.no_grad()
+    def save(self, js):
+        """The model's runs js as they are now are their final weights."""
+        for (_, final), (_, w) in zip(self.final.named_weights(), self.model.named_weights()):
+            for j in js:
+                final[self.live[j]].copy_(w[j])
+
+    def results(self):
+        """Each run's result, evaluated on its final weights (None on ranks other than 0 with ddp)."""
+        if self.rank != 0:
+            return None
+        runs = [{"train_loss": x, "accuracy": [], "token_accuracy": [], "error": None, "steps_run": len(x),
+                 "reached_bar": False} for x in self.losses]
+        for r, result in enumerate(runs):
+            if self.init is not None:
+                result["table_row_change"] = table_row_change(self.final, self.init, r)
+            result["seed"] = self.opts[r].seed
+        if not self.o.losses_only:
+            self.evaluate(runs)
+        for label, result in zip(self.labels, runs):
+            if "accuracy_scaled" in result:
+                self.log("%-10s with %s x%g: %s" % (label, self.o.rope_scaling, self.o.rope_factor,
+                                                   " ".join("%.2f" % a for a in result["accuracy_scaled"])))
+            if result["accuracy"]:
+                result["reached_bar"] = all((a or 0) >= BAR for a in result["accuracy"][:self.o.train_len])
+                self.log("%-10s exact match by size: %s" % (label, " ".join("-" if a is None else "%.2f" % a
+                                                                            for a in result["accuracy"])))
+        return runs
+
+    def evaluate(self, runs):
+        """accuracy and token_accuracy at every evaluation size; with --rope-scaling (rope) the same weights and
+        sequences with the scaled frequencies; with random positions, the same at 0..T-1."""
+        o, sizes = self.o, range(1, 4 * self.o.train_len + 1)
+        for n in sizes:
+            try:
+                got = self.accuracy(n)
+            except IndexError as e:
+                got = [(None, None)] * len(runs)
+                for result in runs:
+                    result["error"] = result["error"] or "IndexError: %s" % e
+            self.append(runs, "", got)
+        if self.method == "rope" and o.rope_scaling != "none":
+            self.final.rope = scaled_rope(o)
+            for n in sizes:
+                self.append(runs, "_scaled", self.accuracy(n))
+            self.final.rope = None
+        if o.positions == "random":
+            for n in sizes:
+                self.append(runs, "_sequential", self.accuracy(n, sequential=True))
+
+    def accuracy(self, n, sequential=False):
+        return accuracy(self.final, self.opts, n, self.device, self.cache, sequential)
+
+    @staticmethod
+    def append(runs, suffix, got):
+        """Each run's (exact, per-answer) to its accuracy<suffix> and token_accuracy<suffix>."""
+        for result, (exact, per_answer) in zip(runs, got):
+            result.setdefault("accuracy" + suffix, []).append(exact)
+            result.setdefault("token_accuracy" + suffix, []).append(per_answer)
 
 
 def mean_curve(runs, key):
@@ -778,6 +919,11 @@ def parse_args(argv=None):
     ap.add_argument("--data", help="ropeviz_lab_data.json: start from its weights, check its batches")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    ap.add_argument("--batched", action="store_const", const=True, default=True,
+                    help="train each method's runs (its seeds) together, one model with the runs side by side and one "
+                    "step for all: the same document as --no-batched, faster on a GPU and on the CPU too (default)")
+    ap.add_argument("--no-batched", dest="batched", action="store_const", const=False,
+                    help="train the runs one after another")
     ap.add_argument("--out", default="ropeviz_lab_result.json", help="the result document ('-': stdout)")
     ap.add_argument("--print-every", type=int, default=1, help="print the loss every N steps (0: never)")
     ap.add_argument("--losses-only", action="store_true", help="train only: no bar checks, no evaluation")
@@ -789,7 +935,7 @@ def parse_args(argv=None):
     ap.add_argument("--ddp", action="store_true", help="with several processes: train each run data-parallel "
                     "(DistributedDataParallel, every batch split across the ranks) instead of sharing the runs out")
     ap.add_argument("--timeout", type=float, default=1800.0, metavar="S",
-                    help="seconds a process waits for the others (for one run at most) before it fails")
+                    help="seconds a process waits for the others (for one group of runs at most) before it fails")
     o = ap.parse_args(argv)
     o.methods = o.methods.split(",")
     for m in o.methods:
@@ -920,6 +1066,17 @@ def process(rank, o, data, failures):
         raise
 
 
+def plan(o, rank=0, world=1):
+    """The groups of runs (indices into the lab's runs: methods in order, seeds within) this rank trains, in order:
+    run i is rank i % world's (every run is, on one process or with --ddp); --batched makes one group of each method's
+    runs, else every run is a group of its own."""
+    mine = [i for i in range(len(o.methods) * o.seeds) if o.ddp or i % world == rank]
+    if not o.batched:
+        return [[i] for i in mine]
+    groups = ([i for i in mine if i // o.seeds == j] for j in range(len(o.methods)))
+    return [group for group in groups if group]
+
+
 def lab(o, data, rank=0, world=1, local_rank=0):
     """The run on this process: all of it (one process), its share of the runs (run i on rank i % world), or every
     run together with the others (--ddp). Rank 0 writes the document."""
@@ -953,31 +1110,35 @@ def lab(o, data, rank=0, world=1, local_rank=0):
                    rope_attention_factor=factor)
     runs = [(m, k) for m in o.methods for k in range(o.seeds)]  # seed o.seed + k, exactly the one-seed run of it
 
-    def train(i):  # run i: (result, training seconds, tokens, seconds); None on ranks other than 0 with --ddp
+    def train(group):  # (run indices, (results, training seconds, tokens)); results None on ranks > 0 with --ddp
         if os.environ.get(FAIL_RANK) == str(rank):
             raise RuntimeError("rank %d stops: %s=%d (a test hook)" % (rank, FAIL_RANK, rank))
-        m, k = runs[i]
-        run_o = argparse.Namespace(**dict(vars(o), seed=o.seed + k))
-        return run_method(run_o, m, data if k == 0 else None, here, dtype, log, *((rank, world, True) if o.ddp else ()))
+        g = Group(o, runs[group[0]][0], [runs[i][1] for i in group], data, here, dtype, log,
+                  *((rank, world, True) if o.ddp else ()))
+        seconds = g.train()
+        return group, (g.results(), seconds, g.tokens)
 
     t0 = time.perf_counter()
+    mine = plan(o, rank, world)
     if o.ddp or world == 1:
-        results = [train(i) for i in range(len(runs))]
-    else:  # in rounds of one run per rank, so that no rank waits for more than one run at the gather
-        results = [None] * len(runs)
-        for start in range(0, len(runs), world):
-            i = start + rank
+        done = [train(group) for group in mine]
+    else:  # in rounds of one group per rank, so that no rank waits for more than one group at the gather
+        done = []
+        for j in range(max(len(plan(o, r, world)) for r in range(world))):
             got = [None] * world if rank == 0 else None
-            dist.gather_object((i, train(i)) if i < len(runs) else None, got, dst=0)
-            for j, run in filter(None, got or []):
-                results[j] = run
+            dist.gather_object(train(mine[j]) if j < len(mine) else None, got, dst=0)
+            done += filter(None, got or [])
     if grouped:
         dist.destroy_process_group()
     if rank != 0:
         return
     seconds = time.perf_counter() - t0
-    train_seconds, tokens = sum(r[1] for r in results), sum(r[2] for r in results)
-    methods = {m: combine_runs([r[0] for r in results[j * o.seeds:(j + 1) * o.seeds]])  # as one process combines
+    results = [None] * len(runs)
+    for group, (got, _, _) in done:
+        for i, result in zip(group, got):
+            results[i] = result
+    train_seconds, tokens = sum(d[1][1] for d in done), sum(d[1][2] for d in done)
+    methods = {m: combine_runs(results[j * o.seeds:(j + 1) * o.seeds])  # as one process combines
                for j, m in enumerate(o.methods)}
     doc.update(seconds=seconds, tokens_per_s=tokens / train_seconds if train_seconds > 0 else 0.0, methods=methods)
     text = json.dumps(doc)
