@@ -248,10 +248,13 @@ void attention_views(const RunSession& s, float width) {
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
-  ImGui::TextDisabled("sink: attention on position 0 (layer down, head across)");
+  ImGui::TextDisabled("sink: attention on position 0 (layer down, head across; blue 0, gold the most)");
   const ImVec2 a = ImGui::GetCursorScreenPos(), b(a.x + half, a.y + std::min(200.0f, 18.0f * layers));
   ImGui::Dummy(ImVec2(half, b.y - a.y));
-  const auto cell = cell_heatmap(a, b, layers, heads, -1.0f, 1.0f,
+  double most = 1e-9;  // the colours span 0 .. the largest share (most sinks hold well under 1)
+  for (const auto& layer : st.sink)
+    for (const double v : layer) most = std::max(most, v);
+  const auto cell = cell_heatmap(a, b, layers, heads, 0.0f, float(most),
                                  [&st](int r, int c) { return st.sink[std::size_t(r)][std::size_t(c)]; });
   if (cell.first >= 0)
     ImGui::SetTooltip("layer %d, head %d: %.4f of the attention on position 0", cell.first, cell.second,

@@ -307,7 +307,9 @@ std::string run_sentence(const RunSession& s) {
 
 std::string run_status(const RunSession& s) {
   const std::string time = format_sig(s.seconds, 3) + " s";
-  if (s.running) return "pass " + std::to_string(s.next + 1) + " of " + std::to_string(s.jobs.size()) + " · " + time;
+  if (s.running)
+    return (s.study.grids.empty() ? "pass " : "job ") + std::to_string(s.next + 1) + " of " +
+           std::to_string(s.jobs.size()) + " · " + time;
   if (s.jobs.empty()) return "not run yet";
   int cells = 0;
   for (const RunGrid& g : s.study.grids) cells += g.done;
