@@ -183,32 +183,28 @@ std::optional<RunSettings> run_settings_from(const std::vector<double>& n) {
   return s;
 }
 
+Expected<RunPlanned> plan_loaded(App& app) {
+  const LoadedWeights* w = app.params.weights.get();
+  if (!w) return bad_request("no checkpoint loaded: load one of the demo models, a file, or a Hub repo first");
+  if (!w->config) return bad_request(w->label + " came without its config.json: the pass needs the model's shape");
+  const RunTokens& tokens = run_tokens(app);
+  if (!tokens.error.empty()) return bad_request(tokens.error);
+  const LoadedTokenizer* t = w->tokenizer.get();
+  return plan_run(
+      run_session(app).settings, *w->config, *w->checkpoint, w->label, tokens.ids,
+      run_encoder(t ? std::shared_ptr<const tokenize::Tokenizer>(w->tokenizer, &t->tokenizer) : nullptr, w->vocab));
+}
+
 bool run_start(App& app) {
   RunSession& s = run_session(app);
-  const LoadedWeights* w = app.params.weights.get();
   s.running = s.stopped = false;
   s.error.clear();
-  if (!w) {
-    s.error = "no checkpoint loaded: load one of the demo models, a file, or a Hub repo first";
-    return false;
-  }
-  if (!w->config) {
-    s.error = w->label + " came without its config.json: the pass needs the model's shape";
-    return false;
-  }
-  const RunTokens& tokens = run_tokens(app);
-  if (!tokens.error.empty()) {
-    s.error = tokens.error;
-    return false;
-  }
-  const LoadedTokenizer* t = w->tokenizer.get();
-  Expected<RunPlanned> planned = plan_run(
-      s.settings, *w->config, *w->checkpoint, w->label, tokens.ids,
-      run_encoder(t ? std::shared_ptr<const tokenize::Tokenizer>(w->tokenizer, &t->tokenizer) : nullptr, w->vocab));
+  Expected<RunPlanned> planned = plan_loaded(app);
   if (!planned) {
     s.error = planned.error().message;
     return false;
   }
+  const LoadedWeights* w = app.params.weights.get();
   s.model_label = w->label;
   s.serial = w->serial;
   s.learned = planned->learned;

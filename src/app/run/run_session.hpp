@@ -104,6 +104,9 @@ std::string_view heldout_sample();
 RunSession& run_session(App& app);
 const RunSession* find_run_session(const App& app);
 
+// The panel's settings planned on the loaded checkpoint and Run it's text (plan_run, the prompts encoded as the text
+// is); BadRequest as run_start says it: no weights, no config, a text the model cannot read, a plan refused.
+Expected<RunPlanned> plan_loaded(App& app);
 // Plans the study of the loaded checkpoint on the text's tokens with the settings; false with RunSession::error set
 // (no weights, no config, a family the pass does not run, a text the model cannot read or too short). A run in
 // progress is replaced.

@@ -1,11 +1,7 @@
 // Run it's PyTorch export: the script and the requests for the panel's settings (app/run/run_torch.hpp).
 #include "app/run/run_torch.hpp"
 
-#include <memory>
-
 #include "app/run/run_session.hpp"
-#include "app/run/run_text.hpp"
-#include "app/state/loaded_tokenizer.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/infer/run_script.hpp"
 
@@ -63,20 +59,11 @@ std::string passkey_request(const RunPlan& plan, RunRope r) {
 }  // namespace
 
 std::vector<ExportFile> run_torch(App& app) {
-  RunSession& s = run_session(app);
-  const LoadedWeights* w = app.params.weights.get();
-  const auto refuse = [&](const std::string& why) {
-    app.ui.notes.push_back("PyTorch export: " + why);
-    return std::vector<ExportFile>{};
-  };
-  if (!w || !w->config) return refuse("load a checkpoint with its config.json first");
-  const RunTokens& tokens = run_tokens(app);
-  if (!tokens.error.empty()) return refuse(tokens.error);
-  const LoadedTokenizer* t = w->tokenizer.get();
-  Expected<RunPlanned> planned = plan_run(
-      s.settings, *w->config, *w->checkpoint, w->label, tokens.ids,
-      run_encoder(t ? std::shared_ptr<const tokenize::Tokenizer>(w->tokenizer, &t->tokenizer) : nullptr, w->vocab));
-  if (!planned) return refuse(planned.error().message);
+  Expected<RunPlanned> planned = plan_loaded(app);
+  if (!planned) {
+    app.ui.notes.push_back("PyTorch export: " + planned.error().message);
+    return {};
+  }
   const RunPlan& plan = planned->plan;
   std::vector<ExportFile> out = {{"ropeviz_run.py", "text/x-python", std::string(run_script())}};
   const RunJob* window0 = nullptr;
