@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/state/lab_params.hpp"
+#include "app/lab/lab_params.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
 #include "core/models/presets.hpp"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"

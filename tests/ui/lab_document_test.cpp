@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "core/lab/lab.hpp"
 #include "headless.hpp"
 

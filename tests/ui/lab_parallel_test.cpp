@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "alloc_counter.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/text/report.hpp"
 #include "core/lab/lab_parallel.hpp"

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#include "app/panels/panel_views.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_views.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "headless.hpp"
 
@@ -30,7 +30,7 @@ TEST_CASE("lab positions: the link keys, their limits, and the flags a Run takes
   const rv::LabOptions o = rv::lab_options(ui.app.params);
   CHECK(o.positions == rv::LabPositions::Random);
   CHECK(rv::lab_table_len(o) == 50);  // the learned table has R rows
-  Headless table;  // a table length is for sequential positions
+  Headless table;                     // a table length is for sequential positions
   CHECK(!table.set_state("positions=random&table_len=12").empty());
   CHECK(table.app.params.table_len == 0);
   Headless shorter;  // copy at train_len 3 tests inputs up to 24 tokens: a range of 20 cannot hold them

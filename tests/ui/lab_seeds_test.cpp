@@ -6,8 +6,9 @@
 #include <cstring>
 #include <string>
 
+#include "app/lab/lab_export.hpp"
 #include "app/state/export.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "core/base/format.hpp"
 #include "headless.hpp"

@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "app/panels/panel_views.hpp"
+#include "app/lab/lab_export.hpp"
+#include "app/lab/lab_views.hpp"
 #include "app/state/export.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
 #include "app/text/report.hpp"
@@ -256,7 +257,7 @@ TEST_CASE("lab: inside a trained model, attention maps per head and a KV-cache d
   ui.frames(2);
   REQUIRE(in.error.empty());
   REQUIRE(in.maps.size() == std::size_t(rv::LabOptions{}.layers));
-  REQUIRE(in.maps[0].size() == 4);  // heads
+  REQUIRE(in.maps[0].size() == 4);   // heads
   CHECK(in.maps[0][0].rows() == 6);  // copy of 3: x1 x2 x3 SEP x1 x2
   for (const auto& layer : in.maps)
     for (const auto& map : layer)

@@ -1,6 +1,6 @@
-// The "Frequencies in use" panel and its walk (app/state/usage.hpp): generated llama-shaped checkpoints with a planted
-// pair, one layer per frame with progress and Stop, refusals by name, the page's ask-supply protocol holding one
-// layer at a time, the text layer's numbers, and steady frames that allocate nothing.
+// The "Frequencies in use" panel and its walk (app/rope_usage/usage.hpp): generated llama-shaped checkpoints with a
+// planted pair, one layer per frame with progress and Stop, refusals by name, the page's ask-supply protocol holding
+// one layer at a time, the text layer's numbers, and steady frames that allocate nothing.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,7 +15,7 @@
 #include "alloc_counter.hpp"
 #include "app/panels/panel_calls.hpp"
 #include "app/state/registry.hpp"
-#include "app/state/usage.hpp"
+#include "app/rope_usage/usage.hpp"
 #include "app/state/weights.hpp"
 #include "app/text/report.hpp"
 #include "headless.hpp"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/text/text_view.hpp"
 #include "core/base/format.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/model.hpp"
 #include "core/base/format.hpp"
 #include "core/encodings/sinusoidal.hpp"

@@ -13,7 +13,7 @@
 #include "alloc_counter.hpp"
 #include "app/panels/panel_calls.hpp"
 #include "app/state/registry.hpp"
-#include "app/state/trained_view.hpp"
+#include "app/trained_table/trained_view.hpp"
 #include "app/state/weights.hpp"
 #include "core/weights/byte_source.hpp"
 #include "core/weights/safetensors.hpp"

@@ -11,16 +11,17 @@
 #include <unistd.h>
 #include <vector>
 
+#include "app/lab/lab_export.hpp"
 #include "app/state/export.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/state/weights.hpp"
 #include "core/weights/safetensors.hpp"
 #include "headless.hpp"
 
-using rv::test::Headless;
 using rv::test::has_note;
+using rv::test::Headless;
 
 namespace {
 
@@ -199,8 +200,8 @@ TEST_CASE("the desktop's --weights path: the file and the config.json beside it"
   std::remove((dir + "/model.safetensors").c_str());
   REQUIRE((std::system(("mkdir -p " + dir).c_str()) == 0));
   const std::vector<std::uint8_t> bytes = checkpoint(40, 24);
-  std::ofstream(dir + "/model.safetensors", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                                     std::streamsize(bytes.size()));
+  std::ofstream(dir + "/model.safetensors", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   std::ofstream(dir + "/config.json") << R"({"model_type": "gpt2", "n_embd": 24, "n_head": 2, "n_positions": 40})";
   Headless ui;
   rv::App& app = ui.app;
@@ -234,7 +235,7 @@ TEST_CASE("the lesson on a loaded table: measured numbers in step 1, the offset 
   CHECK(t.analysis.neighbour_cos.mean() > 0.9);
   CHECK(ui.frame_sentences().find(expected) != std::string::npos);
   CHECK(app.params.max_position == 96);  // the step kept the table's frame
-  ui.set_state("lesson=4");  // section 3, the position-offset test: m = 100 past the toy's 10 rows
+  ui.set_state("lesson=4");              // section 3, the position-offset test: m = 100 past the toy's 10 rows
   ui.frame();
   CHECK(app.params.position == 96 + 90);
   REQUIRE(app.model.lookup_error.has_value());

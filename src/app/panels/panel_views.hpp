@@ -1,4 +1,4 @@
-// Pieces of the panels that others show too (the status strip's framework tooltip, the lab's inside views), and
+// Pieces of the panels that others show too (the status strip's framework tooltip), and
 // the small pure functions whose numbers the panels show, so tests can check them against core.
 #pragma once
 #include <Eigen/Core>
@@ -15,16 +15,6 @@ void frameworks_table(long long position, int max_position);
 void frameworks_tooltip(long long position, int max_position);
 // One short item per framework for the current m past the table (Model::elsewhere); hover: the full table.
 void frameworks_summary(App& app);
-
-// The lab panel's views inside a trained model (panels/lab_inside.cpp): attention maps per head for one sequence,
-// and a KV-cache decode checked against a full recompute.
-void lab_attention_view(App& app);
-void lab_kv_view(App& app);
-// The lab panel's "sequential vs random" view (panels/lab_remedy.cpp): the last run beside the one before it when
-// they differ only in positions (lab_comparable), or a button that runs the other; and its sentence for the text layer.
-bool lab_remedy_ready(const App& app);
-void lab_remedy_view(App& app);
-std::string describe_lab_remedy(const App& app);
 
 // What the extension panel shows for pair i (from core's rope_scaled_inv_freq).
 enum class Band { Kept, Interpolated, Blended };
@@ -52,8 +42,5 @@ struct ScoreAt {
   double a = 0, b = 0, bound = 0, roformer = 0;
 };
 ScoreAt score_at(const App& app, long long r);
-
-// The lab panel's explanation before a run (its sizes from LabOptions' defaults).
-std::string lab_intro();
 
 }  // namespace rv

@@ -13,8 +13,8 @@
 #include "app/panels/panel_calls.hpp"
 #include "app/run/run_session.hpp"
 #include "app/shell/shell.hpp"
-#include "app/state/lab_session.hpp"
-#include "app/state/usage.hpp"
+#include "app/lab/lab_session.hpp"
+#include "app/rope_usage/usage.hpp"
 #include "app/state/lesson.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
@@ -229,10 +229,10 @@ bool app_polling(const App& app) {
 
 void frame(App& app) {
   keyboard_focus();
-  lab_tick(app, kLabSliceMs);          // a training run advances a slice per frame (app/state/lab_session.hpp)
+  lab_tick(app, kLabSliceMs);          // a training run advances a slice per frame (app/lab/lab_session.hpp)
   play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/ui/play.hpp)
   update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
-  usage_tick(app);                      // a loaded RoPE checkpoint's walk: a layer per frame (app/state/usage.hpp)
+  usage_tick(app);                      // a loaded RoPE checkpoint's walk: a layer per frame (app/rope_usage/usage.hpp)
   run_tick(app);                        // Run it: a forward pass per frame (app/run/run_session.hpp)
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));

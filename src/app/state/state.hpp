@@ -13,7 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "app/lab/lab_state.hpp"
+#include "app/rope_usage/usage_state.hpp"
 #include "app/state/decimated.hpp"
+#include "app/trained_table/trained_state.hpp"
 #include "core/base/error.hpp"
 #include "core/encodings/frameworks.hpp"
 #include "core/encodings/learned.hpp"
@@ -78,7 +81,7 @@ struct LoadedWeights {
   std::optional<RealQK> first_qk;                    // read during the load for first_qk_of (head, token, key token)
   long long first_qk_of[3] = {-1, -1, -1};
   // On the page, the ranges the checkpoint's SuppliedSources read from (null on the desktop, whose files are read at
-  // once); the rope_usage walk (app/state/usage.hpp) reads through the same checkpoint.
+  // once); the rope_usage walk (app/rope_usage/usage.hpp) reads through the same checkpoint.
   std::shared_ptr<SuppliedBytes> supplied;
 };
 
@@ -412,93 +415,6 @@ struct Ui {
   int exercise_shown = 0;                   // index into Model::exercises
   bool typing_words = false;  // this frame an exercise's answer (words as well as numbers) takes typed text
   std::string qk_noted;       // the score curve's last qk=layer0 refusal raised as a note (raised once per change)
-};
-
-// What the lab's inside views (attention maps, KV-cache decode) show of one trained model; rebuilt when a picker
-// changes, not per frame.
-struct LabInspect {
-  int method = 0, n = 1, layer = 0;  // pickers: index into LabEngine::trained(), sequence size, layer
-  std::uint64_t built_serial = 0;
-  int built_method = -1, built_n = -1;
-  bool built_kv = false;
-  std::vector<long long> sequence;  // the whole sequence of size n (the answer's last token included)
-  std::vector<long long> tokens;    // what the model reads: all but the last
-  AttentionMaps<float> maps;        // [layers][heads] of [T, T]
-  std::optional<KvCheck> kv;
-  std::string error;  // e.g. a learned table too short for this size
-};
-
-// The lab's run (core/lab/lab_engine.hpp), advanced by app/state/lab_session.hpp a time slice per frame, or polled
-// once a frame while its runs train elsewhere (threads, Web Workers).
-struct LabSession {
-  std::unique_ptr<LabEngine> run;  // the run in progress, or the last one (a stopped run keeps its partial curves)
-  // Where a run started here trains: the platform's choice (the desktop's threads, the page's Web Workers), given
-  // its options and the flags they were read from; unset, on this thread, a slice per frame (LabSerial).
-  std::function<std::unique_ptr<LabEngine>(const LabOptions&, const std::vector<std::string>&)> engine;
-  bool running = false;
-  bool stopped = false;      // Stop was pressed before the run finished
-  std::uint64_t serial = 0;  // counts runs started (window.ropeviz.lab waits for its own)
-  std::string error;         // why the last Run was refused (core's message), or ""
-  double slice_ms = 0.0;     // time spent training in the last frame
-  double last_loss = 0.0;    // the latest training loss, for the progress line
-  std::string result_json;   // lab_json of the finished (or stopped) run, built once; "" while running
-  // The finished run before this one, kept when a Run starts: the Lab's "sequential vs random" view sets the two side
-  // by side when their options differ only in positions and position_range (lab_comparable).
-  std::optional<LabResult> previous;
-  LabInspect inspect;
-  // Context extension rope's final weights are evaluated with too (--rope-scaling, --rope-factor): the panel's combo
-  // and field, not link keys; Run passes them on and a run started elsewhere sets them.
-  ScalingType rope_scaling = ScalingType::None;
-  double rope_factor = LabOptions{}.rope_factor;
-};
-
-// One side of the trained-table panel: a table's analysis and what the panel draws of it, built once per table.
-struct TrainedSide {
-  bool trained = false;   // a checkpoint's table, not a seeded random one
-  std::string name;       // "wpe.weight of model.safetensors", "the app's random table"
-  std::string sentence;   // its measured numbers in words (app/state/trained_view.cpp)
-  std::string too_large;  // why it was not analysed, or ""
-  LearnedTableAnalysis analysis;
-  RowMatrixXd cosines;            // core's sampled_cosines [side, side]
-  double component_absmax = 0.0;  // max |component| over the top three (the path's scale)
-};
-// The trained-table panel's sides (app/state/trained_view.hpp): [0] the loaded table when there is one, [1] a random
-// table of the same shape. Built when the panel is first shown after a load or a change of frame, not per frame.
-struct TrainedView {
-  std::uint64_t serial = 0;  // weights_serial the sides were built for
-  long long rows = -1, dim = -1;
-  std::uint64_t seed = 0;
-  bool has_trained = false;
-  TrainedSide sides[2];
-  int random_builds = 0;  // the random side's analyses, for tests
-};
-
-// The "Frequencies in use" panel's walk (app/state/usage.hpp): core's rope_usage over a loaded RoPE checkpoint, one
-// layer per step, its gains kept per layer; what the panel draws and says is built when a layer arrives.
-struct UsageWalk {
-  std::uint64_t serial = 0;                            // weights_serial it walks
-  bool active = false, stop = false, stopped = false;  // stop: Stop pressed, taken by the next step
-  std::string note;  // why there is no walk or why it ended early (core's message), or ""
-  RopeUsage usage;   // layers measured so far (usage.q/k per layer; q_mean/k_mean over them)
-  int total = 0;     // layers the checkpoint holds
-  HfConfig config;
-  SuppliedBytes::Mark mark;  // the ranges held when the walk began (the headers): kept, the rest let go
-  std::uint64_t bytes_start = 0, bytes_read = 0, held_max = 0;  // bytes the walk read; the most held at once
-  std::vector<double> layer_ms;                                 // core's time per layer measured
-  int head = 0;                                                 // the detail's query head
-  // Built when a layer arrives (no per-frame work): [layer][pair] gains, mean over heads, and head `head`'s (its key
-  // head's for k), rebuilt when the picker changes
-  std::vector<float> q_grid, k_grid, head_q_grid, head_k_grid;
-  int head_built = -1;
-  float q_max = 0, k_max = 0;
-  int strongest = -1, weakest = -1;  // pairs by q_mean
-  std::vector<bool> beyond;          // pairs whose wavelength exceeds the context (never a full turn inside it)
-  // Gemma 3 (usage.wavelength_local): the mean gains of its full and its sliding layers apart, each kind at its own
-  // wavelengths; empty vectors for a kind with no layer measured
-  Eigen::VectorXd q_full, k_full, q_sliding, k_sliding;
-  int sliding_layers = 0;
-  long long context = 0;
-  std::string progress_text, sentence;
 };
 
 struct RunSession;  // the Run it feature's room (app/run/run_session.hpp), made on its first use

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "core/base/json_value.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/lab/lab_checkpoint.hpp"

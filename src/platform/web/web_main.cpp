@@ -18,12 +18,12 @@
 #include "app/run/run_text.hpp"
 #include "app/shell/host.hpp"
 #include "app/state/export.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/loaded_tokenizer.hpp"
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
-#include "app/state/usage.hpp"
+#include "app/rope_usage/usage.hpp"
 #include "app/state/weights.hpp"
 #include "app/text/report.hpp"
 #include "app/text/text_view.hpp"
@@ -430,8 +430,8 @@ EMSCRIPTEN_KEEPALIVE void rv_web_weights_fail(Web* web, const char* message) {
   publish_if_changed(*web);
 }
 
-// The rope_usage walk's part of a step (app/state/usage.hpp), once a RoPE checkpoint is in the app: the next layer's
-// ranges as {"want": ...}, or {"done": true} after the last layer (or Stop, or a note naming what is missing).
+// The rope_usage walk's part of a step (app/rope_usage/usage.hpp), once a RoPE checkpoint is in the app: the next
+// layer's ranges as {"want": ...}, or {"done": true} after the last layer (or Stop, or a note naming what is missing).
 void usage_answer(Web* web, rv::JsonWriter& j) {
   rv::UsageStep s = rv::usage_step(web->app);
   while (s.kind == rv::UsageStepKind::Measured) s = rv::usage_step(web->app);  // the next layer's bytes are gone: Want

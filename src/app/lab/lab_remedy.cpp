@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
-#include "app/panels/panel_views.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_views.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
@@ -25,13 +25,26 @@ void curve(const LabMethodResult& m, const std::vector<std::optional<double>>& m
   while (n < int(mean.size()) && mean[std::size_t(n)]) ++n;
   if (m.runs.size() > 1)
     plot::plot_band_g(
-        n, [&](int i) { double lo, hi; return lab_curve_band(m, runs, i + 1, lo, hi); },
-        [&](int i) { double lo = 0, hi = 0; lab_curve_band(m, runs, i + 1, lo, hi); return lo; },
-        [&](int i) { double lo = 0, hi = 0; lab_curve_band(m, runs, i + 1, lo, hi); return hi; },
+        n,
+        [&](int i) {
+          double lo, hi;
+          return lab_curve_band(m, runs, i + 1, lo, hi);
+        },
+        [&](int i) {
+          double lo = 0, hi = 0;
+          lab_curve_band(m, runs, i + 1, lo, hi);
+          return lo;
+        },
+        [&](int i) {
+          double lo = 0, hi = 0;
+          lab_curve_band(m, runs, i + 1, lo, hi);
+          return hi;
+        },
         (colour & 0x00FFFFFF) | 0x30000000, 1.0, 1.0);
   plot::Style s{colour, 2.0f, plot::dots_for(n)};
   s.dashed = dashed;
-  plot::plot_line_g(label, n, [&mean](int i) { return *mean[std::size_t(i)]; }, s, 1.0, 1.0);
+  plot::plot_line_g(
+      label, n, [&mean](int i) { return *mean[std::size_t(i)]; }, s, 1.0, 1.0);
 }
 
 const LabMethodResult* method_in(const LabResult& r, PositionMethod m) {
@@ -50,8 +63,8 @@ std::string near(const LabMethodResult& m, bool sequential_test, int L) {
   if (!b.mean) return "—";
   std::string out = format_percent(*b.mean, mean, sizeof mean);
   if (b.runs > 1)
-    out += std::string(" (") + format_percent(*b.lo, lo, sizeof lo) + " to " + format_percent(*b.hi, hi, sizeof hi) +
-           ")";
+    out +=
+        std::string(" (") + format_percent(*b.lo, lo, sizeof lo) + " to " + format_percent(*b.hi, hi, sizeof hi) + ")";
   return out;
 }
 

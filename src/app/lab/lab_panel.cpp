@@ -6,9 +6,10 @@
 #include <cstring>
 #include <string>
 
-#include "app/panels/panel_views.hpp"
+#include "app/lab/lab_export.hpp"
+#include "app/lab/lab_views.hpp"
 #include "app/state/export.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/state/params.hpp"
 #include "app/state/weights.hpp"
 #include "app/ui/plot_kit.hpp"
@@ -22,8 +23,8 @@ namespace {
 
 constexpr LabTask kTasks[] = {LabTask::Copy, LabTask::Reverse, LabTask::Repeat};
 constexpr const char* kLabViewRects[] = {"lab_exact", "lab_per_answer", "lab_loss",  "lab_attention",
-                                          "lab_kv",    "lab_table",      "lab_remedy"};
-constexpr const char* kLabViews[] = {"exact match", "per answer",   "training loss",        "attention",
+                                         "lab_kv",    "lab_table",      "lab_remedy"};
+constexpr const char* kLabViews[] = {"exact match", "per answer",   "training loss",       "attention",
                                      "KV cache",    "learned rows", "sequential vs random"};
 constexpr int kViewAttention = 3, kViewKv = 4, kViewTable = 5, kViewRemedy = 6;
 constexpr LabPositions kPlacements[] = {LabPositions::Sequential, LabPositions::Random};
@@ -108,8 +109,7 @@ void settings(App& app) {
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
   if (ImGui::BeginCombo("positions", lab_positions_name(p.positions))) {
     for (LabPositions x : kPlacements)
-      if (ImGui::Selectable(lab_positions_name(x), p.positions == x))
-        set(p, keys::positions, x, app.ui.notes);
+      if (ImGui::Selectable(lab_positions_name(x), p.positions == x)) set(p, keys::positions, x, app.ui.notes);
     ImGui::EndCombo();
   }
   record_rect(app.ui, "positions");
@@ -155,9 +155,10 @@ void run_controls(App& app) {
     ImGui::SameLine();
     if (ImGui::SmallButton("PyTorch")) app.ui.pending_exports = lab_torch(app);
     record_rect(app.ui, "lab_torch");
-    hover_tip("ropeviz_lab.py: this experiment as one standalone PyTorch script (the same tasks, model, init and "
-              "AdamW; runs on a GPU), and ropeviz_lab_data.json beside it: the initial weights and first 50 batches, "
-              "so `python3 ropeviz_lab.py --data ropeviz_lab_data.json` reproduces this app's losses.");
+    hover_tip(
+        "ropeviz_lab.py: this experiment as one standalone PyTorch script (the same tasks, model, init and "
+        "AdamW; runs on a GPU), and ropeviz_lab_data.json beside it: the initial weights and first 50 batches, "
+        "so `python3 ropeviz_lab.py --data ropeviz_lab_data.json` reproduces this app's losses.");
   }
   if (lab.run && !lab.running) {  // the trained decoders as checkpoints (a line of their own)
     if (ImGui::SmallButton("save weights")) app.ui.pending_exports = lab_weights(app);
@@ -169,8 +170,9 @@ void run_controls(App& app) {
     ImGui::SameLine();
     if (ImGui::SmallButton("open its table")) load_lab_table(app.params, lab, app.ui.notes);
     record_rect(app.ui, "lab_open_table");
-    hover_tip("The learned decoder's trained position table as the app's table (as a loaded checkpoint): the Learned "
-              "table and Trained vs random panels show what training did to it.");
+    hover_tip(
+        "The learned decoder's trained position table as the app's table (as a loaded checkpoint): the Learned "
+        "table and Trained vs random panels show what training did to it.");
   }
   const float progress = lab.run ? float(lab.run->progress()) : 0.0f;
   ImGui::ProgressBar(progress, ImVec2(-1, 0));
@@ -282,8 +284,8 @@ void summary_table(const LabResult& r, float scale, bool scroll_x) {
 float summary_width() {
   const ImGuiStyle& style = ImGui::GetStyle();
   float w = 2.0f * style.WindowPadding.x + 6.0f * (2.0f * style.CellPadding.x + 1.0f);
-  for (const char* widest : {"sinusoidal", ">99% (>99–100)", ">99% (>99–100)", ">99% (>99–100)", "0.00000",
-                             "99,999–100,000 (max)"})
+  for (const char* widest :
+       {"sinusoidal", ">99% (>99–100)", ">99% (>99–100)", ">99% (>99–100)", "0.00000", "99,999–100,000 (max)"})
     w += ImGui::CalcTextSize(widest).x;
   return w;
 }
@@ -297,22 +299,25 @@ void summary_note(const LabResult& r) {
   format_count(o.check_every, every, sizeof every);
   format_percent(kLabBar, bar, sizeof bar);
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextDisabled("Exact match at sizes n, trained on 1–%d only: %s test sequences per size, in whole percents "
-                      "(what %s sequences can tell apart).",
-                      o.train_len, per, per);
+  ImGui::TextDisabled(
+      "Exact match at sizes n, trained on 1–%d only: %s test sequences per size, in whole percents "
+      "(what %s sequences can tell apart).",
+      o.train_len, per, per);
   if (o.positions == LabPositions::Random)
-    ImGui::TextDisabled("Trained and tested at random positions in [0, %d) (sorted, distinct); the same models tested "
-                        "at 0 to T-1 are in the sequential vs random view.",
-                        lab_position_range(o));
+    ImGui::TextDisabled(
+        "Trained and tested at random positions in [0, %d) (sorted, distinct); the same models tested "
+        "at 0 to T-1 are in the sequential vs random view.",
+        lab_position_range(o));
   if (o.seeds > 1)
     ImGui::TextDisabled(
         "Each figure is the mean over %d seeds (%llu–%llu), in brackets the lowest and highest seed's; "
         "the plot shades that band.",
         o.seeds, (unsigned long long)o.seed, (unsigned long long)(o.seed + o.seeds - 1));
   if (o.check_every > 0)
-    ImGui::TextDisabled("Steps differ by method: each stops once every training size is at the bar (%s exact match, "
-                        "checked every %s steps), at most %s; max: never reached it.",
-                        bar, every, cap);
+    ImGui::TextDisabled(
+        "Steps differ by method: each stops once every training size is at the bar (%s exact match, "
+        "checked every %s steps), at most %s; max: never reached it.",
+        bar, every, cap);
   else
     ImGui::TextDisabled("Every method trains all %s steps (no bar check: check_every 0).", cap);
   const std::string verdict = lab_past_verdict(r);
@@ -391,9 +396,21 @@ void accuracy_plot(const LabResult& r, ImVec2 size, bool per_token) {
     const auto curve = per_token ? &LabSeedRun::token_accuracy : &LabSeedRun::accuracy;
     if (m.runs.size() > 1)  // the seeds' spread, under the mean
       plot::plot_band_g(
-          n, [&](int i) { double lo, hi; return lab_curve_band(m, curve, i + 1, lo, hi); },
-          [&](int i) { double lo = 0, hi = 0; lab_curve_band(m, curve, i + 1, lo, hi); return lo; },
-          [&](int i) { double lo = 0, hi = 0; lab_curve_band(m, curve, i + 1, lo, hi); return hi; },
+          n,
+          [&](int i) {
+            double lo, hi;
+            return lab_curve_band(m, curve, i + 1, lo, hi);
+          },
+          [&](int i) {
+            double lo = 0, hi = 0;
+            lab_curve_band(m, curve, i + 1, lo, hi);
+            return lo;
+          },
+          [&](int i) {
+            double lo = 0, hi = 0;
+            lab_curve_band(m, curve, i + 1, lo, hi);
+            return hi;
+          },
           (colour_of(m.method) & 0x00FFFFFF) | 0x38000000, 1.0, 1.0);
     plot::plot_line_g(
         position_method_name(m.method), n, [&values](int i) { return *values[size_t(i)]; },
@@ -432,9 +449,8 @@ void table_rows_plot(const LabResult& r, const LabSeedRun& m, ImVec2 size) {
   }
   const double decay = lab_decay_only_change(o, m.steps_run);
   plot::plot_hline(decay, theme::kMuted, "weight decay alone");
-  plot::plot_line_g(
-      "learned", rows, [&m](int i) { return std::max(m.table_row_change[size_t(i)], 1e-9); },
-      {colour_of(PositionMethod::Learned), 2.0f, plot::dots_for(rows)});
+  plot::plot_line_g("learned", rows, [&m](int i) { return std::max(m.table_row_change[size_t(i)], 1e-9); },
+                    {colour_of(PositionMethod::Learned), 2.0f, plot::dots_for(rows)});
   plot::end_plot([&](double x) {
     const int p = int(std::lround(x));  // snapped inside the axis: 0 .. the last eval position
     if (p >= rows) {
@@ -534,7 +550,7 @@ void show_lab(App& app) {
   const bool narrow = app.ui.narrow;
   const float left = std::min(300.0f * scale, ImGui::GetContentRegionAvail().x * 0.4f);
   if (!narrow) ImGui::BeginChild("lab_settings", ImVec2(left, 0), false, kChildFlags);
-  run_controls(app);  // Run first: always in view, however many settings follow
+  run_controls(app);            // Run first: always in view, however many settings follow
   if (narrow && app.lab.run) {  // one column: the results under Run, then the settings; the panel scrolls (its x too)
     summary_table(app.lab.run->result(), scale, summary_width() > ImGui::GetContentRegionAvail().x);
     summary_note(app.lab.run->result());
@@ -576,8 +592,7 @@ std::string describe_lab(const App& app) {
                          : std::string(" (seeds ") + format_percent(*band.lo, lo, sizeof lo) + " to " +
                                format_percent(*band.hi, hi, sizeof hi) + ")";
   };
-  if (r.options.seeds > 1)
-    out += " Each figure is the mean over " + std::to_string(r.options.seeds) + " seeds.";
+  if (r.options.seeds > 1) out += " Each figure is the mean over " + std::to_string(r.options.seeds) + " seeds.";
   for (const LabMethodResult& m : r.methods) {
     const LabSummary s = lab_summary(m, r.options.train_len);
     const LabSummaryBands bands = lab_summary_bands(m, r.options.train_len);
@@ -597,9 +612,8 @@ std::string describe_lab(const App& app) {
         ".";
     if (const int trained = lab_trained_positions(r.options); int(first.table_row_change.size()) > trained)
       out += " Its table" + (m.runs.size() > 1 ? " (seed " + std::to_string(first.seed) + "'s run)" : std::string()) +
-             " has " +
-             std::to_string(first.table_row_change.size()) + " rows; rows " + std::to_string(trained) + " to " +
-             std::to_string(first.table_row_change.size() - 1) + " were never trained: they moved " +
+             " has " + std::to_string(first.table_row_change.size()) + " rows; rows " + std::to_string(trained) +
+             " to " + std::to_string(first.table_row_change.size() - 1) + " were never trained: they moved " +
              format_sig(100 * first.table_row_change.back(), 3) + "% from their random init (weight decay alone: " +
              format_sig(100 * lab_decay_only_change(r.options, first.steps_run), 3) + "%), row 0 moved " +
              format_sig(100 * first.table_row_change.front(), 3) + "%.";

@@ -1,5 +1,5 @@
-// The lab's link keys as LabOptions and CLI flags, and back (app/state/lab_params.hpp).
-#include "app/state/lab_params.hpp"
+// The lab's link keys as LabOptions and CLI flags, and back (app/lab/lab_params.hpp).
+#include "app/lab/lab_params.hpp"
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
-// The rope_usage layer walk and its derived grids and sentences (app/state/usage.hpp).
-#include "app/state/usage.hpp"
+// The rope_usage layer walk and its derived grids and sentences (app/rope_usage/usage.hpp).
+#include "app/rope_usage/usage.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -139,7 +139,8 @@ bool sync_usage(App& app) {
   const LoadedWeights* w = app.params.weights.get();
   if (!w) return true;
   if (!w->config) {
-    u.note = w->label + " came without a config.json: load its config.json with the weights to read which "
+    u.note = w->label +
+             " came without a config.json: load its config.json with the weights to read which "
              "frequencies it uses";
     return true;
   }

@@ -1,12 +1,12 @@
 // A trained learned table beside a random one of its shape: pairwise cosines, cosine by offset, row norms, the
 // spectrum with rank90/99, the top three components and the table's path along them (GPT-2's helix), each from
-// core's analysis (App::trained, app/state/trained_view.hpp). Stacked when the window is narrow.
+// core's analysis (App::trained, app/trained_table/trained_view.hpp). Stacked when the window is narrow.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "app/state/trained_view.hpp"
+#include "app/trained_table/trained_view.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
@@ -86,8 +86,8 @@ void norm_plot(const TrainedSide& s, float width, int id) {
   spec.y = {"|P[t]|"};
   if (!plot::begin_plot(label, ImVec2(width, plot_height(width)), spec)) return;
   const int n = int(v.size()), step = stride(n);
-  plot::plot_line_g("|P[t]|", (n + step - 1) / step, [&v, step](int i) { return v[i * step]; }, {theme::kMuted, 1.5f},
-                    step);
+  plot::plot_line_g(
+      "|P[t]|", (n + step - 1) / step, [&v, step](int i) { return v[i * step]; }, {theme::kMuted, 1.5f}, step);
   plot::end_plot([&v](double x) {
     const int t = std::clamp(int(std::lround(x)), 0, int(v.size() - 1));
     ImGui::Text("t = %d: |P[t]| = %.5g", t, v[t]);
@@ -115,8 +115,9 @@ void spectrum_plot(const TrainedSide& s, float width, int id) {
   plot::plot_vline(a.rank90, theme::kOk, "rank90");
   plot::plot_vline(a.rank99, theme::kMuted, "rank99");
   const int n = int(v.size()), step = stride(n);
-  plot::plot_line_g("s_k", (n + step - 1) / step, [&v, floor, step](int i) { return std::max(v[i * step], floor); },
-                    {theme::kLearned, 1.5f}, step, 1.0);
+  plot::plot_line_g(
+      "s_k", (n + step - 1) / step, [&v, floor, step](int i) { return std::max(v[i * step], floor); },
+      {theme::kLearned, 1.5f}, step, 1.0);
   plot::end_plot([&a, &v](double x) {
     const int k = std::clamp(int(std::lround(x)), 1, int(v.size()));
     ImGui::Text("k = %d: s_k = %.5g, energy %.4f", k, v[k - 1], a.energy[k - 1]);
@@ -141,8 +142,9 @@ void components_plot(const TrainedSide& s, float width, int id) {
   static const char* const kNames[3] = {"c1", "c2", "c3"};
   const int n = int(c.rows()), step = stride(n);
   for (int j = 0; j < int(c.cols()); ++j)
-    plot::plot_line_g(kNames[j], (n + step - 1) / step, [&c, j, step](int i) { return c(i * step, j); },
-                      {kComponentColours[j], 1.5f}, step);
+    plot::plot_line_g(
+        kNames[j], (n + step - 1) / step, [&c, j, step](int i) { return c(i * step, j); }, {kComponentColours[j], 1.5f},
+        step);
   plot::end_plot([&c](double x) {
     const int t = std::clamp(int(std::lround(x)), 0, int(c.rows() - 1));
     for (int j = 0; j < int(c.cols()); ++j) ImGui::Text("t = %d: c%d = %.5g", t, j + 1, c(t, j));
@@ -243,8 +245,9 @@ std::string describe_trained_table(const App& app) {
     const TrainedSide& s = v.sides[i];
     out += (s.too_large.empty() ? s.sentence : s.too_large) + " ";
   }
-  out += "Figures for each: cosines between sampled positions, cosine by offset, row norms, the singular-value "
-         "spectrum with rank90 and rank99, the top three components and the path along them.";
+  out +=
+      "Figures for each: cosines between sampled positions, cosine by offset, row norms, the singular-value "
+      "spectrum with rank90 and rank99, the top three components and the path along them.";
   return out;
 }
 

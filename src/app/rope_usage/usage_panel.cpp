@@ -1,6 +1,6 @@
 // Frequencies in use: how strongly a loaded RoPE checkpoint's query and key projections feed each rotated pair, layer
-// by layer (core's rope_usage, walked by app/state/usage.hpp): layer x pair heatmaps of q and k (mean over heads), one
-// head's detail, the mean gain per pair against its wavelength with the training context marked, and beside it the
+// by layer (core's rope_usage, walked by app/rope_usage/usage.hpp): layer x pair heatmaps of q and k (mean over heads),
+// one head's detail, the mean gain per pair against its wavelength with the training context marked, and beside it the
 // activations' pair norms Run it measured on a text.
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app/run/run_session.hpp"
-#include "app/state/usage.hpp"
+#include "app/rope_usage/usage.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "app/panels/panel_views.hpp"
-#include "app/state/lab_session.hpp"
+#include "app/lab/lab_views.hpp"
+#include "app/lab/lab_session.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
@@ -104,8 +104,10 @@ void decoded_line(const KvCheck& kv, const std::vector<long long>& expected) {
     ImGui::SameLine();
     const bool prompt = (long long)p < kv.prompt_length;
     const bool right = p < expected.size() && kv.tokens[p] == expected[p];
-    ImGui::TextColored(theme::vec(prompt ? theme::kMuted : right ? theme::kOk : theme::kError), "%s",
-                       token_text(kv.tokens[p]));
+    ImGui::TextColored(theme::vec(prompt  ? theme::kMuted
+                                  : right ? theme::kOk
+                                          : theme::kError),
+                       "%s", token_text(kv.tokens[p]));
   }
 }
 
@@ -121,8 +123,8 @@ void lab_attention_view(App& app) {
   const int T = int(in.tokens.size()), n_heads = int(heads.size());
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float side = std::max(24.0f, std::min((avail.x - gap * (n_heads - 1)) / n_heads,
-                                              avail.y - 2 * ImGui::GetTextLineHeightWithSpacing()));
+  const float side = std::max(
+      24.0f, std::min((avail.x - gap * (n_heads - 1)) / n_heads, avail.y - 2 * ImGui::GetTextLineHeightWithSpacing()));
   for (int h = 0; h < n_heads; ++h) {
     if (h) ImGui::SameLine();
     ImGui::BeginGroup();
@@ -165,8 +167,8 @@ void lab_kv_view(App& app) {
   if (kv.error) ImGui::TextColored(theme::vec(theme::kError), "%s", kv.error->full().c_str());
   ImGui::PopTextWrapPos();
   decoded_line(kv, in.sequence);
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingFixedFit;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("kv_steps", rope ? 5 : 3, flags, ImGui::GetContentRegionAvail())) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* name : {"position", "token", "logits vs recompute"}) ImGui::TableSetupColumn(name);
@@ -181,8 +183,10 @@ void lab_kv_view(App& app) {
     ImGui::Text("%lld", s.position);
     ImGui::TableNextColumn();
     const bool right = !s.generated || s.token == in.sequence[size_t(s.position)];
-    ImGui::TextColored(theme::vec(!s.generated ? theme::kMuted : right ? theme::kOk : theme::kError), "%s%s",
-                       token_text(s.token), s.generated ? (right ? " (right)" : " (wrong)") : " (prompt)");
+    ImGui::TextColored(theme::vec(!s.generated ? theme::kMuted
+                                  : right      ? theme::kOk
+                                               : theme::kError),
+                       "%s%s", token_text(s.token), s.generated ? (right ? " (right)" : " (wrong)") : " (prompt)");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(format_sig(s.logit_diff, 2).c_str());
     if (!rope) continue;

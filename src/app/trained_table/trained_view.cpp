@@ -1,5 +1,5 @@
-// App::trained (app/state/trained_view.hpp): both sides of the trained-table panel from core's analysis.
-#include "app/state/trained_view.hpp"
+// App::trained (app/trained_table/trained_view.hpp): both sides of the trained-table panel from core's analysis.
+#include "app/trained_table/trained_view.hpp"
 
 #include <cstdio>
 

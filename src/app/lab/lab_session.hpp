@@ -4,10 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "app/state/lab_params.hpp"
+#include "app/lab/lab_params.hpp"
 #include "app/state/state.hpp"
 
 namespace rv {
+
+class JsonWriter;  // core/base/json_writer.hpp
 
 // Training time per frame while a run trains on this thread (the app's own engine, LabSerial; the desktop trains on
 // threads and the page in Web Workers: LabSession::engine).
@@ -32,5 +34,8 @@ void lab_stop(App& app);
 std::string lab_status(const App& app);
 // Seconds left at the run's measured rate; 0 when unknown or done.
 double lab_seconds_left(const LabEngine& run);
+
+// state().lab: progress while it runs, and the finished (or stopped) run's document as `ropeviz-cli lab` prints it.
+void lab_state(JsonWriter& j, const LabSession& lab);
 
 }  // namespace rv

@@ -9,6 +9,8 @@
 
 namespace rv {
 
+class JsonWriter;  // core/base/json_writer.hpp
+
 enum class UsageStepKind { Idle, Measured, Want, Done, Error };
 struct UsageStep {
   UsageStepKind kind = UsageStepKind::Idle;
@@ -38,5 +40,8 @@ constexpr const char* kUsageCaveat =
     "Barbero et al. 2025 (\"Round and Round We Go! What makes Rotary Positional Encodings useful?\") measure "
     "activations and find that Gemma puts most of its weight on the lowest frequencies; the activations plot below "
     "measures them on Run it's text.";
+
+// state().weights.rope_usage: the walk's layers so far, or null without one.
+void rope_usage_state(JsonWriter& j, const UsageWalk& u);
 
 }  // namespace rv

@@ -1,6 +1,6 @@
 // The lab inside the app: runs core's LabRun a slice per frame, or polls runs trained elsewhere
-// (app/state/lab_session.hpp).
-#include "app/state/lab_session.hpp"
+// (app/lab/lab_session.hpp).
+#include "app/lab/lab_session.hpp"
 
 #include <algorithm>
 #include <chrono>
