@@ -9,7 +9,7 @@ SRC = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).
 
 CORE = ["core/base", "core/rope", "core/encodings", "core/models", "core/decoder", "core/lab", "core/lesson",
         "core/weights", "core/infer", "core/tokenize"]
-ROOMS = ["app/run", "app/lab", "app/trained_table", "app/rope_usage"]
+ROOMS = ["app/run", "app/lab", "app/lesson", "app/trained_table", "app/rope_usage"]
 # A room's data struct in App (app/<room>/<name>_state.hpp, core's headers only): the one file of a room the house's
 # state.hpp reads.
 ROOM_STATE = re.compile(r"^app/[a-z_]+/[a-z_]+_state\.hpp$")
@@ -35,6 +35,7 @@ ALLOWED = {
     # the feature rooms: core, the house's state and the shared UI, never another room's inside
     "app/run": CORE + ["app/state", "app/ui", "app/run"],
     "app/lab": CORE + ["app/state", "app/ui", "app/lab"],
+    "app/lesson": CORE + ["app/state", "app/ui", "app/lesson"],
     "app/trained_table": CORE + ["app/state", "app/ui", "app/trained_table"],
     "app/rope_usage": CORE + ["app/state", "app/ui", "app/rope_usage"],
     "app/panels": CORE + ["app/state", "app/ui", "app/run", "app/panels"] + ROOMS,  # the registry calls every room's

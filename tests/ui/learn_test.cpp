@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
-#include "app/panels/exercises_ui.hpp"
+#include "app/lesson/exercises_ui.hpp"
+#include "app/lesson/lesson_state_json.hpp"
 #include "app/panels/panel_calls.hpp"
 #include "app/state/lesson.hpp"
 #include "app/state/notes.hpp"
@@ -22,8 +23,8 @@
 #include "headless.hpp"
 #include "imgui_config.hpp"
 
-using rv::test::Headless;
 using rv::test::contains;
+using rv::test::Headless;
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
 #include "app/ui/keyboard.hpp"
-#include "app/ui/lesson_box.hpp"
+#include "app/lesson/lesson_box.hpp"
 #include "app/ui/play.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"

@@ -14,7 +14,7 @@
 #include "app/state/weights.hpp"
 #include "app/text/report.hpp"
 #include "app/ui/keyboard.hpp"
-#include "app/ui/lesson_box.hpp"
+#include "app/lesson/lesson_box.hpp"
 #include "app/ui/play.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"

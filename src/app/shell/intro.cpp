@@ -1,7 +1,7 @@
 // The first screen's title and first step: the lesson or the drag past max_position, until either is taken (or the
 // view is not the first one: a link, a checkpoint, a model), then never again this session.
 #include "app/shell/shell.hpp"
-#include "app/ui/lesson_box.hpp"
+#include "app/lesson/lesson_box.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
 #include "imgui.h"

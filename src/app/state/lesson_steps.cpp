@@ -1,5 +1,5 @@
 // The guided lesson's steps as data: each step's view (a link), the panel it points at, its text and live numbers;
-// applying a step's view (the `lesson` link key). No drawing here (app/ui/lesson_box.cpp draws the box).
+// applying a step's view (the `lesson` link key). No drawing here (app/lesson/lesson_box.cpp draws the box).
 #include "app/state/lesson.hpp"
 
 #include <algorithm>

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/lab/lab_state.hpp"
+#include "app/lesson/lesson_state.hpp"
 #include "app/rope_usage/usage_state.hpp"
 #include "app/state/decimated.hpp"
 #include "app/trained_table/trained_state.hpp"
@@ -336,14 +337,6 @@ struct ExportFile {
   std::string name;  // "ropeviz-angles-m100-d8.csv"
   std::string mime;  // "text/csv"
   std::string content;
-};
-
-// One exercise's answer fields and its last check (the exercises panel).
-struct ExerciseEntry {
-  char answers[kExercisePartsMax][64] = {};
-  bool hint = false;
-  std::optional<Feedback> feedback;
-  std::string checked_prompt;  // the prompt the feedback answered: a regenerated exercise hides a stale one
 };
 
 // The position sweeping by itself (app/ui/play.hpp): linear in positions per second or logarithmic in decades per

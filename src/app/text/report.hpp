@@ -11,10 +11,6 @@ namespace rv {
 std::string describe(const App& app);
 // The chosen model in sentences (its source, rope type, rotated dims, context), or "" for free parameters.
 std::string describe_model(const App& app);
-// The exercises as the page's HTML form shows them: [{title, prompt, hint, parts: [{label, choices, answer}],
-// verdict ("unanswered", "right", "wrong", "malformed"), heading ("Right." ...), message}] (heading and message:
-// the feedback as the panel shows it, "" when unanswered).
-std::string exercises_json(const App& app);
 // Sentences both describe() and the text view use: whether the learned table serves position m (with the
 // IndexError when not), the score at m against the key at n, and the open lesson step's text with its live numbers
 // (and, at step 1, its picture in words; "" when no step is open).

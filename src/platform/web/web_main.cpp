@@ -13,7 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "app/panels/exercises_ui.hpp"
+#include "app/lesson/exercises_ui.hpp"
+#include "app/lesson/lesson_state_json.hpp"
 #include "app/run/run_session.hpp"
 #include "app/run/run_text.hpp"
 #include "app/shell/host.hpp"

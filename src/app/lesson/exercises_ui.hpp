@@ -1,5 +1,5 @@
-// The exercises panel's actions (app/panels/exercises.cpp), for its buttons and the tests: check an exercise's typed
-// answers with core, and open the view that shows why.
+// The exercises panel's actions (app/lesson/exercises_panel.cpp), for its buttons and the tests: check an exercise's
+// typed answers with core, and open the view that shows why.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,13 +1,13 @@
 // The guided lesson's box above the panels: the open step's text and live numbers with Back / Next / Close (the
 // steps themselves: app/state/lesson_steps.cpp).
-#include "app/ui/lesson_box.hpp"
+#include "app/lesson/lesson_box.hpp"
 #include "app/state/lesson.hpp"
 
 #include <cstdio>
 #include <string>
 
 #include "app/state/params.hpp"
-#include "app/ui/lesson_picture.hpp"
+#include "app/lesson/lesson_picture.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
 #include "imgui.h"

@@ -1,5 +1,5 @@
-// The lesson's two-panel picture, live (app/ui/lesson_picture.hpp).
-#include "app/ui/lesson_picture.hpp"
+// The lesson's two-panel picture, live (app/lesson/lesson_picture.hpp).
+#include "app/lesson/lesson_picture.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,8 +16,8 @@ constexpr int kRows = 5;  // text rows a panel is laid out on
 
 struct Canvas {
   ImDrawList* dl;
-  ImVec2 o;     // the panel's top-left
-  float w, h;   // its size
+  ImVec2 o;    // the panel's top-left
+  float w, h;  // its size
   float row() const { return h / kRows; }
   ImVec2 at(float fx, float frow) const { return ImVec2(o.x + fx * w, o.y + frow * row()); }
 };
@@ -100,8 +100,8 @@ void panel_a(const Canvas& c, const App& app) {
   box(c, 0.92f, 2.25f, 0.13f, "blocks", past ? theme::kError : theme::kOk, past);
   arrow(c, ImVec2(plus.x + c.row() * 0.3f, plus.y), ImVec2(c.at(0.855f, 2.25f).x, plus.y),
         past ? theme::kError : theme::kLearned, past);
-  std::snprintf(buf, sizeof buf, past ? "%d-row table: P[%lld] is out of range (IndexError)"
-                                      : "%d-row table: row P[%lld] exists",
+  std::snprintf(buf, sizeof buf,
+                past ? "%d-row table: P[%lld] is out of range (IndexError)" : "%d-row table: row P[%lld] exists",
                 p.max_position, p.position);
   footer(c, buf, past ? theme::kError : theme::kMuted);
 }
@@ -128,8 +128,9 @@ void panel_b(const Canvas& c, const App& app) {
   box(c, 0.86f, 3.0f, 0.22f, fit(c, 0.22f, "V unchanged", "V as is"), theme::kMuted);
   arrow(c, ImVec2(dial.x + r + 2, dial.y), ImVec2(c.at(0.75f, 1.0f).x, c.at(0, 1.0f).y), theme::kRope);
   arrow(c, ImVec2(dial.x + r + 2, dial.y), ImVec2(c.at(0.75f, 2.0f).x, c.at(0, 2.0f).y), theme::kRope);
-  footer(c, fit(c, 1.0f, "formula: defined at any p, no table; a trained model past its length: Run it measures it",
-                "formula: any p; past training? Run it measures"),
+  footer(c,
+         fit(c, 1.0f, "formula: defined at any p, no table; a trained model past its length: Run it measures it",
+             "formula: any p; past training? Run it measures"),
          theme::kMuted);
 }
 }  // namespace

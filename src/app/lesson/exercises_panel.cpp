@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/panels/exercises_ui.hpp"
+#include "app/lesson/exercises_ui.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
 #include "app/ui/widgets.hpp"
