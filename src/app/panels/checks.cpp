@@ -17,7 +17,7 @@ void verdict(bool ok) {
 }
 
 void live_checks(const App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("live", 3, flags)) return;
@@ -29,22 +29,22 @@ void live_checks(const App& app) {
   ImGui::TableNextColumn();
   ImGui::TextUnformatted("norm kept: ‖RoPE(x, m)‖ = ‖x‖");
   ImGui::TableNextColumn();
-  verdict(m.norm_max_diff < 1e-5);
+  verdict(model.norm_max_diff < 1e-5);
   ImGui::TableNextColumn();
-  ImGui::Text("max |‖RoPE(q,m)‖ − ‖q‖|, |‖RoPE(k,n)‖ − ‖k‖| = %.3g (lesson: < 1e-5)", m.norm_max_diff);
+  ImGui::Text("max |‖RoPE(q,m)‖ − ‖q‖|, |‖RoPE(k,n)‖ − ‖k‖| = %.3g (lesson: < 1e-5)", model.norm_max_diff);
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextUnformatted("score depends only on m − n");
   ImGui::TableNextColumn();
-  verdict(m.relative_spread < 1e-9);
+  verdict(model.relative_spread < 1e-9);
   ImGui::TableNextColumn();
-  ImGui::Text("anchors n = %.0f and n + %.0f, r in ±%d: max spread %.3g", m.anchor_a, kAnchorShift, app.params.offsets,
-              m.relative_spread);
+  ImGui::Text("anchors n = %.0f and n + %.0f, r in ±%d: max spread %.3g", model.anchor_a, kAnchorShift,
+              app.params.offsets, model.relative_spread);
   ImGui::EndTable();
 }
 
 void section3_table(const App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   ImGui::TextColored(theme::vec(theme::kMuted), "Section 3: position-offset test on the app's table [%d, d = %d]",
                      app.params.max_position, app.params.d_model());
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchSame;
@@ -53,7 +53,8 @@ void section3_table(const App& app) {
   ImGui::TableSetupColumn("method");
   for (int c = 0; c < Model::kProbeCount; ++c) {
     // probes: a row inside, the last row, the first past the end (see probe_positions), then m
-    std::snprintf(head[c], sizeof head[c], c + 1 == Model::kProbeCount ? "m = %lld" : "P[%lld]", m.probes[c].position);
+    std::snprintf(head[c], sizeof head[c], c + 1 == Model::kProbeCount ? "m = %lld" : "P[%lld]",
+                  model.probes[c].position);
     ImGui::TableSetupColumn(head[c]);
   }
   ImGui::TableHeadersRow();
@@ -62,7 +63,7 @@ void section3_table(const App& app) {
   ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::kLearned));
   ImGui::TextWrapped("Learned absolute");
   ImGui::PopStyleColor();
-  for (const Probe& probe : m.probes) {
+  for (const Probe& probe : model.probes) {
     ImGui::TableNextColumn();
     // A row that exists is served; past the table the IndexError is the expected answer (the lesson's point),
     // shown in the learned colour. Red only if the table behaved otherwise: a real defect.
@@ -77,7 +78,7 @@ void section3_table(const App& app) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextColored(theme::vec(theme::kRope), "RoPE");
-  for (const Probe& probe : m.probes) {
+  for (const Probe& probe : model.probes) {
     ImGui::TableNextColumn();
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(theme::kOk));
     // angle0 = position * theta_0 (theta_0 is 1): written out as a person would, 1,000,000 not 1e+06
@@ -88,9 +89,9 @@ void section3_table(const App& app) {
 }
 
 void core_checks(const App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   ImGui::TextColored(theme::vec(theme::kMuted), "The lesson's claims, computed by core (lesson_checks)%s",
-                     m.checks_lesson_dims ? " with the lesson's B=2, T=5, h=4 (current tensor too large)" : "");
+                     model.checks_lesson_dims ? " with the lesson's B=2, T=5, h=4 (current tensor too large)" : "");
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("core_checks", 3, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
@@ -99,7 +100,7 @@ void core_checks(const App& app) {
   ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("holds").x + 4);
   ImGui::TableSetupColumn("detail", ImGuiTableColumnFlags_WidthStretch, 2.4f);
   ImGui::TableHeadersRow();
-  for (const Check& c : m.checks) {
+  for (const Check& c : model.checks) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextWrapped("%s", c.name.c_str());
@@ -125,12 +126,12 @@ void show_checks(App& app) {
 }
 
 std::string describe_checks(const App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   int holds = 0;
-  for (const Check& c : m.checks) holds += c.ok;
-  const std::string norm = m.norm_max_diff == 0.0 ? "exactly" : "within " + format_sig(m.norm_max_diff, 3);
+  for (const Check& c : model.checks) holds += c.ok;
+  const std::string norm = model.norm_max_diff == 0.0 ? "exactly" : "within " + format_sig(model.norm_max_diff, 3);
   return "Checks panel: rotation keeps the norm " + norm + "; " + format_count(holds) + " of " +
-         plural((long long)m.checks.size(), "check", "checks") + " of the lesson hold for these settings.";
+         plural((long long)model.checks.size(), "check", "checks") + " of the lesson hold for these settings.";
 }
 
 }  // namespace rv

@@ -67,7 +67,7 @@ const Row3 section5[] = {
 
 void show_comparison(App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   ImGui::TextColored(theme::vec(theme::kMuted), "Section 4: learned absolute vs RoPE (live rows first)");
   if (begin_table("section4", "", "Learned absolute", "RoPE", 1.6f, 1.6f)) {
     char learned[96], rope[96], served[160], at[48], rows[28], width[28], count[28];
@@ -77,8 +77,8 @@ void show_comparison(App& app) {
     std::snprintf(rope, sizeof rope, "0 (fixed formula, θᵢ = %.6g^(-2i/%d))", p.base, p.d_head);
     row("Parameters", learned, rope, theme::kLearned, theme::kRope);
     std::snprintf(at, sizeof at, "At m = %s", format_count(p.position, count, sizeof count));
-    if (m.lookup_error)
-      std::snprintf(served, sizeof served, "%s", m.lookup_message.c_str());
+    if (model.lookup_error)
+      std::snprintf(served, sizeof served, "%s", model.lookup_message.c_str());
     else
       std::snprintf(served, sizeof served, "served: row P[m], width d = %d", p.d_model());
     // RoPE at m: the formula rotates; the trained model's side is the status strip's (measured where Run it was).
@@ -86,7 +86,7 @@ void show_comparison(App& app) {
     rope_verdict(app, verdict);
     char rope_at[400];
     std::snprintf(rope_at, sizeof rope_at, "formula: rotates every pair by m·θᵢ; %s", verdict.trained);
-    row(at, served, rope_at, m.lookup_error ? theme::kError : theme::kOk,
+    row(at, served, rope_at, model.lookup_error ? theme::kError : theme::kOk,
         verdict.kind == RopeVerdictKind::InContext ? theme::kOk
         : verdict.kind == RopeVerdictKind::NotUsed ? theme::kMuted
                                                    : theme::kCaution);

@@ -179,16 +179,17 @@ void figures(const App& app) {
 
 // The wavelength of each rotated pair (after rope_scaling) against the context and the length before extension.
 void wavelength_plot(const App& app, float height) {
-  const Model& m = app.model;
-  const ContextBudget& b = m.budget;
-  const int pairs = m.rotary_pairs;
+  const Model& model = app.model;
+  const ContextBudget& b = model.budget;
+  const int pairs = model.rotary_pairs;
   if (pairs < 1) return;
   // Gemma 3's sliding layers, drawn beside the full ones when they have as many pairs
-  const RopeModel* local = m.real && m.real->info.rope_local && m.real->info.rope_local->inv_freq.size() >= pairs
-                               ? &*m.real->info.rope_local
-                               : nullptr;
-  double lo = std::min(rope_wavelength(m.inv_freq[0]), 1.0);
-  double hi = std::max({rope_wavelength(m.inv_freq[pairs - 1]), double(b.context), 10.0});
+  const RopeModel* local =
+      model.real && model.real->info.rope_local && model.real->info.rope_local->inv_freq.size() >= pairs
+          ? &*model.real->info.rope_local
+          : nullptr;
+  double lo = std::min(rope_wavelength(model.inv_freq[0]), 1.0);
+  double hi = std::max({rope_wavelength(model.inv_freq[pairs - 1]), double(b.context), 10.0});
   if (local) {
     lo = std::min(lo, rope_wavelength(local->inv_freq[0]));
     hi = std::max(hi, rope_wavelength(local->inv_freq[pairs - 1]));
@@ -199,36 +200,36 @@ void wavelength_plot(const App& app, float height) {
   if (!plot::begin_plot("budget_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   plot::plot_hline(double(b.context), theme::kLearned, "context");
   if (b.original) plot::plot_hline(double(b.original), theme::kKey, "before extension", true);
-  plot::plot_line_g("wavelength", pairs, [&](int i) { return rope_wavelength(m.inv_freq[i]); },
+  plot::plot_line_g("wavelength", pairs, [&](int i) { return rope_wavelength(model.inv_freq[i]); },
                     {theme::kRope, 2.0f, plot::dots_for(pairs)});
   if (local)
     plot::plot_line_g("sliding layers", pairs, [&](int i) { return rope_wavelength(local->inv_freq[i]); },
                       {theme::kLearned, 1.5f, plot::dots_for(pairs), true});
   plot::end_plot([&](double x) {
     const int i = std::clamp(int(std::lround(x)), 0, pairs - 1);
-    ImGui::Text("pair %d: θ = %s, wavelength %s positions", i, format_sig(m.inv_freq[i]).c_str(),
-                format_sig(rope_wavelength(m.inv_freq[i])).c_str());
+    ImGui::Text("pair %d: θ = %s, wavelength %s positions", i, format_sig(model.inv_freq[i]).c_str(),
+                format_sig(rope_wavelength(model.inv_freq[i])).c_str());
   });
 }
 
 }  // namespace
 
 void show_context_budget(App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   char context[28], original[28];
-  if (m.real && m.real->info.absolute) {
+  if (model.real && model.real->info.absolute) {
     ImGui::TextWrapped("%s has a learned table and no RoPE; the figures are for RoPE at its head size, base %.6g.",
-                       m.real->name.c_str(), app.params.base);
-  } else if (m.real) {
-    ImGui::TextColored(theme::vec(theme::kRope), "%s", m.real->name.c_str());
+                       model.real->name.c_str(), app.params.base);
+  } else if (model.real) {
+    ImGui::TextColored(theme::vec(theme::kRope), "%s", model.real->name.c_str());
     ImGui::SameLine();
-    format_count(m.budget.context, context, sizeof context);
+    format_count(model.budget.context, context, sizeof context);
     ImGui::PushTextWrapPos(0.0f);
-    if (m.budget.original)
-      ImGui::TextDisabled("%s, context %s, %s before extension", m.real->info.rope->rope_type.c_str(), context,
-                          format_count(m.budget.original, original, sizeof original));
+    if (model.budget.original)
+      ImGui::TextDisabled("%s, context %s, %s before extension", model.real->info.rope->rope_type.c_str(), context,
+                          format_count(model.budget.original, original, sizeof original));
     else
-      ImGui::TextDisabled("%s, context %s", m.real->info.rope->rope_type.c_str(), context);
+      ImGui::TextDisabled("%s, context %s", model.real->info.rope->rope_type.c_str(), context);
     ImGui::PopTextWrapPos();
   } else {
     ImGui::TextDisabled("Free parameters as a model: context = max_position. Choose a model above for a real one.");

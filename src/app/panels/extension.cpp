@@ -42,13 +42,13 @@ const char* band_name(Band b) {
 }
 
 ExtensionPair extension_pair(const App& app, int i) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   ExtensionPair e;
-  e.theta = m.base_inv_freq[i];
-  e.scaled = m.scaled_inv_freq[i];
+  e.theta = model.base_inv_freq[i];
+  e.scaled = model.scaled_inv_freq[i];
   e.wavelength = rope_wavelength(e.theta);
   e.scaled_wavelength = rope_wavelength(e.scaled);
-  const double ratio = e.scaled / e.theta, factor = m.scaling.factor;
+  const double ratio = e.scaled / e.theta, factor = model.scaling.factor;
   e.interpolated = factor != 1.0 ? (1.0 - ratio) / (1.0 - 1.0 / factor) : 0.0;
   if (std::abs(ratio - 1.0) <= kSame)
     e.band = Band::Kept;
@@ -141,7 +141,7 @@ static_assert(std::size(kMethodTips) == kScalingTypeCount, "one tip per ScalingT
 // "(?)" with a formula tooltip, then the method's one sentence wrapped beside it.
 void method_sentence(const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
 
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
@@ -183,7 +183,8 @@ void method_sentence(const App& app) {
           "YaRN (Peng et al. 2023): pairs turning more than beta_fast = %s times in the original "
           "context are left alone, fewer than beta_slow = %s times are divided by the factor, a "
           "linear ramp blends pairs %.0f..%.0f; cos and sin are scaled by the attention factor.",
-          format_sig(p.beta_fast).c_str(), format_sig(p.beta_slow).c_str(), m.yarn_range.first, m.yarn_range.second);
+          format_sig(p.beta_fast).c_str(), format_sig(p.beta_slow).c_str(), model.yarn_range.first,
+          model.yarn_range.second);
       break;
     case ScalingType::Llama3:
       ImGui::TextWrapped(
@@ -231,11 +232,11 @@ void readout(const App& app, int i) {
 }
 
 void draw_plot(const App& app, float height) {
-  const Model& m = app.model;
-  const int pairs = int(m.base_inv_freq.size());
-  const bool scaled = m.scaled_inv_freq.size() == pairs;
-  const double lo =
-      scaled ? std::min(m.base_inv_freq[pairs - 1], m.scaled_inv_freq.minCoeff()) : m.base_inv_freq[pairs - 1];
+  const Model& model = app.model;
+  const int pairs = int(model.base_inv_freq.size());
+  const bool scaled = model.scaled_inv_freq.size() == pairs;
+  const double lo = scaled ? std::min(model.base_inv_freq[pairs - 1], model.scaled_inv_freq.minCoeff())
+                           : model.base_inv_freq[pairs - 1];
   plot::Spec spec;
   spec.x = {"pair i", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"θᵢ (log)", plot::Scale::Log10, std::pow(10.0, std::floor(std::log10(lo) - 0.05)), 2.0};
@@ -244,14 +245,14 @@ void draw_plot(const App& app, float height) {
   for (int i = 0; scaled && i < pairs; ++i) plot::plot_vspan(i - 0.5, i + 0.5, tint(extension_pair(app, i).band));
   thresholds(app.params);
   const float dot = plot::dots_for(pairs);
-  plot::plot_line("original θᵢ", m.base_inv_freq.data(), pairs, {theme::kRope, 2.0f, dot});
-  if (scaled) plot::plot_line("scaled θᵢ", m.scaled_inv_freq.data(), pairs, {theme::kLearned, 1.5f, dot});
+  plot::plot_line("original θᵢ", model.base_inv_freq.data(), pairs, {theme::kRope, 2.0f, dot});
+  if (scaled) plot::plot_line("scaled θᵢ", model.scaled_inv_freq.data(), pairs, {theme::kLearned, 1.5f, dot});
   plot::end_plot([&](double x) { readout(app, int(x)); });
 }
 
 // What the other panels use: the loaded model's own θᵢ, after its rope_scaling when its config has one.
-const char* other_panels_words(const Model& m) {
-  const bool model_scaled = m.real && m.real->info.rope && m.real->info.rope->rope_type != "default";
+const char* other_panels_words(const Model& model) {
+  const bool model_scaled = model.real && model.real->info.rope && model.real->info.rope->rope_type != "default";
   return model_scaled ? "local to this panel: the other panels use the model's own scaled θᵢ"
                       : "local to this panel: the other panels use the unscaled θᵢ";
 }
@@ -280,17 +281,17 @@ void measured_line(const App& app) {
 }  // namespace
 
 void show_extension(App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   method_controls(app);
   method_sentence(app);
-  if (!m.scaling_error.empty()) error_box("rope_scaled_inv_freq rejected these settings", m.scaling_error);
+  if (!model.scaling_error.empty()) error_box("rope_scaled_inv_freq rejected these settings", model.scaling_error);
 
   const std::array<int, 3> count = band_counts(app);
   char counts[96], attention[48];
   std::snprintf(counts, sizeof counts, "pairs: %d left alone, %d divided by factor, %d partly scaled", count[0],
                 count[1], count[2]);
-  std::snprintf(attention, sizeof attention, "attention factor %s", format_sig(m.attention_factor).c_str());
-  const char* local = other_panels_words(m);
+  std::snprintf(attention, sizeof attention, "attention factor %s", format_sig(model.attention_factor).c_str());
+  const char* local = other_panels_words(model);
   // Lines under the plot: the counts, and the attention line wrapping once when narrow.
   const float width = ImGui::GetContentRegionAvail().x, gap = 2.0f * ImGui::GetStyle().ItemSpacing.x;
   const float attention_w = ImGui::CalcTextSize(attention).x + ImGui::CalcTextSize("(?)").x + gap;
@@ -309,16 +310,16 @@ void show_extension(App& app) {
 
 std::string describe_extension(const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
-  if (!m.scaling_error.empty()) return "Context extension panel: " + m.scaling_error + ".";
-  const int pairs = int(m.base_inv_freq.size());
+  const Model& model = app.model;
+  if (!model.scaling_error.empty()) return "Context extension panel: " + model.scaling_error + ".";
+  const int pairs = int(model.base_inv_freq.size());
   const std::array<int, 3> count = band_counts(app);  // the same bands the plot tints
   return std::string("Context extension panel: ") + scaling_name(p.scaling) + " scaling with factor " +
          format_sig(p.factor) + " and original_max " + format_sig(p.original_max) + " leaves " +
          format_count(count[size_t(Band::Kept)]) + " of " + plural(pairs, "pair's", "pairs'") +
          " theta unchanged, divides " + format_count(count[size_t(Band::Interpolated)]) +
-         " by the factor and blends the rest; attention factor " + format_sig(m.attention_factor) + "; " +
-         other_panels_words(m) + "." +
+         " by the factor and blends the rest; attention factor " + format_sig(model.attention_factor) + "; " +
+         other_panels_words(model) + "." +
          (run_measured(app, run_rope_of(p.scaling)).empty() ? "" : " " + run_measured(app, run_rope_of(p.scaling)));
 }
 

@@ -61,15 +61,15 @@ void value_strip(const char* label, const double* v, int n, double absmax, float
 
 void draw_table(App& app, ImVec2 p0, ImVec2 size) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const bool missing = m.lookup_error.has_value();
+  const bool missing = model.lookup_error.has_value();
   const float lh = ImGui::GetTextLineHeight();
   // Past the table, the bottom strip stands for the row that would be needed.
   const float ghost_h = missing ? ghost_height(size.y) : 0.0f;
   const ImVec2 a(p0.x, p0.y), b(p0.x + size.x, p0.y + size.y - ghost_h);
-  const float absmax = float(std::max(1e-12, m.table_absmax));
-  heatmap(app.ui.gpu.get(), HeatSlot::Table, m.table_img, a, b, -absmax, absmax);
+  const float absmax = float(std::max(1e-12, model.table_absmax));
+  heatmap(app.ui.gpu.get(), HeatSlot::Table, model.table_img, a, b, -absmax, absmax);
   dl->AddRect(a, b, theme::kLearned & 0x90FFFFFF);
   const float row_h = (b.y - a.y) / float(p.max_position);
   if (!missing) {
@@ -98,20 +98,20 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
     const int t = std::clamp(int((mp.y - a.y) / (b.y - a.y) * p.max_position), 0, p.max_position - 1);
     const int j = std::clamp(int((mp.x - a.x) / (b.x - a.x) * p.d_model()), 0, p.d_model() - 1);
     ImGui::SetTooltip("P[%d, %d] = %.8g\nrow t = position, column j = feature (d = h × d_head = %d)", t, j,
-                      table_value(p, m, t, j), p.d_model());
+                      table_value(p, model, t, j), p.d_model());
   }
 }
 
 // With a real model: its own table (GPT-2, BERT), or the one its context would need (a RoPE model has none).
 void model_table_line(const App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   if (const WeightsTable* t = loaded_table(app.params)) {  // the checkpoint's own rows are drawn
     ImGui::TextColored(theme::vec(theme::kLearned), "%s's %s: its trained values (%s)",
                        app.params.weights->label.c_str(), t->tensor.c_str(), t->dtype.c_str());
     return;
   }
-  if (!m.real) return;
-  const RealModel& r = *m.real;
+  if (!model.real) return;
+  const RealModel& r = *model.real;
   std::string first, second;  // two clauses, each kept whole (a wrap inside "536,870,912" would split the number)
   if (const auto& table = r.info.absolute) {
     first = r.name + "'s own table: [" + format_count(table->max_position) + ", " + format_count(table->d) + "], " +
@@ -131,7 +131,7 @@ void model_table_line(const App& app) {
 // The table's shape and parameter count, the formula, and the IndexError when m is past it.
 void table_header(App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   char rows[28], width[28], count[28], params[96];
   ImGui::TextColored(theme::vec(theme::kLearned), "P [max_position, d] = [%s, %s]",
                      format_count(p.max_position, rows, sizeof rows), format_count(p.d_model(), width, sizeof width));
@@ -146,16 +146,16 @@ void table_header(App& app) {
       "0 ≤ t < max_position; P[t] for t ≥ max_position raises IndexError. The app's table has width d = h × d_head; "
       "the lesson's section 3 uses a [10, d_head] table.");
   model_table_line(app);
-  if (!m.lookup_error) return;
+  if (!model.lookup_error) return;
   // The IndexError, and beside it what the same lookup does in other frameworks (not all raise).
-  error_box("Learned table: position not in the table", m.lookup_message);
+  error_box("Learned table: position not in the table", model.lookup_message);
   frameworks_summary(app);
 }
 
 // The heatmap with its row labels and colour legend, leaving `below` pixels for what follows.
 void table_area(App& app, float below) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -163,38 +163,39 @@ void table_area(App& app, float below) {
   format_count(p.max_position - 1, last + 2, sizeof last - 2);
   const float margin = std::max(ImGui::CalcTextSize("t=00000").x, ImGui::CalcTextSize(last).x);
   // At least 40 px of table above the missing row's ghost (the panel scrolls rather than overlap).
-  const float min_h = m.lookup_error ? std::max(40.0f + 3.4f * ImGui::GetTextLineHeight(), 40.0f / 0.72f) : 40.0f;
+  const float min_h = model.lookup_error ? std::max(40.0f + 3.4f * ImGui::GetTextLineHeight(), 40.0f / 0.72f) : 40.0f;
   const ImVec2 size(std::max(40.0f, avail.x - margin - 8.0f), std::max(min_h, avail.y - below));
   ImGui::Dummy(ImVec2(avail.x, size.y));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddText(ImVec2(p0.x, p0.y), theme::kMuted, "t=0");
-  dl->AddText(ImVec2(p0.x, p0.y + size.y - (m.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::kMuted, last);
+  dl->AddText(ImVec2(p0.x, p0.y + size.y - (model.lookup_error ? ghost_height(size.y) : 0.0f) - lh), theme::kMuted,
+              last);
   draw_table(app, ImVec2(p0.x + margin + 4.0f, p0.y), size);
   char label[128];
-  if (m.table_sampled_rows > 0) {
+  if (model.table_sampled_rows > 0) {
     char one_in[28];
     std::snprintf(label, sizeof label, "P[t, j]; %d rows drawn (1 in %s); texel = largest |value| of 1×%d",
-                  m.table_sampled_rows, format_count(p.max_position / m.table_sampled_rows, one_in, sizeof one_in),
-                  m.table_img.col_step);
-  }
-  else if (m.table_img.row_step > 1 || m.table_img.col_step > 1)
-    std::snprintf(label, sizeof label, "P[t, j]; texel = largest |value| of %d×%d", m.table_img.row_step,
-                  m.table_img.col_step);
+                  model.table_sampled_rows,
+                  format_count(p.max_position / model.table_sampled_rows, one_in, sizeof one_in),
+                  model.table_img.col_step);
+  } else if (model.table_img.row_step > 1 || model.table_img.col_step > 1)
+    std::snprintf(label, sizeof label, "P[t, j]; texel = largest |value| of %d×%d", model.table_img.row_step,
+                  model.table_img.col_step);
   else
     std::snprintf(label, sizeof label, "P[t, j]");
-  colour_legend(label, -float(m.table_absmax), float(m.table_absmax), avail.x);
+  colour_legend(label, -float(model.table_absmax), float(model.table_absmax), avail.x);
 }
 
 // embedding[m] = E[token] + P[m] as value strips, or why it cannot be formed (and what other
 // frameworks do with the same lookup).
 void embedding_sum(const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   const float width = ImGui::GetContentRegionAvail().x;
   // The row for the token at position m, and the embedding it is a row of: a batch of T = seq_len tokens holds
   // positions 0 to T - 1, so past them the shape is that of a batch whose last position is m (T = m + 1).
-  const bool hypothetical = m.real && !m.real->info.absolute;  // a RoPE model: the table its context would need
-  ImGui::Text("token at position m = %lld: E[token %lld] + P[%lld]%s", p.position, m.token, p.position,
+  const bool hypothetical = model.real && !model.real->info.absolute;  // a RoPE model: the table its context would need
+  ImGui::Text("token at position m = %lld: E[token %lld] + P[%lld]%s", p.position, model.token, p.position,
               hypothetical ? " (hypothetical table)" : "");
   char shape[160], count[28];
   if (p.position < p.seq_len)
@@ -205,11 +206,11 @@ void embedding_sum(const App& app) {
                   format_count(p.position + 1, count, sizeof count), p.d_model());
   same_line_if_fits(ImGui::CalcTextSize(shape).x);
   ImGui::TextDisabled("%s", shape);
-  const double absmax = std::max(1e-12, 2.0 * m.table_absmax);
+  const double absmax = std::max(1e-12, 2.0 * model.table_absmax);
   const int d = p.d_model();
-  value_strip("E[token]", m.e_row.data(), d, absmax, width, theme::kMuted);
-  value_strip("P[t]", m.row ? m.row->data() : nullptr, d, absmax, width, theme::kLearned);
-  if (m.row) {
+  value_strip("E[token]", model.e_row.data(), d, absmax, width, theme::kMuted);
+  value_strip("P[t]", model.row ? model.row->data() : nullptr, d, absmax, width, theme::kLearned);
+  if (model.row) {
     // The sum, element by element: drawn from the two rows above without a per-frame allocation.
     const float h = ImGui::GetTextLineHeight();
     ImGui::TextColored(theme::vec(theme::kOk), "E + P");
@@ -217,7 +218,8 @@ void embedding_sum(const App& app) {
     const ImVec2 sp = ImGui::GetCursorScreenPos();
     const float w = std::max(20.0f, width - (sp.x - ImGui::GetWindowPos().x));
     ImGui::Dummy(ImVec2(w, h));
-    draw_strip(ImGui::GetWindowDrawList(), sp, w, h, d, absmax, [&](int j) { return m.e_row[j] + (*m.row)[j]; });
+    draw_strip(ImGui::GetWindowDrawList(), sp, w, h, d, absmax,
+               [&](int j) { return model.e_row[j] + (*model.row)[j]; });
     return;
   }
   ImGui::TextColored(theme::vec(theme::kError), "E + P: cannot be formed, P[%lld] does not exist", p.position);

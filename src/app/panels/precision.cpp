@@ -44,7 +44,7 @@ void error_text(char* buf, size_t n, const PrecisionReport& r) {
 }
 
 void summary_table(const App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("precision_table", 5, flags)) return;
   ImGui::TableSetupColumn("format");
@@ -55,8 +55,8 @@ void summary_table(const App& app) {
   ImGui::TableHeadersRow();
   char buf[48];
   for (int f = 0; f < 3; ++f) {
-    const PrecisionReport& naive = m.precision[0][f];
-    const PrecisionReport& ours = m.precision[1][f];
+    const PrecisionReport& naive = model.precision[0][f];
+    const PrecisionReport& ours = model.precision[1][f];
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(float_format_name(kPrecisionFormats[f]));
@@ -79,13 +79,13 @@ void summary_table(const App& app) {
 }
 
 void readout(const App& app, int i) {
-  const Model& m = app.model;
-  const PairPrecision& ref = m.precision[1][0].pairs[size_t(i)];
+  const Model& model = app.model;
+  const PairPrecision& ref = model.precision[1][0].pairs[size_t(i)];
   ImGui::Text("pair i = %d: θᵢ = %s, m·θᵢ = %s rad (float64)", i, format_sig(ref.theta, 10).c_str(),
               format_sig(ref.angle_ref, 17).c_str());
   for (int r = 0; r < 2; ++r)
     for (int fm = 0; fm < 3; ++fm) {
-      const PairPrecision& pp = m.precision[r][fm].pairs[size_t(i)];
+      const PairPrecision& pp = model.precision[r][fm].pairs[size_t(i)];
       const char *recipe = angle_recipe_name(kPrecisionRecipes[r]), *format = float_format_name(kPrecisionFormats[fm]);
       if (std::isnan(pp.angle_err))
         ImGui::Text("%s %s: m overflows the format", recipe, format);
@@ -101,15 +101,15 @@ double shown_error(double e) {
 }
 
 void draw_plot(const App& app, float height) {
-  const Model& m = app.model;
-  const int pairs = int(m.base_inv_freq.size());
+  const Model& model = app.model;
+  const int pairs = int(model.base_inv_freq.size());
   plot::Spec spec;
   spec.x = {"pair i (0 fast … slow)", plot::Scale::Linear, -0.5, pairs - 0.5, true};
   spec.y = {"|angle error| (rad, log) vs float64", plot::Scale::Log10, kErrFloor, kErrTop};
   if (!plot::begin_plot("precision_plot", ImVec2(ImGui::GetContentRegionAvail().x, height), spec)) return;
   const float dot = plot::dots_for(pairs);
   for (const Series& s : kSeries) {
-    const std::vector<PairPrecision>& pp = m.precision[s.recipe][s.format].pairs;
+    const std::vector<PairPrecision>& pp = model.precision[s.recipe][s.format].pairs;
     plot::plot_line_g(s.label, pairs, [&pp](int i) { return shown_error(pp[size_t(i)].angle_err); },
                       {s.colour, 1.5f, dot});
   }
@@ -118,9 +118,9 @@ void draw_plot(const App& app, float height) {
 
 // With a real model, the same figures at its context length (max_position), whatever m is.
 void context_line(const App& app) {
-  const Model& m = app.model;
-  if (!m.real) return;
-  const PrecisionReport(&c)[2][3] = m.precision_context;
+  const Model& model = app.model;
+  if (!model.real) return;
+  const PrecisionReport(&c)[2][3] = model.precision_context;
   char naive[48], ours[48], context[28];
   error_text(naive, sizeof naive, c[0][0]);
   error_text(ours, sizeof ours, c[1][0]);
@@ -129,7 +129,7 @@ void context_line(const App& app) {
   ImGui::TextWrapped(
       "At %s's context %s: float32 angles lose up to %s (naive), %s (ours); built in bfloat16 the position would "
       "be %s, in float16 %s.",
-      m.real->name.c_str(), format_count(app.params.max_position, context, sizeof context), naive, ours,
+      model.real->name.c_str(), format_count(app.params.max_position, context, sizeof context), naive, ours,
       format_sig(c[0][2].position_in_format, 10).c_str(),
       std::isfinite(f16) ? format_sig(f16, 10).c_str() : "∞ (overflow)");
   ImGui::PopStyleColor();
@@ -139,9 +139,9 @@ void context_line(const App& app) {
 
 void show_precision(App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
-  const PrecisionReport& naive = m.precision[0][0];
-  const PrecisionReport& ours = m.precision[1][0];
+  const Model& model = app.model;
+  const PrecisionReport& naive = model.precision[0][0];
+  const PrecisionReport& ours = model.precision[1][0];
   ImGui::TextWrapped(
       "At m = %s, float32: the naive recipe loses up to %s rad, ours %s rad (max angle "
       "error over pairs, vs float64).",
@@ -153,13 +153,13 @@ void show_precision(App& app) {
       "24 significant bits (an ulp at 1e6 is 0.0625 rad) and θᵢ's own rounding error is multiplied by m. "
       "Ours: m·θᵢ in double, cos and sin rounded once to the format: error ≈ half an ulp of cos/sin. "
       "Angle error = |atan2(sin, cos) − m·θᵢ| wrapped to [−π, π].");
-  const PrecisionReport& bf = m.precision[0][2];
-  ImGui::TextWrapped("bfloat16 represents integer positions exactly only up to %s: built in bfloat16, position m "
-                     "would round to %s. Hugging Face's and Meta's code build positions and angles in float32 "
-                     "whatever the weights' dtype, so this happens only where the angles are built in bf16.",
-                     format_sig(exact_integer_limit(FloatFormat::BF16), 10).c_str(),
-                     format_sig(bf.position_in_format, 10).c_str());
-  const PrecisionReport& h = m.precision[0][1];
+  const PrecisionReport& bf = model.precision[0][2];
+  ImGui::TextWrapped(
+      "bfloat16 represents integer positions exactly only up to %s: built in bfloat16, position m "
+      "would round to %s. Hugging Face's and Meta's code build positions and angles in float32 "
+      "whatever the weights' dtype, so this happens only where the angles are built in bf16.",
+      format_sig(exact_integer_limit(FloatFormat::BF16), 10).c_str(), format_sig(bf.position_in_format, 10).c_str());
+  const PrecisionReport& h = model.precision[0][1];
   if (!std::isfinite(h.position_in_format))
     ImGui::TextColored(theme::vec(theme::kError), "float16 tops out at 65,504: position m overflows to ∞");
   context_line(app);
@@ -170,14 +170,14 @@ void show_precision(App& app) {
 }
 
 std::string describe_precision(const App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   const std::string at = format_count(app.params.position);
   return "Precision panel: at position " + at + ", computing angles the naive float32 way loses up to " +
-         format_sig(m.precision[0][0].max_angle_err, 3) + " radians, ours " +
-         format_sig(m.precision[1][0].max_angle_err, 3) +
+         format_sig(model.precision[0][0].max_angle_err, 3) + " radians, ours " +
+         format_sig(model.precision[1][0].max_angle_err, 3) +
          "; bfloat16 represents integer positions exactly only up to " +
-         format_sig(exact_integer_limit(FloatFormat::BF16)) + ", so position " + at +
-         " would round to " + format_sig(m.precision[0][2].position_in_format, 10) +
+         format_sig(exact_integer_limit(FloatFormat::BF16)) + ", so position " + at + " would round to " +
+         format_sig(model.precision[0][2].position_in_format, 10) +
          " if the angles were built in bfloat16 (Hugging Face and Meta build them in float32 whatever the weights' "
          "dtype).";
 }

@@ -60,16 +60,16 @@ void draw_pair_cell(const App& app, int i, ImVec2 p0, float size) {
 void cell_tooltip(const App& app, int i) {
   const PairView v = pair_view(app, i);
   ImGui::BeginTooltip();
-  const Model& m = app.model;
+  const Model& model = app.model;
   if (v.passes) {
-    ImGui::Text("pair i = %d passes through: %s rotates only its first %s (partial rotary)", i, m.real->name.c_str(),
-                plural(m.rotary_pairs, "pair", "pairs").c_str());
+    ImGui::Text("pair i = %d passes through: %s rotates only its first %s (partial rotary)", i,
+                model.real->name.c_str(), plural(model.rotary_pairs, "pair", "pairs").c_str());
     ImGui::EndTooltip();
     return;
   }
-  if (m.real && m.real->info.rope)
-    ImGui::Text("pair i = %d   θᵢ of %s (%s) = %s", i, m.real->name.c_str(), m.real->info.rope->rope_type.c_str(),
-                format_sig(v.theta, 17).c_str());
+  if (model.real && model.real->info.rope)
+    ImGui::Text("pair i = %d   θᵢ of %s (%s) = %s", i, model.real->name.c_str(),
+                model.real->info.rope->rope_type.c_str(), format_sig(v.theta, 17).c_str());
   else
     ImGui::Text("pair i = %d   θᵢ = base^(−2i/d_head) = %s", i, format_sig(v.theta, 17).c_str());
   ImGui::Text("m·θᵢ = %s × θᵢ = %s rad", format_count(app.params.position).c_str(), format_sig(v.angle, 17).c_str());
@@ -119,18 +119,18 @@ void show_v(const App& app, float width, float height) {
 }  // namespace
 
 PairView pair_view(const App& app, int i) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   const Pairing p = app.params.pairing;
   PairView v;
-  v.theta = m.inv_freq[i];
-  v.angle = m.angles[i];
+  v.theta = model.inv_freq[i];
+  v.angle = model.angles[i];
   v.angle_mod = std::fmod(v.angle, kTwoPi);
   v.wavelength = rope_wavelength(v.theta);
-  v.q = rope_pair(m.q, i, p);
-  v.q_rot = rope_pair(m.q_rot, i, p);
-  v.k_rot = rope_pair(m.k_rot, i, p);
+  v.q = rope_pair(model.q, i, p);
+  v.q_rot = rope_pair(model.q_rot, i, p);
+  v.k_rot = rope_pair(model.k_rot, i, p);
   v.beyond_table = v.wavelength > double(app.params.max_position);
-  v.passes = i >= m.rotary_pairs;
+  v.passes = i >= model.rotary_pairs;
   return v;
 }
 
@@ -182,17 +182,18 @@ void show_rotations(App& app) {
 }
 
 std::string describe_rotations(const App& app) {
-  const Model& m = app.model;
-  const int pairs = int(m.inv_freq.size());
+  const Model& model = app.model;
+  const int pairs = int(model.inv_freq.size());
   int long_pairs = 0;
-  for (int i = 0; i < m.rotary_pairs; ++i)
-    long_pairs += rope_wavelength(m.inv_freq[i]) > double(app.params.max_position);
+  for (int i = 0; i < model.rotary_pairs; ++i)
+    long_pairs += rope_wavelength(model.inv_freq[i]) > double(app.params.max_position);
   return "Rotations panel: each pair of q drawn on the unit circle before and after rotating by m times theta_i; " +
          format_count(long_pairs) + " of " + plural(pairs, "pair", "pairs") + (long_pairs == 1 ? " has" : " have") +
          " a wavelength longer than max_position, so " +
          (long_pairs == 1 ? "it never completes" : "they never complete") + " a turn inside the table; " +
-         (m.rotary_pairs < pairs ? plural(pairs - m.rotary_pairs, "pair passes", "pairs pass") + " through unrotated; "
-                                 : std::string()) +
+         (model.rotary_pairs < pairs
+              ? plural(pairs - model.rotary_pairs, "pair passes", "pairs pass") + " through unrotated; "
+              : std::string()) +
          "V is not rotated.";
 }
 

@@ -44,17 +44,17 @@ void dims_table(const Params& p) {
 
 void show_shape_trace(App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   dims_table(p);
   ImGui::Text("Parameters:");
   ImGui::SameLine();
   char count[28];
   ImGui::TextColored(theme::vec(theme::kLearned), "P = max_position × d = %s",
-                     format_count(m.counts.learned_position, count, sizeof count));
+                     format_count(model.counts.learned_position, count, sizeof count));
   ImGui::SameLine();
-  ImGui::TextColored(theme::vec(theme::kRope), "  RoPE = %s", format_count(m.counts.rope, count, sizeof count));
+  ImGui::TextColored(theme::vec(theme::kRope), "  RoPE = %s", format_count(model.counts.rope, count, sizeof count));
   ImGui::SameLine();
-  ImGui::TextDisabled("  (E = V × d = %s, both)", format_count(m.counts.token_embedding, count, sizeof count));
+  ImGui::TextDisabled("  (E = V × d = %s, both)", format_count(model.counts.token_embedding, count, sizeof count));
   formula_tip(
       "Learned absolute adds a [max_position, d] table; RoPE adds nothing: θᵢ = base^(-2i/d_head) is a formula.");
 
@@ -67,7 +67,7 @@ void show_shape_trace(App& app) {
   ImGui::TableSetupColumn("why", ImGuiTableColumnFlags_WidthStretch, 2.2f);
   ImGui::TableHeadersRow();
   char buf[96];
-  for (const ShapeStep& s : m.shapes) {
+  for (const ShapeStep& s : model.shapes) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextColored(theme::vec(step_colour(s.name)), "%s", s.name.c_str());

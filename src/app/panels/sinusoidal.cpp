@@ -17,40 +17,42 @@
 namespace rv {
 namespace {
 
-void sinus_marks(const Params& p, const Model& m, const HeatFrame& f) {
+void sinus_marks(const Params& p, const Model& model, const HeatFrame& f) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(f.p0, ImVec2(f.p0.x + f.width, f.b.y), true);
-  row_end_labels(dl, f, format_count((long long)m.sinus_x0).c_str(), format_count((long long)m.sinus_x_end).c_str());
-  hatch_flagged(dl, f, Marker::Vertical, m.sinus_aliased, 2, m.sinus.cols, "aliased");
-  const double span = m.sinus_x_end - m.sinus_x0;
+  row_end_labels(dl, f, format_count((long long)model.sinus_x0).c_str(),
+                 format_count((long long)model.sinus_x_end).c_str());
+  hatch_flagged(dl, f, Marker::Vertical, model.sinus_aliased, 2, model.sinus.cols, "aliased");
+  const double span = model.sinus_x_end - model.sinus_x0;
   char buf[48];
   std::snprintf(buf, sizeof buf, "m = %s", format_count(p.position).c_str());
-  frame_marker(dl, f, Marker::Horizontal, span > 0 ? (double(p.position) - m.sinus_x0) / span : -1.0, IM_COL32_WHITE,
-               buf, LabelAt::End, false);
+  frame_marker(dl, f, Marker::Horizontal, span > 0 ? (double(p.position) - model.sinus_x0) / span : -1.0,
+               IM_COL32_WHITE, buf, LabelAt::End, false);
   dl->PopClipRect();
 }
 
-void sinus_tooltip(const Model& m, const HeatFrame& f) {
+void sinus_tooltip(const Model& model, const HeatFrame& f) {
   const ImVec2 uv = f.mouse_uv();
-  const int r = std::clamp(int(uv.y * m.sinus.rows), 0, m.sinus.rows - 1);
-  const int c = std::clamp(int(uv.x * m.sinus.cols), 0, m.sinus.cols - 1);
+  const int r = std::clamp(int(uv.y * model.sinus.rows), 0, model.sinus.rows - 1);
+  const int c = std::clamp(int(uv.x * model.sinus.cols), 0, model.sinus.cols - 1);
   char last[96];
-  const int dim = m.sinus_dims[size_t(c)];
-  if (m.sinus_aliased[size_t(c / 2)])
+  const int dim = model.sinus_dims[size_t(c)];
+  if (model.sinus_aliased[size_t(c / 2)])
     std::snprintf(last, sizeof last, "aliased at this zoom: θᵢ·Δpos = %s rad > π per row",
-                  format_sig(m.sinus_theta[c / 2] * m.sinus_step, 3).c_str());
+                  format_sig(model.sinus_theta[c / 2] * model.sinus_step, 3).c_str());
   else
-    std::snprintf(last, sizeof last, "PE = %s", format_sig(m.sinus.values[size_t(r) * m.sinus.cols + c], 8).c_str());
+    std::snprintf(last, sizeof last, "PE = %s",
+                  format_sig(model.sinus.values[size_t(r) * model.sinus.cols + c], 8).c_str());
   ImGui::SetTooltip("pos = %s, dim %d (%s of pair %d)\n%s",
-                    format_count((long long)m.sinus_positions[size_t(r)]).c_str(), dim, dim % 2 == 0 ? "sin" : "cos",
-                    dim / 2, last);
+                    format_count((long long)model.sinus_positions[size_t(r)]).c_str(), dim,
+                    dim % 2 == 0 ? "sin" : "cos", dim / 2, last);
 }
 
 // With a real model: it does not use this encoding; the heatmap is what the sinusoidal encoding of its width would be.
 void model_note(const App& app) {
-  const Model& m = app.model;
-  if (!m.real) return;
-  const RealModel& r = *m.real;
+  const Model& model = app.model;
+  if (!model.real) return;
+  const RealModel& r = *model.real;
   char width[28], hidden[28];
   format_count(app.params.d_model(), width, sizeof width);
   format_count(r.hidden, hidden, sizeof hidden);
@@ -68,7 +70,7 @@ void model_note(const App& app) {
 
 void show_sinusoidal(App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   char width[28];
   format_count(p.d_model(), width, sizeof width);
   ImGui::PushTextWrapPos(0.0f);  // a phone wraps the formula rather than clip it
@@ -92,19 +94,20 @@ void show_sinusoidal(App& app) {
   model_note(app);
 
   char pe_m[96] = "";
-  if (m.sinus_at_m.size() >= 2)
-    std::snprintf(pe_m, sizeof pe_m, "PE[m] = (sin, cos)(m·θ₀) = (%s, %s)%s", format_sig(m.sinus_at_m[0], 6).c_str(),
-                  format_sig(m.sinus_at_m[1], 6).c_str(), m.sinus_at_m.size() > 2 ? ", ..." : "");
-  const char* rows = m.sinus_words.c_str();
+  if (model.sinus_at_m.size() >= 2)
+    std::snprintf(pe_m, sizeof pe_m, "PE[m] = (sin, cos)(m·θ₀) = (%s, %s)%s",
+                  format_sig(model.sinus_at_m[0], 6).c_str(), format_sig(model.sinus_at_m[1], 6).c_str(),
+                  model.sinus_at_m.size() > 2 ? ", ..." : "");
+  const char* rows = model.sinus_words.c_str();
   const float lh = ImGui::GetTextLineHeightWithSpacing();
   const float text_w = ImGui::CalcTextSize(pe_m).x + ImGui::CalcTextSize(rows).x;
   const bool one_line = text_w + 2 * ImGui::GetStyle().ItemSpacing.x <= ImGui::GetContentRegionAvail().x;
   const float below = (one_line ? lh : lh + wrapped_height(rows)) + 1.3f * lh;
-  const float margin = ImGui::CalcTextSize(format_count((long long)m.sinus_x_end).c_str()).x + 10.0f;
+  const float margin = ImGui::CalcTextSize(format_count((long long)model.sinus_x_end).c_str()).x + 10.0f;
   const HeatFrame f = heat_frame("sinusoidal", std::max(margin, ImGui::CalcTextSize("0000").x), below);
-  heatmap(app.ui.gpu.get(), HeatSlot::Sinusoidal, m.sinus, f.a, f.b, -1.0f, 1.0f);
-  sinus_marks(p, m, f);
-  if (f.hovered && m.sinus.rows > 0) sinus_tooltip(m, f);
+  heatmap(app.ui.gpu.get(), HeatSlot::Sinusoidal, model.sinus, f.a, f.b, -1.0f, 1.0f);
+  sinus_marks(p, model, f);
+  if (f.hovered && model.sinus.rows > 0) sinus_tooltip(model, f);
   ImGui::TextUnformatted(pe_m);
   same_line_if_fits(ImGui::CalcTextSize(rows).x);
   ImGui::PushTextWrapPos(0.0f);
@@ -114,15 +117,16 @@ void show_sinusoidal(App& app) {
 }
 
 std::string describe_sinusoidal(const App& app) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   std::string out = "Sinusoidal panel: Vaswani's sin and cos position encoding over positions " +
-                    format_sig(m.sinus_x0) + " to " + format_sig(m.sinus_x_end) +
+                    format_sig(model.sinus_x0) + " to " + format_sig(model.sinus_x_end) +
                     " at the input width d_model = " + format_count(app.params.d_model()) +
                     " with base 10,000, with position m marked; it is added to "
                     "the input once, while RoPE rotates Q and K (width d_head, base " +
                     format_sig(app.params.base) + ") in every layer.";
-  if (m.real)
-    out += " " + m.real->name + " does not use it (it uses " + (m.real->info.rope ? "RoPE" : "a learned table") +
+  if (model.real)
+    out += " " + model.real->name + " does not use it (it uses " +
+           (model.real->info.rope ? "RoPE" : "a learned table") +
            "): this is what the sinusoidal encoding of its width would be.";
   return out;
 }

@@ -24,7 +24,7 @@ double pair_strength(const RopeUsage& r, int i) {
 }
 
 // Everything the panel draws and says, from the layers measured so far: built once per layer, never per frame.
-void rebuild(UsageWalk& u, const Params& p, const Model& m) {
+void rebuild(UsageWalk& u, const Params& p, const Model& model) {
   RopeUsage& r = u.usage;
   const int layers = int(r.q.size()), half = r.rotary_dims / 2;
   u.q_grid.assign(std::size_t(layers) * half, 0.0f);
@@ -58,7 +58,7 @@ void rebuild(UsageWalk& u, const Params& p, const Model& m) {
   u.k_max = u.k_grid.empty() ? 0.0f : *std::max_element(u.k_grid.begin(), u.k_grid.end());
   u.head_built = -1;
   // The context and the pairs without a turn in it are the Context budget's (core/models/context_budget.hpp).
-  u.context = m.budget.context;
+  u.context = model.budget.context;
   u.beyond.assign(std::size_t(half), false);
   int beyond = 0;
   double beyond_q = 0, inside_q = 0;
@@ -109,7 +109,8 @@ void rebuild(UsageWalk& u, const Params& p, const Model& m) {
            " after its rope_scaling (" + format_sig(r.wavelength.minCoeff(), 4) + " to " +
            format_sig(r.wavelength.maxCoeff(), 4) + "); the wavelengths named above are the full layers'.";
     if (u.context > 0) {
-      s += " " + plural(m.budget.scaled_pairs_without_turn, "pair's wavelength exceeds", "pairs' wavelengths exceed") +
+      s += " " +
+           plural(model.budget.scaled_pairs_without_turn, "pair's wavelength exceeds", "pairs' wavelengths exceed") +
            " the " + format_count(u.context) +
            "-position context (max_position_embeddings, as in Context budget): they "
            "never complete a turn inside it";

@@ -111,9 +111,9 @@ void model_control(App& app) {
   } else {
     ImGui::TextDisabled("drop a config.json here, or --config FILE");
   }
-  const Model& m = app.model;
-  if (m.real) ImGui::TextDisabled("from %s", m.real->source.c_str());
-  if (!m.model_error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", m.model_error.c_str());
+  const Model& model = app.model;
+  if (model.real) ImGui::TextDisabled("from %s", model.real->source.c_str());
+  if (!model.model_error.empty()) ImGui::TextColored(theme::vec(theme::kError), "%s", model.model_error.c_str());
   weights_control(app);
 }
 

@@ -16,7 +16,7 @@ namespace rv {
 
 void show_position_test(App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   if (!app.ui.narrow) {  // a phone's controls are a sheet with its own button
     if (ImGui::SmallButton(app.ui.controls_open ? "<<" : ">>")) app.ui.controls_open = !app.ui.controls_open;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip(app.ui.controls_open ? "hide the controls" : "show the controls");
@@ -41,13 +41,13 @@ void show_position_test(App& app) {
   // A RoPE model has no table: the line is about the one its context would need, as the Learned table panel says.
   char text[400], rows[28], hypothetical[200] = "";
   format_count(p.max_position, rows, sizeof rows);
-  if (m.real && !m.real->info.absolute)
+  if (model.real && !model.real->info.absolute)
     std::snprintf(hypothetical, sizeof hypothetical,
                   " (hypothetical: %s has no such table, RoPE adds 0 parameters; this is the table its %s-position "
                   "context would need)",
-                  m.real->name.c_str(), rows);
-  if (m.lookup_error)
-    std::snprintf(text, sizeof text, "Learned table%s: %s", hypothetical, m.lookup_message.c_str());
+                  model.real->name.c_str(), rows);
+  if (model.lookup_error)
+    std::snprintf(text, sizeof text, "Learned table%s: %s", hypothetical, model.lookup_message.c_str());
   else
     std::snprintf(text, sizeof text, "Learned table%s: %s m = %s with row P[%lld] of %s %s, width d = %d", hypothetical,
                   hypothetical[0] ? "would serve" : "serves", format_count(p.position, at_m, sizeof at_m), p.position,
@@ -55,7 +55,7 @@ void show_position_test(App& app) {
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x, pad = 6.0f;
   const float h = ImGui::CalcTextSize(text, nullptr, false, w - 2 * pad).y + ImGui::GetStyle().ItemSpacing.y + 2.0f;
-  if (m.lookup_error) {
+  if (model.lookup_error) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(p0, ImVec2(p0.x + w, p0.y + h), IM_COL32(90, 22, 26, 255), 3.0f);
     dl->AddRect(p0, ImVec2(p0.x + w, p0.y + h), theme::kError, 3.0f, 0, 2.0f);
@@ -64,7 +64,7 @@ void show_position_test(App& app) {
   }
   ImGui::SetCursorScreenPos(ImVec2(p0.x + pad, p0.y + 2));
   ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + w - 2 * pad);
-  ImGui::TextColored(theme::vec(m.lookup_error ? theme::kError : theme::kLearned), "%s", text);
+  ImGui::TextColored(theme::vec(model.lookup_error ? theme::kError : theme::kLearned), "%s", text);
   ImGui::PopTextWrapPos();
   app.ui.rects["lookup"] = Rect{p0.x, p0.y, w, h};  // the line's box (tests: it fits the window)
   ImGui::SetCursorScreenPos(ImVec2(p0.x, p0.y + h + 2));

@@ -42,26 +42,27 @@ std::string csv_quoted(const std::string& text) {
 
 ExportFile export_angles_csv(const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   std::string out = preamble(app, "RoPE angles per pair at position m");
   out += "i,theta_i,angle_m_theta_i,angle_mod_2pi,wavelength,q_a,q_b,q_rot_a,q_rot_b,k_rot_a,k_rot_b\n";
-  for (int i = 0; i < int(m.inv_freq.size()); ++i) {
-    const Eigen::Vector2d q = rope_pair(m.q, i, p.pairing), qr = rope_pair(m.q_rot, i, p.pairing);
-    const Eigen::Vector2d kr = rope_pair(m.k_rot, i, p.pairing);
-    append_row(out, {double(i), m.inv_freq[i], m.angles[i], std::fmod(m.angles[i], kTwoPi),
-                     rope_wavelength(m.inv_freq[i]), q[0], q[1], qr[0], qr[1], kr[0], kr[1]});
+  for (int i = 0; i < int(model.inv_freq.size()); ++i) {
+    const Eigen::Vector2d q = rope_pair(model.q, i, p.pairing), qr = rope_pair(model.q_rot, i, p.pairing);
+    const Eigen::Vector2d kr = rope_pair(model.k_rot, i, p.pairing);
+    append_row(out, {double(i), model.inv_freq[i], model.angles[i], std::fmod(model.angles[i], kTwoPi),
+                     rope_wavelength(model.inv_freq[i]), q[0], q[1], qr[0], qr[1], kr[0], kr[1]});
   }
   return {"ropeviz-angles-" + export_tag(p) + ".csv", "text/csv", out};
 }
 
 ExportFile export_score_csv(const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   std::string out = preamble(app, "score <RoPE(q, n + r), RoPE(k, n)> against the offset r");
-  out += "offset_r,score_anchor_" + format_number(m.anchor_a) + ",score_anchor_" + format_number(m.anchor_b) + "\n";
+  out += "offset_r,score_anchor_" + format_number(model.anchor_a) + ",score_anchor_" + format_number(model.anchor_b) +
+         "\n";
   const long long lo = -(long long)p.offsets;
-  for (size_t j = 0; j < m.curve_a.size() && j < m.curve_b.size(); ++j)
-    append_row(out, {double(lo + (long long)j), m.curve_a[j], m.curve_b[j]});
+  for (size_t j = 0; j < model.curve_a.size() && j < model.curve_b.size(); ++j)
+    append_row(out, {double(lo + (long long)j), model.curve_a[j], model.curve_b[j]});
   return {"ropeviz-score-" + export_tag(p) + ".csv", "text/csv", out};
 }
 

@@ -77,34 +77,35 @@ void live_table(const App& app, char* out, std::size_t size) {
 
 // "θ = 1, 0.1, ...; at m = 3: 3, 0.3, ... rad" for the first pairs.
 void live_angles(const App& app, char* out, std::size_t size) {
-  const Model& m = app.model;
-  const int shown = std::min<int>(6, int(m.inv_freq.size()));
+  const Model& model = app.model;
+  const int shown = std::min<int>(6, int(model.inv_freq.size()));
   int n = std::snprintf(out, size, "θ =");
   for (int i = 0; i < shown && n < int(size); ++i)
-    n += std::snprintf(out + n, size - n, "%s %.6g", i ? "," : "", m.inv_freq[i]);
+    n += std::snprintf(out + n, size - n, "%s %.6g", i ? "," : "", model.inv_freq[i]);
   if (n < int(size))
-    n += std::snprintf(out + n, size - n, "%s; at m = %lld:", shown < m.inv_freq.size() ? " …" : "",
+    n += std::snprintf(out + n, size - n, "%s; at m = %lld:", shown < model.inv_freq.size() ? " …" : "",
                        app.params.position);
   for (int i = 0; i < shown && n < int(size); ++i)
-    n += std::snprintf(out + n, size - n, "%s %.6g", i ? "," : "", m.angles[i]);
-  if (n < int(size)) std::snprintf(out + n, size - n, "%s rad", shown < m.angles.size() ? " …" : "");
+    n += std::snprintf(out + n, size - n, "%s %.6g", i ? "," : "", model.angles[i]);
+  if (n < int(size)) std::snprintf(out + n, size - n, "%s rad", shown < model.angles.size() ? " …" : "");
 }
 
 void live_mechanism(const App& app, char* out, std::size_t size) {
-  const Model& m = app.model;
-  std::snprintf(
-      out, size, "%d pairs, θ₀ = %.6g down to %.6g; RoPE parameters: %lld; scores at two anchors differ by %.3g",
-      int(m.inv_freq.size()), m.inv_freq[0], m.inv_freq[m.inv_freq.size() - 1], m.counts.rope, m.relative_spread);
+  const Model& model = app.model;
+  std::snprintf(out, size,
+                "%d pairs, θ₀ = %.6g down to %.6g; RoPE parameters: %lld; scores at two anchors differ by %.3g",
+                int(model.inv_freq.size()), model.inv_freq[0], model.inv_freq[model.inv_freq.size() - 1],
+                model.counts.rope, model.relative_spread);
 }
 
 void live_offset(const App& app, char* out, std::size_t size) {
-  const Model& m = app.model;
+  const Model& model = app.model;
   const long long at = app.params.position;
-  if (m.lookup_error)
-    std::snprintf(out, size, "Learned P[%lld]: %s   RoPE: angle m·θ₀ = %.6g rad", at, m.lookup_message.c_str(),
-                  m.angles[0]);
+  if (model.lookup_error)
+    std::snprintf(out, size, "Learned P[%lld]: %s   RoPE: angle m·θ₀ = %.6g rad", at, model.lookup_message.c_str(),
+                  model.angles[0]);
   else
-    std::snprintf(out, size, "Learned P[%lld]: a row of the table.   RoPE: angle m·θ₀ = %.6g rad", at, m.angles[0]);
+    std::snprintf(out, size, "Learned P[%lld]: a row of the table.   RoPE: angle m·θ₀ = %.6g rad", at, model.angles[0]);
 }
 
 void live_norm(const App& app, char* out, std::size_t size) {

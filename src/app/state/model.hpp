@@ -24,9 +24,9 @@ RopeScaling scaling_of(const Params& p);
 
 // P[position] of the app's table: built whole when small (Model::table_built), else its row drawn alone; the
 // IndexError past it either way.
-Expected<Eigen::RowVectorXd> table_lookup(const Params& p, const Model& m, long long position);
+Expected<Eigen::RowVectorXd> table_lookup(const Params& p, const Model& model, long long position);
 // P[t, j], for hover read-outs.
-double table_value(const Params& p, const Model& m, int t, int j);
+double table_value(const Params& p, const Model& model, int t, int j);
 // The table row that row r of a `rows`-row sample of a max_position-row table shows (evenly spaced, from 0).
 int table_sample_row(int max_position, int rows, int r);
 

@@ -13,9 +13,9 @@ NoteKind note_kind(const std::string& note) {
 }
 
 long long pre_extension_length(const App& app) {
-  const Model& m = app.model;
-  if (!m.real || !m.real->info.rope) return 0;
-  const RopeModel& rope = *m.real->info.rope;
+  const Model& model = app.model;
+  if (!model.real || !model.real->info.rope) return 0;
+  const RopeModel& rope = *model.real->info.rope;
   const long long original = rope.original_max_position_embeddings.value_or(0);
   return original != rope.max_position_embeddings.value_or(0) ? original : 0;
 }

@@ -29,9 +29,9 @@ constexpr int kDescribedPairsMax = 8;
 }  // namespace
 
 std::string describe_model(const App& app) {
-  const Model& m = app.model;
-  if (!m.real) return "";
-  const RealModel& r = *m.real;
+  const Model& model = app.model;
+  if (!model.real) return "";
+  const RealModel& r = *model.real;
   std::string s = "Model: " + r.name + ", from " + r.source + ". ";
   if (r.info.absolute)
     return s + "Its positions are a learned table of " + format_count(app.params.max_position) +
@@ -39,7 +39,7 @@ std::string describe_model(const App& app) {
   const RopeModel& rope = *r.info.rope;
   s += "RoPE with base " + format_sig(rope.base) + ", rope_type " + rope.rope_type + ", " +
        format_count(rope.rotary_dims) + " of " + format_count(rope.head_dim) + " head dimensions rotate";
-  const int still = int(m.inv_freq.size()) - m.rotary_pairs;
+  const int still = int(model.inv_freq.size()) - model.rotary_pairs;
   if (still > 0) s += " (the other " + plural(still, "pair passes", "pairs pass") + " through unchanged)";
   s += "; context " + format_count(app.params.max_position) + " positions";
   if (rope.attention_factor != 1.0) s += "; attention factor " + format_sig(rope.attention_factor);
@@ -85,17 +85,17 @@ std::string lesson_step_sentences(const App& app) {
 
 std::string describe(const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   std::string s = describe_model(app) + "Position m = " + format_count(p.position) + ". ";
   s += std::string("Learned absolute") +
-       (table_is_hypothetical(app) ? " (hypothetical: " + m.real->name +
+       (table_is_hypothetical(app) ? " (hypothetical: " + model.real->name +
                                          " uses RoPE and has no such table; this is the one its context would need)"
                                    : std::string()) +
        (loaded_table(p) ? " (" + table_name(p) + ", its trained values)" : std::string()) + ": the table P has " +
        plural(p.max_position, "row", "rows") +
        (p.max_position == 1 ? " (position 0)" : " (positions 0 to " + format_count(p.max_position - 1) + ")") +
        " of width d = " + format_count(p.d_model()) + ". " + lookup_sentence(app) + " ";
-  const int pairs = int(m.inv_freq.size());
+  const int pairs = int(model.inv_freq.size());
   RopeVerdict verdict;  // the strip's two halves: the formula, and a model trained to the context
   rope_verdict(app, verdict);
   s += "RoPE is defined at any position (the formula; for a trained model, " + std::string(verdict.trained) +
@@ -103,8 +103,8 @@ std::string describe(const App& app) {
   const int shown = std::min(pairs, kDescribedPairsMax);
   std::string thetas, angles;
   for (int i = 0; i < shown; ++i) {
-    thetas += (i ? ", " : "") + format_sig(m.inv_freq[i]);
-    angles += (i ? ", " : "") + format_sig(m.angles[i]);
+    thetas += (i ? ", " : "") + format_sig(model.inv_freq[i]);
+    angles += (i ? ", " : "") + format_sig(model.angles[i]);
   }
   s += "; theta = " + thetas + (shown < pairs ? ", ..." : "") + "; angles in radians = " + angles +
        (shown < pairs ? ", ..." : "") + ". " + score_sentence(app);
@@ -163,28 +163,31 @@ void weights_state(JsonWriter& j, const App& app) {
 // numbers at offsets 0..8 (r = m - n >= 0), the bounds' at 0.
 static void score_curve_state(JsonWriter& j, const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   j.key("score_curve")
       .begin_object()
       .key("qk")
       .value(score_qk_name(p.qk))
       .key("drawn")
-      .value(score_qk_name(m.qk_drawn));
+      .value(score_qk_name(model.qk_drawn));
   j.key("q_token").value(p.q_token).key("k_token").value(p.k_token).key("head").value(p.qk_head);
   j.key("error");
-  if (m.qk_error.empty())
+  if (model.qk_error.empty())
     j.null();
   else
-    j.value(m.qk_error);
-  const std::size_t zero = m.curve_a.size() / 2, n = std::min<std::size_t>(9, m.curve_a.size() - zero);
-  j.key("scores").values(m.curve_a.data() + zero, int(n));
-  j.key("cauchy_schwarz").value(m.cauchy_schwarz).key("abel_0").value(m.bound.empty() ? 0.0 : m.bound[zero]);
-  j.key("rms").value(m.curve_rms).key("words").value(m.qk_words).end_object();
+    j.value(model.qk_error);
+  const std::size_t zero = model.curve_a.size() / 2, n = std::min<std::size_t>(9, model.curve_a.size() - zero);
+  j.key("scores").values(model.curve_a.data() + zero, int(n));
+  j.key("cauchy_schwarz")
+      .value(model.cauchy_schwarz)
+      .key("abel_0")
+      .value(model.bound.empty() ? 0.0 : model.bound[zero]);
+  j.key("rms").value(model.curve_rms).key("words").value(model.qk_words).end_object();
 }
 
 std::string state_json(const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   JsonWriter j;
   j.begin_object();
   j.key("position").value(p.position).key("key_position").value(p.key_position);
@@ -193,30 +196,30 @@ std::string state_json(const App& app) {
   j.key("vocab").value(p.vocab).key("base").value(p.base).key("pairing").value(pairing_name(p.pairing));
   j.key("seed").value((long long)p.seed).key("offsets").value(p.offsets);
   j.key("model");  // a preset's name; null for free parameters and for a loaded config.json (model_label names it)
-  if (m.real && p.model != kLoadedModel)
-    j.value(m.real->name);
+  if (model.real && p.model != kLoadedModel)
+    j.value(model.real->name);
   else
     j.null();
   j.key("model_label");
-  if (m.real)
-    j.value(m.real->name);
+  if (model.real)
+    j.value(model.real->name);
   else
     j.null();
-  j.key("absolute").begin_object().key("ok").value(!m.lookup_error.has_value()).key("error");
-  if (m.lookup_error)
-    j.value(m.lookup_error->full());
+  j.key("absolute").begin_object().key("ok").value(!model.lookup_error.has_value()).key("error");
+  if (model.lookup_error)
+    j.value(model.lookup_error->full());
   else
     j.null();
   j.key("params").value(learned_param_count(p.max_position, p.d_model())).end_object();
   j.key("rope").begin_object().key("ok").value(true);
-  j.key("theta").values(m.inv_freq.data(), int(m.inv_freq.size()));
-  j.key("angle").values(m.angles.data(), int(m.angles.size()));
-  j.key("rotary_pairs").value(m.rotary_pairs).key("attention_factor").value(m.attention_factor_model);
+  j.key("theta").values(model.inv_freq.data(), int(model.inv_freq.size()));
+  j.key("angle").values(model.angles.data(), int(model.angles.size()));
+  j.key("rotary_pairs").value(model.rotary_pairs).key("attention_factor").value(model.attention_factor_model);
   j.key("params").value(0).end_object();
-  j.key("score").value(m.score).key("norm_max_diff").value(m.norm_max_diff);
+  j.key("score").value(model.score).key("norm_max_diff").value(model.norm_max_diff);
   score_curve_state(j, app);
   j.key("relative_spread")
-      .value(m.relative_spread)
+      .value(model.relative_spread)
       .key("tab_top")
       .value(p.tab_top)
       .key("tab_bottom")
@@ -226,8 +229,8 @@ std::string state_json(const App& app) {
       .key("panel_bottom")
       .value(tab_key(Bar::Bottom, p.tab_bottom));
   j.key("scaling").begin_object().key("type").value(scaling_name(p.scaling)).key("factor").value(p.factor);
-  j.key("theta").values(m.scaled_inv_freq.data(), int(m.scaled_inv_freq.size()));
-  j.key("attention_factor").value(m.attention_factor).end_object();
+  j.key("theta").values(model.scaled_inv_freq.data(), int(model.scaled_inv_freq.size()));
+  j.key("attention_factor").value(model.attention_factor).end_object();
   j.key("hovered_scroll").begin_object().key("y").value(double(app.ui.hovered_scroll[0]));
   j.key("max").value(double(app.ui.hovered_scroll[1])).end_object();
   weights_state(j, app);

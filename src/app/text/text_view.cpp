@@ -45,20 +45,20 @@ std::string percent(const std::optional<double>& v) {
 
 std::string encodings(const App& app) {
   const Params& p = app.params;
-  const Model& m = app.model;
+  const Model& model = app.model;
   const std::string at = format_count(p.position);
-  std::string out = "<h2>Position m = " + html_escape(at) + ", key n = " + html_escape(format_count(p.key_position)) +
-                    "</h2>";
-  if (const std::string model = describe_model(app); !model.empty()) out += tag("p", model);
+  std::string out =
+      "<h2>Position m = " + html_escape(at) + ", key n = " + html_escape(format_count(p.key_position)) + "</h2>";
+  if (const std::string summary = describe_model(app); !summary.empty()) out += tag("p", summary);
   out += "<h3>Learned absolute table</h3>";
   out += tag("p", "P has " + plural(p.max_position, "row", "rows") + " of width d = " + format_count(p.d_model()) +
                       ". " + lookup_sentence(app));
   out += "<h3>RoPE</h3>";
-  const int pairs = int(m.inv_freq.size()), shown = std::min(pairs, kPairRowsMax);
+  const int pairs = int(model.inv_freq.size()), shown = std::min(pairs, kPairRowsMax);
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < shown; ++i)
-    rows.push_back({std::to_string(i), format_sig(m.inv_freq[i]), format_sig(m.angles[i]),
-                    format_sig(m.angles[i] / kTwoPi, 4), format_sig(rope_wavelength(m.inv_freq[i]), 4)});
+    rows.push_back({std::to_string(i), format_sig(model.inv_freq[i]), format_sig(model.angles[i]),
+                    format_sig(model.angles[i] / kTwoPi, 4), format_sig(rope_wavelength(model.inv_freq[i]), 4)});
   out += table("RoPE's " + plural(pairs, "pair", "pairs") + " at m = " + at +
                    (shown < pairs ? " (the first " + std::to_string(shown) + ")" : ""),
                {"pair i", "theta_i", "angle m * theta_i (rad)", "turns", "wavelength 2 pi / theta_i"}, rows);
@@ -101,12 +101,23 @@ std::string html_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
