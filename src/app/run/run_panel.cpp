@@ -104,12 +104,15 @@ void settings(App& app, RunSession& s) {
   if (!r.bench) return;
   ImGui::SetNextItemWidth(w * 0.45f);
   ImGui::SliderInt("lengths", &r.bench_lengths, 1, 8);
+  record_rect(app.ui, "run_bench_lengths");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w * 0.45f);
   ImGui::SliderInt("depths", &r.bench_depths, 1, 9);
+  record_rect(app.ui, "run_bench_depths");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(w * 0.45f);
   ImGui::SliderInt("keys a cell", &r.bench_trials, 1, 8);
+  record_rect(app.ui, "run_bench_keys");
   hover_tip("Trials per cell, each with its own key (seeded: the same keys every run, as the passkey op's seed 0).");
 }
 
