@@ -13,6 +13,7 @@
 #include "app/state/params.hpp"
 #include "app/state/registry.hpp"
 #include "app/text/report.hpp"
+#include "core/decoder/decoder.hpp"
 #include "headless.hpp"
 #include "imgui_config.hpp"
 
@@ -106,6 +107,15 @@ TEST_CASE("params: every row has a unique key and help, is found by name, and ta
   CHECK(rv::set_param(p, "no_such_key", "1", notes));  // ignored: newer links may carry more
   CHECK(notes.empty());
   CHECK(p == rv::Params{});
+}
+
+TEST_CASE("params: the methods key's choices are core's position methods, in their order") {
+  std::string names;
+  for (rv::PositionMethod m : rv::kAllPositionMethods)
+    names += std::string(names.empty() ? "" : ", ") + rv::position_method_name(m);
+  const rv::ParamField* methods = rv::find_field("methods");
+  REQUIRE(methods);
+  CHECK(std::string(methods->choices) == names);  // a new method in core is named here too
 }
 
 TEST_CASE("params: each kind keeps its notes and clamping") {
