@@ -656,8 +656,10 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_rect(Web* web, const char* id) {
   if (it == web->app.ui.rects.end()) return "null";
   const float s = web->app.ui.scale;
   const rv::Rect& r = it->second;
-  web->reply = "{\"x\":" + std::to_string(r.x / s) + ",\"y\":" + std::to_string(r.y / s) +
-               ",\"w\":" + std::to_string(r.w / s) + ",\"h\":" + std::to_string(r.h / s) + "}";
+  rv::JsonWriter j;
+  j.begin_object().key("x").value(double(r.x / s)).key("y").value(double(r.y / s));
+  j.key("w").value(double(r.w / s)).key("h").value(double(r.h / s)).end_object();
+  web->reply = j.str();
   return web->reply.c_str();
 }
 
