@@ -67,6 +67,10 @@ void Headless::frame() {
 
 std::string Headless::frame_text() {
   frame();
+  return drawn_text();
+}
+
+std::string Headless::drawn_text() {
   // Every glyph quad of the font atlas, by its top-left texture coordinate.
   std::map<std::pair<float, float>, const ImFontGlyph*> glyphs;
   for (const ImFont* font : ImGui::GetIO().Fonts->Fonts)

@@ -28,12 +28,15 @@ class Headless {
 
   // Applies a link's "key=value&..." as the page would; returns the notes it raised.
   std::vector<std::string> set_state(const std::string& query);
-  void frame();  // one full app frame
+  void frame();                            // one full app frame
   void resize(float width, float height);  // a new display size in logical pixels, from the next frame on
   // One frame, returning the text it drew as read back from the glyphs in its draw lists, window by window, a
   // line per drawn line: what a user sees, so text scrolled out of view, clipped by its window or in a closed tab is
   // absent.
   std::string frame_text();
+  // The text of the frame last rendered (ImGui::Render), read back as frame_text reads it: for a test that draws its
+  // own windows between ImGui::NewFrame and ImGui::Render.
+  static std::string drawn_text();
   // frame_text with its lines joined by spaces, so a wrapped sentence reads whole.
   std::string frame_sentences();
   void frames(int n) {
