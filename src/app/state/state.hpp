@@ -368,10 +368,10 @@ struct WeightsLoad {
 
 // The UI's own state: nothing here changes the math.
 struct Ui {
-  float scale = 1.0f;                       // device pixels per CSS/logical pixel
-  std::map<std::string, Rect> rects;        // named controls, in device pixels
-  std::vector<std::string> notes;           // rejected or clamped inputs, confirmations; shown until dismissed
-  std::map<std::string, int> note_repeats;  // a note raised again is shown once with its count (show_notes)
+  float scale = 1.0f;                              // device pixels per CSS/logical pixel
+  std::map<std::string, Rect, std::less<>> rects;  // named controls, in device pixels (found by string_view)
+  std::vector<std::string> notes;                  // rejected or clamped inputs, confirmations; shown until dismissed
+  std::map<std::string, int> note_repeats;         // a note raised again is shown once with its count (show_notes)
   std::vector<ExportFile>
       pending_exports;  // set by an export button (one or more files), taken by the platform (app/shell/host.hpp)
   bool pending_copy_link = false;    // "copy link" pressed; the platform copies and clears it

@@ -121,9 +121,11 @@ bool position_slider(const char* id, long long* position, int max_position, long
   return changed;
 }
 
-void record_rect(Ui& ui, const std::string& name) {
+void record_rect(Ui& ui, std::string_view name) {
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  ui.rects[name] = Rect{a.x, a.y, b.x - a.x, b.y - a.y};
+  auto at = ui.rects.find(name);  // found without a std::string: a long name allocates only when first recorded
+  if (at == ui.rects.end()) at = ui.rects.emplace(std::string(name), Rect{}).first;
+  at->second = Rect{a.x, a.y, b.x - a.x, b.y - a.y};
 }
 
 void same_line_if_fits(float width) {

@@ -2,6 +2,7 @@
 // the model lock, named control rectangles for the test hook, formula tooltips, the error box.
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "app/state/params.hpp"
 #include "app/state/state.hpp"
@@ -30,7 +31,7 @@ float position_slider_inset();
 bool position_slider(const char* id, long long* position, int max_position, long long original, float width,
                      ImU32 accent);
 // Stores the last item's rectangle under `name` (device pixels) for window.ropeviz.rect().
-void record_rect(Ui& ui, const std::string& name);
+void record_rect(Ui& ui, std::string_view name);
 // SameLine() if an item `width` wide still fits on the current line, else a new line.
 void same_line_if_fits(float width);
 // A wrapped tooltip with `text` while the last item is hovered.
