@@ -32,13 +32,7 @@ ALLOWED = {
     "cli": CORE + ["cli"],
     "app/state": CORE + ["app/state"],
     "app/ui": CORE + ["app/state", "app/ui", "assets"],
-    # the feature rooms: core, the house's state and the shared UI, never another room's inside
-    "app/run": CORE + ["app/state", "app/ui", "app/run"],
-    "app/lab": CORE + ["app/state", "app/ui", "app/lab"],
-    "app/lesson": CORE + ["app/state", "app/ui", "app/lesson"],
-    "app/trained_table": CORE + ["app/state", "app/ui", "app/trained_table"],
-    "app/rope_usage": CORE + ["app/state", "app/ui", "app/rope_usage"],
-    "app/panels": CORE + ["app/state", "app/ui", "app/run", "app/panels"] + ROOMS,  # the registry calls every room's
+    "app/panels": CORE + ["app/state", "app/ui", "app/panels"] + ROOMS,  # the registry calls every room's
     "app/text": CORE + ["app/state", "app/ui", "app/panels", "app/text"] + ROOMS,
     "app/shell": CORE + ["app/state", "app/ui", "app/panels", "app/text", "app/shell"] + ROOMS,
     "app/imgui_hooks": [],
@@ -46,6 +40,8 @@ ALLOWED = {
     "platform/gl": CORE + ["app/state", "app/ui", "app/panels", "app/text", "app/shell", "assets", "platform/gl"]
     + ROOMS,
 }
+for room in ROOMS:  # the feature rooms: core, the house's state and the shared UI, never another room's inside
+    ALLOWED[room] = CORE + ["app/state", "app/ui", room]
 for seam in ("platform/desktop", "platform/web"):
     ALLOWED[seam] = ALLOWED["platform/gl"] + [seam]
 ALLOWED["platform/web"].append("cli")  # the page answers forward and passkey with the CLI's code (web_infer.cpp)
