@@ -15,10 +15,10 @@ step() {  # step NAME COMMAND...: runs it, its output into the report, its time 
   local name=$1 started rc
   shift
   echo "== $name" | tee -a "$report"
-  started=$(date +%s.%N)
+  started=$(date +%s%N)
   "$@" 2>&1 | tee -a "$report"
   rc=${PIPESTATUS[0]}
-  printf '== %s: exit %d in %.1f s\n\n' "$name" "$rc" "$(echo "$(date +%s.%N) - $started" | bc)" | tee -a "$report"
+  printf '== %s: exit %d in %d ms\n\n' "$name" "$rc" $((($(date +%s%N) - started) / 1000000)) | tee -a "$report"
   [ "$rc" = 0 ] || status=1
 }
 : > "$report"
