@@ -28,8 +28,8 @@ void grid_view(const RunSession& s, const RunGrid& g, const char* title, float c
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 a(origin.x + kDepthLabels, origin.y), b(a.x + cell * float(cols), a.y + cell * float(rows));
   ImGui::Dummy(ImVec2(kDepthLabels + cell * float(cols), cell * float(rows) + 2.0f * line));
-  const auto cellxy = cell_heatmap(a, b, rows, cols, 0.0f, 1.0f,
-                                   [&g](int r, int c) { return g.accuracy[std::size_t(c)][std::size_t(r)]; });
+  const auto cellxy =
+      cell_heatmap(a, b, rows, cols, lo, hi, [&shown](int r, int c) { return shown[std::size_t(c)][std::size_t(r)]; });
   ImDrawList* draw = ImGui::GetWindowDrawList();
   char text[160], n[32];
   for (int r = 0; r < rows; ++r)  // depth labels: first, middle, last
