@@ -10,7 +10,7 @@ deps=$root/build/_deps
 packages=(
   build-essential cmake ninja-build pkg-config
   emscripten
-  libeigen3-dev doctest-dev nlohmann-json3-dev libstb-dev
+  libeigen3-dev doctest-dev libstb-dev
   libglfw3-dev libgl-dev libgl1-mesa-dri
   fonts-dejavu-core python3-fonttools
   libbenchmark-dev clang libclang-rt-14-dev

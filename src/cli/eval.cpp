@@ -13,7 +13,6 @@
 #include "cli/eval_tokenize.hpp"
 #include "cli/eval_weights.hpp"
 #include "cli/json_text.hpp"
-#include "cli/request.hpp"
 #include "core/base/format.hpp"
 #include "core/encodings/learned.hpp"
 #include "core/encodings/sinusoidal.hpp"
@@ -36,19 +35,10 @@ constexpr long long kMaxTable = 100000000;  // max_position * d
 constexpr long long kMaxOutput = 10000000;  // numbers in one response
 constexpr long long kMaxWork = 200000000;   // sin/cos evaluations in one request
 
-using Result = Expected<json>;
+using Result = std::optional<Error>;  // the document is written into the op's JsonWriter
 
-json vec_json(const Eigen::VectorXd& v) {
-  return json(std::vector<double>(v.data(), v.data() + v.size()));
-}
-
-bool all_finite(const json& j) {
-  if (j.is_number_float()) return std::isfinite(j.get<double>());
-  if (j.is_array() || j.is_object()) {
-    for (const json& e : j)
-      if (!all_finite(e)) return false;
-  }
-  return true;
+void vec_json(JsonWriter& w, const Eigen::VectorXd& v) {
+  w.values(v.data(), int(v.size()));
 }
 
 // d_head, base and pairing, shared by the RoPE ops; returns theta on success.
@@ -57,7 +47,7 @@ struct RopeArgs {
   double base = 0;
   Pairing pairing = Pairing::Interleaved;
 };
-std::optional<RopeArgs> rope_args(Request& r) {
+std::optional<RopeArgs> rope_args(FieldReader& r) {
   RopeArgs a;
   const long long d = r.integer("d_head");
   a.base = r.number("base", 10000.0);
@@ -81,14 +71,14 @@ std::optional<RopeArgs> rope_args(Request& r) {
   return a;
 }
 
-double non_negative(Request& r, const char* key, std::optional<double> fallback = std::nullopt) {
+double non_negative(FieldReader& r, const char* key, std::optional<double> fallback = std::nullopt) {
   const double x = r.number(key, fallback);
   if (!r.error && x < 0) r.fail(std::string("\"") + key + "\" is a position and must be >= 0, got " + format_number(x));
   return x;
 }
 
-std::optional<RopeScaling> scaling_args(Request& outer, const json& obj) {
-  Request r(obj, "scaling.");
+std::optional<RopeScaling> scaling_args(FieldReader& outer, const JsonValue& obj) {
+  FieldReader r(obj, "scaling.");
   RopeScaling s;
   const std::string type = r.has("type") ? r.string("type") : r.string("rope_type");
   if (r.error) {
@@ -136,19 +126,25 @@ std::optional<RopeScaling> scaling_args(Request& outer, const json& obj) {
   return s;
 }
 
-Result op_inv_freq(Request& r) {
+Result op_inv_freq(FieldReader& r, JsonWriter& w) {
   auto a = rope_args(r);
-  const json* sc = r.object("scaling");
+  const JsonValue* sc = r.object("scaling");
   if (r.error) return *r.error;
-  if (!sc) return json{{"inv_freq", vec_json(rope_inv_freq(a->d_head, a->base))}};
+  if (!sc) {
+    vec_json(w.begin_object().key("inv_freq"), rope_inv_freq(a->d_head, a->base));
+    w.end_object();
+    return std::nullopt;
+  }
   auto s = scaling_args(r, *sc);
   if (!s) return *r.error;
   auto f = rope_scaled_inv_freq(a->d_head, a->base, *s);
   if (!f) return f.error();
-  return json{{"inv_freq", vec_json(f->inv_freq)}, {"attention_factor", f->attention_factor}};
+  vec_json(w.begin_object().key("inv_freq"), f->inv_freq);
+  w.field("attention_factor", f->attention_factor).end_object();
+  return std::nullopt;
 }
 
-Result op_rotate(Request& r) {
+Result op_rotate(FieldReader& r, JsonWriter& w) {
   auto a = rope_args(r);
   if (r.error) return *r.error;
   const double pos = non_negative(r, "position");
@@ -166,10 +162,13 @@ Result op_rotate(Request& r) {
   } else {
     rotated = apply_rope(Eigen::Map<const Eigen::VectorXd>(x.data(), a->d_head), pos, theta, a->pairing);
   }
-  return json{{"x_rot", vec_json(rotated)}, {"angle", vec_json(rope_angles(pos, theta))}};
+  vec_json(w.begin_object().key("x_rot"), rotated);
+  vec_json(w.key("angle"), rope_angles(pos, theta));
+  w.end_object();
+  return std::nullopt;
 }
 
-Result op_score(Request& r) {
+Result op_score(FieldReader& r, JsonWriter& w) {
   auto a = rope_args(r);
   if (r.error) return *r.error;
   const double m = non_negative(r, "m"), n = non_negative(r, "n");
@@ -179,10 +178,11 @@ Result op_score(Request& r) {
   const Eigen::VectorXd theta = rope_inv_freq(a->d_head, a->base);
   const Eigen::VectorXd qv = Eigen::Map<const Eigen::VectorXd>(q.data(), a->d_head);
   const Eigen::VectorXd kv = Eigen::Map<const Eigen::VectorXd>(k.data(), a->d_head);
-  return json{{"score", rope_score(qv, kv, m, n, theta, a->pairing)}};
+  w.begin_object().field("score", rope_score(qv, kv, m, n, theta, a->pairing)).end_object();
+  return std::nullopt;
 }
 
-Result op_score_curve(Request& r) {
+Result op_score_curve(FieldReader& r, JsonWriter& w) {
   auto a = rope_args(r);
   if (r.error) return *r.error;
   const double anchor = non_negative(r, "anchor", 0.0);
@@ -197,10 +197,11 @@ Result op_score_curve(Request& r) {
   rope_score_curve(Eigen::Map<const Eigen::VectorXd>(q.data(), a->d_head),
                    Eigen::Map<const Eigen::VectorXd>(k.data(), a->d_head), rope_inv_freq(a->d_head, a->base),
                    a->pairing, anchor, lo, hi, out);
-  return json{{"scores", out}};
+  w.begin_object().key("scores").list(out).end_object();
+  return std::nullopt;
 }
 
-Result op_lookup(Request& r) {
+Result op_lookup(FieldReader& r, JsonWriter& w) {
   const long long max_position = r.integer("max_position"), d = r.integer("d");
   if (r.error) return *r.error;
   if (max_position < 1 || d < 1) return bad_request("max_position and d must be >= 1");
@@ -223,12 +224,13 @@ Result op_lookup(Request& r) {
   if (static_cast<long long>(positions.size()) * d > kMaxOutput) return bad_request("too many rows requested");
   auto rows = learned_lookup_rows(table, positions);
   if (!rows) return rows.error();
-  json out = json::array();
-  for (Eigen::Index i = 0; i < rows->rows(); ++i) out.push_back(vec_json(rows->row(i).transpose()));
-  return json{{"rows", out}};
+  w.begin_object().key("rows").begin_array();
+  for (Eigen::Index i = 0; i < rows->rows(); ++i) vec_json(w, rows->row(i).transpose());
+  w.end_array().end_object();
+  return std::nullopt;
 }
 
-Result op_sinusoidal(Request& r) {
+Result op_sinusoidal(FieldReader& r, JsonWriter& w) {
   const long long d = r.integer("d");
   const double base = r.number("base", 10000.0);
   const std::vector<double> positions = r.numbers("positions", std::nullopt, kMaxList);
@@ -245,10 +247,11 @@ Result op_sinusoidal(Request& r) {
   flat.reserve(static_cast<std::size_t>(pe.size()));
   for (Eigen::Index i = 0; i < pe.rows(); ++i)
     for (Eigen::Index j = 0; j < pe.cols(); ++j) flat.push_back(pe(i, j));  // row-major
-  return json{{"pe", flat}};
+  w.begin_object().key("pe").list(flat).end_object();
+  return std::nullopt;
 }
 
-Result op_decay_bound(Request& r) {
+Result op_decay_bound(FieldReader& r, JsonWriter& w) {
   const long long d = r.integer("d");
   const double base = r.number("base", 10000.0);
   const std::vector<double> distances = r.numbers("distances", std::nullopt, kMaxList);
@@ -257,10 +260,11 @@ Result op_decay_bound(Request& r) {
   if (auto err = check_rope_dims(static_cast<int>(d), base)) return *err;
   if (static_cast<long long>(distances.size()) * (d / 2) > kMaxWork)
     return bad_request("distances * d/2 must be at most 200000000");
-  return json{{"bound", rope_decay_bound(static_cast<int>(d), base, distances)}};
+  w.begin_object().key("bound").list(rope_decay_bound(static_cast<int>(d), base, distances)).end_object();
+  return std::nullopt;
 }
 
-Result op_precision(Request& r) {
+Result op_precision(FieldReader& r, JsonWriter& w) {
   auto a = rope_args(r);
   if (r.error) return *r.error;
   const double pos = non_negative(r, "position");
@@ -276,14 +280,15 @@ Result op_precision(Request& r) {
     ae.push_back(p.angle_err);
     re.push_back(p.rotation_err);
   }
-  return json{{"angle_err", ae},
-              {"rotation_err", re},
-              {"max_angle_err", rep.max_angle_err},
-              {"max_rotation_err", rep.max_rotation_err},
-              {"position_in_format", rep.position_in_format}};
+  w.begin_object().key("angle_err").list(ae).key("rotation_err").list(re);
+  w.field("max_angle_err", rep.max_angle_err)
+      .field("max_rotation_err", rep.max_rotation_err)
+      .field("position_in_format", rep.position_in_format)
+      .end_object();
+  return std::nullopt;
 }
 
-Result op_shape_trace(Request& r) {
+Result op_shape_trace(FieldReader& r, JsonWriter& w) {
   Dims k;
   const long long v[6] = {r.integer("B", 2),      r.integer("T", 5),   r.integer("h", 4),
                           r.integer("d_head", 8), r.integer("V", 100), r.integer("max_position", 10)};
@@ -298,31 +303,36 @@ Result op_shape_trace(Request& r) {
   k.max_position = static_cast<int>(v[5]);
   if (k.d_head % 2 != 0) return bad_request("d_head must be even");
   if (v[2] * v[3] > 1000000000) return bad_request("h * d_head must be at most 1e9");
-  json steps = json::array();
-  for (const ShapeStep& s : shape_trace(k)) steps.push_back({{"name", s.name}, {"shape", s.shape}, {"note", s.note}});
+  w.begin_object().key("steps").begin_array();
+  for (const ShapeStep& s : shape_trace(k))
+    w.begin_object().field("name", s.name).key("shape").list(s.shape).field("note", s.note).end_object();
   const ParamCounts pc = param_counts(k);
-  return json{
-      {"steps", steps},
-      {"params",
-       {{"token_embedding", pc.token_embedding}, {"learned_position", pc.learned_position}, {"rope", pc.rope}}}};
+  w.end_array().key("params").begin_object();
+  w.field("token_embedding", pc.token_embedding).field("learned_position", pc.learned_position);
+  w.field("rope", pc.rope).end_object().end_object();
+  return std::nullopt;
 }
 
-json rope_model_json(const RopeModel& m) {
-  const auto opt = [](const std::optional<long long>& v) { return v ? json(*v) : json(nullptr); };
-  return json{{"head_dim", m.head_dim},
-              {"rotary_dims", m.rotary_dims},
-              {"base", m.base},
-              {"pairing", pairing_name(m.pairing)},
-              {"rope_type", m.rope_type},
-              {"inv_freq", vec_json(m.inv_freq)},
-              {"attention_factor", m.attention_factor},
-              {"max_position_embeddings", opt(m.max_position_embeddings)},
-              {"original_max_position_embeddings", opt(m.original_max_position_embeddings)}};
+void rope_model_json(JsonWriter& w, const RopeModel& m) {
+  const auto opt = [&w](const char* key, const std::optional<long long>& v) {
+    w.key(key);
+    if (v)
+      w.value(*v);
+    else
+      w.null();
+  };
+  w.begin_object().field("head_dim", m.head_dim).field("rotary_dims", m.rotary_dims).field("base", m.base);
+  w.field("pairing", pairing_name(m.pairing)).field("rope_type", m.rope_type);
+  vec_json(w.key("inv_freq"), m.inv_freq);
+  w.field("attention_factor", m.attention_factor);
+  opt("max_position_embeddings", m.max_position_embeddings);
+  opt("original_max_position_embeddings", m.original_max_position_embeddings);
+  w.end_object();
 }
 
 // {"config": {...config.json...}} or {"preset": "llama-3.1-8b"}, optional "seq_len" (dynamic, longrope).
-Result op_model(Request& r) {
-  const json* cfg = r.object("config");
+Result op_model(FieldReader& r, JsonWriter& w) {
+  const JsonValue* cfg = r.object("config");
   const bool has_preset = r.has("preset");
   const std::string preset = has_preset ? r.string("preset") : std::string();
   const std::optional<double> seq_len = r.optional_number("seq_len");
@@ -333,7 +343,7 @@ Result op_model(Request& r) {
   if (seq_len && *seq_len < 0) return bad_request("\"seq_len\" must be >= 0, got " + format_number(*seq_len));
   Expected<ModelInfo> info = bad_request("");
   if (cfg) {
-    auto c = parse_hf_config(cfg->dump());  // core's config.json reader, the one the presets go through
+    auto c = hf_config_from_json(*cfg);  // core's config.json reader, the one the presets go through
     if (!c) return bad_request("config: " + c.error().message);
     info = derive_model(*c, seq_len);
     if (!info) return bad_request("config: " + info.error().message);
@@ -341,18 +351,27 @@ Result op_model(Request& r) {
     info = preset_model(preset, seq_len);
     if (!info) return info.error();
   }
-  json out;
-  out["rope"] = info->rope ? rope_model_json(*info->rope) : json(nullptr);
-  if (info->rope_local) out["rope_local"] = rope_model_json(*info->rope_local);  // Gemma 3's sliding-attention layers
-  out["absolute"] = info->absolute ? json{{"max_position", info->absolute->max_position},
-                                          {"d", info->absolute->d},
-                                          {"parameters", info->absolute->parameters}}
-                                   : json(nullptr);
-  return out;
+  w.begin_object().key("rope");
+  if (info->rope)
+    rope_model_json(w, *info->rope);
+  else
+    w.null();
+  if (info->rope_local) rope_model_json(w.key("rope_local"), *info->rope_local);  // Gemma 3's sliding-attention layers
+  w.key("absolute");
+  if (info->absolute)
+    w.begin_object()
+        .field("max_position", info->absolute->max_position)
+        .field("d", info->absolute->d)
+        .field("parameters", info->absolute->parameters)
+        .end_object();
+  else
+    w.null();
+  w.end_object();
+  return std::nullopt;
 }
 
 // {"d_head":128,"base":10000.0,"context":4096,"limit":10000000} -> critical_dim, first_negative_m.
-Result op_analyze(Request& r) {
+Result op_analyze(FieldReader& r, JsonWriter& w) {
   auto a = rope_args(r);
   if (r.error) return *r.error;
   const std::optional<double> context = r.optional_number("context");
@@ -364,12 +383,18 @@ Result op_analyze(Request& r) {
     return bad_request("\"limit\" * d_head/2 must be at most 2.6e9 (the search's cost), got " +
                        format_number(static_cast<double>(limit) * (a->d_head / 2)));
   const auto m = rope_first_negative_m(a->d_head, a->base, limit);
-  return json{{"critical_dim", context ? json(rope_critical_dim(a->d_head, a->base, *context)) : json(nullptr)},
-              {"first_negative_m", m ? json(*m) : json(nullptr)},
-              {"d_head", a->d_head},
-              {"base", a->base},
-              {"context", context ? json(*context) : json(nullptr)},
-              {"limit", limit}};
+  w.begin_object().key("critical_dim");
+  if (context)
+    w.value(rope_critical_dim(a->d_head, a->base, *context));
+  else
+    w.null();
+  w.key("first_negative_m");
+  if (m)
+    w.value(*m);
+  else
+    w.null();
+  w.field("d_head", a->d_head).field("base", a->base).field("context", context).field("limit", limit).end_object();
+  return std::nullopt;
 }
 
 // The protocol's ops: dispatch serves a request by this table, and --help lists it (docs/cli.md has each in full).
@@ -377,7 +402,7 @@ struct EvalOp {
   const char* name;
   const char* summary;  // one line
   const char* example;  // one request
-  Result (*run)(Request&);
+  Result (*run)(FieldReader&, JsonWriter&);
 };
 const EvalOp kOps[] = {
     {"inv_freq", "theta_i = base^(-2i/d_head), optionally under a rope_scaling (linear, dynamic, yarn, llama3)",
@@ -415,8 +440,7 @@ const EvalOp kOps[] = {
     {"real_scores", "layer 0's real q of one token against k of another, by distance",
      R"({"op":"real_scores","file":"llama","head":0,"token":1000,"key_token":1000,"offsets":64})", op_real_scores},
     {"forward", "the checkpoint's causal LM (16 families): NLL by position, attention, hidden, under any scaling",
-     R"({"op":"forward","file":"web/models/llama-bytes","text":"apt-get install","rope_scaling":"none"})",
-     op_forward},
+     R"({"op":"forward","file":"web/models/llama-bytes","text":"apt-get install","rope_scaling":"none"})", op_forward},
     {"passkey", "a 5-digit key hidden at each depth of each length, scored teacher-forced under any scaling",
      R"({"op":"passkey","file":"web/models/llama-bytes","lengths":[256,1024],"depths":[0,0.5,1],"trials":2})",
      op_passkey},
@@ -426,17 +450,19 @@ const EvalOp kOps[] = {
      R"({"op":"detokenize","tokenizer":"gpt2/tokenizer.json","ids":[15496,995]})", op_detokenize},
 };
 
-Result dispatch(const json& j) {  // j is an object: respond() refuses anything else first
-  Request r(j);
+Result dispatch(const JsonValue& j, JsonWriter& w) {  // j is an object: respond() refuses anything else first
+  FieldReader r(j);
   const std::string op = r.string("op");
   if (r.error) return *r.error;
   for (const EvalOp& o : kOps)
-    if (op == o.name) return o.run(r);
+    if (op == o.name) return o.run(r, w);
   return bad_request("unknown op \"" + op + "\" (see ropeviz-cli --help)");
 }
 
-json error_json(const Error& e) {
-  return json{{"error", {{"type", e.type}, {"message", e.message}}}};
+std::string error_json(const Error& e) {
+  JsonWriter w = response_writer();
+  w.begin_object().key("error").begin_object().field("type", e.type).field("message", e.message);
+  return w.end_object().end_object().str();
 }
 
 }  // namespace
@@ -457,18 +483,18 @@ namespace {
 // holding one can be named), a result with a non-finite number refused, the response as one line.
 template <class Answer>
 std::string respond(const std::string& line, bool& ok, Answer answer) {
-  json response;
-  Expected<json> request = parse_json_text(line);
+  Expected<JsonValue> request = parse_json_text(line);
   if (!request) {
     const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
-    response = error_json(blank ? bad_request("empty line: expected one JSON request") : request.error());
-  } else {
-    Result res = request->is_object() ? answer(*request) : Result(bad_request("request must be a JSON object"));
-    if (res && !all_finite(res.value())) res = bad_request("result is not finite (inputs too large)");
-    response = res ? res.value() : error_json(res.error());
+    ok = false;
+    return error_json(blank ? bad_request("empty line: expected one JSON request") : request.error());
   }
-  ok = !response.contains("error");
-  return response.dump(-1, ' ', false, json::error_handler_t::replace);
+  JsonWriter w = response_writer();
+  Result e = request->kind == JsonValue::Kind::Object ? answer(*request, w)
+                                                      : Result(bad_request("request must be a JSON object"));
+  if (!e && !w.finite()) e = bad_request("result is not finite (inputs too large)");
+  ok = !e;
+  return e ? error_json(*e) : w.str();
 }
 
 }  // namespace
@@ -478,12 +504,12 @@ std::string eval_line(const std::string& line, bool& ok) {
 }
 
 std::string eval_on_checkpoint(const std::string& line, ModelCheckpoint& model, bool& ok) {
-  return respond(line, ok, [&model](const json& j) -> Result {
-    Request r(j);
+  return respond(line, ok, [&model](const JsonValue& j, JsonWriter& w) -> Result {
+    FieldReader r(j);
     const std::string op = r.string("op");
     if (r.error) return *r.error;
-    if (op == "forward") return forward_document(r, model);
-    if (op == "passkey") return passkey_document(r, model);
+    if (op == "forward") return forward_document(r, model, w);
+    if (op == "passkey") return passkey_document(r, model, w);
     return bad_request("unknown op \"" + op + "\": the loaded checkpoint answers forward and passkey");
   });
 }
@@ -518,8 +544,7 @@ int run_eval(std::FILE* in, std::FILE* out) {
     std::string resp;
     if (too_long)
       resp = error_json(
-                 bad_request("request line is longer than the limit of " + std::to_string(kMaxJsonBytes) + " bytes"))
-                 .dump();
+          bad_request("request line is longer than the limit of " + std::to_string(kMaxJsonBytes) + " bytes"));
     else
       resp = eval_line(line, ok);
     all_ok = all_ok && ok;

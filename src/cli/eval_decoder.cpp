@@ -15,40 +15,39 @@ constexpr double kMaxDecoderWork = 2e10;           // multiply-adds, about B*T*(
 constexpr double kMaxPositionTable = 1e7;          // (largest position + 1) * d_model: tables of every position
 
 // Records the first problem on r and yields an empty optional of any type.
-std::nullopt_t failed(Request& r, std::string message) {
+std::nullopt_t failed(FieldReader& r, std::string message) {
   r.fail(std::move(message));
   return std::nullopt;
 }
-std::nullopt_t failed(Request& r, const std::optional<Error>& e) {
+std::nullopt_t failed(FieldReader& r, const std::optional<Error>& e) {
   if (!r.error) r.error = e;
   return std::nullopt;
 }
 
-std::optional<DecoderConfig> decoder_config(Request& outer, const json& obj) {
-  Request r(obj, "config.");
+std::optional<DecoderConfig> decoder_config(FieldReader& outer, const JsonValue& obj) {
+  FieldReader r(obj, "config.");
   DecoderConfig c;
   const long long sizes[5] = {r.integer("vocab"), r.integer("d_model"), r.integer("heads"), r.integer("layers"),
                               r.integer("d_ff")};
   const std::string position = r.string("position");
-  const long long max_position = r.integer("max_position", position == "learned" ? std::nullopt
-                                                                                  : std::optional<long long>(0));
+  const long long max_position =
+      r.integer("max_position", position == "learned" ? std::nullopt : std::optional<long long>(0));
   c.base = r.number("base", 10000.0);
   const std::string pairing = r.string("pairing", std::string("interleaved"));
   if (r.error) return failed(outer, r.error);
   const char* names[5] = {"vocab", "d_model", "heads", "layers", "d_ff"};
   for (int i = 0; i < 5; ++i)
     if (sizes[i] < 1 || sizes[i] > 65536)
-      return failed(outer, std::string("\"config.") + names[i] + "\" must be in [1, 65536], got " +
-                        std::to_string(sizes[i]));
+      return failed(outer,
+                    std::string("\"config.") + names[i] + "\" must be in [1, 65536], got " + std::to_string(sizes[i]));
   if (max_position < 0 || max_position > 65536)
     return failed(outer, "\"config.max_position\" must be in [1, 65536], got " + std::to_string(max_position));
   auto method = parse_position_method(position);
   if (!method)
     return failed(outer, "\"config.position\" must be one of learned, sinusoidal, rope, alibi, t5, none, got \"" +
-                      position + "\"");
+                             position + "\"");
   auto p = parse_pairing(pairing);
-  if (!p)
-    return failed(outer, "\"config.pairing\" must be \"interleaved\" or \"half_split\", got \"" + pairing + "\"");
+  if (!p) return failed(outer, "\"config.pairing\" must be \"interleaved\" or \"half_split\", got \"" + pairing + "\"");
   c.vocab = static_cast<int>(sizes[0]);
   c.d_model = static_cast<int>(sizes[1]);
   c.heads = static_cast<int>(sizes[2]);
@@ -62,40 +61,39 @@ std::optional<DecoderConfig> decoder_config(Request& outer, const json& obj) {
 }
 
 // Every weight the config names, each with exactly its number of entries; nothing else.
-std::optional<DecoderWeights> decoder_weights(Request& outer, const json& obj, const DecoderConfig& c) {
-  Request r(obj, "weights.");
+std::optional<DecoderWeights> decoder_weights(FieldReader& outer, const JsonValue& obj, const DecoderConfig& c) {
+  FieldReader r(obj, "weights.");
   DecoderWeights w = zero_weights<double>(c);
   std::vector<WeightRef<double>> refs = weight_refs(c, w);
   for (WeightRef<double>& ref : refs) {
-    const std::vector<double> v = r.numbers(ref.name.c_str(), static_cast<std::size_t>(ref.size),
-                                            static_cast<std::size_t>(ref.size));
+    const std::vector<double> v =
+        r.numbers(ref.name.c_str(), static_cast<std::size_t>(ref.size), static_cast<std::size_t>(ref.size));
     if (r.error) return failed(outer, r.error);
     std::copy(v.begin(), v.end(), ref.data);
   }
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const bool known = std::any_of(refs.begin(), refs.end(), [&](const auto& ref) { return ref.name == it.key(); });
+  for (const auto& [key, value] : obj.object) {
+    const bool known = std::any_of(refs.begin(), refs.end(), [&](const auto& ref) { return ref.name == key; });
     if (!known)
-      return failed(outer, "\"weights." + it.key() + "\" is not a weight of this config (position \"" +
-                        position_method_name(c.position) + "\", layers " + std::to_string(c.layers) + ")");
+      return failed(outer, "\"weights." + key + "\" is not a weight of this config (position \"" +
+                               position_method_name(c.position) + "\", layers " + std::to_string(c.layers) + ")");
   }
   return w;
 }
 
 // [B][T] integers; rows may differ in length here (core names the ragged row).
-std::optional<TokenRows> token_rows(Request& r, const char* key) {
+std::optional<TokenRows> token_rows(FieldReader& r, const char* key) {
   const std::string what = std::string("\"") + key + "\" must be an array of arrays of integers";
-  const json* v = r.array(key, what);
+  const JsonValue* v = r.array(key, what);
   if (!v) return std::nullopt;
   TokenRows rows;
   long long total = 0;
-  for (const json& row : *v) {
-    if (!row.is_array()) return failed(r, what);
-    total += static_cast<long long>(row.size());
-    if (total > kMaxDecoderTokens)
-      return failed(r, std::string("\"") + key + "\" has more than 1000000 entries");
+  for (const JsonValue& row : v->array) {
+    if (row.kind != JsonValue::Kind::Array) return failed(r, what);
+    total += static_cast<long long>(row.array.size());
+    if (total > kMaxDecoderTokens) return failed(r, std::string("\"") + key + "\" has more than 1000000 entries");
     rows.emplace_back();
-    for (const json& e : row) {
-      auto i = e.is_number() ? as_integer(e) : std::nullopt;
+    for (const JsonValue& e : row.array) {
+      auto i = as_integer(e);
       if (!i) return failed(r, what);
       rows.back().push_back(*i);
     }
@@ -127,18 +125,17 @@ std::optional<Error> check_cost(const DecoderConfig& c, const TokenRows& tokens,
   return positions ? check_positions_cost(c, *positions) : std::nullopt;
 }
 
-json grads_json(const DecoderConfig& c, const DecoderWeights& grads) {
-  json out = json::object();
-  for (const WeightRef<const double>& g : weight_refs(c, grads))
-    out[g.name] = std::vector<double>(g.data, g.data + g.size);
-  return out;
+void grads_json(JsonWriter& w, const DecoderConfig& c, const DecoderWeights& grads) {
+  w.begin_object();
+  for (const WeightRef<const double>& g : weight_refs(c, grads)) w.key(g.name).values(g.data, int(g.size));
+  w.end_object();
 }
 
 }  // namespace
 
-Expected<json> op_decoder_grad(Request& r) {
-  const json* cfg = r.object("config");
-  const json* weights = r.object("weights");
+std::optional<Error> op_decoder_grad(FieldReader& r, JsonWriter& out) {
+  const JsonValue* cfg = r.object("config");
+  const JsonValue* weights = r.object("weights");
   if (!r.error && !cfg) r.fail("missing required field \"config\"");
   if (!r.error && !weights) r.fail("missing required field \"weights\"");
   if (r.error) return *r.error;
@@ -154,7 +151,9 @@ Expected<json> op_decoder_grad(Request& r) {
   if (!w) return *r.error;
   auto g = decoder_loss_and_grad(*c, *w, *tokens, *targets, at);
   if (!g) return g.error();
-  return json{{"loss", g->loss}, {"grads", grads_json(*c, g->grads)}};
+  grads_json(out.begin_object().field("loss", g->loss).key("grads"), *c, g->grads);
+  out.end_object();
+  return std::nullopt;
 }
 
 }  // namespace rv::cli

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cli/eval_tokenize.hpp"
+#include "cli/json_text.hpp"
 #include "cli/eval_weights.hpp"
 #include "core/base/format.hpp"
 #include "core/infer/forward.hpp"
@@ -19,13 +20,17 @@ const char* const kOutputs[] = {"nll",  "logits",       "attention", "hidden", "
                                 "sink", "qk_pair_norms"};
 
 // "rope_scaling": "none", or an object of section 5's fields, read by the config reader itself.
-std::optional<Error> read_scaling(const json& v, ForwardOptions& o) {
-  if (v.is_string() && v.get<std::string>() == "none") {
+std::optional<Error> read_scaling(const JsonValue& v, ForwardOptions& o) {
+  if (v.kind == JsonValue::Kind::String && v.string == "none") {
     o.rope = RopeAtInference::None;
     return std::nullopt;
   }
-  if (!v.is_object()) return bad_request("\"rope_scaling\" must be \"none\" or a rope_scaling object");
-  Expected<HfConfig> c = parse_hf_config("{\"rope_scaling\":" + v.dump() + "}");
+  if (v.kind != JsonValue::Kind::Object)
+    return bad_request("\"rope_scaling\" must be \"none\" or a rope_scaling object");
+  JsonValue config;
+  config.kind = JsonValue::Kind::Object;
+  config.object.emplace_back("rope_scaling", v);
+  Expected<HfConfig> c = hf_config_from_json(config);
   if (!c) return c.error();
   o.rope = RopeAtInference::Replace;
   o.rope_scaling = c->rope_scaling.value_or(HfRopeScaling{});
@@ -33,7 +38,7 @@ std::optional<Error> read_scaling(const json& v, ForwardOptions& o) {
 }
 
 // "tokens"; or "text" through the request's text encoder (m null: the text's fields checked, not encoded).
-std::optional<Error> read_tokens(Request& r, ModelCheckpoint* m, ForwardOptions& o) {
+std::optional<Error> read_tokens(FieldReader& r, ModelCheckpoint* m, ForwardOptions& o) {
   if (r.has("tokens") == r.has("text")) return bad_request("give either \"tokens\" (ids) or \"text\"");
   if (r.has("tokens")) {
     o.tokens = r.integers("tokens", std::size_t(kMaxForwardTokens));
@@ -53,23 +58,26 @@ std::optional<Error> read_tokens(Request& r, ModelCheckpoint* m, ForwardOptions&
   return std::nullopt;
 }
 
-// A float matrix as rows of numbers.
-json rows(const RowMatrixXf& m) {
-  json out = json::array();
-  for (Eigen::Index t = 0; t < m.rows(); ++t)
-    out.push_back(std::vector<float>(m.row(t).data(), m.row(t).data() + m.cols()));
-  return out;
+// A float matrix as rows of numbers, each written as the double it is (0.1f: 0.10000000149011612).
+void rows(JsonWriter& w, const RowMatrixXf& m) {
+  w.begin_array();
+  for (Eigen::Index t = 0; t < m.rows(); ++t) {
+    w.begin_array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) w.value(double(m(t, j)));
+    w.end_array();
+  }
+  w.end_array();
 }
 
-json nested(const std::vector<std::vector<double>>& v) {
-  json out = json::array();
-  for (const auto& row : v) out.push_back(row);
-  return out;
+void nested(JsonWriter& w, const std::vector<std::vector<double>>& v) {
+  w.begin_array();
+  for (const auto& row : v) w.list(row);
+  w.end_array();
 }
 
 }  // namespace
 
-std::optional<Error> read_pass_options(Request& r, ForwardOptions& o) {
+std::optional<Error> read_pass_options(FieldReader& r, ForwardOptions& o) {
   // threads: the machine's by default (the numbers are the same for any count)
   const long long threads = r.integer("threads", std::max(1u, std::min(16u, std::thread::hardware_concurrency())));
   const std::string rope = r.has("rope") ? r.string("rope") : "apply";
@@ -78,13 +86,13 @@ std::optional<Error> read_pass_options(Request& r, ForwardOptions& o) {
   o.threads = int(threads);
   if (rope != "apply" && rope != "drop")
     return bad_request("\"rope\" must be \"apply\" or \"drop\", got \"" + rope + "\"");
-  if (const json* s = r.value("rope_scaling"))
+  if (const JsonValue* s = r.value("rope_scaling"))
     if (auto e = read_scaling(*s, o)) return bad_request("\"rope_scaling\": " + e->message);
   if (rope == "drop") o.rope = RopeAtInference::Drop;
   return std::nullopt;
 }
 
-Expected<Encoder> text_encoder(Request& r, ModelCheckpoint& m) {
+Expected<Encoder> text_encoder(FieldReader& r, ModelCheckpoint& m) {
   std::shared_ptr<const tokenize::Tokenizer> shared = m.tokenizer;
   if (r.has("tokenizer")) {
     Expected<tokenize::Tokenizer> t = request_tokenizer(r);
@@ -98,24 +106,26 @@ Expected<Encoder> text_encoder(Request& r, ModelCheckpoint& m) {
   Expected<ForwardShape> shape = forward_shape(m.checkpoint, m.config);
   if (!shape) return shape.error();
   if (shape->vocab != 256)
-    return bad_request("\"text\" needs a \"tokenizer\" (a tokenizer.json) or a byte-level model (vocab_size 256); "
-                       "this one has " + std::to_string(shape->vocab) + " tokens (or give \"tokens\")");
+    return bad_request(
+        "\"text\" needs a \"tokenizer\" (a tokenizer.json) or a byte-level model (vocab_size 256); "
+        "this one has " +
+        std::to_string(shape->vocab) + " tokens (or give \"tokens\")");
   return Encoder([](std::string_view text, bool) -> Expected<std::vector<long long>> {
     return std::vector<long long>(reinterpret_cast<const unsigned char*>(text.data()),
                                   reinterpret_cast<const unsigned char*>(text.data()) + text.size());
   });
 }
 
-Expected<json> op_forward(Request& r) {
+std::optional<Error> op_forward(FieldReader& r, JsonWriter& w) {
   Expected<ModelCheckpoint> loaded = model_checkpoint(r);
   if (!loaded) return loaded.error();
-  return forward_document(r, loaded.value());
+  return forward_document(r, loaded.value(), w);
 }
 
 namespace {
 
 // Every field forward reads, into o and outputs (m null: what can be checked without the checkpoint).
-std::optional<Error> read_forward(Request& r, ModelCheckpoint* m, ForwardOptions& o,
+std::optional<Error> read_forward(FieldReader& r, ModelCheckpoint* m, ForwardOptions& o,
                                   std::vector<std::string>& outputs) {
   if (auto e = read_tokens(r, m, o)) return *e;
   if (r.has("positions")) o.positions = r.integers("positions", std::size_t(kMaxForwardTokens));
@@ -123,13 +133,14 @@ std::optional<Error> read_forward(Request& r, ModelCheckpoint* m, ForwardOptions
   if (auto e = read_pass_options(r, o)) return *e;
   outputs = {"nll"};
   if (r.has("outputs")) {
-    const json* list = r.array("outputs", "a list of output names");
+    const JsonValue* list = r.array("outputs", "a list of output names");
     if (!list) return *r.error;
     outputs.clear();
-    for (const json& v : *list) {
-      const std::string name = v.is_string() ? v.get<std::string>() : std::string();
+    for (const JsonValue& v : list->array) {
+      const bool is_string = v.kind == JsonValue::Kind::String;
+      const std::string name = is_string ? v.string : std::string();
       if (std::find(std::begin(kOutputs), std::end(kOutputs), name) == std::end(kOutputs))
-        return bad_request("\"outputs\": " + (v.is_string() ? "\"" + name + "\"" : v.dump()) +
+        return bad_request("\"outputs\": " + (is_string ? "\"" + name + "\"" : json_text(v)) +
                            " is not one of nll, logits, attention, hidden, attention_by_distance, sink, "
                            "qk_pair_norms");
       outputs.push_back(name);
@@ -140,13 +151,13 @@ std::optional<Error> read_forward(Request& r, ModelCheckpoint* m, ForwardOptions
 
 }  // namespace
 
-std::optional<Error> check_forward_request(Request& r) {
+std::optional<Error> check_forward_request(FieldReader& r) {
   ForwardOptions o;
   std::vector<std::string> outputs;
   return read_forward(r, nullptr, o, outputs);
 }
 
-Expected<json> forward_document(Request& r, ModelCheckpoint& model) {
+std::optional<Error> forward_document(FieldReader& r, ModelCheckpoint& model, JsonWriter& w) {
   ModelCheckpoint* m = &model;
   ForwardOptions o;
   std::vector<std::string> outputs;
@@ -171,36 +182,38 @@ Expected<json> forward_document(Request& r, ModelCheckpoint& model) {
   }
   Expected<ForwardResult> f = forward(m->checkpoint, m->config, o);
   if (!f) return f.error();
-  json out;
-  if (wants("nll")) out["nll"] = f->nll;
-  if (o.logits) out["logits"] = rows(f->logits);
+  w.begin_object();
+  if (wants("nll")) w.key("nll").list(f->nll);
+  if (o.logits) rows(w.key("logits"), f->logits);
   if (o.attention_by_distance) {
-    json layers = json::array();
-    for (const auto& l : f->by_distance) layers.push_back(nested(l));
-    out["attention_by_distance"] = layers;
+    w.key("attention_by_distance").begin_array();
+    for (const auto& l : f->by_distance) nested(w, l);
+    w.end_array();
   }
-  if (o.sink) out["sink"] = nested(f->sink);
+  if (o.sink) nested(w.key("sink"), f->sink);
   if (o.attention) {
-    json layers = json::array();
+    w.key("attention").begin_array();
     for (const auto& heads : f->attention) {
-      json hs = json::array();
-      for (const RowMatrixXf& p : heads) hs.push_back(rows(p));
-      layers.push_back(hs);
+      w.begin_array();
+      for (const RowMatrixXf& p : heads) rows(w, p);
+      w.end_array();
     }
-    out["attention"] = layers;
+    w.end_array();
   }
   if (o.hidden) {
-    json layers = json::array();
-    for (const RowMatrixXf& h : f->hidden) layers.push_back(rows(h));
-    out["hidden"] = layers;
+    w.key("hidden").begin_array();
+    for (const RowMatrixXf& h : f->hidden) rows(w, h);
+    w.end_array();
   }
   if (o.qk_pair_norms) {
-    json q = json::array(), k = json::array();
-    for (const auto& l : f->q_pair_norms) q.push_back(nested(l));
-    for (const auto& l : f->k_pair_norms) k.push_back(nested(l));
-    out["qk_pair_norms"] = json{{"q", q}, {"k", k}};
+    w.key("qk_pair_norms").begin_object().key("q").begin_array();
+    for (const auto& l : f->q_pair_norms) nested(w, l);
+    w.end_array().key("k").begin_array();
+    for (const auto& l : f->k_pair_norms) nested(w, l);
+    w.end_array().end_object();
   }
-  return out;
+  w.end_object();
+  return std::nullopt;
 }
 
 }  // namespace rv::cli

@@ -8,16 +8,16 @@
 
 namespace rv::cli {
 
-Expected<json> op_passkey(Request& r) {
+std::optional<Error> op_passkey(FieldReader& r, JsonWriter& w) {
   Expected<ModelCheckpoint> loaded = model_checkpoint(r);
   if (!loaded) return loaded.error();
-  return passkey_document(r, loaded.value());
+  return passkey_document(r, loaded.value(), w);
 }
 
 namespace {
 
 // passkey's own fields and the pass options into p; special: "add_special_tokens".
-std::optional<Error> read_passkey(Request& r, PasskeyRequest& p, bool& special) {
+std::optional<Error> read_passkey(FieldReader& r, PasskeyRequest& p, bool& special) {
   p.lengths = r.integers("lengths", std::size_t(kPasskeyMaxAxis));
   p.depths = r.numbers("depths", std::nullopt, std::size_t(kPasskeyMaxAxis));
   const long long trials = r.integer("trials", 1);
@@ -36,13 +36,13 @@ std::optional<Error> read_passkey(Request& r, PasskeyRequest& p, bool& special) 
 
 }  // namespace
 
-std::optional<Error> check_passkey_request(Request& r) {
+std::optional<Error> check_passkey_request(FieldReader& r) {
   PasskeyRequest p;
   bool special = false;
   return read_passkey(r, p, special);
 }
 
-Expected<json> passkey_document(Request& r, ModelCheckpoint& m) {
+std::optional<Error> passkey_document(FieldReader& r, ModelCheckpoint& m, JsonWriter& w) {
   PasskeyRequest p;
   bool special = false;
   if (auto e = read_passkey(r, p, special)) return *e;
@@ -53,12 +53,15 @@ Expected<json> passkey_document(Request& r, ModelCheckpoint& m) {
   p.encode_answer = [&e](std::string_view text) { return e(text, false); };
   Expected<PasskeyResult> out = passkey(m.checkpoint, m.config, p);
   if (!out) return out.error();
-  json accuracy = json::array(), logprob = json::array();
-  for (std::size_t i = 0; i < out->lengths.size(); ++i) {
-    accuracy.push_back(out->accuracy[i]);
-    logprob.push_back(out->key_logprob[i]);
+  w.begin_object().key("lengths").list(out->lengths).key("depths").list(out->depths);
+  for (const char* key : {"accuracy", "key_logprob"}) {
+    w.key(key).begin_array();
+    for (std::size_t i = 0; i < out->lengths.size(); ++i)
+      w.list(key[0] == 'a' ? out->accuracy[i] : out->key_logprob[i]);
+    w.end_array();
   }
-  return json{{"lengths", out->lengths}, {"depths", out->depths}, {"accuracy", accuracy}, {"key_logprob", logprob}};
+  w.end_object();
+  return std::nullopt;
 }
 
 }  // namespace rv::cli

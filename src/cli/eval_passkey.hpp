@@ -2,16 +2,17 @@
 #pragma once
 
 #include "cli/eval_weights.hpp"
-#include "cli/request.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/base/json_writer.hpp"
 
 namespace rv::cli {
 
 // {"op":"passkey", the checkpoint's fields, "lengths", "depths", "trials", "seed", optional "tokenizer",
 //  "add_special_tokens", "rope_scaling", "rope", "threads"} -> {"lengths","depths","accuracy","key_logprob"}
-Expected<json> op_passkey(Request& r);
+std::optional<Error> op_passkey(FieldReader& r, JsonWriter& w);
 // The same on a checkpoint already open (the request's "file", "index", "config" and "preset" are not read).
-Expected<json> passkey_document(Request& r, ModelCheckpoint& m);
+std::optional<Error> passkey_document(FieldReader& r, ModelCheckpoint& m, JsonWriter& w);
 // Its fields checked as passkey_document checks them, without a checkpoint: run-export.
-std::optional<Error> check_passkey_request(Request& r);
+std::optional<Error> check_passkey_request(FieldReader& r);
 
 }  // namespace rv::cli

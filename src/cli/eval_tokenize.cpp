@@ -9,7 +9,7 @@ namespace rv::cli {
 
 constexpr std::size_t kMaxIds = 10000000;  // ids in one detokenize request
 
-Expected<tokenize::Tokenizer> request_tokenizer(Request& r) {
+Expected<tokenize::Tokenizer> request_tokenizer(FieldReader& r) {
   std::string path = r.string("tokenizer");
   if (r.error) return *r.error;
   std::error_code ec;
@@ -28,24 +28,26 @@ Expected<tokenize::Tokenizer> request_tokenizer(Request& r) {
   return t;
 }
 
-Expected<json> op_tokenize(Request& r) {
+std::optional<Error> op_tokenize(FieldReader& r, JsonWriter& w) {
   const std::string text = r.string("text");
   const bool special = r.boolean("add_special_tokens", false);
   if (r.error) return *r.error;
   Expected<tokenize::Tokenizer> t = request_tokenizer(r);
   if (!t) return t.error();
   tokenize::Encoding e = tokenize::encode(*t, text, special);
-  return json{{"ids", e.ids}, {"tokens", e.tokens}};
+  w.begin_object().key("ids").list(e.ids).key("tokens").values(e.tokens).end_object();
+  return std::nullopt;
 }
 
-Expected<json> op_detokenize(Request& r) {
+std::optional<Error> op_detokenize(FieldReader& r, JsonWriter& w) {
   const std::vector<long long> ids = r.integers("ids", kMaxIds);
   if (r.error) return *r.error;
   Expected<tokenize::Tokenizer> t = request_tokenizer(r);
   if (!t) return t.error();
   Expected<std::string> text = tokenize::decode(*t, ids);
   if (!text) return text.error();
-  return json{{"text", *text}};
+  w.begin_object().field("text", *text).end_object();
+  return std::nullopt;
 }
 
 }  // namespace rv::cli

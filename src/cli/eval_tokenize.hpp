@@ -2,17 +2,18 @@
 // decode, byte for byte as tokenizers.js gives them.
 #pragma once
 
-#include "cli/request.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/base/json_writer.hpp"
 #include "core/tokenize/tokenizer.hpp"
 
 namespace rv::cli {
 
 // "tokenizer": a tokenizer.json's path (or its folder), read and parsed; BadRequest naming the path or the problem.
-Expected<tokenize::Tokenizer> request_tokenizer(Request& r);
+Expected<tokenize::Tokenizer> request_tokenizer(FieldReader& r);
 
 // {"op":"tokenize","tokenizer":PATH,"text":"...", optional "add_special_tokens":false} -> {"ids":[...],"tokens":[...]}
-Expected<json> op_tokenize(Request& r);
+std::optional<Error> op_tokenize(FieldReader& r, JsonWriter& w);
 // {"op":"detokenize","tokenizer":PATH,"ids":[...]} -> {"text":"..."}
-Expected<json> op_detokenize(Request& r);
+std::optional<Error> op_detokenize(FieldReader& r, JsonWriter& w);
 
 }  // namespace rv::cli

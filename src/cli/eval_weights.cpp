@@ -15,13 +15,13 @@
 namespace rv::cli {
 namespace {
 
-json vec(const Eigen::VectorXd& v) {
-  return json(std::vector<double>(v.data(), v.data() + v.size()));
+void vec(JsonWriter& w, const Eigen::VectorXd& v) {
+  w.values(v.data(), int(v.size()));
 }
 
 // "file" (a .safetensors file, or a checkpoint's folder: its model.safetensors, else its index) or "index": the
 // checkpoint's path on disk, as Checkpoint::open_path takes it.
-Expected<std::string> checkpoint_path(Request& r) {
+Expected<std::string> checkpoint_path(FieldReader& r) {
   const bool file = r.has("file"), index = r.has("index");
   if (file && index) return bad_request("give either \"file\" or \"index\", not both");
   if (!file && !index)
@@ -45,7 +45,7 @@ Expected<std::string> checkpoint_path(Request& r) {
   return path;
 }
 
-Expected<Checkpoint> open_checkpoint(Request& r) {
+Expected<Checkpoint> open_checkpoint(FieldReader& r) {
   Expected<std::string> path = checkpoint_path(r);
   if (!path) return path.error();
   return Checkpoint::open_path(*path);
@@ -63,20 +63,20 @@ Expected<HfConfig> config_file(const std::string& path, const std::string& what)
 }
 
 // "config" (a config.json object, or its path) or "preset" as a config, nullopt with neither.
-Expected<std::optional<HfConfig>> config_of(Request& r) {
-  const json* raw = r.value("config");
+Expected<std::optional<HfConfig>> config_of(FieldReader& r) {
+  const JsonValue* raw = r.value("config");
   const bool has_preset = r.has("preset");
   if (raw && has_preset) return bad_request("give either \"config\" or \"preset\", not both");
-  if (raw && raw->is_string()) {
-    Expected<HfConfig> c = config_file(raw->get<std::string>(), "config");
+  if (raw && raw->kind == JsonValue::Kind::String) {
+    Expected<HfConfig> c = config_file(raw->string, "config");
     if (!c) return c.error();
     return std::optional<HfConfig>(*c);
   }
-  const json* cfg = r.object("config");
+  const JsonValue* cfg = r.object("config");
   const std::string preset = has_preset ? r.string("preset") : std::string();
   if (r.error) return *r.error;
   if (cfg) {
-    auto parsed = parse_hf_config(cfg->dump());
+    auto parsed = hf_config_from_json(*cfg);
     if (!parsed) return bad_request("config: " + parsed.error().message);
     return std::optional<HfConfig>(*parsed);
   }
@@ -92,7 +92,7 @@ Expected<std::optional<HfConfig>> config_of(Request& r) {
 
 }  // namespace
 
-Expected<ModelCheckpoint> model_checkpoint(Request& r) {
+Expected<ModelCheckpoint> model_checkpoint(FieldReader& r) {
   Expected<std::optional<HfConfig>> config = config_of(r);
   if (!config) return config.error();
   Expected<std::string> path = checkpoint_path(r);
@@ -118,33 +118,47 @@ Expected<ModelCheckpoint> model_checkpoint(Request& r) {
 
 namespace {
 
-json nested(const std::vector<std::vector<Eigen::VectorXd>>& g) {
-  json out = json::array();
+void nested(JsonWriter& w, const std::vector<std::vector<Eigen::VectorXd>>& g) {
+  w.begin_array();
   for (const auto& layer : g) {
-    json heads = json::array();
-    for (const Eigen::VectorXd& h : layer) heads.push_back(vec(h));
-    out.push_back(heads);
+    w.begin_array();
+    for (const Eigen::VectorXd& h : layer) vec(w, h);
+    w.end_array();
   }
-  return out;
+  w.end_array();
 }
 
 }  // namespace
 
-Expected<json> op_weights(Request& r) {
+std::optional<Error> op_weights(FieldReader& r, JsonWriter& w) {
   Expected<Checkpoint> c = open_checkpoint(r);
   if (!c) return c.error();
-  json metadata = json::object();
-  for (const auto& [k, v] : c->metadata()) metadata[k] = v;
-  json tensors = json::array();
+  w.begin_object().field("header_bytes", (long long)c->header_bytes()).field("file_bytes", (long long)c->file_bytes());
+  w.key("metadata").begin_object();
+  const auto& metadata = c->metadata();
+  for (std::size_t i = 0; i < metadata.size(); ++i) {  // a repeated key: the last value, at the first one's place
+    bool seen = false;
+    for (std::size_t k = 0; k < i && !seen; ++k) seen = metadata[k].first == metadata[i].first;
+    if (seen) continue;
+    std::size_t last = i;
+    for (std::size_t k = i + 1; k < metadata.size(); ++k)
+      if (metadata[k].first == metadata[i].first) last = k;
+    w.field(metadata[i].first.c_str(), metadata[last].second);
+  }
+  w.end_object().key("tensors").begin_array();
   for (const TensorInfo& t : c->tensors())
-    tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}, {"file", t.file}});
-  return json{{"header_bytes", c->header_bytes()},
-              {"file_bytes", c->file_bytes()},
-              {"metadata", metadata},
-              {"tensors", tensors}};
+    w.begin_object()
+        .field("name", t.name)
+        .field("dtype", t.dtype)
+        .key("shape")
+        .list(t.shape)
+        .field("file", t.file)
+        .end_object();
+  w.end_array().end_object();
+  return std::nullopt;
 }
 
-Expected<json> op_learned_table(Request& r) {
+std::optional<Error> op_learned_table(FieldReader& r, JsonWriter& w) {
   const std::string tensor = r.has("tensor") ? r.string("tensor") : std::string();
   const bool has_offset = r.has("offset");
   const long long offset = has_offset ? r.integer("offset") : 0;
@@ -159,24 +173,20 @@ Expected<json> op_learned_table(Request& r) {
       find_learned_table(c.value(), tensor, has_offset ? int(offset) : learned_table_offset(type));
   if (!found) return found.error();
   const LearnedTableAnalysis a = analyze_learned_table(found->positions);
-  json components = json::array();
-  for (Eigen::Index j = 0; j < a.components.cols(); ++j) components.push_back(vec(a.components.col(j)));
-  return json{{"tensor", found->tensor->name},
-              {"dtype", found->tensor->dtype},
-              {"rows", a.rows},
-              {"dim", a.dim},
-              {"offset", found->offset},
-              {"row_norm", vec(a.row_norm)},
-              {"neighbour_cos", vec(a.neighbour_cos)},
-              {"cos_by_offset", vec(a.cos_by_offset)},
-              {"singular_values", vec(a.singular_values)},
-              {"energy", vec(a.energy)},
-              {"rank90", a.rank90},
-              {"rank99", a.rank99},
-              {"components", components}};
+  w.begin_object().field("tensor", found->tensor->name).field("dtype", found->tensor->dtype);
+  w.field("rows", a.rows).field("dim", a.dim).field("offset", found->offset);
+  vec(w.key("row_norm"), a.row_norm);
+  vec(w.key("neighbour_cos"), a.neighbour_cos);
+  vec(w.key("cos_by_offset"), a.cos_by_offset);
+  vec(w.key("singular_values"), a.singular_values);
+  vec(w.key("energy"), a.energy);
+  w.field("rank90", a.rank90).field("rank99", a.rank99).key("components").begin_array();
+  for (Eigen::Index j = 0; j < a.components.cols(); ++j) vec(w, a.components.col(j));
+  w.end_array().end_object();
+  return std::nullopt;
 }
 
-Expected<json> op_rope_usage(Request& r) {
+std::optional<Error> op_rope_usage(FieldReader& r, JsonWriter& w) {
   std::vector<int> layers;
   if (r.has("layers")) {
     for (long long l : r.integers("layers", 100000)) {
@@ -195,21 +205,19 @@ Expected<json> op_rope_usage(Request& r) {
   const HfConfig& config = mc.value().config;
   Expected<RopeUsage> u = rope_usage(c, config, layers);
   if (!u) return u.error();
-  return json{{"model_type", u->model_type},
-              {"layers", u->layers},
-              {"heads", u->heads},
-              {"kv_heads", u->kv_heads},
-              {"head_dim", u->head_dim},
-              {"rotary_dims", u->rotary_dims},
-              {"pairing", pairing_name(u->pairing)},
-              {"wavelength", vec(u->wavelength)},
-              {"q", nested(u->q)},
-              {"k", nested(u->k)},
-              {"q_mean", vec(u->q_mean)},
-              {"k_mean", vec(u->k_mean)}};
+  w.begin_object().field("model_type", u->model_type).key("layers").list(u->layers).field("heads", u->heads);
+  w.field("kv_heads", u->kv_heads).field("head_dim", u->head_dim).field("rotary_dims", u->rotary_dims);
+  w.field("pairing", pairing_name(u->pairing));
+  vec(w.key("wavelength"), u->wavelength);
+  nested(w.key("q"), u->q);
+  nested(w.key("k"), u->k);
+  vec(w.key("q_mean"), u->q_mean);
+  vec(w.key("k_mean"), u->k_mean);
+  w.end_object();
+  return std::nullopt;
 }
 
-Expected<json> op_real_scores(Request& r) {
+std::optional<Error> op_real_scores(FieldReader& r, JsonWriter& w) {
   const long long head = r.integer("head", 0), token = r.integer("token"), key_token = r.integer("key_token");
   const long long offsets = r.integer("offsets", 64);
   if (r.error) return *r.error;
@@ -224,7 +232,8 @@ Expected<json> op_real_scores(Request& r) {
   if (!s) return s.error();
   std::vector<long long> offs;
   for (long long d = 0; d <= offsets; ++d) offs.push_back(d);
-  return json{{"offsets", offs}, {"score", s->score}};
+  w.begin_object().key("offsets").list(offs).key("score").list(s->score).end_object();
+  return std::nullopt;
 }
 
 }  // namespace rv::cli

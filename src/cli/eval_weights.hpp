@@ -4,7 +4,8 @@
 
 #include <memory>
 
-#include "cli/request.hpp"
+#include "core/base/json_fields.hpp"
+#include "core/base/json_writer.hpp"
 #include "core/models/hf_config.hpp"
 #include "core/weights/checkpoint.hpp"
 
@@ -21,21 +22,21 @@ struct ModelCheckpoint {
   // The tokenizer.json that came with the checkpoint (the page's load), used for "text" when a request names none.
   std::shared_ptr<const tokenize::Tokenizer> tokenizer;
 };
-Expected<ModelCheckpoint> model_checkpoint(Request& r);
+Expected<ModelCheckpoint> model_checkpoint(FieldReader& r);
 
 // {"op":"weights","file":PATH} or {"op":"weights","index":PATH}
 // -> {"header_bytes":N,"file_bytes":S,"metadata":{...},"tensors":[{"name","dtype","shape","file"},...]}
-Expected<json> op_weights(Request& r);
+std::optional<Error> op_weights(FieldReader& r, JsonWriter& w);
 // {"op":"learned_table","file"|"index":PATH, optional "tensor", "config"|"preset", "offset"}
 // -> {"tensor","dtype","rows","dim","offset","row_norm","neighbour_cos","cos_by_offset","singular_values","energy",
 //     "rank90","rank99","components"}
-Expected<json> op_learned_table(Request& r);
+std::optional<Error> op_learned_table(FieldReader& r, JsonWriter& w);
 // {"op":"rope_usage","file"|"index":PATH,"config"|"preset", optional "layers":[...]}
 // ->
 // {"model_type","layers","heads","kv_heads","head_dim","rotary_dims","pairing","wavelength","q","k","q_mean","k_mean"}
-Expected<json> op_rope_usage(Request& r);
+std::optional<Error> op_rope_usage(FieldReader& r, JsonWriter& w);
 // {"op":"real_scores","file"|"index":PATH,"config"|"preset","head":h,"token":t,"key_token":u,"offsets":K}
 // -> {"offsets":[0..K],"score":[K+1]}
-Expected<json> op_real_scores(Request& r);
+std::optional<Error> op_real_scores(FieldReader& r, JsonWriter& w);
 
 }  // namespace rv::cli

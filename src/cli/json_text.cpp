@@ -1,4 +1,4 @@
-// Request lines through nlohmann-json without exceptions escaping: size and depth guards, NaN/Infinity fallback.
+// Request lines through core's JSON reader: size and depth guards, NaN/Infinity fallback; values written back.
 #include "cli/json_text.hpp"
 
 #include <cmath>
@@ -7,29 +7,20 @@
 
 namespace rv::cli {
 namespace {
-using json = nlohmann::ordered_json;
+using Kind = JsonValue::Kind;
 
-// A SAX consumer that accepts everything and keeps the parser's error message (nlohmann hands it the exception
-// object instead of throwing it).
-struct ErrorOnly : nlohmann::json_sax<json> {
-  std::string message = "not valid JSON";
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& ex) override {
-    message = ex.what();
-    return false;
+// Non-finite numbers to the strings Python's tokens spell, -0 (an integer token) to 0.
+void settle_numbers(JsonValue& v) {
+  if (v.kind == Kind::Number && !std::isfinite(v.number)) {
+    v.kind = Kind::String;
+    v.string = std::isnan(v.number) ? "NaN" : (v.number > 0 ? "Infinity" : "-Infinity");
+    v.number = 0.0;
+  } else if (v.kind == Kind::Number && v.exact) {
+    v.number = static_cast<double>(*v.exact);
   }
-};
+  for (JsonValue& e : v.array) settle_numbers(e);
+  for (auto& member : v.object) settle_numbers(member.second);
+}
 
 }  // namespace
 
@@ -105,17 +96,59 @@ std::optional<std::string> quote_nonfinite_literals(std::string_view text) {
   return out;
 }
 
-Expected<json> parse_json_text(std::string_view text, std::size_t max_bytes) {
+Expected<JsonValue> parse_json_text(std::string_view text, std::size_t max_bytes) {
   if (auto e = check_json_text(text, max_bytes)) return *e;
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (!j.is_discarded()) return j;
-  if (auto quoted = quote_nonfinite_literals(text)) {
-    json k = json::parse(*quoted, nullptr, false);
-    if (!k.is_discarded()) return k;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  Expected<JsonValue> j = parse_json(text, max_bytes);
+  if (!j)
+    if (auto quoted = quote_nonfinite_literals(text))
+      if (Expected<JsonValue> k = parse_json(*quoted, quoted->size())) j = std::move(k);
+  if (!j) return j.error();
+  settle_numbers(j.value());
+  return j;
+}
+
+void write_json(JsonWriter& w, const JsonValue& v) {
+  switch (v.kind) {
+    case Kind::Null:
+      w.null();
+      break;
+    case Kind::Boolean:
+      w.value(v.boolean);
+      break;
+    case Kind::Number:
+      if (v.exact)
+        w.value(*v.exact);
+      else
+        w.value(v.number);
+      break;
+    case Kind::String:
+      w.value(v.string);
+      break;
+    case Kind::Array:
+      w.begin_array();
+      for (const JsonValue& e : v.array) write_json(w, e);
+      w.end_array();
+      break;
+    case Kind::Object:
+      w.begin_object();
+      for (std::size_t i = 0; i < v.object.size(); ++i) {
+        const std::string& key = v.object[i].first;
+        bool seen = false;
+        for (std::size_t k = 0; k < i && !seen; ++k) seen = v.object[k].first == key;
+        if (seen) continue;
+        w.key(key);
+        write_json(w, *v.find(key));
+      }
+      w.end_object();
+      break;
   }
-  ErrorOnly handler;  // parse again, only to get nlohmann's message with the position, without a throw
-  json::sax_parse(text.begin(), text.end(), &handler);
-  return bad_request("malformed JSON: " + handler.message);
+}
+
+std::string json_text(const JsonValue& v) {
+  JsonWriter w = response_writer();
+  write_json(w, v);
+  return w.str();
 }
 
 }  // namespace rv::cli

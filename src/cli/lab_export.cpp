@@ -9,12 +9,12 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "core/base/json_writer.hpp"
 #include "core/lab/lab_checkpoint.hpp"
 #include "core/lab/lab_parallel.hpp"
 #include "core/lab/lab_torch.hpp"
@@ -165,10 +165,12 @@ int run_lab_export(int argc, char** argv, std::FILE* out, std::FILE* err) {
       std::fprintf(err, "ropeviz-cli lab-export: cannot write %s: %s\n", path.c_str(), e.c_str());
       return 1;
     }
-  nlohmann::ordered_json line{
-      {"script", script}, {"data", data}, {"batches", batches}, {"methods", nlohmann::json::array()}};
-  for (PositionMethod m : o->methods) line["methods"].push_back(position_method_name(m));
-  std::fprintf(out, "%s\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  JsonWriter line;
+  line.begin_object().field("script", script).field("data", data).field("batches", batches);
+  line.key("methods").begin_array();
+  for (PositionMethod m : o->methods) line.value(position_method_name(m));
+  line.end_array().end_object();
+  std::fprintf(out, "%s\n", line.str().c_str());
   return 0;
 }
 

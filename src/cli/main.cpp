@@ -111,7 +111,6 @@ std::string help_text() {
   return text;
 }
 
-
 }  // namespace
 
 int main(int argc, char** argv) {

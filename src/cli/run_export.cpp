@@ -1,11 +1,11 @@
 // `ropeviz-cli run-export DIR [REQUEST]` (cli/run_export.hpp): core's embedded ropeviz_run.py, and a request for it.
 #include "cli/run_export.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,7 +14,6 @@
 #include "cli/eval_forward.hpp"
 #include "cli/eval_passkey.hpp"
 #include "cli/json_text.hpp"
-#include "cli/request.hpp"
 #include "core/infer/run_script.hpp"
 
 namespace rv::cli {
@@ -55,13 +54,13 @@ Expected<std::string> argument_text(const char* arg) {
 
 // REQUEST as one JSON object: a forward or passkey request, its fields checked as eval checks them without the
 // checkpoint (cli/eval_forward.hpp, cli/eval_passkey.hpp).
-Expected<json> read_request(const char* arg) {
+Expected<JsonValue> read_request(const char* arg) {
   Expected<std::string> text = argument_text(arg);
   if (!text) return text.error();
-  Expected<json> parsed = parse_json_text(*text);
+  Expected<JsonValue> parsed = parse_json_text(*text);
   if (!parsed) return parsed.error();
-  if (!parsed->is_object()) return bad_request("the request must be a JSON object");
-  Request r(*parsed);
+  if (parsed->kind != JsonValue::Kind::Object) return bad_request("the request must be a JSON object");
+  FieldReader r(*parsed);
   const std::string op = r.string("op");
   if (r.error) return *r.error;
   std::optional<Error> refused;
@@ -76,11 +75,11 @@ Expected<json> read_request(const char* arg) {
 }
 
 // The checkpoint folder the request's "file" (or "index") names: itself when a folder, else the folder holding it.
-std::string model_of(const json& request) {
+std::string model_of(const JsonValue& request) {
   for (const char* key : {"file", "index"}) {
-    const auto it = request.find(key);
-    if (it == request.end() || !it->is_string() || it->get<std::string>().empty()) continue;
-    const fs::path path = it->get<std::string>();
+    const JsonValue* v = request.find(key);
+    if (!v || v->kind != JsonValue::Kind::String || v->string.empty()) continue;
+    const fs::path path = v->string;
     const bool file = fs::is_regular_file(path) || path.extension() == ".safetensors" || path.extension() == ".json";
     if (!file) return path.string();
     return path.has_parent_path() ? path.parent_path().string() : ".";
@@ -122,9 +121,9 @@ int run_run_export(int argc, char** argv, std::FILE* out, std::FILE* err) {
     std::fprintf(err, "ropeviz-cli run-export: needs one directory and at most one request: %s\n", kUsage);
     return 2;
   }
-  std::optional<json> request;
+  std::optional<JsonValue> request;
   if (argc == 4) {
-    Expected<json> read = read_request(argv[3]);
+    Expected<JsonValue> read = read_request(argv[3]);
     if (!read) {
       std::fprintf(err, "ropeviz-cli run-export: REQUEST %s: %s\n", argv[3][0] == '{' ? "(inline)" : argv[3],
                    read.error().message.c_str());
@@ -142,22 +141,26 @@ int run_run_export(int argc, char** argv, std::FILE* out, std::FILE* err) {
   }
   const std::string script = (dir / "ropeviz_run.py").string();
   if (!write_file(script, run_script(), err)) return 1;
-  json line{{"script", script}};
+  JsonWriter line = response_writer();
+  line.begin_object().field("script", script);
   if (request) {
     const std::string path = (dir / "request.json").string();
     const std::string model = model_of(*request);
-    if (request->contains("config") || request->contains("preset"))
+    if (request->find("config") || request->find("preset"))
       std::fputs(
           "ropeviz-cli run-export: note: the script reads the config.json in its --model folder, not the "
           "request's \"config\" or \"preset\"\n",
           err);
-    for (const char* key : kModelFields) request->erase(key);
-    if (!write_file(path, request->dump(-1, ' ', false, json::error_handler_t::replace) + "\n", err)) return 1;
-    line["request"] = path;
-    line["command"] = "python3 " + shell_word(script) + " --model " + shell_word(model) + " --request " +
-                      shell_word(path) + " --out " + shell_word((dir / "result.json").string());
+    auto& members = request->object;
+    for (const char* key : kModelFields)
+      members.erase(std::remove_if(members.begin(), members.end(), [key](const auto& m) { return m.first == key; }),
+                    members.end());
+    if (!write_file(path, json_text(*request) + "\n", err)) return 1;
+    line.field("request", path);
+    line.field("command", "python3 " + shell_word(script) + " --model " + shell_word(model) + " --request " +
+                              shell_word(path) + " --out " + shell_word((dir / "result.json").string()));
   }
-  std::fprintf(out, "%s\n", line.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+  std::fprintf(out, "%s\n", line.end_object().str().c_str());
   return 0;
 }
 

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <string>
 
+#include "core/base/json_fields.hpp"
 #include "core/base/json_value.hpp"
+#include "core/base/json_writer.hpp"
 
 using namespace rv;
 using Kind = JsonValue::Kind;
@@ -145,9 +147,9 @@ TEST_CASE("parse_json: each error names its line, column and what was expected")
       {R"("\x")", M + "1, column 3: expected an escape: one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX, got 'x'"},
       {R"("\u12G4")", M + "1, column 6: expected a hex digit (\\u takes four), got 'G'"},
       {"\"\xFF\"", M + "1, column 2: expected UTF-8 text, got byte 0xFF"},
-      {"\"\xC0\xAF\"", M + "1, column 2: expected UTF-8 text, got byte 0xC0"},        // overlong '/'
-      {"\"\xED\xA0\x80\"", M + "1, column 2: expected UTF-8 text, got byte 0xED"},    // an encoded surrogate
-      {"\"\xE2\x82\"", M + "1, column 2: expected UTF-8 text, got byte 0xE2"},        // cut short
+      {"\"\xC0\xAF\"", M + "1, column 2: expected UTF-8 text, got byte 0xC0"},      // overlong '/'
+      {"\"\xED\xA0\x80\"", M + "1, column 2: expected UTF-8 text, got byte 0xED"},  // an encoded surrogate
+      {"\"\xE2\x82\"", M + "1, column 2: expected UTF-8 text, got byte 0xE2"},      // cut short
       {"{\n  \"a\": 1,\n  \"b\": tru\n}", M + "3, column 8: expected a value, got 't'"},
       {"// comment\n{}", M + "1, column 1: expected a value, got '/'"},
       {"{'a':1}", M + "1, column 2: expected a string key, got '''"},
@@ -170,4 +172,30 @@ TEST_CASE("parse_json: the size limit comes first, the depth limit is a paramete
   CHECK(error_of(std::string(1000, '['), 10) == "JSON text of 1000 bytes is over the limit of 10 bytes");
   CHECK(error_of("[[1]]", kMaxJsonBytes, 1) == "JSON nests deeper than the limit of 1 levels at line 1, column 2");
   CHECK(error_of(nested(1000000)) == "JSON nests deeper than the limit of 64 levels at line 1, column 65");
+}
+
+TEST_CASE("JsonWriter: float_point spells doubles as the CLI does; escapes and bytes that are not UTF-8") {
+  rv::JsonWriter w(false, true);
+  w.begin_array().value(1.0).value(-0.0).value(0.0001).value(1e-5).value(1e15).value(123456789012345.6).value(2.5e-7);
+  w.value(1e300).value(7LL).end_array();
+  CHECK(w.str() == "[1.0,-0.0,0.0001,1e-05,1e+15,123456789012345.6,2.5e-07,1e+300,7]");
+  CHECK(w.finite());
+  rv::JsonWriter s;
+  s.value(std::string("a\nb\t\x01\xff\xe2\x82", 7)).value(std::nan(""));
+  CHECK(s.str() == "\"a\\nb\\t\\u0001\xEF\xBF\xBD\xEF\xBF\xBD\",null");
+  CHECK(!s.finite());
+}
+
+TEST_CASE("FieldReader: integer tokens are exact within long long's range, messages name the field") {
+  auto j = rv::parse_json(R"({"a":9007199254740993,"b":18446744073709551615,"c":4.0,"d":"x","o":{"f":1.5}})");
+  REQUIRE(j);
+  rv::FieldReader r(*j);
+  CHECK(r.integer("a") == 9007199254740993LL);
+  CHECK(!r.error);
+  CHECK(r.integer("c") == 4);
+  r.integer("b");
+  CHECK(r.error->message == "\"b\" is too large");
+  rv::FieldReader o(*j->find("o"), "o.");
+  o.integer("f");
+  CHECK(o.error->message == "\"o.f\" must be an integer, got 1.5");
 }

@@ -3,9 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/eval.hpp"
+#include "core/base/json_value.hpp"
 #include "fuzz_check.hpp"
 
 namespace {
@@ -14,17 +13,22 @@ namespace {
 // `forward` run 65,536 tokens: such lines are correct but too slow to fuzz, so lines asking for more than 2e7 of the
 // one's work or 64 tokens of the other's are skipped.
 bool too_slow_to_fuzz(const std::string& line) {
-  const auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return false;
-  if (j.value("op", nlohmann::json()) != "analyze" && j.value("op", nlohmann::json()) != "forward") return false;
+  using Kind = rv::JsonValue::Kind;
+  const auto parsed = rv::parse_json(line);
+  if (!parsed || parsed->kind != Kind::Object) return false;
+  const rv::JsonValue& j = *parsed;
+  const rv::JsonValue* op = j.find("op");
+  const std::string name = op && op->kind == Kind::String ? op->string : std::string();
+  if (name != "analyze" && name != "forward") return false;
   const auto number = [&](const char* key, double fallback) {
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+    const rv::JsonValue* v = j.find(key);
+    return v && v->kind == Kind::Number ? v->number : fallback;
   };
-  if (j.value("op", nlohmann::json()) == "forward") {  // a pass over a few tokens: the checks, not the arithmetic
-    const auto tokens = j.find("tokens"), text = j.find("text");
-    return (tokens != j.end() && tokens->is_array() && tokens->size() > 64) ||
-           (text != j.end() && text->is_string() && text->get<std::string>().size() > 64);
+  if (name == "forward") {  // a pass over a few tokens: the checks, not the arithmetic
+    const rv::JsonValue* tokens = j.find("tokens");
+    const rv::JsonValue* text = j.find("text");
+    return (tokens && tokens->kind == Kind::Array && tokens->array.size() > 64) ||
+           (text && text->kind == Kind::String && text->string.size() > 64);
   }
   return number("limit", 1e7) * number("d_head", 0) / 2 > 2e7;
 }
@@ -39,14 +43,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool ok_again = !ok;
   RV_FUZZ_CHECK(rv::cli::eval_line(line, ok_again) == response && ok_again == ok);  // no hidden state
   RV_FUZZ_CHECK(!response.empty() && response.find('\n') == std::string::npos);     // one line per request
-  const auto j = nlohmann::ordered_json::parse(response, nullptr, /*allow_exceptions=*/false);
-  RV_FUZZ_CHECK(j.is_object());
-  RV_FUZZ_CHECK(ok == !j.contains("error"));
+  using Kind = rv::JsonValue::Kind;
+  const auto parsed = rv::parse_json(response);
+  RV_FUZZ_CHECK(parsed && parsed->kind == Kind::Object);
+  const rv::JsonValue* e = parsed->find("error");
+  RV_FUZZ_CHECK(ok == !e);
   if (!ok) {
-    const auto& e = j["error"];
-    RV_FUZZ_CHECK(j.size() == 1 && e.is_object() && e.size() == 2);
-    RV_FUZZ_CHECK(e.contains("type") && e["type"].is_string() && !e["type"].get<std::string>().empty());
-    RV_FUZZ_CHECK(e.contains("message") && e["message"].is_string() && !e["message"].get<std::string>().empty());
+    RV_FUZZ_CHECK(parsed->object.size() == 1 && e->kind == Kind::Object && e->object.size() == 2);
+    const rv::JsonValue* type = e->find("type");
+    const rv::JsonValue* message = e->find("message");
+    RV_FUZZ_CHECK(type && type->kind == Kind::String && !type->string.empty());
+    RV_FUZZ_CHECK(message && message->kind == Kind::String && !message->string.empty());
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 // A recursive-descent JSON parser whose first error names its line and column; the depth limit bounds the recursion.
 #include "core/base/json_value.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -191,6 +192,11 @@ class Parser {
     }
     const std::string token(s_.substr(start, pos_ - start));  // strtod needs the terminating NUL
     const double x = std::strtod(token.c_str(), nullptr);
+    if (out.integer) {
+      errno = 0;
+      const long long whole = std::strtoll(token.c_str(), nullptr, 10);
+      if (errno == 0) out.exact = whole;
+    }
     if (!std::isfinite(x))
       return fail(start, "expected a number within the range of a double, got " +
                              (token.size() > 24 ? token.substr(0, 24) + "..." : token));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,7 +21,9 @@ struct JsonValue {
   bool boolean = false;
   bool integer = false;  // a number token written without '.', 'e' or 'E'
   double number = 0.0;   // the tokens NaN, Infinity and -Infinity give the non-finite doubles
-  std::string string;    // UTF-8
+  // An integer token within long long's range, exactly (number holds it rounded to a double past 2^53).
+  std::optional<long long> exact;
+  std::string string;  // UTF-8
   std::vector<JsonValue> array;
   std::vector<std::pair<std::string, JsonValue>> object;  // members in text order, duplicate keys kept
 

@@ -3,11 +3,71 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include "core/base/error.hpp"
 #include "core/base/format.hpp"
 
 namespace rv {
+namespace {
+
+// x (finite) as a float token: the shortest round-trip digits, fixed for decimal exponents in (-4, 15] with ".0"
+// after a whole number, else d.ddde+XX (at least two exponent digits).
+std::string float_token(double x) {
+  if (x == 0) return std::signbit(x) ? "-0.0" : "0.0";
+  std::string s = format_number(x), sign;  // printf's %g: [-]ddd[.ddd][e[+-]XX]
+  if (s[0] == '-') sign = "-", s.erase(0, 1);
+  int exponent = 0;
+  if (const std::size_t e = s.find('e'); e != std::string::npos) {
+    exponent = std::atoi(s.c_str() + e + 1);
+    s.erase(e);
+  }
+  const std::size_t dot = s.find('.');
+  int point = static_cast<int>(dot == std::string::npos ? s.size() : dot);  // digits before the point
+  std::string digits = dot == std::string::npos ? s : s.substr(0, dot) + s.substr(dot + 1);
+  while (digits.size() > 1 && digits[0] == '0') digits.erase(0, 1), --point;
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  const int k = static_cast<int>(digits.size()), n = point + exponent;  // x = 0.digits * 10^n
+  if (k <= n && n <= 15) return sign + digits + std::string(std::size_t(n - k), '0') + ".0";
+  if (0 < n && n <= 15) return sign + digits.substr(0, std::size_t(n)) + "." + digits.substr(std::size_t(n));
+  if (-4 < n && n <= 0) return sign + "0." + std::string(std::size_t(-n), '0') + digits;
+  const int e = n - 1;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+  return sign + digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : std::string()) + buf;
+}
+
+// The bytes of the well-formed UTF-8 sequence at s[i] (RFC 3629), with whole = true; else (whole = false) those of
+// the longest start of one there, at least 1: the bytes one U+FFFD replaces (Unicode's "maximal subpart").
+std::size_t utf8_sequence(const std::string& s, std::size_t i, bool& whole) {
+  const auto lead = static_cast<unsigned char>(s[i]);
+  std::size_t n = 1;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    n = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    n = 3;
+    if (lead == 0xE0) lo = 0xA0;
+    if (lead == 0xED) hi = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    n = 4;
+    if (lead == 0xF0) lo = 0x90;
+    if (lead == 0xF4) hi = 0x8F;
+  } else {
+    whole = lead < 0x80;
+    return 1;
+  }
+  std::size_t k = 1;
+  for (; k < n && i + k < s.size(); ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) break;
+  }
+  whole = k == n;
+  return k;
+}
+
+}  // namespace
 
 void JsonWriter::separate() {
   if (need_comma_) out_ += comma_;
@@ -37,17 +97,22 @@ JsonWriter& JsonWriter::end_array() {
   return *this;
 }
 JsonWriter& JsonWriter::key(const char* name) {
-  value(std::string(name));
+  return key(std::string(name));
+}
+JsonWriter& JsonWriter::key(const std::string& name) {
+  value(name);
   out_ += colon_;
   need_comma_ = false;
   return *this;
 }
 JsonWriter& JsonWriter::value(double v) {
   separate();
-  out_ += std::isfinite(v) ? format_number(v) : "null";
+  finite_ = finite_ && std::isfinite(v);
+  out_ += !std::isfinite(v) ? "null" : float_point_ ? float_token(v) : format_number(v);
   return *this;
 }
 JsonWriter& JsonWriter::value(float v) {
+  finite_ = finite_ && std::isfinite(v);
   separate();
   out_ += std::isfinite(v) ? format_number(v) : "null";
   return *this;
@@ -75,16 +140,24 @@ JsonWriter& JsonWriter::null() {
 JsonWriter& JsonWriter::value(const std::string& v) {
   separate();
   out_ += '"';
-  for (unsigned char c : v) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    static constexpr std::string_view kShort = "\b\f\n\r\t", kLetter = "bfnrt";
     if (c == '"' || c == '\\') {
       out_ += '\\';
       out_ += char(c);
+    } else if (const std::size_t k = kShort.find(char(c)); k != std::string_view::npos) {
+      out_ += '\\';
+      out_ += kLetter[k];
     } else if (c < 0x20) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out_ += buf;
     } else {
-      out_ += char(c);
+      bool whole = true;
+      const std::size_t n = utf8_sequence(v, i, whole);
+      out_ += whole ? v.substr(i, n) : std::string("\xEF\xBF\xBD");  // U+FFFD
+      i += n - 1;
     }
   }
   out_ += '"';

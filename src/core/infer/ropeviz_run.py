@@ -377,7 +377,10 @@ def scaling_fields(rs, key):
             must = {"string": "must be a string", "number": "must be a number", "boolean": "must be true or false",
                     "numbers": "must be an array of numbers"}[kind]
             raise bad("%s.%s %s, got %s" % (key, name, must, type_word(v)))
-        if kind == "numbers" and not all(is_number(e) and math.isfinite(e) for e in v):
+        wrong = [e for e in v if not is_number(e)] if kind == "numbers" else []
+        if wrong:
+            raise bad("%s.%s must contain only numbers, got %s" % (key, name, type_word(wrong[0])))
+        if kind == "numbers" and not all(math.isfinite(e) for e in v):
             raise bad("%s.%s must contain only finite numbers" % (key, name))
 
 
