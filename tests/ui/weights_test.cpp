@@ -3,6 +3,7 @@
 // ask-supply-retry protocol (SuppliedSource) read only the header and the table.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "app/state/export.hpp"
 #include "app/lab/lab_session.hpp"
 #include "app/state/model.hpp"
+#include "app/state/notes.hpp"
 #include "app/state/params.hpp"
 #include "app/state/weights.hpp"
 #include "core/weights/safetensors.hpp"
@@ -160,10 +162,67 @@ TEST_CASE("refusals name what is wrong and keep the state") {
   CHECK(none.value()->no_table.find("looked for wpe.weight") != std::string::npos);
   CHECK(none.value()->no_table.find("q_proj") != std::string::npos);
   std::vector<std::string> rope_notes;
-  REQUIRE(rv::install_weights(app.params, none.value(), rope_notes));
-  CHECK(has_note(rope_notes, "no learned position table: looked for wpe.weight"));
-  CHECK(has_note(rope_notes, "holds model.layers.0.self_attn.q_proj.weight"));
+  rv::NoteDetailsMap rope_details;
+  REQUIRE(rv::install_weights(app.params, none.value(), rope_notes, &rope_details));
+  REQUIRE(rope_notes.size() == 1);
+  CHECK(has_note(rope_notes, "1 tensors, read"));
+  CHECK(has_note(rope_notes, "; no learned position table"));
+  CHECK(!has_note(rope_notes, "q_proj"));  // the note is one line; what it holds is beside it
+  REQUIRE(rope_details.count(rope_notes[0]) == 1);
+  const rv::NoteDetails& d = rope_details.at(rope_notes[0]);
+  CHECK(d.label == "tensors (1)");
+  CHECK(d.text.find("looked for wpe.weight") != std::string::npos);
+  CHECK(d.lines == std::vector<std::string>{"model.layers.0.self_attn.q_proj.weight"});
   CHECK(!rv::loaded_table(app.params));
+}
+
+TEST_CASE("phone: a checkpoint without a table says so in one line, its tensors behind a disclosure under it") {
+  constexpr float kScale = 3.0f;  // 390 x 844 CSS pixels, as phone_test.cpp
+  Headless ui(390 * kScale, 844 * kScale, kScale);
+  std::vector<rv::TensorToWrite> tensors;
+  for (int layer = 0; layer < 4; ++layer)
+    for (const char* part : {"self_attn.q_proj", "self_attn.k_proj", "mlp.gate_proj"})
+      tensors.push_back(
+          {"model.layers." + std::to_string(layer) + "." + part + ".weight", {2, 2}, std::vector<double>(4, 0.1)});
+  rv::App& app = ui.app;
+  ui.frames(2);
+  REQUIRE(rv::install_weights(app.params, open(rv::write_safetensors(tensors, "F32", {}).value()), app.ui.notes,
+                              &app.ui.note_details));
+  ui.frames(2);
+  const std::string text = ui.frame_text();
+  INFO(text);
+  CHECK(text.find("no learned position table") != std::string::npos);
+  CHECK(text.find("proj") == std::string::npos);  // no tensor names
+  CHECK(text.find("looked for") == std::string::npos);
+  // the note's lines: from its "Done:" to the disclosure under it
+  const size_t note = text.find("Done: loaded model.safetensors");
+  const size_t disclosure = text.find("tensors (12)");
+  REQUIRE(note != std::string::npos);
+  REQUIRE(disclosure != std::string::npos);
+  REQUIRE(note < disclosure);
+  const std::string note_lines = text.substr(note, disclosure - note);
+  const size_t lines = size_t(std::count(note_lines.begin(), note_lines.end(), '\n'));
+  CHECK(lines >= 1);
+  CHECK(lines <= 2);  // one sentence: "...: 12 tensors, read N bytes; no learned position table" at 390 px
+  // opened, it lists what was looked for and every tensor, one a line
+  ui.click("note_details");
+  ui.frames(2);
+  const std::string open_text = ui.frame_text();
+  INFO(open_text);
+  CHECK(open_text.find("looked for wpe.weight") != std::string::npos);
+  CHECK(open_text.find("\nmodel.layers.0.self_attn.q_proj.weight\n") != std::string::npos);
+  CHECK(open_text.find("\nmodel.layers.3.mlp.gate_proj.weight\n") != std::string::npos);
+  // the text layer says the note in full
+  const std::string described = rv::note_in_full(app.ui, app.ui.notes.back());
+  CHECK(described.find("no learned position table: looked for wpe.weight") != std::string::npos);
+  CHECK(described.find("model.layers.3.mlp.gate_proj.weight") != std::string::npos);
+  // closed again, and gone with the note
+  ui.click("note_details");
+  ui.frames(2);
+  CHECK(ui.frame_text().find("q_proj") == std::string::npos);
+  app.ui.notes.clear();
+  ui.frames(1);
+  CHECK(app.ui.note_details.empty());
 }
 
 TEST_CASE("the page's protocol: ask, supply, run again, and only the header and the table are read") {

@@ -168,7 +168,7 @@ void run_controls(App& app) {
         "and its config.json: the app's load weights, the desktop's --weights and ropeviz-cli learned_table open "
         "them.");
     ImGui::SameLine();
-    if (ImGui::SmallButton("open its table")) load_lab_table(app.params, lab, app.ui.notes);
+    if (ImGui::SmallButton("open its table")) load_lab_table(app.params, lab, app.ui.notes, &app.ui.note_details);
     record_rect(app.ui, "lab_open_table");
     hover_tip(
         "The learned decoder's trained position table as the app's table (as a loaded checkpoint): the Learned "

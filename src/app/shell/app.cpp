@@ -36,7 +36,7 @@ constexpr float kNarrowWidth = 700.0f;  // logical pixels: below this the layout
 
 // The notes' one bookkeeping pass, after everything that raises them this frame: a note raised
 // again is kept once, where it first appeared, and counted; past notes_kept the oldest go; counts
-// of notes no longer shown are forgotten.
+// and details of notes no longer shown are forgotten.
 void tidy_notes(Ui& ui) {
   std::vector<std::string>& notes = ui.notes;
   for (size_t i = 0; i < notes.size(); ++i) {
@@ -54,6 +54,8 @@ void tidy_notes(Ui& ui) {
   if (notes.size() > kNotesKept) notes.erase(notes.begin(), notes.end() - kNotesKept);
   for (auto it = ui.note_repeats.begin(); it != ui.note_repeats.end();)
     it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? ui.note_repeats.erase(it) : std::next(it);
+  for (auto it = ui.note_details.begin(); it != ui.note_details.end();)
+    it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? ui.note_details.erase(it) : std::next(it);
 }
 
 constexpr const char* kPngLabel = "PNG";  // each bar's trailing button: a picture of the panel it shows

@@ -271,7 +271,8 @@ void show_controls(App& app) {
 void show_notes(App& app) {
   const Ui& ui = app.ui;  // merged, counted and trimmed once per frame by tidy_notes (app.cpp)
   if (ui.notes.empty()) return;
-  for (const std::string& note : ui.notes) {
+  for (size_t i = 0; i < ui.notes.size(); ++i) {
+    const std::string& note = ui.notes[i];
     const bool info = note_kind(note) == NoteKind::Info;
     ImGui::PushStyleColor(ImGuiCol_Text, theme::vec(info ? theme::kOk : theme::kLearned));
     const auto repeats = ui.note_repeats.find(note);
@@ -281,10 +282,24 @@ void show_notes(App& app) {
     else
       ImGui::TextWrapped("%s %s", info ? "Done:" : "Note:", note.c_str());
     ImGui::PopStyleColor();
+    // the list the note stands for (a checkpoint's tensors), closed until asked for
+    const auto details = ui.note_details.find(note);
+    if (details == ui.note_details.end()) continue;
+    const NoteDetails& d = details->second;
+    ImGui::PushID(int(i));
+    const bool open = ImGui::TreeNode("details", "%s", d.label.c_str());
+    record_rect(app.ui, "note_details");
+    if (open) {
+      ImGui::TextWrapped("%s", d.text.c_str());
+      for (const std::string& line : d.lines) ImGui::TextUnformatted(line.c_str());
+      ImGui::TreePop();
+    }
+    ImGui::PopID();
   }
   if (ImGui::SmallButton("Dismiss notes")) {
     app.ui.notes.clear();
     app.ui.note_repeats.clear();
+    app.ui.note_details.clear();
   }
 }
 

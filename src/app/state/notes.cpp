@@ -12,6 +12,17 @@ NoteKind note_kind(const std::string& note) {
   return NoteKind::Warning;
 }
 
+std::string note_in_full(const Ui& ui, const std::string& note) {
+  const auto details = ui.note_details.find(note);
+  if (details == ui.note_details.end()) return note;
+  const NoteDetails& d = details->second;
+  constexpr size_t kShown = 20;  // a checkpoint's first names, as core's message lists them
+  std::string out = note + ": " + d.text;
+  for (size_t i = 0; i < d.lines.size() && i < kShown; ++i) out += (i ? ", " : " ") + d.lines[i];
+  if (d.lines.size() > kShown) out += ", ... (" + std::to_string(d.lines.size()) + ")";
+  return out;
+}
+
 long long pre_extension_length(const App& app) {
   const Model& model = app.model;
   if (!model.real || !model.real->info.rope) return 0;

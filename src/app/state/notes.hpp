@@ -11,6 +11,9 @@ namespace rv {
 // colours it by kind.
 enum class NoteKind { Info, Warning };
 NoteKind note_kind(const std::string& note);
+// A note with what it stands for (its Ui::note_details, shown behind a disclosure on screen) for the text layer: "...;
+// no learned position table: looked for ...; the checkpoint holds a, b, ... (291 tensors)". The note alone without.
+std::string note_in_full(const Ui& ui, const std::string& note);
 // The chosen model's original_max_position_embeddings when its context was extended past it (Llama 3.1: 8192),
 // else 0: the length before extension, not necessarily a training length.
 long long pre_extension_length(const App& app);

@@ -366,12 +366,22 @@ struct WeightsLoad {
   std::string pending_demo;                  // a demo model's button (Run it): the platform opens web/models/<name>
 };
 
+// What a note stands for in full, kept beside it (Ui::note_details, by the note's text) and shown under its one line
+// behind a disclosure (show_notes): a checkpoint's tensors when it has no learned table.
+struct NoteDetails {
+  std::string label;               // the disclosure's: "tensors (291)"
+  std::string text;                // opening it shows this first: what was looked for
+  std::vector<std::string> lines;  // then these, one a line: the tensors' names
+};
+using NoteDetailsMap = std::map<std::string, NoteDetails>;
+
 // The UI's own state: nothing here changes the math.
 struct Ui {
   float scale = 1.0f;                              // device pixels per CSS/logical pixel
   std::map<std::string, Rect, std::less<>> rects;  // named controls, in device pixels (found by string_view)
   std::vector<std::string> notes;                  // rejected or clamped inputs, confirmations; shown until dismissed
   std::map<std::string, int> note_repeats;         // a note raised again is shown once with its count (show_notes)
+  NoteDetailsMap note_details;                     // the list a note stands for, behind a disclosure (show_notes)
   std::vector<ExportFile>
       pending_exports;  // set by an export button (one or more files), taken by the platform (app/shell/host.hpp)
   bool pending_copy_link = false;    // "copy link" pressed; the platform copies and clears it

@@ -140,17 +140,17 @@ bool is_side_file(const std::string& name) {
   return false;
 }
 
-bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes) {
+bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes, NoteDetailsMap* details) {
   Expected<std::shared_ptr<const LoadedWeights>> w = open_weights_path(path, next_weights_serial());
   if (!w) {
     notes.push_back(file_name(path) + ": " + w.error().message + "; kept the current " +
                     (p.weights ? "weights" : "table"));
     return false;
   }
-  return install_weights(p, w.value(), notes);
+  return install_weights(p, w.value(), notes, details);
 }
 
-bool load_lab_table(Params& p, const LabSession& lab, std::vector<std::string>& notes) {
+bool load_lab_table(Params& p, const LabSession& lab, std::vector<std::string>& notes, NoteDetailsMap* details) {
   const LabTrained* learned = nullptr;
   if (lab.run)
     for (const LabTrained& t : lab.run->trained())
@@ -176,7 +176,7 @@ bool load_lab_table(Params& p, const LabSession& lab, std::vector<std::string>& 
     notes.push_back(files.label + ": " + w.error().message);
     return false;
   }
-  return install_weights(p, w.value(), notes);
+  return install_weights(p, w.value(), notes, details);
 }
 
 std::uint64_t weights_serial(const Params& p) {
@@ -231,7 +231,8 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
   return std::shared_ptr<const LoadedWeights>(std::move(w));
 }
 
-bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vector<std::string>& notes) {
+bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vector<std::string>& notes,
+                     NoteDetailsMap* details) {
   Params next = p;
   next.weights.reset();
   if (w->config && !use_config(next, *w->config, w->label + " (" + w->config_name + ")", notes)) return false;
@@ -254,14 +255,22 @@ bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vec
   const LoadedWeights& l = *p.weights;
   const ModelFamily* family = model_family(l.model_type);
   const bool rope_model = family && family->positions[0] == '\0';
+  // One line: what the checkpoint holds is a list behind a disclosure under it (no longer ~20 names in the note).
   notes.push_back(
       "loaded " + l.label + ": " + std::to_string(l.tensors.size()) + " tensors, read " +
       format_count((long long)l.bytes_read) +
       (l.file_bytes ? " of " + format_count((long long)l.file_bytes) + " bytes" : " bytes") +
       (l.table ? "; the learned table is " + l.table->tensor + " " + shape_text(l.table->P.rows(), l.table->P.cols())
        : rope_model ? "; no learned position table (" + l.model_type + " uses RoPE)"
-                    : "; " + l.no_table) +
+                    : "; no learned position table") +
       (l.tokenizer ? "; " + l.tokenizer->name + " beside it" : ""));
+  if (!l.table && !rope_model && details) {
+    NoteDetails& d = (*details)[notes.back()];
+    d = NoteDetails{"tensors (" + format_count((long long)l.tensors.size()) + ")",
+                    "looked for " + learned_table_names_words() + "; the checkpoint holds:",
+                    {}};
+    for (const TensorInfo& t : l.tensors) d.lines.push_back(t.name);
+  }
   // a vocabulary that does not fit is said before any forward pass is asked for
   if (l.tokenizer && !tokenizer_fit(*l.tokenizer, l.vocab).empty())
     notes.push_back(l.label + ": " + tokenizer_fit(*l.tokenizer, l.vocab));

@@ -35,8 +35,11 @@ Expected<std::shared_ptr<const LoadedWeights>> open_weights(const WeightsFiles& 
 // type without a known layout, an Error of kNeedBytes where a page has not supplied the rows yet).
 Expected<RealQK> layer0_qk(const Params& p);
 // Puts loaded weights in the app: the config.json (when given) as model=config, then the table's frame (max_position
-// = its rows, d = its width); false (nothing changed, a note saying why) when they do not fit. Notes what it loaded.
-bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vector<std::string>& notes);
+// = its rows, d = its width); false (nothing changed, a note saying why) when they do not fit. Notes what it loaded in
+// one line; when the checkpoint has no learned table, the tensors it holds go into `details` beside that note (the
+// app's Ui::note_details, shown behind a disclosure under it).
+bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vector<std::string>& notes,
+                     NoteDetailsMap* details = nullptr);
 // weights=none: back to the seeded random table (the frame keys are free again).
 void unload_weights(Params& p, std::vector<std::string>& notes);
 // A desktop path: a .safetensors file or an index (.json), with the config.json beside it when there is one.
@@ -51,10 +54,12 @@ std::optional<std::string> read_file_head(const std::string& path, std::size_t c
 // A path's file name: what follows its last '/' or '\\' (the whole path without one).
 std::string file_name(const std::string& path);
 // open_weights_path then install_weights, with a note naming the file when either refuses (the state stays).
-bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes);
+bool load_weights_path(Params& p, const std::string& path, std::vector<std::string>& notes,
+                       NoteDetailsMap* details = nullptr);
 // The lab's last run's learned decoder (its pos_emb, written as the lab saves it and read back through the same
 // reader) as the weights: the table training gave, beside GPT-2's. False with a note when the run trained none.
-bool load_lab_table(Params& p, const LabSession& lab, std::vector<std::string>& notes);
+bool load_lab_table(Params& p, const LabSession& lab, std::vector<std::string>& notes,
+                    NoteDetailsMap* details = nullptr);
 // A serial no load has had (a process-wide count: caches keyed on it never mistake one load for another).
 std::uint64_t next_weights_serial();
 // Whether a file's name is a checkpoint's (.safetensors, or an index: .safetensors.index.json).

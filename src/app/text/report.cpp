@@ -115,7 +115,7 @@ std::string describe(const App& app) {
   }
   for (Bar bar : kBars) s += " " + describe_panel(selected_panel(p, bar), app);
   for (const std::string& note : app.ui.notes)
-    s += (note_kind(note) == NoteKind::Info ? " Done: " : " Note: ") + note + ".";
+    s += (note_kind(note) == NoteKind::Info ? " Done: " : " Note: ") + note_in_full(app.ui, note) + ".";
   return s;
 }
 

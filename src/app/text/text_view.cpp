@@ -7,6 +7,7 @@
 
 #include "app/panels/panel_calls.hpp"
 #include "app/state/lesson.hpp"
+#include "app/state/notes.hpp"
 #include "app/state/registry.hpp"
 #include "app/text/report.hpp"
 #include "core/base/constants.hpp"
@@ -136,7 +137,7 @@ std::string text_view_html(const App& app) {
   }
   if (!app.ui.notes.empty()) {
     out += "<h2>Notes</h2><ul>";
-    for (const std::string& note : app.ui.notes) out += tag("li", note);
+    for (const std::string& note : app.ui.notes) out += tag("li", note_in_full(app.ui, note));
     out += "</ul>";
   }
   return out;

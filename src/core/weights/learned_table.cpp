@@ -357,6 +357,11 @@ int learned_table_offset(const std::string& model_type) {
   return model_type == "opt" || model_type == "roberta" ? 2 : 0;
 }
 
+std::string learned_table_names_words() {
+  return "wpe.weight, decoder.embed_positions.weight and embeddings.position_embeddings.weight (bare or under "
+         "transformer., model., bert., roberta., distilbert.) and the lab's pos_emb";
+}
+
 Expected<FoundTable> find_learned_table(Checkpoint& c, const std::string& tensor, int offset) {
   FoundTable f;
   f.offset = offset;
@@ -376,11 +381,8 @@ Expected<FoundTable> find_learned_table(Checkpoint& c, const std::string& tensor
       std::string held;
       for (std::size_t i = 0; i < c.tensors().size() && i < 20; ++i) held += (i ? ", " : "") + c.tensors()[i].name;
       if (c.tensors().size() > 20) held += ", ... (" + std::to_string(c.tensors().size()) + " tensors)";
-      return bad_request(
-          "no learned position table: looked for wpe.weight, decoder.embed_positions.weight and "
-          "embeddings.position_embeddings.weight (bare or under transformer., model., bert., roberta., "
-          "distilbert.) and the lab's pos_emb; the checkpoint holds " +
-          (held.empty() ? std::string("no tensors") : held));
+      return bad_request("no learned position table: looked for " + learned_table_names_words() +
+                         "; the checkpoint holds " + (held.empty() ? std::string("no tensors") : held));
     }
   }
   if (f.tensor->shape.size() != 2)

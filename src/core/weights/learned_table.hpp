@@ -43,6 +43,9 @@ RowMatrixXd sampled_cosines(const RowMatrixXd& P, int side);
 // GPT-BigCode), decoder.embed_positions.weight (OPT), embeddings.position_embeddings.weight (BERT, RoBERTa,
 // DistilBERT), each bare and under transformer., model., bert., roberta., distilbert.; last, pos_emb (the lab's).
 std::vector<std::string> learned_table_names();
+// Those names in words, for a message that says what was looked for: "wpe.weight, decoder.embed_positions.weight and
+// embeddings.position_embeddings.weight (bare or under transformer., ...) and the lab's pos_emb".
+std::string learned_table_names_words();
 // Rows at the top of the table that are not positions: 2 for OPT and RoBERTa, else 0.
 int learned_table_offset(const std::string& model_type);
 

@@ -143,7 +143,7 @@ void on_drop(GLFWwindow* handle, int count, const char** paths) {
   };
   const char* const* checkpoint =
       std::find_if(paths, paths + count, [](const char* p) { return rv::is_weights_file(p); });
-  if (checkpoint != paths + count) rv::load_weights_path(app.params, *checkpoint, app.ui.notes);
+  if (checkpoint != paths + count) rv::load_weights_path(app.params, *checkpoint, app.ui.notes, &app.ui.note_details);
   for (int i = 0; i < count; ++i) {
     const std::string path = paths[i];
     if (ends(path, "tokenizer.json"))
@@ -202,7 +202,8 @@ struct DesktopHost final : rv::Host {
   void open_config_picker(rv::App&) override {}
   // The demo models beside the app's sources (web/models, which the build names RV_DEMO_MODELS).
   void open_demo_model(rv::App& app, const std::string& name) override {
-    rv::load_weights_path(app.params, std::string(RV_DEMO_MODELS) + "/" + name + "/model.safetensors", app.ui.notes);
+    rv::load_weights_path(app.params, std::string(RV_DEMO_MODELS) + "/" + name + "/model.safetensors", app.ui.notes,
+                          &app.ui.note_details);
   }
 };
 
@@ -230,7 +231,7 @@ int main(int argc, char** argv) {
     return std::make_unique<rv::LabParallel>(o, jobs);
   };
   if (!options.config.empty()) open_config(app, options.config);
-  if (!options.weights.empty()) rv::load_weights_path(app.params, options.weights, app.ui.notes);
+  if (!options.weights.empty()) rv::load_weights_path(app.params, options.weights, app.ui.notes, &app.ui.note_details);
   if (!options.tokenizer.empty()) rv::load_tokenizer_path(app.params, options.tokenizer, app.ui.notes);
   if (!options.text.empty()) rv::load_run_text_path(app, options.text, app.ui.notes);
   rv::run_session(app).settings.bench = options.bench;

@@ -499,7 +499,7 @@ EMSCRIPTEN_KEEPALIVE const char* rv_web_weights_step(Web* web) {
       std::shared_ptr<rv::LoadedWeights> loaded = std::make_shared<rv::LoadedWeights>(*w.value());
       loaded->bytes_read = store->supplied;  // what the page read, every retry's ranges once
       loaded->supplied = store;              // the walk's later reads come through the same ranges
-      const bool fits = rv::install_weights(web->app.params, loaded, web->app.ui.notes);
+      const bool fits = rv::install_weights(web->app.params, loaded, web->app.ui.notes, &web->app.ui.note_details);
       if (fits) web->loaded_bytes = store, web->rows_asked = false;
       if (fits && (rv::sync_usage(web->app), rv::usage_walking(web->app))) {
         web->weights_files.reset();  // the load is done; the same loop now reads the layers
