@@ -44,7 +44,7 @@ std::optional<DecoderConfig> decoder_config(FieldReader& outer, const JsonValue&
     return failed(outer, "\"config.max_position\" must be in [1, 65536], got " + std::to_string(max_position));
   auto method = parse_position_method(position);
   if (!method)
-    return failed(outer, "\"config.position\" must be one of learned, sinusoidal, rope, alibi, t5, none, got \"" +
+    return failed(outer, std::string("\"config.position\" must be one of ") + kPositionMethodChoices + ", got \"" +
                              position + "\"");
   auto p = parse_pairing(pairing);
   if (!p) return failed(outer, "\"config.pairing\" must be \"interleaved\" or \"half_split\", got \"" + pairing + "\"");

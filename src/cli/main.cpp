@@ -47,7 +47,7 @@ lab: flags (defaults in brackets)
   --task copy|reverse|repeat [copy]   symbols 0..9, SEP = 10 (vocab 11); n answers per sequence:
       copy     x1..xn SEP x1..xn      reverse  x1..xn SEP xn..x1
       repeat   a random 3-symbol pattern repeated to n + 3 tokens; every answer is the token 3 places back
-  --methods a,b,...  [learned,sinusoidal,rope,alibi,t5,none]
+  --methods a,b,...  [%METHODS%]
   --train-len N      training sizes n = 1..N, evaluation n = 1..4N  [3; 1..64]
   --steps N          AdamW steps per method at most (fewer when the bar is reached)  [2000; 1..100000]
   --seed S           [0]; the same flags and seed give the same document apart from seconds and tokens_per_s
@@ -95,7 +95,8 @@ format of PyTorch tensor indexing ("index 100 is out of bounds for dimension 0 w
 refused too, as nn.Embedding does, though a PyTorch tensor P[-1] would return the last row.
 )";
 
-// The help text with the ops and the preset names filled in from their tables, so they never disagree.
+// The help text with the ops, the preset names and the lab's methods filled in from their tables, so they never
+// disagree.
 std::string help_text() {
   std::string names, line;
   for (const rv::Preset& p : rv::presets()) {
@@ -108,6 +109,7 @@ std::string help_text() {
   std::string text = kHelp;
   text.replace(text.find("%PRESETS%"), 9, names + line);
   text.replace(text.find("%OPS%"), 5, rv::cli::eval_ops_help());
+  text.replace(text.find("%METHODS%"), 9, rv::kPositionMethodChoices);
   return text;
 }
 

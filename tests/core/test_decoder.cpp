@@ -50,8 +50,8 @@ TEST_CASE("weights: contract names in a fixed order, init norms one and rel_bias
   DecoderWeights w = init_decoder_weights<double>(c, 3);
   std::vector<std::string> names;
   for (const WeightRef<double>& r : weight_refs(c, w)) names.push_back(r.name);
-  const std::vector<std::string> want = {"tok_emb", "l0.norm1", "l0.wq", "l0.wk", "l0.wv", "l0.wo", "l0.norm2",
-                                         "l0.w1",   "l0.w2",    "rel_bias", "norm_f", "head"};
+  const std::vector<std::string> want = {"tok_emb",  "l0.norm1", "l0.wq", "l0.wk",    "l0.wv",  "l0.wo",
+                                         "l0.norm2", "l0.w1",    "l0.w2", "rel_bias", "norm_f", "head"};
   CHECK(names == want);
   CHECK(w.layer[0].norm1.isOnes());
   CHECK(w.norm_f.isOnes());
@@ -82,7 +82,7 @@ TEST_CASE("gradients match central finite differences for every position method"
 TEST_CASE("batched engine: sequences of mixed lengths in one batch, one workspace reused across configs") {
   const TokenRows xa = {{1, 4, 6}, {2, 0, 5}}, ya = {{4, -1, 2}, {0, 3, 1}};  // T 3, 5 targets
   const TokenRows xb = {{3, 3, 1, 0, 6, 2}}, yb = {{-1, 1, 0, 6, 2, 5}};      // T 6, 5 targets
-  SequenceBatch batch;  // rows a0, b0, a1: lengths 3, 6, 3
+  SequenceBatch batch;                                                        // rows a0, b0, a1: lengths 3, 6, 3
   for (const auto& [x, y] : {std::pair{xa[0], ya[0]}, std::pair{xb[0], yb[0]}, std::pair{xa[1], ya[1]}}) {
     const int r0 = batch.append(static_cast<int>(x.size()));
     std::copy(x.begin(), x.end(), batch.tokens.begin() + r0);
@@ -258,8 +258,7 @@ TEST_CASE("validation: clear errors naming the field, never a crash") {
   CHECK(run_error({{-1, 2}}, {{1, 1}}) == "IndexError: index -1 is out of bounds for dimension 0 with size 7");
   CHECK(run_error({{1, 2}}, {{1, 7}}) == "IndexError: Target 7 is out of bounds.");
   CHECK(run_error({{1, 2}}, {{1, -2}}) == "IndexError: Target -2 is out of bounds.");
-  CHECK(run_error({{1, 2}, {1}}, {{1, 1}, {1}}) ==
-        "BadRequest: \"tokens\" rows must all have length 2, row [1] has 1");
+  CHECK(run_error({{1, 2}, {1}}, {{1, 1}, {1}}) == "BadRequest: \"tokens\" rows must all have length 2, row [1] has 1");
   CHECK(run_error({{1, 2}}, {{1}}) == "BadRequest: \"targets\" row [0] must have length 2, got 1");
   CHECK(run_error({{1, 2}}, {}) == "BadRequest: \"targets\" must have 1 rows like \"tokens\", got 0");
   CHECK(run_error({}, {}) == "BadRequest: \"tokens\" must be a non-empty [B][T] array");
@@ -338,4 +337,12 @@ TEST_CASE("AdamW steps on the decoder lower the loss of a fixed batch") {
   }
   CHECK(state.step == 100);
   CHECK(loss_of(c, w) < 0.5 * first);
+}
+
+TEST_CASE("kPositionMethodChoices lists every position method's name, in kAllPositionMethods' order") {
+  std::string names;
+  for (const PositionMethod m : kAllPositionMethods)
+    names += std::string(names.empty() ? "" : ", ") + position_method_name(m);
+  CHECK(names == kPositionMethodChoices);  // a new method is named in that string too
+  CHECK(std::size(kAllPositionMethods) == std::size_t(PositionMethod::None) + 1);
 }

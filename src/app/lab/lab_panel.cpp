@@ -42,10 +42,16 @@ const char* task_words(LabTask t) {
   return "";
 }
 
+}  // namespace
+
 ImU32 colour_of(PositionMethod m) {
-  static_assert(std::size(theme::kMethods) == std::size(kAllPositionMethods), "one colour per method");
-  return theme::kMethods[int(m)];
+  // in kAllPositionMethods' order: learned, sinusoidal, rope, alibi, t5, none
+  constexpr ImU32 kColours[] = {theme::kLearned, theme::kPink, theme::kRope, theme::kOk, theme::kKey, theme::kPale};
+  static_assert(std::size(kColours) == std::size(kAllPositionMethods), "one colour per method");
+  return kColours[int(m)];
 }
+
+namespace {
 
 // The method's colour, lighter: a scaled curve next to its own.
 ImU32 scaled_colour(PositionMethod m) {

@@ -132,7 +132,7 @@ void lab_remedy_view(App& app) {
     spec.y = {title, plot::Scale::Linear, 0.0, 1.0};
     if (a && b && plot::begin_plot(id, size, spec)) {
       plot::plot_vspan(0.5, L + 0.5, IM_COL32(255, 255, 255, 14));
-      const ImU32 c = theme::kMethods[int(method)];
+      const ImU32 c = colour_of(method);
       curve(*a, a->accuracy, &LabSeedRun::accuracy, c, false, nullptr);  // the sentence above says which is which
       curve(*b, b->accuracy, &LabSeedRun::accuracy, c, true, nullptr);
       const ImVec4 v = theme::vec(c);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "app/state/state.hpp"
+#include "imgui.h"
 
 namespace rv {
 
@@ -15,6 +16,9 @@ void lab_kv_view(App& app);
 bool lab_remedy_ready(const App& app);
 void lab_remedy_view(App& app);
 std::string describe_lab_remedy(const App& app);
+
+// A position method's colour in every lab view (its checkbox, curves, rows and table).
+ImU32 colour_of(PositionMethod m);
 
 // The lab panel's explanation before a run (its sizes from LabOptions' defaults).
 std::string lab_intro();

@@ -244,7 +244,7 @@ void attention_views(const RunSession& s, float width) {
                           for (const auto& h : g) m += h[std::size_t(i + 1)];
                           return std::max(1e-12, m / heads);
                         },
-                        {theme::kMethods[l % 6], 1.2f});
+                        {theme::kSeries[std::size_t(l) % std::size(theme::kSeries)], 1.2f});
     }
     plot::end_plot();
   }

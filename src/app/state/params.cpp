@@ -436,7 +436,7 @@ constexpr ParamField kFields[] = {
     enumeration<&P::task, parse_task, lab_task_name>("task", "copy, reverse or repeat",
                                                      "The lab's task: copy, reverse, or repeat the token 3 back."),
     {"methods", FieldKind::Enum, 0, 0, "The position methods the lab trains, comma-separated.", parse_methods,
-     encode_methods, member_equal<&P::methods>, "learned, sinusoidal, rope, alibi, t5, none"},
+     encode_methods, member_equal<&P::methods>, kPositionMethodChoices},
     integer<&P::train_len>("train_len", 1, kLabTrainLenMax,
                            "The lab trains on sizes 1–train_len and evaluates up to 4 x train_len."),
     integer<&P::table_len>("table_len", 0, kLabTableLenMax,

@@ -15,8 +15,11 @@ constexpr ImU32 kMuted = IM_COL32(150, 156, 168, 255);    // secondary text, fai
 constexpr ImU32 kGrid = IM_COL32(70, 74, 84, 255);        // axes and grid lines
 constexpr ImU32 kPanelBg = IM_COL32(30, 32, 38, 255);
 
-// The lab's six position methods, in kAllPositionMethods' order: learned, sinusoidal, rope, alibi, t5, none.
-constexpr ImU32 kMethods[] = {kLearned, IM_COL32(240, 98, 146, 255), kRope, kOk, kKey, IM_COL32(220, 222, 228, 255)};
+constexpr ImU32 kPink = IM_COL32(240, 98, 146, 255);
+constexpr ImU32 kPale = IM_COL32(220, 222, 228, 255);
+
+// Six distinct line colours for numbered series (a model's layers), taken in turn.
+constexpr ImU32 kSeries[] = {kLearned, kPink, kRope, kOk, kKey, kPale};
 
 inline ImVec4 vec(ImU32 c) {
   return ImGui::ColorConvertU32ToFloat4(c);

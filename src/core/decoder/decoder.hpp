@@ -17,17 +17,20 @@ namespace rv {
 // [SECTION] Config
 enum class PositionMethod { Learned, Sinusoidal, Rope, Alibi, T5, None };
 
-const char* position_method_name(PositionMethod m);                   // "learned", "sinusoidal", ...
+const char* position_method_name(PositionMethod m);  // "learned", "sinusoidal", ...
 std::optional<PositionMethod> parse_position_method(std::string_view name);
 inline constexpr PositionMethod kAllPositionMethods[] = {PositionMethod::Learned, PositionMethod::Sinusoidal,
                                                          PositionMethod::Rope,    PositionMethod::Alibi,
                                                          PositionMethod::T5,      PositionMethod::None};
+// The names above in their order, as messages and the methods link key list them (tests/core/test_decoder.cpp
+// checks them against position_method_name).
+inline constexpr const char* kPositionMethodChoices = "learned, sinusoidal, rope, alibi, t5, none";
 
 struct DecoderConfig {
   int vocab = 0, d_model = 0, heads = 0, layers = 0, d_ff = 0;
   PositionMethod position = PositionMethod::Rope;
-  int max_position = 0;  // rows of pos_emb (learned only)
-  double base = 10000.0;  // rope only
+  int max_position = 0;                    // rows of pos_emb (learned only)
+  double base = 10000.0;                   // rope only
   Pairing pairing = Pairing::Interleaved;  // rope only
   // rope only: the frequencies theta_i in place of base^(-2i/d_head) when not empty (context extension: core's
   // rope_scaled_inv_freq), and a factor multiplying cos and sin (YaRN's attention factor: scores scale by its square)
@@ -51,9 +54,9 @@ using RowVec = Eigen::Matrix<S, 1, Eigen::Dynamic>;
 
 template <class S>
 struct LayerWeights {
-  RowVec<S> norm1, norm2;      // [d_model]
-  RowMat<S> wq, wk, wv, wo;    // [d_model, d_model]
-  RowMat<S> w1, w2;            // [d_model, d_ff], [d_ff, d_model]
+  RowVec<S> norm1, norm2;    // [d_model]
+  RowMat<S> wq, wk, wv, wo;  // [d_model, d_model]
+  RowMat<S> w1, w2;          // [d_model, d_ff], [d_ff, d_model]
 };
 
 template <class S>
@@ -100,7 +103,7 @@ using TokenRows = std::vector<std::vector<long long>>;  // [B][T]
 
 template <class S>
 struct DecoderOutput {
-  S loss = 0;                  // mean cross-entropy over targets >= 0
+  S loss = 0;                     // mean cross-entropy over targets >= 0
   std::vector<RowMat<S>> logits;  // [B] of [T, vocab]
 };
 template <class S>
