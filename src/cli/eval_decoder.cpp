@@ -71,7 +71,8 @@ std::optional<DecoderWeights> decoder_weights(FieldReader& outer, const JsonValu
     if (r.error) return failed(outer, r.error);
     std::copy(v.begin(), v.end(), ref.data);
   }
-  for (const auto& [key, value] : obj.object) {
+  for (const auto& member : obj.object) {  // no structured binding: clang 14 lambdas cannot capture one
+    const std::string& key = member.first;
     const bool known = std::any_of(refs.begin(), refs.end(), [&](const auto& ref) { return ref.name == key; });
     if (!known)
       return failed(outer, "\"weights." + key + "\" is not a weight of this config (position \"" +

@@ -9,6 +9,7 @@
 #include "app/lab/lab_session.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -135,9 +136,8 @@ void lab_attention_view(App& app) {
                                      [&map](int r, int c) { return c > r ? std::nan("") : double(map(r, c)); });
     ImGui::Dummy(ImVec2(side, side));
     if (i >= 0 && j <= i)
-      ImGui::SetTooltip("head %d: query %d (%s) puts %s of its attention on key %d (%s)", h, i,
-                        token_text(in.tokens[size_t(i)]), format_sig(map(i, j), 3).c_str(), j,
-                        token_text(in.tokens[size_t(j)]));
+      tooltip("head %d: query %d (%s) puts %s of its attention on key %d (%s)", h, i, token_text(in.tokens[size_t(i)]),
+              format_sig(map(i, j), 3).c_str(), j, token_text(in.tokens[size_t(j)]));
     ImGui::EndGroup();
   }
   ImGui::TextDisabled("query down, key across, %d tokens; gold = more attention", T);

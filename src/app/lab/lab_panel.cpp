@@ -14,6 +14,7 @@
 #include "app/state/weights.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -221,7 +222,7 @@ void steps_cell(const LabMethodResult& m, const LabSummaryBands& b, const LabOpt
     std::snprintf(buf, sizeof buf, "%s–%s%s", lo, hi, capped ? " (max)" : "");
   ImGui::TextUnformatted(buf);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(m.reached_bar ? "stopped here: every training size at the bar" : "not at the bar (yet)");
+    tooltip(m.reached_bar ? "stopped here: every training size at the bar" : "not at the bar (yet)");
 }
 
 // A figure's mean over the seeds and, with two or more that differ, its band in percents: "48% (44–52)".
@@ -265,7 +266,7 @@ void summary_table(const LabResult& r, float scale, bool scroll_x) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextColored(theme::vec(colour_of(m.method)), "%s", position_method_name(m.method));
-    if (m.error && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", m.error->c_str());
+    if (m.error && ImGui::IsItemHovered()) tooltip("%s", m.error->c_str());
     band_cell(b.inside);
     band_cell(b.near);
     band_cell(b.far);

@@ -9,6 +9,7 @@
 #include "app/lesson/exercises_ui.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "core/lesson/verify.hpp"
@@ -53,7 +54,7 @@ void picker(App& app) {
     if (ImGui::Button(label)) app.ui.exercise_shown = i;
     if (selected) ImGui::PopStyleColor();
     if (f) ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", all[size_t(i)].title.c_str());
+    if (ImGui::IsItemHovered()) tooltip("%s", all[size_t(i)].title.c_str());
     std::snprintf(name, sizeof name, "ex_pick%d", i);
     record_rect(app.ui, name);
   }

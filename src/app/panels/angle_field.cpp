@@ -8,6 +8,7 @@
 #include "app/state/model.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "core/rope/rope.hpp"
@@ -61,8 +62,8 @@ void field_tooltip(const Model& model, const HeatFrame& f) {
   const double x = model.field_x0 + std::round(uv.x * (model.field.cols - 1)) * model.field_step;
   const int i = std::clamp(int(uv.y * pairs), 0, pairs - 1);
   if (i >= model.rotary_pairs) {
-    ImGui::SetTooltip("x = %s, pair i = %d\nnot rotated: the model rotates only its first %d pairs (cos 0 = 1)",
-                      format_sig(x, 10).c_str(), i, model.rotary_pairs);
+    tooltip("x = %s, pair i = %d\nnot rotated: the model rotates only its first %d pairs (cos 0 = 1)",
+            format_sig(x, 10).c_str(), i, model.rotary_pairs);
     return;
   }
   const double angle = x * model.inv_freq[i];
@@ -73,9 +74,8 @@ void field_tooltip(const Model& model, const HeatFrame& f) {
   else
     std::snprintf(last, sizeof last, "x·θᵢ = %s rad, cos = %s", format_sig(angle, 10).c_str(),
                   format_sig(std::cos(angle), 8).c_str());
-  ImGui::SetTooltip("x = %s, pair i = %d\nθᵢ = %s, wavelength %s positions\n%s", format_sig(x, 10).c_str(), i,
-                    format_sig(model.inv_freq[i]).c_str(), format_sig(rope_wavelength(model.inv_freq[i])).c_str(),
-                    last);
+  tooltip("x = %s, pair i = %d\nθᵢ = %s, wavelength %s positions\n%s", format_sig(x, 10).c_str(), i,
+          format_sig(model.inv_freq[i]).c_str(), format_sig(rope_wavelength(model.inv_freq[i])).c_str(), last);
 }
 
 }  // namespace

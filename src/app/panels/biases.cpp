@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "app/ui/tooltip.hpp"
 #include "core/encodings/biases.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
@@ -57,10 +58,10 @@ void bias_matrix(App& app, ImVec2 size) {
   ImGui::Dummy(ImVec2(side, side));
   if (i >= 0) {
     if (j > i)
-      ImGui::SetTooltip("query %d, key %d: masked (a later key)", i, j);
+      tooltip("query %d, key %d: masked (a later key)", i, j);
     else
-      ImGui::SetTooltip("query %d, key %d: bias -%s x %d = %s", i, j, format_sig(slope, 4).c_str(), i - j,
-                        format_sig(bias(i, j), 4).c_str());
+      tooltip("query %d, key %d: bias -%s x %d = %s", i, j, format_sig(slope, 4).c_str(), i - j,
+              format_sig(bias(i, j), 4).c_str());
   }
   ImGui::TextDisabled("query i down, key j across, T = %d", T);
 }
@@ -76,8 +77,9 @@ void buckets_plot(ImVec2 size) {
   plot::end_plot([](double x) {
     const long long r = std::max(0LL, (long long)std::llround(x));
     ImGui::Text("distance %lld: bucket %d", r, t5_bucket(r));
-    ImGui::TextDisabled("one learned scalar per head and bucket: distances below 16 each have their own, from 128 on "
-                        "all share the last");
+    ImGui::TextDisabled(
+        "one learned scalar per head and bucket: distances below 16 each have their own, from 128 on "
+        "all share the last");
   });
 }
 

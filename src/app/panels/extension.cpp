@@ -15,6 +15,7 @@
 #include "app/state/params.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "core/rope/rope.hpp"
@@ -144,13 +145,7 @@ void method_sentence(const App& app) {
   const Model& model = app.model;
 
   ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(kMethodTips[int(p.scaling)]);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
+  hover_tip(kMethodTips[int(p.scaling)]);
   ImGui::SameLine();
   switch (p.scaling) {
     case ScalingType::None:

@@ -7,6 +7,7 @@
 
 #include "app/panels/panel_views.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "core/encodings/frameworks.hpp"
@@ -59,10 +60,10 @@ void frameworks_table(long long position, int max_position) {
 
 void frameworks_tooltip(long long position, int max_position) {
   ImGui::SetNextWindowSize(ImVec2(std::min(ImGui::GetIO().DisplaySize.x * 0.9f, 60.0f * ImGui::GetFontSize()), 0));
-  ImGui::BeginTooltip();
+  begin_tooltip();
   ImGui::TextUnformatted("The same lookup in other frameworks (PyTorch's tensor indexing is the lesson's):");
   frameworks_table(position, max_position);
-  ImGui::EndTooltip();
+  end_tooltip();
 }
 
 void frameworks_summary(App& app) {
@@ -77,9 +78,9 @@ void frameworks_summary(App& app) {
                     f.text.c_str());
     else
       std::snprintf(item, sizeof item, "%s (%s): %s", f.short_name, f.device,
-                    f.outcome == LookupOutcome::Row ? f.text.c_str() : f.outcome == LookupOutcome::Zeros
-                                                                           ? "zeros, no error"
-                                                                           : "NaN, no error");
+                    f.outcome == LookupOutcome::Row     ? f.text.c_str()
+                    : f.outcome == LookupOutcome::Zeros ? "zeros, no error"
+                                                        : "NaN, no error");
     same_line_if_fits(ImGui::CalcTextSize(item).x + ImGui::GetFontSize());
     if (!first && ImGui::GetCursorPosX() > ImGui::GetStyle().WindowPadding.x + 1.0f) {  // between items on a line
       ImGui::TextDisabled("·");

@@ -10,6 +10,7 @@
 #include "app/state/weights.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -55,7 +56,7 @@ void value_strip(const char* label, const double* v, int n, double absmax, float
   draw_strip(dl, p, w, h, n, absmax, [&](int j) { return v[j]; });
   if (ImGui::IsItemHovered() && ImGui::IsMousePosValid()) {  // not a keyboard focus: a mouse over it
     const int j = std::clamp(int((ImGui::GetIO().MousePos.x - p.x) / w * n), 0, n - 1);
-    ImGui::SetTooltip("%s[%d] = %.8g", label, j, v[j]);
+    tooltip("%s[%d] = %.8g", label, j, v[j]);
   }
 }
 
@@ -97,8 +98,8 @@ void draw_table(App& app, ImVec2 p0, ImVec2 size) {
     const ImVec2 mp = ImGui::GetIO().MousePos;
     const int t = std::clamp(int((mp.y - a.y) / (b.y - a.y) * p.max_position), 0, p.max_position - 1);
     const int j = std::clamp(int((mp.x - a.x) / (b.x - a.x) * p.d_model()), 0, p.d_model() - 1);
-    ImGui::SetTooltip("P[%d, %d] = %.8g\nrow t = position, column j = feature (d = h × d_head = %d)", t, j,
-                      table_value(p, model, t, j), p.d_model());
+    tooltip("P[%d, %d] = %.8g\nrow t = position, column j = feature (d = h × d_head = %d)", t, j,
+            table_value(p, model, t, j), p.d_model());
   }
 }
 

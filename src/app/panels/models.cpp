@@ -6,6 +6,7 @@
 #include "app/state/model.hpp"
 #include "app/state/params.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -13,9 +14,9 @@
 namespace rv {
 namespace {
 
-constexpr const char* kColumns[] = {"model",   "base",    "head dim",          "rotated",      "pairing",
-                                    "scaling", "context", "before extension", "critical dim", "B(m) < 0 at",
-                                    "learned table"};
+constexpr const char* kColumns[] = {"model",        "base",        "head dim",     "rotated",
+                                    "pairing",      "scaling",     "context",      "before extension",
+                                    "critical dim", "B(m) < 0 at", "learned table"};
 
 void cell(const std::string& text, ImU32 colour = 0) {
   ImGui::TableNextColumn();
@@ -29,7 +30,7 @@ void row(App& app, const CatalogRow& r) {
   ImGui::TableNextColumn();
   if (ImGui::Selectable(r.name.c_str(), app.params.model == r.name, ImGuiSelectableFlags_SpanAllColumns))
     set(app.params, keys::model, r.name, app.ui.notes);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\nclick: open this model", r.source.c_str());
+  if (ImGui::IsItemHovered()) tooltip("%s\nclick: open this model", r.source.c_str());
   if (!r.info) {
     cell(r.error, theme::kError);
     return;

@@ -8,6 +8,7 @@
 
 #include "app/panels/panel_views.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "core/rope/rope.hpp"
@@ -59,12 +60,12 @@ void draw_pair_cell(const App& app, int i, ImVec2 p0, float size) {
 
 void cell_tooltip(const App& app, int i) {
   const PairView v = pair_view(app, i);
-  ImGui::BeginTooltip();
+  begin_tooltip();
   const Model& model = app.model;
   if (v.passes) {
     ImGui::Text("pair i = %d passes through: %s rotates only its first %s (partial rotary)", i,
                 model.real->name.c_str(), plural(model.rotary_pairs, "pair", "pairs").c_str());
-    ImGui::EndTooltip();
+    end_tooltip();
     return;
   }
   if (model.real && model.real->info.rope)
@@ -84,7 +85,7 @@ void cell_tooltip(const App& app, int i) {
   ImGui::TextColored(theme::vec(theme::kKey), "RoPE(k, n = %s) pair (%.4f, %.4f)",
                      format_count(app.params.key_position).c_str(), v.k_rot.x(), v.k_rot.y());
   ImGui::TextDisabled("x' = x cos φ − y sin φ,  y' = x sin φ + y cos φ,  φ = m·θᵢ.  ‖pair‖ = %.6f kept", v.q.norm());
-  ImGui::EndTooltip();
+  end_tooltip();
 }
 
 // V [d_head] as bars: RoPE leaves it alone, so one column serves before and after.
@@ -112,7 +113,7 @@ void show_v(const App& app, float width, float height) {
   }
   if (ImGui::IsItemHovered() && ImGui::IsMousePosValid()) {  // not a keyboard focus: a mouse over it
     const int j = std::clamp(int((ImGui::GetIO().MousePos.y - p0.y) / h * n), 0, n - 1);
-    ImGui::SetTooltip("v[%d] = %.6f\nV goes into attention unchanged: RoPE rotates Q and K only.", j, v[j]);
+    tooltip("v[%d] = %.6f\nV goes into attention unchanged: RoPE rotates Q and K only.", j, v[j]);
   }
 }
 

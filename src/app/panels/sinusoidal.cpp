@@ -10,6 +10,7 @@
 #include "app/state/model.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -43,9 +44,8 @@ void sinus_tooltip(const Model& model, const HeatFrame& f) {
   else
     std::snprintf(last, sizeof last, "PE = %s",
                   format_sig(model.sinus.values[size_t(r) * model.sinus.cols + c], 8).c_str());
-  ImGui::SetTooltip("pos = %s, dim %d (%s of pair %d)\n%s",
-                    format_count((long long)model.sinus_positions[size_t(r)]).c_str(), dim,
-                    dim % 2 == 0 ? "sin" : "cos", dim / 2, last);
+  tooltip("pos = %s, dim %d (%s of pair %d)\n%s", format_count((long long)model.sinus_positions[size_t(r)]).c_str(),
+          dim, dim % 2 == 0 ? "sin" : "cos", dim / 2, last);
 }
 
 // With a real model: it does not use this encoding; the heatmap is what the sinusoidal encoding of its width would be.

@@ -12,6 +12,7 @@
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -53,8 +54,8 @@ void gain_heatmap(const UsageWalk& u, const char* title, const char* what, const
   ImGui::TextDisabled("rows: layers %d..%d (top to bottom); columns: pairs 0..%d (fastest to slowest); max %.4g",
                       r.layers.front(), r.layers.back(), half - 1, vmax);
   if (cell.first >= 0)
-    ImGui::SetTooltip("layer %d, pair %d (wavelength %.5g): %s gain %.5g", r.layers[std::size_t(cell.first)],
-                      cell.second, r.wavelength[cell.second], what, grid[std::size_t(cell.first) * half + cell.second]);
+    tooltip("layer %d, pair %d (wavelength %.5g): %s gain %.5g", r.layers[std::size_t(cell.first)], cell.second,
+            r.wavelength[cell.second], what, grid[std::size_t(cell.first) * half + cell.second]);
 }
 
 // The mean gain per pair against its wavelength (log), the context and the pairs past it marked.

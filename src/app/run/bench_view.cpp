@@ -7,6 +7,7 @@
 #include "app/run/run_bench.hpp"
 #include "app/ui/heatmap.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -55,11 +56,11 @@ void grid_view(const RunSession& s, const RunGrid& g, const char* title, float c
   const double acc = g.accuracy[i][j];
   format_count(st.lengths[i], n, sizeof n);
   if (!g.errors[i][j].empty())
-    ImGui::SetTooltip("%s, length %s, depth %.0f%%: %s", title, n, 100.0 * st.depths[j], g.errors[i][j].c_str());
+    tooltip("%s, length %s, depth %.0f%%: %s", title, n, 100.0 * st.depths[j], g.errors[i][j].c_str());
   else if (std::isnan(acc))
-    ImGui::SetTooltip("%s, length %s, depth %.0f%%: not run yet", title, n, 100.0 * st.depths[j]);
+    tooltip("%s, length %s, depth %.0f%%: not run yet", title, n, 100.0 * st.depths[j]);
   else
-    ImGui::SetTooltip(
+    tooltip(
         "%s, length %s tokens, key at depth %.0f%%:\n%.0f of %d keys found; mean log-probability of "
         "the key's tokens %.3f",
         title, n, 100.0 * st.depths[j], acc * s.plan.passkey.trials, s.plan.passkey.trials, g.key_logprob[i][j]);

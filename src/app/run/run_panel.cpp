@@ -12,6 +12,7 @@
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -148,7 +149,7 @@ void token_strip(App& app, const RunTokens& t) {
     x += w + gap;
   }
   ImGui::Dummy(ImVec2(width, y + row));
-  if (hover >= 0) ImGui::SetTooltip("%s", t.hovers[std::size_t(hover)].c_str());
+  if (hover >= 0) tooltip("%s", t.hovers[std::size_t(hover)].c_str());
   ImGui::EndChild();
   record_rect(app.ui, "run_tokens");
 }
@@ -260,8 +261,8 @@ void attention_views(const RunSession& s, float width) {
   const auto cell = cell_heatmap(a, b, layers, heads, 0.0f, float(most),
                                  [&st](int r, int c) { return st.sink[std::size_t(r)][std::size_t(c)]; });
   if (cell.first >= 0)
-    ImGui::SetTooltip("layer %d, head %d: %.4f of the attention on position 0", cell.first, cell.second,
-                      st.sink[std::size_t(cell.first)][std::size_t(cell.second)]);
+    tooltip("layer %d, head %d: %.4f of the attention on position 0", cell.first, cell.second,
+            st.sink[std::size_t(cell.first)][std::size_t(cell.second)]);
   ImGui::EndGroup();
 }
 

@@ -17,6 +17,7 @@
 #include "app/lesson/lesson_box.hpp"
 #include "app/ui/play.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "core/models/presets.hpp"
@@ -93,7 +94,7 @@ void model_control(App& app) {
       set(p, keys::model, kLoadedModel, app.ui.notes);
     for (const Preset& preset : presets()) {
       if (ImGui::Selectable(preset.name, p.model == preset.name)) set(p, keys::model, preset.name, app.ui.notes);
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", preset.source);
+      if (ImGui::IsItemHovered()) tooltip("%s", preset.source);
     }
     ImGui::EndCombo();
   }

@@ -8,6 +8,7 @@
 #include "app/run/rope_verdict.hpp"
 #include "app/shell/shell.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -19,7 +20,7 @@ void show_position_test(App& app) {
   const Model& model = app.model;
   if (!app.ui.narrow) {  // a phone's controls are a sheet with its own button
     if (ImGui::SmallButton(app.ui.controls_open ? "<<" : ">>")) app.ui.controls_open = !app.ui.controls_open;
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip(app.ui.controls_open ? "hide the controls" : "show the controls");
+    if (ImGui::IsItemHovered()) tooltip(app.ui.controls_open ? "hide the controls" : "show the controls");
     ImGui::SameLine();
   }
   char at_m[28], at_n[28], offset[28];

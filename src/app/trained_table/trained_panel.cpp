@@ -10,6 +10,7 @@
 #include "app/ui/heatmap.hpp"
 #include "app/ui/plot_kit.hpp"
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 #include "core/base/format.hpp"
 #include "imgui.h"
@@ -50,8 +51,8 @@ void cosine_heatmap(const TrainedSide& s, float width) {
   const auto cell = cell_heatmap(a, b, n, n, -1.0f, 1.0f, [&C](int r, int c) { return C(r, c); });
   if (cell.first >= 0) {
     const long long rows = s.analysis.rows;
-    ImGui::SetTooltip("cos(P[%lld], P[%lld]) = %.4f", (long long)sampled_row(rows, n, cell.first),
-                      (long long)sampled_row(rows, n, cell.second), C(cell.first, cell.second));
+    tooltip("cos(P[%lld], P[%lld]) = %.4f", (long long)sampled_row(rows, n, cell.first),
+            (long long)sampled_row(rows, n, cell.second), C(cell.first, cell.second));
   }
 }
 

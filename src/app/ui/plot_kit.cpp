@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/ui/theme.hpp"
+#include "app/ui/tooltip.hpp"
 #include "core/base/format.hpp"
 
 namespace rv::plot {
@@ -544,11 +545,11 @@ void end_plot() {
 bool begin_readout(double* x) {
   if (!g.has_hover) return false;
   *x = g.hover_x;
-  ImGui::BeginTooltip();
+  begin_tooltip();
   return true;
 }
 void end_readout() {
-  ImGui::EndTooltip();
+  end_tooltip();
 }
 
 }  // namespace rv::plot

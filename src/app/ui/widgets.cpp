@@ -1,4 +1,5 @@
 // Custom widgets: position slider with table marker, number fields, model lock, rect recording, tooltips, error box.
+#include "app/ui/tooltip.hpp"
 #include "app/ui/widgets.hpp"
 
 #include <algorithm>
@@ -115,8 +116,8 @@ bool position_slider(const char* id, long long* position, int max_position, long
     tick_label(scale.reach, reach, sizeof reach);
     char original_words[64] = "";
     if (original > 0) std::snprintf(original_words, sizeof original_words, "; %lld before extension", original);
-    ImGui::SetTooltip("m = %lld   (learned table ends at max_position = %d%s; linear to %.0f, then log to %s)",
-                      *position, max_position, original_words, scale.lin_end, reach);
+    tooltip("m = %lld   (learned table ends at max_position = %d%s; linear to %.0f, then log to %s)", *position,
+            max_position, original_words, scale.lin_end, reach);
   }
   return changed;
 }
@@ -135,12 +136,10 @@ void same_line_if_fits(float width) {
 
 void hover_tip(const char* text, const char* more) {
   if (!ImGui::IsItemHovered()) return;
-  ImGui::BeginTooltip();
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+  begin_tooltip();
   ImGui::TextUnformatted(text);
   if (more) ImGui::TextUnformatted(more);
-  ImGui::PopTextWrapPos();
-  ImGui::EndTooltip();
+  end_tooltip();
 }
 
 void key_tip(const char* key, const char* more) {
