@@ -13,6 +13,9 @@ ROOMS = ["app/run", "app/lab", "app/lesson", "app/trained_table", "app/rope_usag
 # A room's data struct in App (app/<room>/<name>_state.hpp, core's headers only): the one file of a room the house's
 # state.hpp reads.
 ROOM_STATE = re.compile(r"^app/[a-z_]+/[a-z_]+_state\.hpp$")
+# A room's link-key rows (app/<room>/<name>_keys.hpp, over app/state/param_rows.hpp and core): the house's table of
+# link keys (app/state/params.cpp) places them in Key's order. Like the data struct, it reads no UI.
+ROOM_KEYS = re.compile(r"^app/[a-z_]+/[a-z_]+_keys\.hpp$")
 # Where one room reads another's published header, and why (the only exceptions to "never another room's inside").
 ROOM_READS = {
     ("app/rope_usage", "app/run/run_session.hpp"): "Frequencies in use draws the activation norms Run it measured",
@@ -70,12 +73,14 @@ def main():
             checked += 1
             allowed = folder_of(target) in ALLOWED[folder] or (folder, target) in ROOM_READS
             if folder == "app/state" and folder_of(target) in ROOMS:
-                allowed = bool(ROOM_STATE.match(target))
+                allowed = bool(ROOM_STATE.match(target) or ROOM_KEYS.match(target))
             if ROOM_STATE.match(rel) and folder_of(target) not in CORE:
                 allowed = False  # the house reads it: it may read only core
+            if ROOM_KEYS.match(rel):
+                allowed = folder_of(target) in CORE or target in ("app/state/param_rows.hpp", "app/state/params.hpp")
             if not allowed:
                 problems.append(f"{rel} includes {target}: {folder} may not depend on {folder_of(target)}")
-        if (folder in NO_UI or ROOM_STATE.match(rel)) and UI_HEADERS.search(text):
+        if (folder in NO_UI or ROOM_STATE.match(rel) or ROOM_KEYS.match(rel)) and UI_HEADERS.search(text):
             problems.append(f"{rel}: {folder} must not include ImGui, GL, GLFW or Emscripten headers")
     for p in problems:
         print(p)

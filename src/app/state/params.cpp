@@ -1,10 +1,14 @@
 // Params from and to text: parsing with clear notes, clamping to Limits, the URL-hash encoding.
 #include "app/state/params.hpp"
+#include "app/state/param_rows.hpp"
+
+#include <array>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/lab/lab_keys.hpp"
 #include "app/state/lesson.hpp"
 #include "app/state/loaded_tokenizer.hpp"
 #include "app/state/registry.hpp"
@@ -15,38 +19,12 @@
 
 namespace rv {
 
-namespace {
+namespace rows {
 
 std::string quoted(std::string_view s) {
   std::string out(s.substr(0, 40));
   if (s.size() > 40) out += "...";
   return "'" + out + "'";
-}
-
-// Parses a finite number (integers may be written as 1e6); rejects trailing junk, NaN and inf.
-std::optional<double> parse_number(std::string_view text) {
-  if (text.empty() || text.size() > 64) return std::nullopt;
-  std::string s(text);
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-// A whole number in [lo, hi], clamped with a note; v is the value read (nullopt: unreadable), text as it was given.
-template <class Int>
-bool set_int(Int& field, std::string_view key, std::string_view text, std::optional<double> v, long long lo,
-             long long hi, std::vector<std::string>& notes) {
-  if (!v || *v != std::floor(*v)) {
-    notes.push_back(std::string(key) + "=" + quoted(text) + " is not a whole number; kept " + std::to_string(field));
-    return false;
-  }
-  double clamped = std::fmin(std::fmax(*v, double(lo)), double(hi));
-  if (clamped != *v)
-    notes.push_back(std::string(key) + "=" + quoted(text) + " is outside [" + std::to_string(lo) + ", " +
-                    std::to_string(hi) + "]; using " + std::to_string((long long)clamped));
-  field = static_cast<Int>(clamped);
-  return true;
 }
 
 // A finite number in (above, hi]: rejected (kept) when not a number or <= above, clamped with a note above hi.
@@ -65,91 +43,22 @@ bool set_real(double& field, std::string_view key, std::string_view text, std::o
   return true;
 }
 
-// [SECTION] row kinds: parse, encode and compare one member, chosen by a pointer-to-member
+}  // namespace rows
 
-using Notes = std::vector<std::string>;
+namespace {
 
-template <auto M>
-bool member_equal(const Params& a, const Params& b) {
-  return a.*M == b.*M;
-}
-template <auto M>
-std::string encode_integer(const Params& p) {
-  return std::to_string(p.*M);
-}
-template <auto M>
-std::string encode_real(const Params& p) {
-  return format_number(p.*M);
-}
-template <auto M>
-bool parse_integer(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
-  return set_int(p.*M, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes);
-}
-// A whole number; an odd one is bumped to the next even value (the previous when at the limit).
-template <auto M>
-bool parse_even(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
-  const std::string_view text = in.text;
-  auto v = p.*M;
-  if (!set_int(v, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes)) return false;
-  if (v % 2 != 0) {
-    const auto even = double(v + 1) <= f.hi ? v + 1 : v - 1;
-    notes.push_back(std::string(f.key) + "=" + quoted(text) + " is odd: RoPE rotates pairs; using " +
-                    std::to_string(even));
-    v = even;
-  }
-  p.*M = v;
-  return true;
-}
-template <auto M>
-bool parse_whole_real(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
-  long long whole = (long long)(p.*M);
-  if (!set_int(whole, f.key, in.text, in.number, (long long)f.lo, (long long)f.hi, notes)) return false;
-  p.*M = double(whole);
-  return true;
-}
-template <auto M>
-bool parse_real(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
-  return set_real(p.*M, f.key, in.text, in.number, f.lo, f.hi, notes);
-}
-template <auto M, auto Parse, auto Name>
-bool parse_enum(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
-  using E = std::decay_t<decltype(p.*M)>;
-  // A typed choice is taken when a link could carry it (a link cannot choose longrope: its factors are a model's).
-  const auto v = in.choice >= 0 && Parse(Name(E(in.choice))) ? std::optional<E>(E(in.choice)) : Parse(in.text);
-  if (!v) {
-    notes.push_back(std::string(f.key) + "=" + quoted(in.text) + " is not " + f.choices + "; kept " + Name(p.*M));
-    return false;
-  }
-  p.*M = *v;
-  return true;
-}
-template <auto M, auto Name>
-std::string encode_enum(const Params& p) {
-  return Name(p.*M);
+using namespace rows;
+
+// Parses a finite number (integers may be written as 1e6); rejects trailing junk, NaN and inf.
+std::optional<double> parse_number(std::string_view text) {
+  if (text.empty() || text.size() > 64) return std::nullopt;
+  std::string s(text);
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
-// [SECTION] row builders: one call per link key
-
-template <auto M>
-constexpr ParamField integer(const char* key, double lo, double hi, const char* help) {
-  return {key, FieldKind::Integer, lo, hi, help, parse_integer<M>, encode_integer<M>, member_equal<M>, ""};
-}
-template <auto M>
-constexpr ParamField even_integer(const char* key, double lo, double hi, const char* help) {
-  return {key, FieldKind::EvenInteger, lo, hi, help, parse_even<M>, encode_integer<M>, member_equal<M>, ""};
-}
-template <auto M>
-constexpr ParamField whole_real(const char* key, double lo, double hi, const char* help) {
-  return {key, FieldKind::WholeReal, lo, hi, help, parse_whole_real<M>, encode_real<M>, member_equal<M>, ""};
-}
-template <auto M>
-constexpr ParamField real_above(const char* key, double above, double hi, const char* help) {
-  return {key, FieldKind::RealAbove, above, hi, help, parse_real<M>, encode_real<M>, member_equal<M>, ""};
-}
-template <auto M, auto Parse, auto Name>
-constexpr ParamField enumeration(const char* key, const char* choices, const char* help) {
-  return {key, FieldKind::Enum, 0, 0, help, parse_enum<M, Parse, Name>, encode_enum<M, Name>, member_equal<M>, choices};
-}
 // A tab by its panel's key (tab_top=precision) or, from old links, by its number in the bar.
 template <Bar B>
 bool parse_tab_row(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
@@ -276,42 +185,6 @@ std::string encode_model(const Params& p) {
   return p.model.empty() ? "none" : p.model;
 }
 
-// [SECTION] the lab's rows
-
-std::optional<LabTask> parse_task(std::string_view name) {
-  return parse_lab_task(std::string(name));
-}
-
-std::optional<LabPositions> parse_positions(std::string_view name) {
-  return parse_lab_positions(name);
-}
-
-// methods=learned,rope: a comma-separated set of position methods, written back in the lab's order.
-bool parse_methods(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
-  const std::string_view text = in.text;
-  int mask = 0;
-  for (std::size_t start = 0; start <= text.size();) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view name = text.substr(start, comma - start);
-    const auto m = parse_position_method(name);
-    if (!m) {
-      notes.push_back(std::string(f.key) + "=" + quoted(text) + ": " + quoted(name) + " is not one of " + f.choices +
-                      "; kept " + f.encode(p));
-      return false;
-    }
-    mask |= 1 << int(*m);
-    start = comma + 1;
-  }
-  p.methods = mask;
-  return true;
-}
-std::string encode_methods(const Params& p) {
-  std::string out;
-  for (PositionMethod m : kAllPositionMethods)
-    if (p.methods & (1 << int(m))) out += std::string(out.empty() ? "" : ",") + position_method_name(m);
-  return out;
-}
-
 // [SECTION] the lesson's row: opening step K applies its view (app/state/lesson.hpp)
 
 bool parse_lesson(const ParamField& f, Params& p, const ParamInput& in, Notes& notes) {
@@ -393,7 +266,7 @@ bool parse_qk_head(const ParamField& f, Params& p, const ParamInput& in, Notes& 
 // [SECTION] the table, in the canonical hash order (links depend on it: append new keys at the end)
 
 using P = Params;
-constexpr ParamField kFields[] = {
+constexpr ParamField kBeforeLab[] = {
     integer<&P::position>(
         "position", 0, Limits::kPositionMax,
         "The query's position m. The learned table serves 0 <= m < max_position; RoPE's formula any m >= 0 "
@@ -433,24 +306,8 @@ constexpr ParamField kFields[] = {
     {"model", FieldKind::Enum, 0, 0,
      "A real model's positional encoding (llama-3.1-8b, gpt2, ...), or none for free parameters.", parse_model,
      encode_model, member_equal<&P::model>, "none or a preset name"},
-    enumeration<&P::task, parse_task, lab_task_name>("task", "copy, reverse or repeat",
-                                                     "The lab's task: copy, reverse, or repeat the token 3 back."),
-    {"methods", FieldKind::Enum, 0, 0, "The position methods the lab trains, comma-separated.", parse_methods,
-     encode_methods, member_equal<&P::methods>, kPositionMethodChoices},
-    integer<&P::train_len>("train_len", 1, kLabTrainLenMax,
-                           "The lab trains on sizes 1–train_len and evaluates up to 4 x train_len."),
-    integer<&P::table_len>("table_len", 0, kLabTableLenMax,
-                           "Rows of the lab's learned table: 0 = the longest training input; more rows are never "
-                           "trained."),
-    integer<&P::steps>("steps", 1, kLabStepsMax, "AdamW steps per method in the lab."),
-    integer<&P::lab_seed>("lab_seed", 0, Limits::kSeedMax, "Seeds the lab's init, batches and test sequences."),
-    integer<&P::lab_seeds>("seeds", 1, kLabSeedsMax,
-                           "Runs per method in the lab, from seeds lab_seed, lab_seed + 1, ...: means and their band."),
-    enumeration<&P::positions, parse_positions, lab_positions_name>(
-        "positions", "sequential or random",
-        "Where the lab's training sequences sit: at 0..T-1, or at sorted random positions in [0, position_range)."),
-    integer<&P::position_range>("position_range", 0, kLabPositionRangeMax,
-                                "The range of the lab's random positions; 0 is 4 x the longest test input."),
+};
+constexpr ParamField kAfterLab[] = {
     {"lesson", FieldKind::Integer, 0, kLessonSteps,
      "The guided lesson's step: 1 opens its first view and text, 0 closes it. A link applies the step's view first.",
      parse_lesson, encode_integer<&P::lesson>, member_equal<&P::lesson>, ""},
@@ -467,7 +324,22 @@ constexpr ParamField kFields[] = {
     {"qk_head", FieldKind::Integer, 0, double(Limits::kHeadsMax - 1), "qk=layer0: the attention head (0-based).",
      parse_qk_head, encode_integer<&P::qk_head>, member_equal<&P::qk_head>, ""},
 };
-static_assert(std::size(kFields) == kKeyCount, "one row per Key, in Key's order");
+// The rows with the rooms' own (app/lab/lab_keys.hpp) in their place.
+template <std::size_t A, std::size_t B, std::size_t C>
+constexpr std::array<ParamField, A + B + C> join(const ParamField (&a)[A], const ParamField (&b)[B],
+                                                 const ParamField (&c)[C]) {
+  std::array<ParamField, A + B + C> out{};
+  std::size_t i = 0;
+  for (const ParamField& f : a) out[i++] = f;
+  for (const ParamField& f : b) out[i++] = f;
+  for (const ParamField& f : c) out[i++] = f;
+  return out;
+}
+constexpr auto kFields = join(kBeforeLab, lab_keys::kRows, kAfterLab);
+static_assert(kFields.size() == kKeyCount, "one row per Key, in Key's order");
+static_assert(std::string_view(kFields[int(Key::task)].key) == "task" &&
+                  std::string_view(kFields[int(Key::position_range)].key) == "position_range",
+              "the lab's rows sit at its keys");
 
 }  // namespace
 
@@ -482,7 +354,7 @@ std::optional<ScoreQK> parse_score_qk(std::string_view name) {
 }
 
 ParamFields param_fields() {
-  return {kFields, sizeof kFields / sizeof kFields[0]};
+  return {kFields.data(), kFields.size()};
 }
 
 const ParamField* find_field(std::string_view key) {
