@@ -163,6 +163,10 @@ TEST_CASE("safetensors refusals: each names its problem, and its tensor when one
             .find("tensor \"b\" overlaps tensor \"a\"") != std::string::npos);
   CHECK(refuse(R"({"t":{"dtype":"Q4","shape":[2],"data_offsets":[0,2]}})", 2).find("\"Q4\"") != std::string::npos);
   CHECK(refuse(R"({"__metadata__":{"a":1}})", 0).find("must be a string") != std::string::npos);
+  // 2^53 + 1 is not a double: read exactly, it is past the limit, not rounded into it
+  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[9007199254740993],"data_offsets":[0,4]}})", 4)
+            .find("shape entries must be whole numbers") != std::string::npos);
+  CHECK(refuse(R"({"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4.0]}})", 4) == "accepted");
   std::uint8_t n[8] = {0x01, 0xE1, 0xF5, 0x05, 0, 0, 0, 0};  // 100,000,001
   CHECK(safetensors_header_length(n, 1ULL << 40).error().message.find("over the limit") != std::string::npos);
   std::uint8_t m[8] = {50, 0, 0, 0, 0, 0, 0, 0};

@@ -1,5 +1,6 @@
 // The safetensors header, its checks, the four float dtypes and the writer (core/weights/safetensors.hpp).
 #include "core/weights/safetensors.hpp"
+#include "core/base/json_fields.hpp"
 #include "core/base/constants.hpp"
 
 #include <algorithm>
@@ -31,12 +32,11 @@ std::string in_quotes(const std::string& s) {
   return "\"" + s + "\"";
 }
 
-// A JSON number that is a whole number in [0, 2^53].
+// A JSON number that is a whole number in [0, 2^53] (as_integer: exact as written).
 bool whole(const JsonValue& v, std::uint64_t& out) {
-  if (v.kind != JsonValue::Kind::Number || !(v.number >= 0) || v.number > kExactWhole ||
-      v.number != std::floor(v.number))
-    return false;
-  out = std::uint64_t(v.number);
+  const std::optional<long long> i = as_integer(v);
+  if (!i || *i < 0 || *i > kExactWholeMax) return false;
+  out = std::uint64_t(*i);
   return true;
 }
 
@@ -91,15 +91,16 @@ long long TensorInfo::elements() const {
 
 Expected<std::uint64_t> safetensors_header_length(const std::uint8_t* first8, std::uint64_t file_bytes) {
   if (file_bytes < 8)
-    return bad_request("not a safetensors file: " + std::to_string(file_bytes) + " bytes, shorter than the 8-byte "
+    return bad_request("not a safetensors file: " + std::to_string(file_bytes) +
+                       " bytes, shorter than the 8-byte "
                        "header length");
   std::uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | first8[i];
   if (n > kMaxSafetensorsHeader)
     return bad_request("header length " + std::to_string(n) + " is over the limit of 100,000,000 bytes");
   if (n > file_bytes - 8)
-    return bad_request("header length " + std::to_string(n) + " is past the end of the " +
-                       std::to_string(file_bytes) + "-byte file");
+    return bad_request("header length " + std::to_string(n) + " is past the end of the " + std::to_string(file_bytes) +
+                       "-byte file");
   return n;
 }
 
@@ -117,8 +118,7 @@ Expected<SafetensorsHeader> parse_safetensors_header(std::string_view json, std:
     if (name == "__metadata__") {
       if (v.kind != JsonValue::Kind::Object) return bad_request("\"__metadata__\" must be an object of strings");
       for (const auto& [key, text] : v.object) {
-        if (text.kind != JsonValue::Kind::String)
-          return bad_request("\"__metadata__\"." + key + " must be a string");
+        if (text.kind != JsonValue::Kind::String) return bad_request("\"__metadata__\"." + key + " must be a string");
         h.metadata.emplace_back(key, text.string);
       }
       continue;
