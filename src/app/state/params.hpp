@@ -34,7 +34,8 @@ struct Limits {
 
 // [SECTION] The table of link keys: one row per Params member a link carries. The row drives
 // parsing (set_param), the canonical hash (encode_query, in table order), Params::operator== and
-// docs/link-keys.md's key list (tests/ui/params_test.cpp). Adding a link key is one row in params.cpp.
+// docs/link-keys.md's key list (tests/ui/params_test.cpp). Adding a link key is one row in params.cpp, or in its
+// room's <room>_keys.hpp (app/lab/lab_keys.hpp), which params.cpp joins in.
 enum class FieldKind {
   Integer,      // a whole number in [lo, hi], clamped with a note
   EvenInteger,  // Integer, and an odd value is bumped to the next even one with a note
