@@ -7,6 +7,7 @@
 #include "core/base/json_fields.hpp"
 #include "core/base/json_value.hpp"
 #include "core/base/json_writer.hpp"
+#include "core/base/utf8.hpp"
 
 using namespace rv;
 using Kind = JsonValue::Kind;
@@ -198,4 +199,33 @@ TEST_CASE("FieldReader: integer tokens are exact within long long's range, messa
   rv::FieldReader o(*j->find("o"), "o.");
   o.integer("f");
   CHECK(o.error->message == "\"o.f\" must be an integer, got 1.5");
+}
+
+TEST_CASE("utf8: maximal subparts, code points and their bytes, one reader for JSON and tokenizers") {
+  const std::string s =
+      "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xE2\x82"
+      "b\xC0\xED\xA0\x80";
+  struct Seq {
+    std::size_t n;
+    bool whole;
+    char32_t cp;
+  };
+  const Seq want[] = {{1, true, U'a'}, {2, true, 0xE9}, {3, true, 0x20AC}, {4, true, 0x1F600},
+                      {2, false, 0},   {1, true, U'b'}, {1, false, 0},     {1, false, 0},
+                      {1, false, 0},   {1, false, 0}};  // "\xE2\x82" cut short; C0 never leads; ED A0 is a surrogate
+  std::size_t i = 0;
+  for (const Seq& w : want) {
+    REQUIRE(i < s.size());
+    bool whole = false;
+    const std::size_t n = rv::utf8_sequence(s, i, whole);
+    CHECK(n == w.n);
+    CHECK(whole == w.whole);
+    if (whole) CHECK(rv::utf8_code_point(s, i, n) == w.cp);
+    i += n;
+  }
+  CHECK(i == s.size());
+  std::string out;
+  for (char32_t c : {char32_t(0x41), char32_t(0xE9), char32_t(0x20AC), char32_t(0x1F600), char32_t(0xD800)})
+    rv::append_utf8(out, c);
+  CHECK(out == "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xEF\xBF\xBD");
 }

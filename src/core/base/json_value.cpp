@@ -1,5 +1,6 @@
 // A recursive-descent JSON parser whose first error names its line and column; the depth limit bounds the recursion.
 #include "core/base/json_value.hpp"
+#include "core/base/utf8.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -29,52 +30,6 @@ int hex_digit(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-// Bytes in the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, no surrogates, nothing
-// past U+10FFFF), or 0.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto lead = static_cast<unsigned char>(s[i]);
-  if (lead < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    n = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    n = 3;
-    if (lead == 0xE0) lo = 0xA0;
-    if (lead == 0xED) hi = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    n = 4;
-    if (lead == 0xF0) lo = 0x90;
-    if (lead == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (s.size() - i < n) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return 0;
-  }
-  return n;
-}
-
-void append_utf8(std::string& out, unsigned cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 class Parser {
@@ -234,7 +189,7 @@ class Parser {
       if (lo < 0xDC00 || lo > 0xDFFF) return fail(start, "expected a low surrogate after " + std::string(written));
       cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
     }
-    append_utf8(out, static_cast<unsigned>(cp));
+    append_utf8(out, static_cast<char32_t>(cp));
     return true;
   }
   bool string(std::string& out) {
@@ -249,11 +204,12 @@ class Parser {
         if (!escape(out)) return false;
       } else if (c < 0x20) {
         return expected(pos_, "a string character or an escape");
-      } else if (const std::size_t n = utf8_length(s_, pos_)) {
+      } else {
+        bool whole = false;
+        const std::size_t n = utf8_sequence(s_, pos_, whole);
+        if (!whole) return expected(pos_, "UTF-8 text");
         out.append(s_.substr(pos_, n));
         pos_ += n;
-      } else {
-        return expected(pos_, "UTF-8 text");
       }
     }
     return expected(pos_, "'\"' to end the string");

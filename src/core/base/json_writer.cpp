@@ -8,6 +8,7 @@
 
 #include "core/base/error.hpp"
 #include "core/base/format.hpp"
+#include "core/base/utf8.hpp"
 
 namespace rv {
 namespace {
@@ -36,35 +37,6 @@ std::string float_token(double x) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
   return sign + digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : std::string()) + buf;
-}
-
-// The bytes of the well-formed UTF-8 sequence at s[i] (RFC 3629), with whole = true; else (whole = false) those of
-// the longest start of one there, at least 1: the bytes one U+FFFD replaces (Unicode's "maximal subpart").
-std::size_t utf8_sequence(const std::string& s, std::size_t i, bool& whole) {
-  const auto lead = static_cast<unsigned char>(s[i]);
-  std::size_t n = 1;
-  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    n = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    n = 3;
-    if (lead == 0xE0) lo = 0xA0;
-    if (lead == 0xED) hi = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    n = 4;
-    if (lead == 0xF0) lo = 0x90;
-    if (lead == 0xF4) hi = 0x8F;
-  } else {
-    whole = lead < 0x80;
-    return 1;
-  }
-  std::size_t k = 1;
-  for (; k < n && i + k < s.size(); ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) break;
-  }
-  whole = k == n;
-  return k;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 
+#include "core/base/utf8.hpp"
 #include "core/tokenize/pipeline.hpp"
 #include "core/tokenize/unicode.hpp"
 
@@ -55,7 +56,7 @@ Strings decode_byte_level(const Tokenizer& t, const Strings& tokens) {
       if (b >= 0)
         run += char(b);
       else
-        unicode::append_utf8(run, c);  // not a byte's character: kept as it is, as the Rust decoder does
+        append_utf8(run, c);  // not a byte's character: kept as it is, as the Rust decoder does
     }
     open = true;
   }

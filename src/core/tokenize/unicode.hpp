@@ -63,7 +63,6 @@ int combining_class(char32_t c);
 
 // UTF-8 -> code points; each maximal invalid subsequence becomes one U+FFFD (WHATWG's decoder, Python's "replace").
 std::u32string decode_utf8(std::string_view bytes);
-std::string encode_utf8(std::u32string_view text);
-void append_utf8(std::string& out, char32_t c);
+std::string encode_utf8(std::u32string_view text);  // core/base/utf8.hpp's append_utf8 for each
 
 }  // namespace rv::unicode
