@@ -174,6 +174,17 @@ TEST_CASE("refusals name what is wrong and keep the state") {
   CHECK(d.text.find("looked for wpe.weight") != std::string::npos);
   CHECK(d.lines == std::vector<std::string>{"model.layers.0.self_attn.q_proj.weight"});
   CHECK(!rv::loaded_table(app.params));
+  // with its config.json (a llama): the one line names RoPE, and the tensors are behind the disclosure all the same
+  files.config_text = R"({"model_type":"llama","hidden_size":4,"num_attention_heads":1,"max_position_embeddings":16})";
+  const auto llama = rv::open_weights(files, memory_opener(rv::write_safetensors(rope, "BF16", {}).value()), 2);
+  REQUIRE(llama.ok());
+  std::vector<std::string> llama_notes;
+  rv::NoteDetailsMap llama_details;
+  REQUIRE(rv::install_weights(app.params, llama.value(), llama_notes, &llama_details));
+  REQUIRE(llama_notes.size() == 1);
+  CHECK(has_note(llama_notes, "; no learned position table (llama uses RoPE)"));
+  REQUIRE(llama_details.count(llama_notes[0]) == 1);
+  CHECK(llama_details.at(llama_notes[0]).label == "tensors (1)");
 }
 
 TEST_CASE("phone: a checkpoint without a table says so in one line, its tensors behind a disclosure under it") {

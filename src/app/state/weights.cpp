@@ -264,7 +264,7 @@ bool install_weights(Params& p, std::shared_ptr<const LoadedWeights> w, std::vec
        : rope_model ? "; no learned position table (" + l.model_type + " uses RoPE)"
                     : "; no learned position table") +
       (l.tokenizer ? "; " + l.tokenizer->name + " beside it" : ""));
-  if (!l.table && !rope_model && details) {
+  if (!l.table && details) {
     NoteDetails& d = (*details)[notes.back()];
     d = NoteDetails{"tensors (" + format_count((long long)l.tensors.size()) + ")",
                     "looked for " + learned_table_names_words() + "; the checkpoint holds:",
