@@ -125,10 +125,15 @@ JsonWriter& JsonWriter::value(const std::string& v) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out_ += buf;
+    } else if (c < 0x80) {
+      out_ += char(c);
     } else {
       bool whole = true;
       const std::size_t n = utf8_sequence(v, i, whole);
-      out_ += whole ? v.substr(i, n) : std::string("\xEF\xBF\xBD");  // U+FFFD
+      if (whole)
+        out_.append(v, i, n);
+      else
+        out_ += "\xEF\xBF\xBD";  // U+FFFD
       i += n - 1;
     }
   }
