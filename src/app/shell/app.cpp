@@ -34,6 +34,13 @@ constexpr size_t kNotesKept = 6;
 constexpr float kControlsWidth = 300.0f;
 constexpr float kNarrowWidth = 700.0f;  // logical pixels: below this the layout is one column
 
+// Drops the entries of a map keyed by a note's text whose note is no longer shown.
+template <class Map>
+void forget_unshown(Map& by_note, const std::vector<std::string>& notes) {
+  for (auto it = by_note.begin(); it != by_note.end();)
+    it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? by_note.erase(it) : std::next(it);
+}
+
 // The notes' one bookkeeping pass, after everything that raises them this frame: a note raised
 // again is kept once, where it first appeared, and counted; past notes_kept the oldest go; counts
 // and details of notes no longer shown are forgotten.
@@ -52,10 +59,8 @@ void tidy_notes(Ui& ui) {
     }
   }
   if (notes.size() > kNotesKept) notes.erase(notes.begin(), notes.end() - kNotesKept);
-  for (auto it = ui.note_repeats.begin(); it != ui.note_repeats.end();)
-    it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? ui.note_repeats.erase(it) : std::next(it);
-  for (auto it = ui.note_details.begin(); it != ui.note_details.end();)
-    it = std::find(notes.begin(), notes.end(), it->first) == notes.end() ? ui.note_details.erase(it) : std::next(it);
+  forget_unshown(ui.note_repeats, notes);
+  forget_unshown(ui.note_details, notes);
 }
 
 constexpr const char* kPngLabel = "PNG";  // each bar's trailing button: a picture of the panel it shows
@@ -231,11 +236,11 @@ bool app_polling(const App& app) {
 
 void frame(App& app) {
   keyboard_focus();
-  lab_tick(app, kLabSliceMs);          // a training run advances a slice per frame (app/lab/lab_session.hpp)
+  lab_tick(app, kLabSliceMs);                // a training run advances a slice per frame (app/lab/lab_session.hpp)
   play_tick(app, ImGui::GetIO().DeltaTime);  // a playing sweep moves the position (app/ui/play.hpp)
-  update_model(app.params, app.model);  // links, the JS hook and last frame's widgets: all picked up here
-  usage_tick(app);                      // a loaded RoPE checkpoint's walk: a layer per frame (app/rope_usage/usage.hpp)
-  run_tick(app);                        // Run it: a forward pass per frame (app/run/run_session.hpp)
+  update_model(app.params, app.model);       // links, the JS hook and last frame's widgets: all picked up here
+  usage_tick(app);  // a loaded RoPE checkpoint's walk: a layer per frame (app/rope_usage/usage.hpp)
+  run_tick(app);    // Run it: a forward pass per frame (app/run/run_session.hpp)
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
